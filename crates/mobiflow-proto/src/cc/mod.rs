@@ -1,0 +1,265 @@
+//! Congestion control.
+//!
+//! Read RFC 5681 (slow start, congestion avoidance), RFC 6582 (NewReno) and RFC 9438
+//! (CUBIC) first.
+//!
+//! A [`CongestionController`] owns `cwnd` and `ssthresh` and nothing else. It is told
+//! what happens through hooks named after Linux's `tcp_congestion_ops` and ns-3's
+//! `TcpCongestionOps` (`on_ack` = `pkts_acked` + `cong_avoid`, `on_congestion_event`
+//! = `ssthresh`, `on_state_change` = `set_state`, called *before* the change), each
+//! taking a sample struct so that the hooks can grow without breaking algorithms.
+//!
+//! Loss *recovery* (which segment to retransmit, how many may be sent while in
+//! recovery) belongs to the sender (`tcp::sender`), as ns-3 separates
+//! `TcpRecoveryOps` from `TcpCongestionOps`. The controller only sets `ssthresh` on
+//! entry and `cwnd` on exit.
+//!
+//! Adding an algorithm: one file here, one variant of [`CcKind`], one arm in
+//! [`CcKind::build`].
+
+use crate::time::{Duration, Instant};
+use std::fmt;
+use std::str::FromStr;
+
+pub mod cubic;
+pub mod reno;
+
+pub use cubic::{Cubic, CubicConfig};
+pub use reno::{Reno, RenoConfig};
+
+/// The sender's congestion-avoidance state, as Linux's `tcp_ca_state`.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum CaState {
+    /// Normal operation: slow start or congestion avoidance.
+    Open,
+    /// Fast recovery after a fast retransmit (RFC 5681 §3.2, RFC 6582, RFC 6675).
+    Recovery,
+    /// After a retransmission timeout (RFC 5681 §3.1, RFC 6298 §5).
+    Loss,
+}
+
+/// What an acknowledgment told the sender.
+#[derive(Copy, Clone, Debug)]
+pub struct AckSample {
+    pub now: Instant,
+    /// Bytes newly acknowledged, cumulatively or by SACK, by this ACK.
+    pub acked_bytes: u64,
+    /// Bytes in flight before this ACK was processed.
+    pub prior_in_flight: u64,
+    /// RTT sample taken from this ACK, if any (Karn's rule applied).
+    pub rtt: Option<Duration>,
+    /// Smoothed RTT after this ACK (RFC 6298).
+    pub srtt: Duration,
+    /// Minimum RTT seen on the connection.
+    pub min_rtt: Duration,
+    /// The sender had less to send than the window allowed when it sent the data
+    /// (RFC 7661); algorithms should not grow the window on such ACKs.
+    pub app_limited: bool,
+    /// The sender is in fast recovery or loss recovery.
+    pub in_recovery: bool,
+    /// Sender maximum segment size in bytes.
+    pub mss: u32,
+}
+
+/// Kind of congestion signal.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum CongestionKind {
+    /// Loss detected by duplicate ACKs or SACK (fast retransmit).
+    FastRetransmit,
+    /// Retransmission timeout.
+    Timeout,
+    /// ECN congestion experienced (RFC 3168).
+    Ecn,
+}
+
+/// A congestion signal.
+#[derive(Copy, Clone, Debug)]
+pub struct CongestionEvent {
+    pub now: Instant,
+    pub kind: CongestionKind,
+    /// FlightSize (RFC 5681 §3.1) when the signal arrived, in bytes.
+    pub in_flight: u64,
+    /// Bytes known or assumed lost by this signal.
+    pub lost_bytes: u64,
+    pub mss: u32,
+}
+
+/// End of a recovery episode.
+#[derive(Copy, Clone, Debug)]
+pub struct RecoveryExit {
+    pub now: Instant,
+    /// Bytes in flight after the ACK that ended recovery.
+    pub in_flight: u64,
+    /// Segments retransmitted during the episode (Relentless TCP uses this).
+    pub retransmitted_segments: u64,
+    pub mss: u32,
+}
+
+/// Events outside the ACK clock, as Linux's `tcp_ca_event`.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum CaEvent {
+    /// Transmission restarts after an idle period longer than the RTO (RFC 5681 §4.1).
+    TxStartAfterIdle { idle: Duration },
+    /// The path changed under the connection (vertical handoff).
+    PathChange,
+}
+
+/// What a controller reports for tracing.
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
+pub struct CcMetrics {
+    pub cwnd_bytes: u64,
+    pub ssthresh_bytes: u64,
+}
+
+/// A congestion-control algorithm. See the module documentation.
+pub trait CongestionController: Send + fmt::Debug {
+    fn name(&self) -> &'static str;
+
+    /// A segment of `bytes` left at `now` with `in_flight` bytes outstanding after it.
+    fn on_sent(&mut self, _now: Instant, _bytes: u64, _in_flight: u64) {}
+
+    /// Bytes were acknowledged. Outside recovery this grows the window.
+    fn on_ack(&mut self, ack: &AckSample);
+
+    /// A congestion signal: set `ssthresh` (and `cwnd` on a timeout).
+    fn on_congestion_event(&mut self, ev: &CongestionEvent);
+
+    /// Fast recovery ended (a full ACK, RFC 6582 §3.2 step 3): set `cwnd`.
+    fn on_recovery_exit(&mut self, ex: &RecoveryExit);
+
+    /// The last congestion signal was spurious: restore the window (Linux `undo_cwnd`).
+    fn on_spurious_congestion(&mut self) {}
+
+    /// Called before the sender's state changes from `from` to `to`.
+    fn on_state_change(&mut self, _from: CaState, _to: CaState) {}
+
+    fn on_event(&mut self, _now: Instant, _ev: CaEvent) {}
+
+    fn on_mss_update(&mut self, _mss: u32) {}
+
+    /// Overwrite `ssthresh` (used by mobility reactions such as bandwidth-aware
+    /// ssthresh).
+    fn set_ssthresh(&mut self, ssthresh_bytes: u64);
+
+    /// Overwrite `cwnd` (used by mobility reactions and tests).
+    fn set_window(&mut self, cwnd_bytes: u64);
+
+    /// Congestion window in bytes.
+    fn window(&self) -> u64;
+
+    /// Slow-start threshold in bytes.
+    fn ssthresh(&self) -> u64;
+
+    fn in_slow_start(&self) -> bool {
+        self.window() < self.ssthresh()
+    }
+
+    fn pacing_rate(&self) -> Option<u64> {
+        None
+    }
+
+    fn metrics(&self) -> CcMetrics {
+        CcMetrics {
+            cwnd_bytes: self.window(),
+            ssthresh_bytes: self.ssthresh(),
+        }
+    }
+}
+
+/// Builds a controller for a new connection.
+pub trait CcFactory: Send + Sync + fmt::Debug {
+    fn build(&self, now: Instant, mss: u32) -> Box<dyn CongestionController>;
+}
+
+/// Parameters every window-based controller shares.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct WindowParams {
+    /// Initial window in bytes (RFC 5681 §3.1 / RFC 3390 / RFC 6928).
+    pub initial_window: u64,
+    /// Initial slow-start threshold in bytes ("arbitrarily high", RFC 5681 §3.1).
+    pub initial_ssthresh: u64,
+    /// Loss window after a timeout in bytes (RFC 5681 §3.1: one segment).
+    pub loss_window_segments: u64,
+    /// Upper bound on cwnd in bytes (ns-2's `maxcwnd_`; u64::MAX for none).
+    pub max_window: u64,
+    /// Count the window increase in whole segments per ACK, as ns-2 does, instead of
+    /// bytes (RFC 5681 §3.1 appropriate byte counting).
+    pub per_ack_counting: bool,
+}
+
+impl WindowParams {
+    /// RFC 3390 initial window: min(4*MSS, max(2*MSS, 4380 bytes)).
+    pub fn rfc3390_iw(mss: u32) -> u64 {
+        let mss = mss as u64;
+        (4 * mss).min((2 * mss).max(4380))
+    }
+    /// RFC 6928 initial window: min(10*MSS, max(2*MSS, 14600 bytes)).
+    pub fn rfc6928_iw(mss: u32) -> u64 {
+        let mss = mss as u64;
+        (10 * mss).min((2 * mss).max(14600))
+    }
+}
+
+/// The closed set of built-in controllers, selectable by name.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum CcKind {
+    /// RFC 5681 Reno window rules (recovery is chosen separately).
+    Reno,
+    /// RFC 5681 window rules with RFC 6582 NewReno recovery (the window rules are Reno's).
+    NewReno,
+    /// RFC 9438 CUBIC.
+    Cubic,
+}
+
+impl CcKind {
+    pub const NAMES: &'static [&'static str] = &["reno", "newreno", "cubic"];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            CcKind::Reno => "reno",
+            CcKind::NewReno => "newreno",
+            CcKind::Cubic => "cubic",
+        }
+    }
+
+    pub fn build(self, params: WindowParams, mss: u32) -> Box<dyn CongestionController> {
+        match self {
+            CcKind::Reno | CcKind::NewReno => Box::new(Reno::new(
+                RenoConfig {
+                    params,
+                    name: self.name(),
+                },
+                mss,
+            )),
+            CcKind::Cubic => Box::new(Cubic::new(
+                CubicConfig {
+                    params,
+                    ..CubicConfig::default()
+                },
+                mss,
+            )),
+        }
+    }
+}
+
+impl FromStr for CcKind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.to_ascii_lowercase().as_str() {
+            "reno" => Ok(CcKind::Reno),
+            "newreno" | "new_reno" | "new-reno" => Ok(CcKind::NewReno),
+            "cubic" => Ok(CcKind::Cubic),
+            _ => Err(format!(
+                "unknown congestion control {s:?}; expected one of {}",
+                CcKind::NAMES.join(", ")
+            )),
+        }
+    }
+}
+
+impl fmt::Display for CcKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}

@@ -1,0 +1,30 @@
+//! # mobiflow-proto: sans-IO transport protocol machines for mobile hosts
+//!
+//! This crate holds the protocol logic of mobiflow and nothing else: no clock, no
+//! sockets, no threads, no allocation per packet, no Python. Every machine is driven
+//! from outside with the same four method families (the quinn-proto / smoltcp style):
+//!
+//! * input: `handle_segment(now, seg)` and `handle_timeout(now)`;
+//! * application commands: `write` / `read` of byte *counts* (payload is virtual);
+//! * output: `poll_transmit(now)`, `poll_timeout()`;
+//! * getters taking `&self`.
+//!
+//! Time is an [`time::Instant`] handed in by the caller and never decreases.
+//!
+//! ## Map
+//!
+//! * [`time`]: integer-nanosecond `Instant` and `Duration`.
+//! * [`wire`]: the segment representation (flags, timestamps, SACK blocks, options).
+//! * [`cc`]: the `CongestionController` trait and Reno, NewReno, CUBIC.
+//! * [`tcp`]: the TCP sender (RFC 9293, 5681, 6582, 6675, 6298, 7323) and receiver
+//!   (finite buffer, delayed ACKs, SACK generation, window updates, SWS avoidance).
+//! * [`flow`]: receive-window policies: the classic one, and the hooks mobile schemes
+//!   (AFC, RSFC, Freeze-TCP) plug into.
+
+pub mod cc;
+pub mod flow;
+pub mod tcp;
+pub mod time;
+pub mod wire;
+
+pub use time::{Duration, Instant};

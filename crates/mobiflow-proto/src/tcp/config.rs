@@ -1,0 +1,248 @@
+//! Configuration of a TCP connection: every knob the RFCs leave to the implementation,
+//! with RFC defaults, and [`TcpConfig::ns2`], the conventions of ns-2's one-way TCP
+//! agents (Agent/TCP/Newreno + TCPSink) so that cross-checks compare models, not
+//! settings.
+
+use crate::cc::CcKind;
+use crate::time::Duration;
+
+/// Loss recovery algorithm used after a fast retransmit.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum Recovery {
+    /// RFC 5681 §3.2 fast recovery: leave recovery on the first new ACK.
+    Reno,
+    /// RFC 6582 NewReno: stay in recovery until the recovery point is acknowledged,
+    /// retransmitting on each partial ACK.
+    NewReno,
+    /// RFC 6675 SACK-based loss recovery (requires SACK).
+    Sack,
+}
+
+impl Recovery {
+    pub const NAMES: &'static [&'static str] = &["reno", "newreno", "sack"];
+    pub fn name(self) -> &'static str {
+        match self {
+            Recovery::Reno => "reno",
+            Recovery::NewReno => "newreno",
+            Recovery::Sack => "sack",
+        }
+    }
+}
+
+impl std::str::FromStr for Recovery {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.to_ascii_lowercase().as_str() {
+            "reno" => Ok(Recovery::Reno),
+            "newreno" | "new_reno" => Ok(Recovery::NewReno),
+            "sack" => Ok(Recovery::Sack),
+            _ => Err(format!(
+                "unknown recovery {s:?}; expected one of {}",
+                Recovery::NAMES.join(", ")
+            )),
+        }
+    }
+}
+
+/// How the initial window is chosen.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum InitialWindow {
+    /// RFC 3390: min(4*MSS, max(2*MSS, 4380 bytes)).
+    Rfc3390,
+    /// RFC 6928: min(10*MSS, max(2*MSS, 14600 bytes)).
+    Rfc6928,
+    /// A fixed number of segments.
+    Segments(u32),
+}
+
+/// All parameters of a TCP sender and receiver.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TcpConfig {
+    /// Maximum segment size: payload bytes per full segment.
+    pub mss: u32,
+    /// Bytes of IP + TCP headers counted on the wire per segment (without options).
+    pub header_bytes: u32,
+    /// Count TCP options (timestamps, SACK) in the wire size, as a real stack does.
+    /// ns-2 does not.
+    pub count_option_bytes: bool,
+    /// Congestion controller.
+    pub cc: CcKind,
+    /// Loss recovery after a fast retransmit.
+    pub recovery: Recovery,
+    /// Duplicate ACKs that trigger a fast retransmit (RFC 5681 §3.2: 3).
+    pub dupack_threshold: u32,
+    pub initial_window: InitialWindow,
+    /// Initial ssthresh in bytes (RFC 5681 §3.1: arbitrarily high).
+    pub initial_ssthresh: u64,
+    /// Upper bound on cwnd, bytes (ns-2 `maxcwnd_`); `u64::MAX` for none.
+    pub max_cwnd: u64,
+    /// Upper bound on the sender's window regardless of the receiver (ns-2 `window_`,
+    /// in bytes); `u64::MAX` for none.
+    pub max_send_window: u64,
+    /// Grow cwnd per ACK in whole segments (ns-2) rather than by bytes acknowledged.
+    pub per_ack_counting: bool,
+    /// RTO lower bound (RFC 6298 §2.4: 1 s; Linux 200 ms).
+    pub min_rto: Duration,
+    /// RTO upper bound (RFC 6298 §2.5: at least 60 s).
+    pub max_rto: Duration,
+    /// RTO before the first RTT sample (RFC 6298 §2.1: 1 s).
+    pub initial_rto: Duration,
+    /// Clock granularity G of RFC 6298 §2.3, and the tick of RTO arithmetic.
+    pub clock_granularity: Duration,
+    /// Maximum number of RTO backoff doublings (RFC 6298 §5.5 leaves it open).
+    pub max_backoff_exponent: u32,
+    /// Use RFC 7323 timestamps (negotiated with the receiver in the handshake).
+    pub timestamps: bool,
+    /// Tick of the TSval clock (RFC 7323 §5.4: between 1 ms and 1 s).
+    pub ts_granularity: Duration,
+    /// Use SACK (RFC 2018). Recovery `Sack` requires it.
+    pub sack: bool,
+    /// Exchange SYN / SYN-ACK before data (one RTT); ns-2's one-way agents do not.
+    pub handshake: bool,
+    /// Delayed ACKs at the receiver (RFC 5681 §4.2, RFC 1122 §4.2.3.2).
+    pub delayed_ack: bool,
+    /// Delayed-ACK timeout (RFC 1122: at most 500 ms).
+    pub delack_timeout: Duration,
+    /// Full-sized segments after which an ACK is sent at once (RFC 5681 §4.2: 2).
+    pub ack_every: u32,
+    /// Receive buffer in bytes: the advertised window is derived from its free space.
+    pub rcv_buf: u64,
+    /// Window-scale shift the receiver offers (RFC 7323 §2); `None` picks the smallest
+    /// shift that fits `rcv_buf`.
+    pub wscale: Option<u8>,
+    /// Receiver silly-window-syndrome avoidance (RFC 1122 §4.2.3.3, RFC 9293 §3.8.6.2.2).
+    pub receiver_sws: bool,
+    /// Sender SWS avoidance (RFC 1122 §4.2.3.4): while data is in flight, do not send
+    /// a segment shorter than the MSS because the receiver's window is short, unless it
+    /// is at least half the largest window offered. Off by default: Linux and ns-2
+    /// fill the offered window to its edge.
+    pub sender_sws: bool,
+    /// Persist timer: shortest and longest probe interval (RFC 1122 §4.2.2.17 backoff).
+    pub persist_min: Duration,
+    pub persist_max: Duration,
+    /// Restart from the initial window after an idle period longer than the RTO
+    /// (RFC 5681 §4.1).
+    pub idle_restart: bool,
+    /// Limited transmit (RFC 3042).
+    pub limited_transmit: bool,
+}
+
+impl Default for TcpConfig {
+    /// RFC defaults: the behaviour a standards-following stack has.
+    fn default() -> Self {
+        TcpConfig {
+            mss: 1460,
+            header_bytes: 40,
+            count_option_bytes: true,
+            cc: CcKind::NewReno,
+            recovery: Recovery::Sack,
+            dupack_threshold: 3,
+            initial_window: InitialWindow::Rfc3390,
+            initial_ssthresh: u64::MAX,
+            max_cwnd: u64::MAX,
+            max_send_window: u64::MAX,
+            per_ack_counting: false,
+            min_rto: Duration::from_secs(1),
+            max_rto: Duration::from_secs(60),
+            initial_rto: Duration::from_secs(1),
+            clock_granularity: Duration::from_millis(1),
+            max_backoff_exponent: 6,
+            timestamps: true,
+            ts_granularity: Duration::from_millis(1),
+            sack: true,
+            handshake: true,
+            delayed_ack: true,
+            delack_timeout: Duration::from_millis(200),
+            ack_every: 2,
+            rcv_buf: 1 << 22,
+            wscale: None,
+            receiver_sws: true,
+            sender_sws: false,
+            persist_min: Duration::from_millis(200),
+            persist_max: Duration::from_secs(60),
+            idle_restart: true,
+            limited_transmit: true,
+        }
+    }
+}
+
+impl TcpConfig {
+    /// The conventions of ns-2.35's Agent/TCP/Newreno with a TCPSink, as the seed
+    /// documents' simulations used them: no handshake, no timestamps, no SACK, no
+    /// delayed ACKs, window growth counted per ACK in packets, 1000-byte packets with
+    /// a 40-byte header, `minrto_ 0.2`, `tcpTick_ 0.01`, `maxrto_ 60`, `windowInit_ 2`.
+    pub fn ns2() -> Self {
+        TcpConfig {
+            mss: 1000,
+            header_bytes: 40,
+            count_option_bytes: false,
+            cc: CcKind::NewReno,
+            recovery: Recovery::NewReno,
+            initial_window: InitialWindow::Segments(2),
+            per_ack_counting: true,
+            min_rto: Duration::from_millis(200),
+            max_rto: Duration::from_secs(60),
+            initial_rto: Duration::from_secs(3),
+            clock_granularity: Duration::from_millis(10),
+            timestamps: false,
+            sack: false,
+            handshake: false,
+            delayed_ack: false,
+            receiver_sws: false,
+            sender_sws: false,
+            idle_restart: false,
+            limited_transmit: false,
+            ..TcpConfig::default()
+        }
+    }
+
+    /// Initial window in bytes.
+    pub fn initial_window_bytes(&self) -> u64 {
+        use crate::cc::WindowParams;
+        match self.initial_window {
+            InitialWindow::Rfc3390 => WindowParams::rfc3390_iw(self.mss),
+            InitialWindow::Rfc6928 => WindowParams::rfc6928_iw(self.mss),
+            InitialWindow::Segments(n) => n as u64 * self.mss as u64,
+        }
+    }
+
+    /// Window parameters handed to the congestion controller.
+    pub fn window_params(&self) -> crate::cc::WindowParams {
+        crate::cc::WindowParams {
+            initial_window: self.initial_window_bytes(),
+            initial_ssthresh: self.initial_ssthresh,
+            loss_window_segments: 1,
+            max_window: self.max_cwnd,
+            per_ack_counting: self.per_ack_counting,
+        }
+    }
+
+    /// Check internal consistency; the message names the offending field.
+    pub fn validate(&self) -> Result<(), (&'static str, String)> {
+        if self.mss == 0 {
+            return Err(("mss", "must be at least 1 byte".into()));
+        }
+        if self.recovery == Recovery::Sack && !self.sack {
+            return Err(("recovery", "\"sack\" recovery needs sack = true".into()));
+        }
+        if self.dupack_threshold == 0 {
+            return Err(("dupack_threshold", "must be at least 1".into()));
+        }
+        if self.min_rto > self.max_rto {
+            return Err(("min_rto", "must not exceed max_rto".into()));
+        }
+        if self.ts_granularity.is_zero() {
+            return Err(("ts_granularity", "must be positive".into()));
+        }
+        if self.ack_every == 0 {
+            return Err(("ack_every", "must be at least 1".into()));
+        }
+        if self.rcv_buf < self.mss as u64 {
+            return Err((
+                "rcv_buf",
+                format!("must hold at least one segment ({} bytes)", self.mss),
+            ));
+        }
+        Ok(())
+    }
+}

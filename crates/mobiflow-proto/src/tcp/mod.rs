@@ -1,0 +1,20 @@
+//! TCP, one direction of data: a [`TcpSender`] and a [`TcpReceiver`].
+//!
+//! Read RFC 9293 (the protocol), RFC 5681 (congestion control), RFC 6582 (NewReno),
+//! RFC 2018 and RFC 6675 (SACK and SACK-based recovery), RFC 6298 (RTO), RFC 7323
+//! (timestamps), RFC 1122 §4.2.3 (delayed ACKs, SWS avoidance, persist) first.
+//!
+//! mobiflow models each connection as a sender and a receiver, the way ns-2's
+//! one-way agents do and every seed document measures: data flows one way, ACKs the
+//! other. Two opposite transfers are two connections.
+
+pub mod config;
+pub mod receiver;
+pub mod rtt;
+pub mod sack;
+pub mod sender;
+
+pub use config::{InitialWindow, Recovery, TcpConfig};
+pub use receiver::{ReceiverStats, TcpReceiver};
+pub use rtt::RttEstimator;
+pub use sender::{SenderStats, TcpSender};

@@ -1,0 +1,486 @@
+//! The receiving side of a TCP connection: a finite receive buffer drained by the
+//! application, cumulative and selective acknowledgments, delayed ACKs, timestamps
+//! echo and window updates.
+//!
+//! Rules and where they come from:
+//! * acceptability of a segment and immediate ACK of an unacceptable one: RFC 9293
+//!   §3.10.7.4;
+//! * delayed ACKs, at least every second full-sized segment, and an immediate ACK for
+//!   out-of-order data or data that fills a hole: RFC 5681 §4.2, RFC 1122 §4.2.3.2;
+//! * SACK blocks, the first one holding the most recent segment: RFC 2018 §4;
+//! * TS.Recent and the echoed timestamp: RFC 7323 §4.3;
+//! * the advertised window from the buffer's free space, never moving the right edge
+//!   back, and receiver SWS avoidance: RFC 9293 §3.8.6.2.2, RFC 1122 §4.2.3.3;
+//! * a window update when the application's reads open the window: RFC 9293
+//!   §3.8.6.2.2 and BSD practice (an update once the window can grow by two segments
+//!   or half the buffer).
+//!
+//! Polling order: after `handle_segment`, `handle_timeout` or `read`, call
+//! `poll_transmit` until it returns `None`, then schedule `poll_timeout`.
+
+use super::config::TcpConfig;
+use crate::flow::{Classic, RcvState, RwndPolicy};
+use crate::time::{Duration, Instant};
+use crate::wire::{Flags, SackBlocks, Segment, Timestamps};
+
+/// Counters kept by the receiver.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReceiverStats {
+    pub segments_received: u64,
+    /// Payload bytes that arrived, duplicates included.
+    pub bytes_received: u64,
+    pub duplicate_segments: u64,
+    pub out_of_order_segments: u64,
+    /// Segments dropped because they fell beyond the buffer.
+    pub buffer_drops: u64,
+    pub acks_sent: u64,
+    pub zero_window_acks: u64,
+    /// Zero-window advertisements following a non-zero one.
+    pub zero_window_episodes: u64,
+    /// ACKs sent only to open the window.
+    pub window_updates: u64,
+    /// Bytes read by the application.
+    pub bytes_read: u64,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum State {
+    Listen,
+    Established,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Pending {
+    None,
+    Delayed,
+    Now,
+}
+
+/// See the module documentation.
+#[derive(Debug)]
+pub struct TcpReceiver {
+    cfg: TcpConfig,
+    policy: Box<dyn RwndPolicy>,
+    state: State,
+    syn_ack_due: bool,
+    ts_ok: bool,
+    sack_ok: bool,
+    wscale: u8,
+    rcv_nxt: u64,
+    rcv_read: u64,
+    /// Out-of-order ranges `[l, r)`, sorted, disjoint, with the recency stamp of the
+    /// last segment that touched each (for SACK block order).
+    ooo: Vec<(u64, u64, u64)>,
+    ooo_bytes: u64,
+    recency: u64,
+    /// Right edge of the last advertised window.
+    adv_right: u64,
+    last_adv_wnd: u64,
+    zero_advertised: bool,
+    pending: Pending,
+    window_update_due: bool,
+    full_segs_unacked: u32,
+    delack_at: Option<Instant>,
+    ts_recent: u32,
+    last_ack_sent: u64,
+    stats: ReceiverStats,
+}
+
+impl TcpReceiver {
+    pub fn new(cfg: TcpConfig) -> Self {
+        Self::with_policy(cfg, Box::new(Classic))
+    }
+
+    pub fn with_policy(cfg: TcpConfig, policy: Box<dyn RwndPolicy>) -> Self {
+        let wscale = cfg.wscale.unwrap_or_else(|| auto_wscale(cfg.rcv_buf));
+        let handshake = cfg.handshake;
+        TcpReceiver {
+            ts_ok: cfg.timestamps && !handshake,
+            sack_ok: cfg.sack && !handshake,
+            wscale,
+            state: if handshake {
+                State::Listen
+            } else {
+                State::Established
+            },
+            syn_ack_due: false,
+            policy,
+            rcv_nxt: 0,
+            rcv_read: 0,
+            ooo: Vec::new(),
+            ooo_bytes: 0,
+            recency: 0,
+            adv_right: 0,
+            last_adv_wnd: 0,
+            zero_advertised: false,
+            pending: Pending::None,
+            window_update_due: false,
+            full_segs_unacked: 0,
+            delack_at: None,
+            ts_recent: 0,
+            last_ack_sent: 0,
+            stats: ReceiverStats::default(),
+            cfg,
+        }
+    }
+
+    fn rcv_state(&self, now: Instant) -> RcvState {
+        RcvState {
+            now,
+            rcv_buf: self.cfg.rcv_buf,
+            rcv_nxt: self.rcv_nxt,
+            rcv_read: self.rcv_read,
+            ooo_bytes: self.ooo_bytes,
+            mss: self.cfg.mss,
+        }
+    }
+
+    fn ts_now(&self, now: Instant) -> u32 {
+        (now.as_nanos() / self.cfg.ts_granularity.as_nanos().max(1)) as u32
+    }
+
+    // ----- input --------------------------------------------------------------------
+
+    /// A segment from the sender arrived.
+    pub fn handle_segment(&mut self, now: Instant, seg: &Segment) {
+        if seg.flags.contains(Flags::SYN) {
+            // RFC 9293 §3.5: answer a SYN (or a retransmitted one) with a SYN-ACK and
+            // record the options the peer offered.
+            self.ts_ok = self.cfg.timestamps && seg.ts.is_some();
+            self.sack_ok = self.cfg.sack && seg.sack_permitted;
+            if let Some(ts) = seg.ts {
+                self.ts_recent = ts.tsval;
+            }
+            self.state = State::Established;
+            self.syn_ack_due = true;
+            return;
+        }
+        if self.state == State::Listen {
+            return; // no connection: a real stack would send RST
+        }
+        let st = self.rcv_state(now);
+        self.policy.on_segment(now, seg, &st);
+
+        if seg.window_probe {
+            // A zero-window probe (RFC 9293 §3.8.6.1) elicits an ACK at once.
+            self.pending = Pending::Now;
+            return;
+        }
+        if seg.len == 0 {
+            return;
+        }
+        self.stats.segments_received += 1;
+        self.stats.bytes_received += seg.len as u64;
+
+        // RFC 7323 §4.3: TS.Recent is the TSval of the segment that starts at or
+        // before the last ACK sent (the earliest unacknowledged one).
+        if self.ts_ok {
+            if let Some(ts) = seg.ts {
+                if seg.seq <= self.last_ack_sent {
+                    self.ts_recent = ts.tsval;
+                }
+            }
+        }
+
+        let start = seg.seq;
+        let end = seg.seq + seg.len as u64;
+        let buffer_end = self.rcv_read + self.cfg.rcv_buf;
+        if end <= self.rcv_nxt {
+            // Entirely old: a duplicate. ACK at once (RFC 9293 §3.10.7.4).
+            self.stats.duplicate_segments += 1;
+            self.pending = Pending::Now;
+            return;
+        }
+        if end > buffer_end {
+            // Beyond the buffer: dropped (this is how a sender that overruns the
+            // advertised window loses data, e.g. under AFC).
+            self.stats.buffer_drops += 1;
+            self.pending = Pending::Now;
+            return;
+        }
+        if start <= self.rcv_nxt {
+            let had_holes = !self.ooo.is_empty();
+            self.rcv_nxt = end;
+            self.absorb_ooo();
+            if had_holes {
+                // RFC 5681 §4.2: ACK at once when a segment fills (part of) a gap.
+                self.pending = Pending::Now;
+            } else {
+                self.count_for_delayed_ack(now, seg.len);
+            }
+        } else {
+            self.stats.out_of_order_segments += 1;
+            self.insert_ooo(start, end);
+            // RFC 5681 §4.2: an out-of-order segment is acknowledged at once.
+            self.pending = Pending::Now;
+        }
+    }
+
+    fn count_for_delayed_ack(&mut self, now: Instant, len: u32) {
+        if !self.cfg.delayed_ack {
+            self.pending = Pending::Now;
+            return;
+        }
+        if len >= self.cfg.mss {
+            self.full_segs_unacked += 1;
+        }
+        if self.full_segs_unacked >= self.cfg.ack_every {
+            self.pending = Pending::Now;
+        } else if self.pending == Pending::None {
+            self.pending = Pending::Delayed;
+            self.delack_at = Some(now + self.cfg.delack_timeout);
+        }
+    }
+
+    fn insert_ooo(&mut self, mut l: u64, mut r: u64) {
+        self.recency += 1;
+        let i = self.ooo.partition_point(|b| b.1 < l);
+        let mut j = i;
+        while j < self.ooo.len() && self.ooo[j].0 <= r {
+            l = l.min(self.ooo[j].0);
+            r = r.max(self.ooo[j].1);
+            self.ooo_bytes -= self.ooo[j].1 - self.ooo[j].0;
+            j += 1;
+        }
+        self.ooo.drain(i..j);
+        self.ooo.insert(i, (l, r, self.recency));
+        self.ooo_bytes += r - l;
+    }
+
+    fn absorb_ooo(&mut self) {
+        while let Some(&(l, r, _)) = self.ooo.first() {
+            if l > self.rcv_nxt {
+                break;
+            }
+            self.ooo.remove(0);
+            self.ooo_bytes -= r - l;
+            self.rcv_nxt = self.rcv_nxt.max(r);
+        }
+        // Also trim any block now partly below rcv_nxt.
+        if let Some(first) = self.ooo.first_mut() {
+            if first.0 < self.rcv_nxt {
+                self.ooo_bytes -= self.rcv_nxt - first.0;
+                first.0 = self.rcv_nxt;
+            }
+        }
+    }
+
+    /// Timers: the delayed-ACK timer.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        if let Some(t) = self.delack_at {
+            if now >= t && self.pending == Pending::Delayed {
+                self.pending = Pending::Now;
+            }
+        }
+        if self.policy.poll_timeout().is_some_and(|t| now >= t) {
+            let st = self.rcv_state(now);
+            if self.policy.wants_update(now, &st) {
+                self.window_update_due = true;
+            }
+        }
+    }
+
+    // ----- application --------------------------------------------------------------
+
+    /// In-order bytes the application can read.
+    pub fn readable(&self) -> u64 {
+        self.rcv_nxt - self.rcv_read
+    }
+
+    /// The application reads up to `max` bytes; returns how many it got.
+    pub fn read(&mut self, now: Instant, max: u64) -> u64 {
+        let n = max.min(self.readable());
+        if n == 0 {
+            return 0;
+        }
+        self.rcv_read += n;
+        self.stats.bytes_read += n;
+        let st = self.rcv_state(now);
+        self.policy.on_read(now, n, &st);
+        // Window update (RFC 9293 §3.8.6.2.2, RFC 1122 §4.2.3.3): once the right edge
+        // can move by min(2 MSS, buffer/2), tell the sender.
+        let potential = self.potential_right(now);
+        let threshold = (2 * self.cfg.mss as u64).min(self.cfg.rcv_buf / 2).max(1);
+        if potential >= self.adv_right + threshold || self.policy.wants_update(now, &st) {
+            self.window_update_due = true;
+        }
+        n
+    }
+
+    fn potential_right(&mut self, now: Instant) -> u64 {
+        let st = self.rcv_state(now);
+        let want = self.policy.window(&st);
+        self.rcv_nxt + want
+    }
+
+    /// The window to put in the next ACK, in bytes, and the right edge it implies.
+    fn window_to_advertise(&mut self, now: Instant) -> u64 {
+        let st = self.rcv_state(now);
+        let want = self.policy.window(&st);
+        let mut right = self.rcv_nxt + want;
+        if self.cfg.receiver_sws && right > self.adv_right {
+            // RFC 1122 §4.2.3.3: do not advance the right edge by less than
+            // min(buffer/2, MSS).
+            let step = (self.cfg.rcv_buf / 2).min(self.cfg.mss as u64);
+            if right - self.adv_right < step && self.adv_right >= self.rcv_nxt {
+                right = self.adv_right;
+            }
+        }
+        if !self.policy.allow_shrink() {
+            right = right.max(self.adv_right);
+        }
+        let wnd = right.saturating_sub(self.rcv_nxt);
+        // The 16-bit field carries wnd >> wscale (RFC 7323 §2.3).
+        let field = (wnd >> self.wscale).min(u16::MAX as u64);
+        field << self.wscale
+    }
+
+    // ----- output -------------------------------------------------------------------
+
+    /// The next segment to send (an ACK, a window update or a SYN-ACK).
+    pub fn poll_transmit(&mut self, now: Instant) -> Option<Segment> {
+        if self.syn_ack_due {
+            self.syn_ack_due = false;
+            let wnd = self.window_to_advertise(now);
+            return Some(Segment {
+                flags: Flags::SYN | Flags::ACK,
+                wnd,
+                mss: Some(self.cfg.mss.min(u16::MAX as u32) as u16),
+                sack_permitted: self.sack_ok,
+                wscale: Some(self.wscale),
+                ts: self.ts_ok.then(|| Timestamps {
+                    tsval: self.ts_now(now),
+                    tsecr: self.ts_recent,
+                }),
+                ..Segment::default()
+            });
+        }
+        let window_only = self.pending != Pending::Now && self.window_update_due;
+        if self.pending != Pending::Now && !self.window_update_due {
+            return None;
+        }
+        let wnd = self.window_to_advertise(now);
+        if window_only && self.rcv_nxt + wnd <= self.adv_right {
+            // Nothing new to say.
+            self.window_update_due = false;
+            return None;
+        }
+        let seg = self.build_ack(now, wnd);
+        if window_only {
+            self.stats.window_updates += 1;
+        }
+        Some(seg)
+    }
+
+    fn build_ack(&mut self, now: Instant, wnd: u64) -> Segment {
+        let mut sack = SackBlocks::new();
+        if self.sack_ok && !self.ooo.is_empty() {
+            // RFC 2018 §4: the first block holds the most recently received segment;
+            // then the other blocks, most recent first. Three fit beside timestamps.
+            let max_blocks = if self.ts_ok { 3 } else { 4 };
+            let mut order: [(u64, usize); 8] = [(0, usize::MAX); 8];
+            let mut n = 0;
+            for (i, b) in self.ooo.iter().enumerate() {
+                // Keep the 8 most recent (enough to choose 4 from).
+                let entry = (b.2, i);
+                if n < order.len() {
+                    order[n] = entry;
+                    n += 1;
+                } else if let Some(min) = order.iter_mut().min_by_key(|e| e.0) {
+                    if entry.0 > min.0 {
+                        *min = entry;
+                    }
+                }
+            }
+            let slice = &mut order[..n];
+            slice.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+            for &(_, i) in slice.iter().take(max_blocks) {
+                let b = self.ooo[i];
+                sack.push(b.0, b.1);
+            }
+        }
+        let seg = Segment {
+            seq: 0,
+            ack: self.rcv_nxt,
+            len: 0,
+            flags: Flags::ACK,
+            wnd,
+            ts: self.ts_ok.then(|| Timestamps {
+                tsval: self.ts_now(now),
+                tsecr: self.ts_recent,
+            }),
+            sack,
+            afc_rate: self.policy.option_value(now),
+            ..Segment::default()
+        };
+        self.stats.acks_sent += 1;
+        if wnd == 0 {
+            self.stats.zero_window_acks += 1;
+            if !self.zero_advertised {
+                self.stats.zero_window_episodes += 1;
+            }
+        }
+        self.zero_advertised = wnd == 0;
+        self.last_adv_wnd = wnd;
+        self.adv_right = self.rcv_nxt + wnd;
+        self.last_ack_sent = self.rcv_nxt;
+        self.pending = Pending::None;
+        self.window_update_due = false;
+        self.full_segs_unacked = 0;
+        self.delack_at = None;
+        seg
+    }
+
+    /// When `handle_timeout` should next be called.
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        let d = if self.pending == Pending::Delayed {
+            self.delack_at
+        } else {
+            None
+        };
+        match (d, self.policy.poll_timeout()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    // ----- getters ------------------------------------------------------------------
+
+    pub fn stats(&self) -> &ReceiverStats {
+        &self.stats
+    }
+    pub fn rcv_nxt(&self) -> u64 {
+        self.rcv_nxt
+    }
+    pub fn bytes_read(&self) -> u64 {
+        self.rcv_read
+    }
+    /// Bytes held in the buffer: unread in-order data plus out-of-order data.
+    pub fn buffer_occupancy(&self) -> u64 {
+        self.readable() + self.ooo_bytes
+    }
+    pub fn last_advertised_window(&self) -> u64 {
+        self.last_adv_wnd
+    }
+    pub fn config(&self) -> &TcpConfig {
+        &self.cfg
+    }
+    pub fn policy(&self) -> &dyn RwndPolicy {
+        self.policy.as_ref()
+    }
+    pub fn wscale(&self) -> u8 {
+        self.wscale
+    }
+    pub fn delack_timeout(&self) -> Duration {
+        self.cfg.delack_timeout
+    }
+}
+
+/// Smallest window-scale shift whose 16-bit field covers `buf` (RFC 7323 §2.3, max 14).
+pub fn auto_wscale(buf: u64) -> u8 {
+    let mut s = 0u8;
+    while s < 14 && (buf >> s) > u16::MAX as u64 {
+        s += 1;
+    }
+    s
+}

@@ -1,0 +1,328 @@
+//! The sender's scoreboard: one record per segment sent and not yet cumulatively
+//! acknowledged, with its SACK and loss marks (RFC 6675 §2–§4).
+//!
+//! Segments keep the boundaries they were first sent with, so a record is the unit of
+//! retransmission. The scoreboard answers RFC 6675's questions: `IsLost` (§4,
+//! DupThresh SACKed segments above), `pipe` (§4, SetPipe) and `NextSeg` (§4).
+
+use crate::time::Instant;
+use std::collections::VecDeque;
+
+/// One segment in flight.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct SegRec {
+    pub start: u64,
+    pub end: u64,
+    /// Time of the latest (re)transmission.
+    pub sent_at: Instant,
+    /// Transmissions so far (1 = never retransmitted).
+    pub tx_count: u16,
+    pub sacked: bool,
+    /// Marked lost and not retransmitted since.
+    pub lost: bool,
+    /// Sent while the application had nothing more to give (RFC 7661).
+    pub app_limited: bool,
+}
+
+impl SegRec {
+    pub fn len(&self) -> u64 {
+        self.end - self.start
+    }
+    pub fn is_empty(&self) -> bool {
+        self.end == self.start
+    }
+}
+
+/// Outstanding segments in sequence order.
+#[derive(Clone, Debug, Default)]
+pub struct Scoreboard {
+    recs: VecDeque<SegRec>,
+    /// Bytes counted by RFC 6675's pipe: not SACKed and not marked lost.
+    pipe: u64,
+    /// Records marked lost and awaiting retransmission.
+    lost_count: usize,
+    sacked_count: usize,
+}
+
+impl Scoreboard {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.recs.is_empty()
+    }
+    pub fn len(&self) -> usize {
+        self.recs.len()
+    }
+    pub fn iter(&self) -> impl Iterator<Item = &SegRec> {
+        self.recs.iter()
+    }
+    pub fn front(&self) -> Option<&SegRec> {
+        self.recs.front()
+    }
+    pub fn get(&self, i: usize) -> Option<&SegRec> {
+        self.recs.get(i)
+    }
+    /// RFC 6675 pipe in bytes: outstanding bytes neither SACKed nor marked lost
+    /// (retransmissions count once they are sent again).
+    pub fn pipe(&self) -> u64 {
+        self.pipe
+    }
+    pub fn lost_count(&self) -> usize {
+        self.lost_count
+    }
+    pub fn sacked_count(&self) -> usize {
+        self.sacked_count
+    }
+
+    /// A new segment was sent at the right edge.
+    pub fn push(&mut self, rec: SegRec) {
+        debug_assert!(self.recs.back().is_none_or(|b| b.end <= rec.start));
+        self.pipe += rec.len();
+        self.recs.push_back(rec);
+    }
+
+    /// Remove every record below the cumulative `ack`. Returns the newest removed
+    /// record, to take an RTT sample from, and the bytes removed that were not already
+    /// SACKed (newly delivered by this ACK).
+    pub fn ack_to(&mut self, ack: u64) -> (Option<SegRec>, u64) {
+        let mut last = None;
+        let mut newly = 0;
+        while let Some(front) = self.recs.front_mut() {
+            if front.end <= ack {
+                let r = self.recs.pop_front().expect("front exists");
+                self.forget(&r);
+                if !r.sacked {
+                    newly += r.len();
+                }
+                last = Some(r);
+            } else {
+                if front.start < ack {
+                    // A partial ACK inside a segment (after a peer coalesced differently,
+                    // or a window probe byte): trim the record.
+                    let cut = ack - front.start;
+                    if !front.sacked && !front.lost {
+                        self.pipe -= cut;
+                    }
+                    if !front.sacked {
+                        newly += cut;
+                    }
+                    front.start = ack;
+                }
+                break;
+            }
+        }
+        (last, newly)
+    }
+
+    fn forget(&mut self, r: &SegRec) {
+        if r.sacked {
+            self.sacked_count -= 1;
+        } else if r.lost {
+            self.lost_count -= 1;
+        } else {
+            self.pipe -= r.len();
+        }
+    }
+
+    /// Mark records inside `[left, right)` as SACKed (RFC 2018). Returns the bytes
+    /// newly SACKed.
+    pub fn sack(&mut self, left: u64, right: u64) -> u64 {
+        let mut newly = 0;
+        let i0 = self.recs.partition_point(|r| r.end <= left);
+        for i in i0..self.recs.len() {
+            let r = self.recs[i];
+            if r.start >= right {
+                break;
+            }
+            if r.start >= left && r.end <= right && !r.sacked {
+                if r.lost {
+                    self.lost_count -= 1;
+                } else {
+                    self.pipe -= r.len();
+                }
+                let m = &mut self.recs[i];
+                m.sacked = true;
+                m.lost = false;
+                self.sacked_count += 1;
+                newly += r.len();
+            }
+        }
+        newly
+    }
+
+    /// Mark record `i` lost (it will be retransmitted). No-op if SACKed or already lost.
+    pub fn mark_lost(&mut self, i: usize) -> bool {
+        let r = &mut self.recs[i];
+        if r.sacked || r.lost {
+            return false;
+        }
+        r.lost = true;
+        self.pipe -= r.len();
+        self.lost_count += 1;
+        true
+    }
+
+    /// RFC 6675 §4 IsLost, applied to the whole scoreboard: every un-SACKed record with
+    /// at least `dupthresh` SACKed records above it (or `(dupthresh-1)*mss` SACKed bytes
+    /// above it) and not yet retransmitted is marked lost. Returns how many were marked.
+    pub fn mark_lost_by_sack(&mut self, dupthresh: u32, mss: u64) -> usize {
+        if self.sacked_count == 0 {
+            return 0;
+        }
+        let mut above_segs = 0u32;
+        let mut above_bytes = 0u64;
+        let mut marked = 0;
+        for i in (0..self.recs.len()).rev() {
+            let r = self.recs[i];
+            if r.sacked {
+                above_segs += 1;
+                above_bytes += r.len();
+                continue;
+            }
+            let lost = above_segs >= dupthresh
+                || above_bytes > (dupthresh.saturating_sub(1) as u64) * mss;
+            if lost && r.tx_count == 1 && self.mark_lost(i) {
+                marked += 1;
+            }
+        }
+        marked
+    }
+
+    /// Mark every outstanding, un-SACKed record lost (after a retransmission timeout).
+    pub fn mark_all_lost(&mut self) -> usize {
+        let mut n = 0;
+        for i in 0..self.recs.len() {
+            if self.mark_lost(i) {
+                n += 1;
+            }
+        }
+        n
+    }
+
+    /// Index of the first record marked lost (RFC 6675 NextSeg rule 1).
+    pub fn first_lost(&self) -> Option<usize> {
+        if self.lost_count == 0 {
+            return None;
+        }
+        self.recs.iter().position(|r| r.lost)
+    }
+
+    /// Record `i` was retransmitted at `now`.
+    pub fn retransmitted(&mut self, i: usize, now: Instant) {
+        let r = &mut self.recs[i];
+        if r.lost {
+            r.lost = false;
+            self.lost_count -= 1;
+            self.pipe += r.len();
+        }
+        r.tx_count = r.tx_count.saturating_add(1);
+        r.sent_at = now;
+    }
+
+    /// Highest SACKed byte + 1, if any (RFC 6675 HighSACK).
+    pub fn high_sacked(&self) -> Option<u64> {
+        if self.sacked_count == 0 {
+            return None;
+        }
+        self.recs.iter().rev().find(|r| r.sacked).map(|r| r.end)
+    }
+
+    /// Drop all SACK marks (RFC 6675 §5.1 allows it after a timeout; also used when
+    /// the peer reneges).
+    pub fn clear_sacks(&mut self) {
+        for r in self.recs.iter_mut() {
+            if r.sacked {
+                r.sacked = false;
+                self.sacked_count -= 1;
+                self.pipe += r.end - r.start;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn board(n: u64) -> Scoreboard {
+        let mut b = Scoreboard::new();
+        for i in 0..n {
+            b.push(SegRec {
+                start: i * 100,
+                end: (i + 1) * 100,
+                sent_at: Instant::ZERO,
+                tx_count: 1,
+                sacked: false,
+                lost: false,
+                app_limited: false,
+            });
+        }
+        b
+    }
+
+    #[test]
+    fn pipe_counts_every_outstanding_byte_before_any_loss() {
+        assert_eq!(board(5).pipe(), 500);
+    }
+
+    #[test]
+    fn sack_removes_bytes_from_pipe() {
+        let mut b = board(5);
+        assert_eq!(b.sack(200, 400), 200);
+        assert_eq!(b.pipe(), 300);
+        assert_eq!(b.sack(200, 400), 0, "a repeated SACK adds nothing");
+    }
+
+    #[test]
+    fn a_segment_is_lost_once_dupthresh_segments_above_it_are_sacked() {
+        let mut b = board(5);
+        b.sack(100, 300);
+        assert_eq!(b.mark_lost_by_sack(3, 100), 0);
+        b.sack(300, 400);
+        assert_eq!(b.mark_lost_by_sack(3, 100), 1);
+        assert_eq!(b.first_lost(), Some(0));
+        assert_eq!(b.pipe(), 100); // only the last segment
+    }
+
+    #[test]
+    fn retransmission_puts_a_lost_segment_back_into_pipe() {
+        let mut b = board(3);
+        b.mark_lost(0);
+        assert_eq!(b.pipe(), 200);
+        b.retransmitted(0, Instant::from_millis(5));
+        assert_eq!(b.pipe(), 300);
+        assert_eq!(b.get(0).unwrap().tx_count, 2);
+        assert_eq!(b.lost_count(), 0);
+    }
+
+    #[test]
+    fn cumulative_ack_pops_records_and_reports_newly_acked_bytes() {
+        let mut b = board(4);
+        b.sack(200, 300);
+        let (last, newly) = b.ack_to(300);
+        assert_eq!(last.unwrap().end, 300);
+        assert_eq!(newly, 200, "the SACKed segment was already counted");
+        assert_eq!(b.len(), 1);
+        assert_eq!(b.pipe(), 100);
+    }
+
+    #[test]
+    fn partial_ack_inside_a_segment_trims_it() {
+        let mut b = board(2);
+        let (_, newly) = b.ack_to(150);
+        assert_eq!(newly, 150);
+        assert_eq!(b.front().unwrap().start, 150);
+        assert_eq!(b.pipe(), 50);
+    }
+
+    #[test]
+    fn timeout_marks_all_unsacked_lost() {
+        let mut b = board(4);
+        b.sack(300, 400);
+        assert_eq!(b.mark_all_lost(), 3);
+        assert_eq!(b.pipe(), 0);
+        assert_eq!(b.high_sacked(), Some(400));
+    }
+}

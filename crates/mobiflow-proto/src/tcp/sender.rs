@@ -1,0 +1,809 @@
+//! The sending side of a TCP connection.
+//!
+//! Read RFC 5681, RFC 6582, RFC 6675, RFC 6298, RFC 3042 and RFC 9293 §3.8.6 first.
+//!
+//! ```text
+//!            3 dupACKs / IsLost            full ACK (ack >= recover)
+//!   Open ─────────────────────────▶ Recovery ──────────────────────▶ Open
+//!     │ ▲                                │ RTO
+//!     │ └──── ack >= recover ─── Loss ◀──┘
+//!     └──────────── RTO ───────────▶
+//! ```
+//!
+//! * Window growth and reduction are the congestion controller's (`cc`); which segment
+//!   goes out next is decided here.
+//! * Outstanding segments live in a [`Scoreboard`]; SACK marks and loss marks drive
+//!   retransmission after a fast retransmit with SACK (RFC 6675) and after a timeout
+//!   (every un-SACKed segment is marked lost and resent, go-back-N as in ns-2 and
+//!   Linux).
+//! * Without SACK, fast recovery inflates a separate recovery window as RFC 5681 §3.2
+//!   and RFC 6582 §3.2 describe.
+//! * The retransmission timer follows RFC 6298 §5, with Karn's rule (§3) or
+//!   timestamps (RFC 7323 §4) for samples.
+//! * A zero window with nothing in flight starts the persist timer (RFC 9293
+//!   §3.8.6.1, RFC 1122 §4.2.2.17); probes back off exponentially.
+//!
+//! Polling order: after any `handle_*` call or `write`, call `poll_transmit` until it
+//! returns `None`, then schedule a wake-up at `poll_timeout()`.
+
+use super::config::{Recovery, TcpConfig};
+use super::rtt::RttEstimator;
+use super::sack::{Scoreboard, SegRec};
+use crate::cc::{
+    AckSample, CaEvent, CaState, CongestionController, CongestionEvent, CongestionKind,
+    RecoveryExit,
+};
+use crate::time::{Duration, Instant};
+use crate::wire::{Flags, Segment, Timestamps};
+
+/// Distribution of RTT samples: min, mean and a log-bucketed histogram (1 % wide
+/// buckets from 1 µs) for percentiles. Allocated on the first sample.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RttStats {
+    pub count: u64,
+    pub min: Option<Duration>,
+    pub max: Option<Duration>,
+    sum_ns: u128,
+    hist: Vec<u32>,
+}
+
+const HIST_BUCKETS: usize = 2100; // 1.01^2100 µs ≈ 1.2e9 µs ≈ 20 min
+
+impl RttStats {
+    fn bucket(d: Duration) -> usize {
+        let us = (d.as_nanos() as f64 / 1e3).max(1.0);
+        ((us.ln() / 1.01f64.ln()) as usize).min(HIST_BUCKETS - 1)
+    }
+    fn bucket_value(i: usize) -> Duration {
+        // Midpoint of the bucket, in µs.
+        Duration::from_secs_f64(1.01f64.powf(i as f64 + 0.5) * 1e-6)
+    }
+    pub fn record(&mut self, d: Duration) {
+        if self.hist.is_empty() {
+            self.hist = vec![0; HIST_BUCKETS];
+        }
+        self.count += 1;
+        self.sum_ns += d.as_nanos() as u128;
+        self.min = Some(self.min.map_or(d, |m| m.min(d)));
+        self.max = Some(self.max.map_or(d, |m| m.max(d)));
+        self.hist[Self::bucket(d)] += 1;
+    }
+    pub fn mean(&self) -> Option<Duration> {
+        (self.count > 0).then(|| Duration::from_nanos((self.sum_ns / self.count as u128) as u64))
+    }
+    /// The `q`-quantile (0..=1), accurate to the 1 % bucket width.
+    pub fn quantile(&self, q: f64) -> Option<Duration> {
+        if self.count == 0 {
+            return None;
+        }
+        let target = ((q.clamp(0.0, 1.0) * self.count as f64).ceil() as u64).max(1);
+        let mut acc = 0u64;
+        for (i, &c) in self.hist.iter().enumerate() {
+            acc += c as u64;
+            if acc >= target {
+                let v = Self::bucket_value(i);
+                return Some(v.max(self.min.unwrap_or(v)).min(self.max.unwrap_or(v)));
+            }
+        }
+        self.max
+    }
+}
+
+/// Counters kept by the sender.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SenderStats {
+    /// Segments sent, of every kind.
+    pub segments_sent: u64,
+    /// Data segments sent, retransmissions included.
+    pub data_segments_sent: u64,
+    /// Payload bytes sent, retransmissions included.
+    pub bytes_sent: u64,
+    pub retransmits: u64,
+    pub timeouts: u64,
+    pub fast_retransmits: u64,
+    pub window_probes: u64,
+    pub syn_retransmits: u64,
+    /// RTT-long periods (one SRTT each, laid end to end from the first RTT sample) in
+    /// which no data segment was sent, and all such periods.
+    pub idle_rtts: u64,
+    pub total_rtts: u64,
+    pub rtt: RttStats,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum State {
+    SynSent,
+    Established,
+}
+
+/// See the module documentation.
+#[derive(Debug)]
+pub struct TcpSender {
+    cfg: TcpConfig,
+    cc: Box<dyn CongestionController>,
+    rtt: RttEstimator,
+    state: State,
+    syn_due: bool,
+    syn_sent_at: Option<Instant>,
+    syn_retransmitted: bool,
+    ts_ok: bool,
+    sack_ok: bool,
+    ca: CaState,
+    snd_una: u64,
+    snd_nxt: u64,
+    app_end: u64,
+    snd_wnd: u64,
+    max_snd_wnd: u64,
+    sb: Scoreboard,
+    dupacks: u32,
+    /// RFC 6582 `recover` (exclusive: the first byte not sent when recovery began).
+    recover: Option<u64>,
+    /// Inflated window during Reno/NewReno fast recovery (RFC 5681 §3.2 steps 4–5).
+    recovery_cwnd: u64,
+    partial_acked: bool,
+    rtx_in_episode: u64,
+    /// Retransmit the first lost segment now, whatever the window says.
+    forced_rtx: bool,
+    rto_at: Option<Instant>,
+    persist_at: Option<Instant>,
+    persist_backoff: u32,
+    probe_due: bool,
+    ts_recent: u32,
+    last_data_sent: Option<Instant>,
+    slot_end: Option<Instant>,
+    slot_sent: bool,
+    stats: SenderStats,
+}
+
+impl TcpSender {
+    /// A sender with the controller `cfg.cc` names.
+    pub fn new(cfg: TcpConfig) -> Self {
+        let cc = cfg.cc.build(cfg.window_params(), cfg.mss);
+        Self::with_cc(cfg, cc)
+    }
+
+    /// A sender with a controller of the caller's.
+    pub fn with_cc(cfg: TcpConfig, cc: Box<dyn CongestionController>) -> Self {
+        let rtt = RttEstimator::new(
+            cfg.initial_rto,
+            cfg.min_rto,
+            cfg.max_rto,
+            cfg.clock_granularity,
+            cfg.max_backoff_exponent,
+        );
+        let handshake = cfg.handshake;
+        TcpSender {
+            ts_ok: cfg.timestamps && !handshake,
+            sack_ok: cfg.sack && !handshake,
+            state: if handshake {
+                State::SynSent
+            } else {
+                State::Established
+            },
+            syn_due: handshake,
+            syn_sent_at: None,
+            syn_retransmitted: false,
+            cc,
+            rtt,
+            ca: CaState::Open,
+            snd_una: 0,
+            snd_nxt: 0,
+            app_end: 0,
+            // Before the peer speaks, assume it can take a full buffer (ns-2's one-way
+            // agents have no handshake; with one, the SYN-ACK sets it).
+            snd_wnd: if handshake { 0 } else { cfg.rcv_buf },
+            max_snd_wnd: if handshake { 0 } else { cfg.rcv_buf },
+            sb: Scoreboard::new(),
+            dupacks: 0,
+            recover: None,
+            recovery_cwnd: 0,
+            partial_acked: false,
+            rtx_in_episode: 0,
+            forced_rtx: false,
+            rto_at: None,
+            persist_at: None,
+            persist_backoff: 0,
+            probe_due: false,
+            ts_recent: 0,
+            last_data_sent: None,
+            slot_end: None,
+            slot_sent: false,
+            stats: SenderStats::default(),
+            cfg,
+        }
+    }
+
+    // ----- application --------------------------------------------------------------
+
+    /// The application hands `bytes` more to send.
+    pub fn write(&mut self, bytes: u64) {
+        self.app_end = self.app_end.saturating_add(bytes).min(u64::MAX / 4);
+    }
+
+    /// The application always has data (a greedy source).
+    pub fn set_unlimited(&mut self) {
+        self.app_end = u64::MAX / 4;
+    }
+
+    /// The application offers nothing beyond what it has written so far.
+    pub fn stop_writing(&mut self) {
+        self.app_end = self.app_end.min(self.snd_nxt.max(self.snd_una));
+    }
+
+    /// Every byte written has been acknowledged.
+    pub fn is_idle(&self) -> bool {
+        self.snd_una >= self.app_end
+    }
+
+    // ----- helpers ------------------------------------------------------------------
+
+    fn mss(&self) -> u64 {
+        self.cfg.mss as u64
+    }
+
+    fn ts_now(&self, now: Instant) -> u32 {
+        (now.as_nanos() / self.cfg.ts_granularity.as_nanos().max(1)) as u32
+    }
+
+    fn flight_size(&self) -> u64 {
+        self.snd_nxt - self.snd_una
+    }
+
+    fn arm_rto(&mut self, now: Instant) {
+        self.rto_at = Some(now + self.rtt.rto());
+    }
+
+    fn set_ca(&mut self, to: CaState) {
+        if self.ca != to {
+            self.cc.on_state_change(self.ca, to);
+            self.ca = to;
+        }
+    }
+
+    fn account_slots(&mut self, now: Instant, sent: bool) {
+        let Some(srtt) = self.rtt.srtt() else {
+            return;
+        };
+        let srtt = srtt.max(Duration::from_micros(100));
+        match self.slot_end {
+            None => {
+                self.slot_end = Some(now + srtt);
+                self.slot_sent = sent;
+            }
+            Some(mut end) => {
+                while now >= end {
+                    self.stats.total_rtts += 1;
+                    if !self.slot_sent {
+                        self.stats.idle_rtts += 1;
+                    }
+                    self.slot_sent = false;
+                    end += srtt;
+                }
+                self.slot_end = Some(end);
+                self.slot_sent |= sent;
+            }
+        }
+    }
+
+    /// Close the idle-RTT accounting at `now` (end of run or of the transfer).
+    pub fn finish(&mut self, now: Instant) {
+        self.account_slots(now, false);
+    }
+
+    fn data_segment(&self, now: Instant, seq: u64, len: u64) -> Segment {
+        Segment {
+            seq,
+            ack: 0,
+            len: len as u32,
+            flags: Flags::ACK,
+            wnd: self.cfg.rcv_buf,
+            ts: self.ts_ok.then(|| Timestamps {
+                tsval: self.ts_now(now),
+                tsecr: self.ts_recent,
+            }),
+            ..Segment::default()
+        }
+    }
+
+    fn on_data_sent(&mut self, now: Instant, len: u64) {
+        self.stats.segments_sent += 1;
+        self.stats.data_segments_sent += 1;
+        self.stats.bytes_sent += len;
+        self.last_data_sent = Some(now);
+        if self.rto_at.is_none() {
+            self.arm_rto(now);
+        }
+        self.account_slots(now, true);
+        self.cc.on_sent(now, len, self.sb.pipe());
+    }
+
+    fn retransmit(&mut self, now: Instant, i: usize) -> Segment {
+        let r = *self.sb.get(i).expect("index in scoreboard");
+        self.sb.retransmitted(i, now);
+        self.stats.retransmits += 1;
+        self.rtx_in_episode += 1;
+        let mut seg = self.data_segment(now, r.start, r.len());
+        seg.retransmission = true;
+        self.on_data_sent(now, r.len());
+        seg
+    }
+
+    // ----- output -------------------------------------------------------------------
+
+    /// The next segment to send, if any.
+    pub fn poll_transmit(&mut self, now: Instant) -> Option<Segment> {
+        if self.state == State::SynSent {
+            if !self.syn_due {
+                return None;
+            }
+            self.syn_due = false;
+            self.syn_sent_at = Some(now);
+            self.stats.segments_sent += 1;
+            if self.rto_at.is_none() {
+                self.arm_rto(now);
+            }
+            return Some(Segment {
+                flags: Flags::SYN,
+                wnd: self.cfg.rcv_buf.min(u16::MAX as u64),
+                mss: Some(self.cfg.mss.min(u16::MAX as u32) as u16),
+                sack_permitted: self.cfg.sack,
+                wscale: Some(0),
+                ts: self.cfg.timestamps.then(|| Timestamps {
+                    tsval: self.ts_now(now),
+                    tsecr: 0,
+                }),
+                ..Segment::default()
+            });
+        }
+
+        if self.probe_due {
+            self.probe_due = false;
+            self.stats.window_probes += 1;
+            self.stats.segments_sent += 1;
+            let mut seg = self.data_segment(now, self.snd_una, 0);
+            seg.window_probe = true;
+            return Some(seg);
+        }
+
+        if self.forced_rtx {
+            self.forced_rtx = false;
+            if let Some(i) = self.sb.first_lost() {
+                return Some(self.retransmit(now, i));
+            }
+        }
+
+        let cwnd = self.cc.window();
+        let pipe_mode = self.ca == CaState::Loss
+            || (self.ca == CaState::Recovery && self.cfg.recovery == Recovery::Sack);
+
+        // RFC 6675 NextSeg rule (1), and go-back-N after a timeout: lost segments
+        // first, as the window allows.
+        if pipe_mode && self.sb.lost_count() > 0 {
+            let i = self.sb.first_lost()?;
+            let len = self.sb.get(i)?.len();
+            if self.sb.pipe() + len <= cwnd.max(self.mss()) || self.sb.pipe() == 0 {
+                return Some(self.retransmit(now, i));
+            }
+            return None;
+        }
+
+        // New data.
+        let app_room = self.app_end.saturating_sub(self.snd_nxt);
+        if app_room == 0 {
+            return None;
+        }
+        let wnd_limit = self.snd_una + self.snd_wnd.min(self.cfg.max_send_window);
+        let rwnd_room = wnd_limit.saturating_sub(self.snd_nxt);
+        let cwnd_room = if self.ca == CaState::Recovery && !pipe_mode {
+            self.recovery_cwnd.saturating_sub(self.flight_size())
+        } else {
+            let mut allowed = cwnd;
+            if self.cfg.limited_transmit
+                && self.ca == CaState::Open
+                && self.dupacks > 0
+                && self.dupacks < self.cfg.dupack_threshold
+            {
+                // RFC 3042: each of the first two dupACKs lets one new segment out.
+                allowed += self.dupacks as u64 * self.mss();
+            }
+            allowed.saturating_sub(self.sb.pipe())
+        };
+        if rwnd_room == 0 {
+            // RFC 9293 §3.8.6.1: a zero window with nothing in flight needs the
+            // persist timer, or the connection may deadlock on a lost window update.
+            if self.sb.is_empty() && self.persist_at.is_none() {
+                self.persist_at = Some(now + self.persist_interval());
+            }
+            return None;
+        }
+        let mss = self.mss();
+        let len = mss.min(rwnd_room).min(cwnd_room).min(app_room);
+        if len == 0 {
+            return None;
+        }
+        if len < mss && len < app_room {
+            // Never send a runt because of cwnd. Because of the receiver's window, fill
+            // it as Linux does, unless RFC 1122 §4.2.3.4 sender SWS avoidance is on:
+            // then only with nothing in flight or at least half the largest window the
+            // peer has offered (the override timer is applied at once).
+            if cwnd_room < mss.min(app_room) {
+                return None;
+            }
+            if self.cfg.sender_sws && !self.sb.is_empty() && len < self.max_snd_wnd / 2 {
+                return None;
+            }
+        }
+
+        // RFC 5681 §4.1: restart from the initial window after an idle period
+        // longer than the RTO.
+        if self.cfg.idle_restart && self.sb.is_empty() {
+            if let Some(last) = self.last_data_sent {
+                let idle = now - last;
+                if idle > self.rtt.rto() {
+                    let iw = self.cfg.initial_window_bytes();
+                    if self.cc.window() > iw {
+                        self.cc.set_window(iw);
+                    }
+                    self.cc.on_event(now, CaEvent::TxStartAfterIdle { idle });
+                }
+            }
+        }
+
+        let seq = self.snd_nxt;
+        self.snd_nxt += len;
+        self.sb.push(SegRec {
+            start: seq,
+            end: seq + len,
+            sent_at: now,
+            tx_count: 1,
+            sacked: false,
+            lost: false,
+            app_limited: len == app_room,
+        });
+        self.persist_at = None;
+        let seg = self.data_segment(now, seq, len);
+        self.on_data_sent(now, len);
+        Some(seg)
+    }
+
+    fn persist_interval(&self) -> Duration {
+        let base = self.rtt.rto().max(self.cfg.persist_min);
+        base.saturating_mul(1u64 << self.persist_backoff.min(16))
+            .min(self.cfg.persist_max)
+    }
+
+    /// When `handle_timeout` should next be called.
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        match (self.rto_at, self.persist_at) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    // ----- input --------------------------------------------------------------------
+
+    /// Timers that are due at `now` fire.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        if self.rto_at.is_some_and(|t| now >= t) {
+            self.rto_at = None;
+            self.on_rto(now);
+        }
+        if self.persist_at.is_some_and(|t| now >= t) {
+            if self.sb.is_empty() && self.snd_wnd == 0 {
+                self.probe_due = true;
+                self.persist_backoff += 1;
+                self.persist_at = Some(now + self.persist_interval());
+            } else {
+                self.persist_at = None;
+            }
+        }
+    }
+
+    fn on_rto(&mut self, now: Instant) {
+        self.stats.timeouts += 1;
+        self.rtt.backoff();
+        if self.state == State::SynSent {
+            // RFC 6298 §5 applied to the SYN; RFC 5681 §3.1: the window after a lost
+            // SYN is one segment.
+            self.syn_due = true;
+            self.syn_retransmitted = true;
+            self.stats.syn_retransmits += 1;
+            return;
+        }
+        if self.sb.is_empty() {
+            return;
+        }
+        let in_flight = if self.ca == CaState::Loss {
+            // A repeated timeout: only what was resent is in flight (RFC 5681 §3.1).
+            self.sb.pipe()
+        } else {
+            self.flight_size()
+        };
+        self.set_ca(CaState::Loss);
+        self.cc.on_congestion_event(&CongestionEvent {
+            now,
+            kind: CongestionKind::Timeout,
+            in_flight,
+            lost_bytes: self.flight_size(),
+            mss: self.cfg.mss,
+        });
+        self.sb.mark_all_lost();
+        self.recover = Some(self.snd_nxt);
+        self.dupacks = 0;
+        self.rtx_in_episode = 0;
+        self.forced_rtx = true;
+        self.arm_rto(now);
+    }
+
+    fn enter_recovery(&mut self, now: Instant) {
+        self.stats.fast_retransmits += 1;
+        let flight = self.flight_size();
+        self.set_ca(CaState::Recovery);
+        self.cc.on_congestion_event(&CongestionEvent {
+            now,
+            kind: CongestionKind::FastRetransmit,
+            in_flight: flight,
+            lost_bytes: self.sb.front().map_or(0, |r| r.len()),
+            mss: self.cfg.mss,
+        });
+        self.recover = Some(self.snd_nxt);
+        self.rtx_in_episode = 0;
+        self.partial_acked = false;
+        self.sb.mark_lost(0);
+        if self.sack_ok {
+            self.sb.mark_lost_by_sack(self.cfg.dupack_threshold, self.mss());
+        }
+        // RFC 5681 §3.2 step 4: cwnd = ssthresh + 3*SMSS (inflated by the dupACKs).
+        self.recovery_cwnd = self.cc.ssthresh() + self.dupacks as u64 * self.mss();
+        self.forced_rtx = true;
+    }
+
+    fn exit_recovery(&mut self, now: Instant) {
+        self.cc.on_recovery_exit(&RecoveryExit {
+            now,
+            in_flight: self.sb.pipe(),
+            retransmitted_segments: self.rtx_in_episode,
+            mss: self.cfg.mss,
+        });
+        self.set_ca(CaState::Open);
+        self.dupacks = 0;
+    }
+
+    /// A segment from the receiver (an ACK, a window update or a SYN-ACK) arrived.
+    pub fn handle_segment(&mut self, now: Instant, seg: &Segment) {
+        if self.state == State::SynSent {
+            if seg.flags.contains(Flags::SYN) && seg.flags.contains(Flags::ACK) {
+                self.state = State::Established;
+                self.ts_ok = self.cfg.timestamps && seg.ts.is_some();
+                self.sack_ok = self.cfg.sack && seg.sack_permitted;
+                if let Some(ts) = seg.ts {
+                    self.ts_recent = ts.tsval;
+                }
+                if !self.syn_retransmitted {
+                    if let Some(t) = self.syn_sent_at {
+                        let r = now - t;
+                        self.rtt.on_sample(r);
+                        self.stats.rtt.record(r);
+                    }
+                } else {
+                    self.cc.set_window(self.mss());
+                }
+                self.rtt.reset_backoff();
+                self.snd_wnd = seg.wnd;
+                self.max_snd_wnd = seg.wnd;
+                self.rto_at = None;
+            }
+            return;
+        }
+        if !seg.flags.contains(Flags::ACK) {
+            return;
+        }
+        let ack = seg.ack;
+        if ack > self.snd_nxt {
+            return; // acknowledges something never sent
+        }
+        if self.ts_ok {
+            if let Some(ts) = seg.ts {
+                self.ts_recent = ts.tsval;
+            }
+        }
+        let prior_in_flight = self.sb.pipe();
+        let old_wnd = self.snd_wnd;
+        if ack >= self.snd_una {
+            // RFC 9293 §3.10.7.4: take the window from an ACK that is not old.
+            self.snd_wnd = seg.wnd;
+            self.max_snd_wnd = self.max_snd_wnd.max(seg.wnd);
+        }
+        let mut newly_sacked = 0;
+        if self.sack_ok {
+            for (l, r) in seg.sack.iter() {
+                if r > ack {
+                    newly_sacked += self.sb.sack(l.max(ack), r);
+                }
+            }
+        }
+
+        if ack > self.snd_una {
+            let (last, newly_acked) = self.sb.ack_to(ack);
+            self.snd_una = ack;
+            // RTT sample: RFC 7323 §4.1 from the echoed timestamp, else RFC 6298 §3
+            // Karn's rule (never from a retransmitted segment).
+            let sample = match (self.ts_ok, seg.ts) {
+                (true, Some(ts)) if ts.tsecr != 0 => {
+                    let ticks = self.ts_now(now).wrapping_sub(ts.tsecr) as u64;
+                    Some(Duration::from_nanos(
+                        ticks * self.cfg.ts_granularity.as_nanos(),
+                    ))
+                }
+                _ => last
+                    .filter(|r| r.tx_count == 1)
+                    .map(|r| now - r.sent_at),
+            };
+            if let Some(r) = sample {
+                self.rtt.on_sample(r);
+                self.stats.rtt.record(r);
+            }
+            self.rtt.reset_backoff();
+            self.persist_backoff = 0;
+
+            let mut restart_timer = true;
+            match self.ca {
+                CaState::Recovery => {
+                    if self.recover.is_some_and(|rec| ack >= rec)
+                        || self.cfg.recovery == Recovery::Reno
+                    {
+                        self.exit_recovery(now);
+                    } else if self.cfg.recovery == Recovery::NewReno {
+                        // RFC 6582 §3.2 step 5: a partial ACK. Retransmit the first
+                        // unacknowledged segment, deflate the window by the amount
+                        // acknowledged, add back one SMSS if that was at least SMSS.
+                        self.sb.mark_lost(0);
+                        self.forced_rtx = true;
+                        self.recovery_cwnd = self.recovery_cwnd.saturating_sub(newly_acked);
+                        if newly_acked >= self.mss() {
+                            self.recovery_cwnd += self.mss();
+                        }
+                        // "Impatient" variant (RFC 6582 §4): reset the timer on the
+                        // first partial ACK only.
+                        restart_timer = !self.partial_acked;
+                        self.partial_acked = true;
+                    } else {
+                        // RFC 6675: losses follow from the scoreboard.
+                        self.sb
+                            .mark_lost_by_sack(self.cfg.dupack_threshold, self.mss());
+                    }
+                }
+                CaState::Loss => {
+                    if self.recover.is_some_and(|rec| ack >= rec) {
+                        self.set_ca(CaState::Open);
+                    }
+                }
+                CaState::Open => {}
+            }
+            if self.ca != CaState::Recovery {
+                self.dupacks = 0;
+            }
+            let min_rtt = self.rtt.min_rtt().unwrap_or_default();
+            let srtt = self.rtt.srtt().unwrap_or(min_rtt);
+            self.cc.on_ack(&AckSample {
+                now,
+                acked_bytes: newly_acked + newly_sacked,
+                prior_in_flight,
+                rtt: sample,
+                srtt,
+                min_rtt,
+                app_limited: last.is_some_and(|r| r.app_limited),
+                in_recovery: self.ca == CaState::Recovery,
+                mss: self.cfg.mss,
+            });
+            if self.sb.is_empty() {
+                self.rto_at = None;
+            } else if restart_timer {
+                // RFC 6298 §5.3: restart the timer when new data is acknowledged.
+                self.arm_rto(now);
+            }
+        } else if ack == self.snd_una && !self.sb.is_empty() && seg.len == 0 {
+            // A duplicate ACK: RFC 5681 §2 (same ACK, same window, no data) or, with
+            // SACK, RFC 6675 §2 (it SACKs new data).
+            let dup = if self.sack_ok {
+                newly_sacked > 0
+            } else {
+                seg.wnd == old_wnd && !seg.flags.contains(Flags::SYN)
+            };
+            if dup {
+                self.dupacks += 1;
+                match self.ca {
+                    CaState::Open => {
+                        let sack_loss = self.sack_ok
+                            && self
+                                .sb
+                                .mark_lost_by_sack(self.cfg.dupack_threshold, self.mss())
+                                > 0;
+                        // RFC 6582 §3.2 step 1: no new recovery until `recover` is
+                        // acknowledged (it guards against repeated reductions).
+                        let allowed = self.recover.is_none_or(|rec| ack >= rec);
+                        if allowed && (self.dupacks >= self.cfg.dupack_threshold || sack_loss)
+                        {
+                            self.enter_recovery(now);
+                        }
+                    }
+                    CaState::Recovery => {
+                        if self.cfg.recovery == Recovery::Sack {
+                            self.sb
+                                .mark_lost_by_sack(self.cfg.dupack_threshold, self.mss());
+                        } else {
+                            // RFC 5681 §3.2 step 5: inflate by one SMSS per dupACK.
+                            self.recovery_cwnd += self.mss();
+                        }
+                    }
+                    CaState::Loss => {}
+                }
+            }
+        }
+
+        if self.snd_wnd > 0 {
+            self.persist_at = None;
+        }
+    }
+
+    // ----- getters ------------------------------------------------------------------
+
+    pub fn config(&self) -> &TcpConfig {
+        &self.cfg
+    }
+    pub fn stats(&self) -> &SenderStats {
+        &self.stats
+    }
+    pub fn cc(&self) -> &dyn CongestionController {
+        self.cc.as_ref()
+    }
+    pub fn cc_mut(&mut self) -> &mut dyn CongestionController {
+        self.cc.as_mut()
+    }
+    /// The window the sender uses now: cwnd, or the inflated recovery window.
+    pub fn cwnd(&self) -> u64 {
+        if self.ca == CaState::Recovery && self.cfg.recovery != Recovery::Sack {
+            self.recovery_cwnd
+        } else {
+            self.cc.window()
+        }
+    }
+    pub fn ssthresh(&self) -> u64 {
+        self.cc.ssthresh()
+    }
+    pub fn ca_state(&self) -> CaState {
+        self.ca
+    }
+    pub fn snd_una(&self) -> u64 {
+        self.snd_una
+    }
+    pub fn snd_nxt(&self) -> u64 {
+        self.snd_nxt
+    }
+    /// Bytes outstanding (sent, not cumulatively acknowledged).
+    pub fn flight(&self) -> u64 {
+        self.flight_size()
+    }
+    /// RFC 6675 pipe.
+    pub fn pipe(&self) -> u64 {
+        self.sb.pipe()
+    }
+    pub fn snd_wnd(&self) -> u64 {
+        self.snd_wnd
+    }
+    pub fn rtt(&self) -> &RttEstimator {
+        &self.rtt
+    }
+    pub fn rto(&self) -> Duration {
+        self.rtt.rto()
+    }
+    pub fn is_established(&self) -> bool {
+        self.state == State::Established
+    }
+    pub fn sack_enabled(&self) -> bool {
+        self.sack_ok
+    }
+    pub fn timestamps_enabled(&self) -> bool {
+        self.ts_ok
+    }
+}

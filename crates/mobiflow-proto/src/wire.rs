@@ -1,0 +1,155 @@
+//! Segment representations exchanged between endpoints.
+//!
+//! A [`Segment`] is the parsed form of a TCP header (RFC 9293 §3.1) with the options
+//! mobiflow models: timestamps (RFC 7323 §3), SACK blocks (RFC 2018 §3), and the
+//! experimental option of AFC. It carries no payload bytes: a simulator only needs the
+//! payload's length, and the wire encoder (pcap) fills it with zeros.
+//!
+//! Sequence numbers are kept as 64-bit *stream offsets*: offset 0 is the first payload
+//! byte. The 32-bit wire value is `isn + 1 + offset` modulo 2^32 (the SYN occupies
+//! `isn`); conversion happens only at the wire boundary, so the protocol code never
+//! meets wrap-around.
+
+/// TCP control flags (RFC 9293 §3.1).
+#[derive(Copy, Clone, PartialEq, Eq, Default, Debug)]
+pub struct Flags(pub u8);
+
+impl Flags {
+    pub const FIN: Flags = Flags(0x01);
+    pub const SYN: Flags = Flags(0x02);
+    pub const RST: Flags = Flags(0x04);
+    pub const PSH: Flags = Flags(0x08);
+    pub const ACK: Flags = Flags(0x10);
+    pub const ECE: Flags = Flags(0x40);
+    pub const CWR: Flags = Flags(0x80);
+
+    pub const fn contains(self, other: Flags) -> bool {
+        self.0 & other.0 == other.0
+    }
+    pub const fn union(self, other: Flags) -> Flags {
+        Flags(self.0 | other.0)
+    }
+}
+
+impl std::ops::BitOr for Flags {
+    type Output = Flags;
+    fn bitor(self, rhs: Flags) -> Flags {
+        self.union(rhs)
+    }
+}
+
+/// The RFC 7323 timestamps option: TSval and TSecr, in ticks of the sender's clock.
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
+pub struct Timestamps {
+    pub tsval: u32,
+    pub tsecr: u32,
+}
+
+/// Up to four SACK blocks (RFC 2018 §3: at most 4 fit, 3 beside timestamps).
+///
+/// Blocks are `[left, right)` stream offsets, the most recently changed block first
+/// (RFC 2018 §4).
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
+pub struct SackBlocks {
+    blocks: [(u64, u64); 4],
+    len: u8,
+}
+
+impl SackBlocks {
+    pub const MAX: usize = 4;
+
+    pub fn new() -> Self {
+        Self::default()
+    }
+    pub fn push(&mut self, left: u64, right: u64) -> bool {
+        if (self.len as usize) < Self::MAX {
+            self.blocks[self.len as usize] = (left, right);
+            self.len += 1;
+            true
+        } else {
+            false
+        }
+    }
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    pub fn iter(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        self.blocks[..self.len as usize].iter().copied()
+    }
+    pub fn truncate(&mut self, n: usize) {
+        self.len = self.len.min(n as u8);
+    }
+}
+
+/// A TCP segment as mobiflow models it.
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
+pub struct Segment {
+    /// Stream offset of the first payload byte (or of the next byte, for a pure ACK).
+    pub seq: u64,
+    /// Cumulative acknowledgment: stream offset of the next byte expected.
+    pub ack: u64,
+    /// Payload length in bytes.
+    pub len: u32,
+    pub flags: Flags,
+    /// Advertised receive window in bytes, before window scaling.
+    pub wnd: u64,
+    /// Timestamps option, when negotiated.
+    pub ts: Option<Timestamps>,
+    /// SACK blocks, when negotiated.
+    pub sack: SackBlocks,
+    /// MSS option (SYN and SYN-ACK only).
+    pub mss: Option<u16>,
+    /// SACK-permitted option (SYN and SYN-ACK only).
+    pub sack_permitted: bool,
+    /// Window-scale shift (SYN and SYN-ACK only).
+    pub wscale: Option<u8>,
+    /// AFC's 2-byte experimental option: the application read rate, encoded
+    /// (see `flow::afc`). `None` when absent.
+    pub afc_rate: Option<u8>,
+    /// True if this segment is a retransmission (for tracing only; not on the wire).
+    pub retransmission: bool,
+    /// A zero-window probe (RFC 9293 §3.8.6.1). mobiflow probes as Linux does, with a
+    /// zero-length segment whose wire sequence number is `seq - 1` (already
+    /// acknowledged), which the receiver must answer with an ACK.
+    pub window_probe: bool,
+}
+
+impl Segment {
+    /// Bytes of TCP options this segment carries on the wire, padded to 4 bytes.
+    pub fn options_len(&self) -> u32 {
+        let mut n = 0u32;
+        if self.mss.is_some() {
+            n += 4;
+        }
+        if self.sack_permitted {
+            n += 2;
+        }
+        if self.wscale.is_some() {
+            n += 3;
+        }
+        if self.ts.is_some() {
+            n += 10;
+        }
+        if !self.sack.is_empty() {
+            n += 2 + 8 * self.sack.len() as u32;
+        }
+        if self.afc_rate.is_some() {
+            n += 2;
+        }
+        n.div_ceil(4) * 4
+    }
+
+    /// The sequence space this segment occupies: payload, plus one for SYN and FIN.
+    pub fn seq_len(&self) -> u64 {
+        self.len as u64
+            + self.flags.contains(Flags::SYN) as u64
+            + self.flags.contains(Flags::FIN) as u64
+    }
+
+    pub fn is_pure_ack(&self) -> bool {
+        self.len == 0 && !self.flags.contains(Flags::SYN) && !self.flags.contains(Flags::FIN)
+    }
+}

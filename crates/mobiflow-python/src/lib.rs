@@ -1,0 +1,581 @@
+//! # mobiflow-python: the `mobiflow._mobiflow` extension module
+//!
+//! Bindings only. Every function here loads a scenario with `mobiflow_sim`, runs it
+//! or describes it, and hands the result to Python as a JSON string; the Python
+//! package (`py/python/mobiflow`) turns that into dicts, tables and files. No
+//! simulation logic lives in this crate, and no engine crate depends on pyo3.
+//!
+//! Errors cross as Python exceptions:
+//!
+//! * a scenario that is wrong (bad file, bad key, bad value, bad `--set`) raises
+//!   `mobiflow.ScenarioError`, a `ValueError` with attributes `file`, `key` and
+//!   `reason`, whose message is `FILE: KEY: REASON`;
+//! * a failure during the run raises `RuntimeError` with the engine's message;
+//! * a failure to write the output folder raises `OSError`.
+//!
+//! The GIL is released while a scenario is loaded, run and written, so Python threads
+//! may run several scenarios at once.
+
+use mobiflow_sim::model::{
+    AppSpec, DelayModel, DirSpec, FlowSpec, LinkSpec, QueueLimit, QueueSpec, RateModel, ReaderSpec,
+    Scenario, Transport,
+};
+use mobiflow_sim::{output, ScenarioError};
+use pyo3::create_exception;
+use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+create_exception!(
+    mobiflow,
+    PyScenarioError,
+    PyValueError,
+    "A scenario that cannot be run: the file, the dotted key and the reason.\n\n\
+     Attributes: file (str | None), key (str | None), reason (str)."
+);
+
+/// Everything that can go wrong in a call, without holding the GIL.
+enum Failure {
+    Scenario(ScenarioError),
+    Run(String),
+    Output(PathBuf, std::io::Error),
+}
+
+impl Failure {
+    fn into_pyerr(self, py: Python<'_>) -> PyErr {
+        match self {
+            Failure::Scenario(e) => scenario_error(py, &e),
+            Failure::Run(msg) => PyRuntimeError::new_err(msg),
+            Failure::Output(dir, e) => {
+                PyOSError::new_err(format!("cannot write results to {}: {e}", dir.display()))
+            }
+        }
+    }
+}
+
+/// A `ScenarioError` exception carrying the file, key and reason as attributes.
+fn scenario_error(py: Python<'_>, e: &ScenarioError) -> PyErr {
+    let err = PyScenarioError::new_err(e.to_string());
+    let value = err.value(py);
+    let file = e.file.as_ref().map(|p| p.display().to_string());
+    let set = value
+        .setattr("file", file)
+        .and_then(|()| value.setattr("key", e.key.clone()))
+        .and_then(|()| value.setattr("reason", e.reason.clone()));
+    match set {
+        Ok(()) => err,
+        Err(other) => other,
+    }
+}
+
+/// Runs a loaded scenario, writes its results to `out_dir` if given, and returns the
+/// summary as JSON (the exact bytes of `summary.json`).
+fn run_scenario(scenario: &Scenario, out_dir: Option<&Path>) -> Result<String, Failure> {
+    let result = mobiflow_sim::run(scenario).map_err(|e| Failure::Run(e.to_string()))?;
+    if let Some(dir) = out_dir {
+        output::write_run(&result, dir).map_err(|e| Failure::Output(dir.to_path_buf(), e))?;
+    }
+    Ok(output::summary_json(&result.summary))
+}
+
+/// Checks a scenario file without running it and describes it as JSON.
+///
+/// `overrides` are `(dotted key, value)` pairs applied on top of the file, as the
+/// command line's `--set KEY=VALUE`. Raises `ScenarioError` if the scenario is wrong.
+#[pyfunction]
+#[pyo3(signature = (path, overrides = Vec::new()))]
+fn validate_file(
+    py: Python<'_>,
+    path: PathBuf,
+    overrides: Vec<(String, String)>,
+) -> PyResult<String> {
+    py.allow_threads(|| {
+        let scenario = mobiflow_sim::load_file(&path, &overrides).map_err(Failure::Scenario)?;
+        Ok(describe_json(&scenario))
+    })
+    .map_err(|f: Failure| f.into_pyerr(py))
+}
+
+/// Loads, runs and (if `out_dir` is given) writes a scenario file; returns the summary
+/// as JSON.
+///
+/// Raises `ScenarioError` if the scenario is wrong, `RuntimeError` if the run fails and
+/// `OSError` if the results cannot be written.
+#[pyfunction]
+#[pyo3(signature = (path, overrides = Vec::new(), out_dir = None))]
+fn run_file(
+    py: Python<'_>,
+    path: PathBuf,
+    overrides: Vec<(String, String)>,
+    out_dir: Option<PathBuf>,
+) -> PyResult<String> {
+    py.allow_threads(|| {
+        let scenario = mobiflow_sim::load_file(&path, &overrides).map_err(Failure::Scenario)?;
+        run_scenario(&scenario, out_dir.as_deref())
+    })
+    .map_err(|f| f.into_pyerr(py))
+}
+
+/// [`run_file`] for a scenario given as TOML text. `source`, if given, names the file
+/// the text stands for: messages mention it and relative paths (traces) resolve
+/// against its folder.
+#[pyfunction]
+#[pyo3(signature = (text, overrides = Vec::new(), out_dir = None, source = None))]
+fn run_str(
+    py: Python<'_>,
+    text: String,
+    overrides: Vec<(String, String)>,
+    out_dir: Option<PathBuf>,
+    source: Option<PathBuf>,
+) -> PyResult<String> {
+    py.allow_threads(|| {
+        let scenario = mobiflow_sim::load_str(&text, source.as_deref(), &overrides)
+            .map_err(Failure::Scenario)?;
+        run_scenario(&scenario, out_dir.as_deref())
+    })
+    .map_err(|f| f.into_pyerr(py))
+}
+
+/// [`validate_file`] for a scenario given as TOML text.
+#[pyfunction]
+#[pyo3(signature = (text, overrides = Vec::new(), source = None))]
+fn validate_str(
+    py: Python<'_>,
+    text: String,
+    overrides: Vec<(String, String)>,
+    source: Option<PathBuf>,
+) -> PyResult<String> {
+    py.allow_threads(|| {
+        let scenario = mobiflow_sim::load_str(&text, source.as_deref(), &overrides)
+            .map_err(Failure::Scenario)?;
+        Ok(describe_json(&scenario))
+    })
+    .map_err(|f: Failure| f.into_pyerr(py))
+}
+
+/// The version of the engine (the workspace version).
+#[pyfunction]
+fn version() -> &'static str {
+    mobiflow_sim::VERSION
+}
+
+#[pymodule]
+fn _mobiflow(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(validate_file, m)?)?;
+    m.add_function(wrap_pyfunction!(validate_str, m)?)?;
+    m.add_function(wrap_pyfunction!(run_file, m)?)?;
+    m.add_function(wrap_pyfunction!(run_str, m)?)?;
+    m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add("ScenarioError", m.py().get_type::<PyScenarioError>())?;
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------
+// Description of a validated scenario (what `mobiflow validate` prints). Units are in
+// the field names: seconds, bits per second, bytes, packets.
+// ---------------------------------------------------------------------------------
+
+#[derive(Serialize)]
+struct Description<'a> {
+    scenario: &'a str,
+    source: Option<String>,
+    seed: u64,
+    duration_s: f64,
+    nodes: &'a [String],
+    links: Vec<LinkDesc<'a>>,
+    flows: Vec<FlowDesc<'a>>,
+    intervals: Vec<IntervalDesc<'a>>,
+    sample_interval_s: Option<f64>,
+    assumed: BTreeMap<&'a str, &'a str>,
+}
+
+#[derive(Serialize)]
+struct LinkDesc<'a> {
+    name: &'a str,
+    a: &'a str,
+    b: &'a str,
+    dirs: Vec<DirDesc<'a>>,
+}
+
+#[derive(Serialize)]
+struct DirDesc<'a> {
+    from: &'a str,
+    to: &'a str,
+    rate: RateDesc,
+    delay: DelayDesc,
+    queue: QueueDesc,
+    outages_s: Vec<(f64, f64)>,
+}
+
+#[derive(Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+enum RateDesc {
+    Constant {
+        bps: u64,
+    },
+    Schedule {
+        points: Vec<(f64, u64)>,
+        period_s: Option<f64>,
+    },
+    Trace {
+        path: String,
+        mean_bps: f64,
+        opportunities: usize,
+        period_ms: u64,
+        mtu_bytes: u32,
+    },
+    Other {
+        debug: String,
+    },
+}
+
+#[derive(Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+enum DelayDesc {
+    Constant {
+        s: f64,
+    },
+    Schedule {
+        points: Vec<(f64, f64)>,
+        period_s: Option<f64>,
+    },
+    Other {
+        debug: String,
+    },
+}
+
+#[derive(Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+enum QueueDesc {
+    Droptail {
+        limit_packets: Option<u32>,
+        limit_bytes: Option<u64>,
+    },
+    Red {
+        limit_packets: Option<u32>,
+        limit_bytes: Option<u64>,
+        min_th: f64,
+        max_th: f64,
+        w_q: f64,
+        max_p: f64,
+        gentle: bool,
+        mean_pktsize_bytes: u32,
+    },
+    Other {
+        debug: String,
+    },
+}
+
+#[derive(Serialize)]
+struct FlowDesc<'a> {
+    name: &'a str,
+    src: &'a str,
+    dst: &'a str,
+    start_s: f64,
+    stop_s: Option<f64>,
+    transport: TransportDesc,
+    app: AppDesc,
+    reader: ReaderDesc,
+}
+
+#[derive(Serialize)]
+#[serde(tag = "protocol", rename_all = "snake_case")]
+enum TransportDesc {
+    Tcp {
+        cc: &'static str,
+        recovery: &'static str,
+        mss_bytes: u32,
+        rcv_buf_bytes: u64,
+        sack: bool,
+        timestamps: bool,
+        delayed_ack: bool,
+    },
+    Other {
+        debug: String,
+    },
+}
+
+#[derive(Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+enum AppDesc {
+    Bulk,
+    Sized { bytes: u64 },
+    Bursts { at_s: Vec<f64>, bytes: Vec<u64> },
+    OnOff { burst_bytes: u64, period_s: f64 },
+    Other { debug: String },
+}
+
+#[derive(Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+enum ReaderDesc {
+    Greedy,
+    Constant {
+        rate_bps: u64,
+        interval_s: f64,
+    },
+    Steps {
+        rates_bps: Vec<u64>,
+        step_s: f64,
+        interval_s: f64,
+    },
+    Sine {
+        mean_bps: u64,
+        amplitude_bps: u64,
+        period_s: f64,
+        phase_rad: f64,
+        interval_s: f64,
+    },
+    Other {
+        debug: String,
+    },
+}
+
+#[derive(Serialize)]
+struct IntervalDesc<'a> {
+    name: &'a str,
+    start_s: f64,
+    end_s: f64,
+}
+
+/// The scenario as pretty JSON with a final newline.
+fn describe_json(s: &Scenario) -> String {
+    let mut text =
+        serde_json::to_string_pretty(&describe(s)).expect("a description serialises to JSON");
+    text.push('\n');
+    text
+}
+
+fn describe(s: &Scenario) -> Description<'_> {
+    Description {
+        scenario: &s.name,
+        source: s.source.as_ref().map(|p| p.display().to_string()),
+        seed: s.seed,
+        duration_s: s.duration.as_secs_f64(),
+        nodes: &s.nodes,
+        links: s.links.iter().map(|l| describe_link(s, l)).collect(),
+        flows: s.flows.iter().map(|f| describe_flow(s, f)).collect(),
+        intervals: s
+            .measure
+            .intervals
+            .iter()
+            .map(|(name, start, end)| IntervalDesc {
+                name,
+                start_s: start.as_secs_f64(),
+                end_s: end.as_secs_f64(),
+            })
+            .collect(),
+        sample_interval_s: s.measure.sample_interval.map(|d| d.as_secs_f64()),
+        assumed: s
+            .assumed
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect(),
+    }
+}
+
+fn node(s: &Scenario, i: usize) -> &str {
+    s.nodes.get(i).map(String::as_str).unwrap_or("?")
+}
+
+fn describe_link<'a>(s: &'a Scenario, l: &'a LinkSpec) -> LinkDesc<'a> {
+    let (a, b) = (node(s, l.a), node(s, l.b));
+    LinkDesc {
+        name: &l.name,
+        a,
+        b,
+        dirs: vec![
+            describe_dir(a, b, &l.dirs[0]),
+            describe_dir(b, a, &l.dirs[1]),
+        ],
+    }
+}
+
+fn describe_dir<'a>(from: &'a str, to: &'a str, d: &DirSpec) -> DirDesc<'a> {
+    DirDesc {
+        from,
+        to,
+        rate: describe_rate(&d.rate),
+        delay: describe_delay(&d.delay),
+        queue: describe_queue(&d.queue),
+        outages_s: d
+            .outages
+            .iter()
+            .map(|(start, end)| (start.as_secs_f64(), end.as_secs_f64()))
+            .collect(),
+    }
+}
+
+fn describe_rate(r: &RateModel) -> RateDesc {
+    match r {
+        RateModel::Constant(bps) => RateDesc::Constant { bps: *bps },
+        RateModel::Schedule { points, period } => RateDesc::Schedule {
+            points: points
+                .iter()
+                .map(|(t, bps)| (t.as_secs_f64(), *bps))
+                .collect(),
+            period_s: period.map(|p| p.as_secs_f64()),
+        },
+        RateModel::Trace(t) => RateDesc::Trace {
+            path: t.path.display().to_string(),
+            mean_bps: t.mean_rate_bps(),
+            opportunities: t.opportunities_ms.len(),
+            period_ms: t.period_ms,
+            mtu_bytes: t.mtu,
+        },
+        #[allow(unreachable_patterns)]
+        other => RateDesc::Other {
+            debug: format!("{other:?}"),
+        },
+    }
+}
+
+fn describe_delay(d: &DelayModel) -> DelayDesc {
+    match d {
+        DelayModel::Constant(delay) => DelayDesc::Constant {
+            s: delay.as_secs_f64(),
+        },
+        DelayModel::Schedule { points, period } => DelayDesc::Schedule {
+            points: points
+                .iter()
+                .map(|(t, delay)| (t.as_secs_f64(), delay.as_secs_f64()))
+                .collect(),
+            period_s: period.map(|p| p.as_secs_f64()),
+        },
+        #[allow(unreachable_patterns)]
+        other => DelayDesc::Other {
+            debug: format!("{other:?}"),
+        },
+    }
+}
+
+fn limit(l: &QueueLimit) -> (Option<u32>, Option<u64>) {
+    match l {
+        QueueLimit::Packets(p) => (Some(*p), None),
+        QueueLimit::Bytes(b) => (None, Some(*b)),
+    }
+}
+
+fn describe_queue(q: &QueueSpec) -> QueueDesc {
+    match q {
+        QueueSpec::DropTail { limit: l } => {
+            let (limit_packets, limit_bytes) = limit(l);
+            QueueDesc::Droptail {
+                limit_packets,
+                limit_bytes,
+            }
+        }
+        QueueSpec::Red {
+            limit: l,
+            min_th,
+            max_th,
+            w_q,
+            max_p,
+            gentle,
+            mean_pktsize,
+        } => {
+            let (limit_packets, limit_bytes) = limit(l);
+            QueueDesc::Red {
+                limit_packets,
+                limit_bytes,
+                min_th: *min_th,
+                max_th: *max_th,
+                w_q: *w_q,
+                max_p: *max_p,
+                gentle: *gentle,
+                mean_pktsize_bytes: *mean_pktsize,
+            }
+        }
+        #[allow(unreachable_patterns)]
+        other => QueueDesc::Other {
+            debug: format!("{other:?}"),
+        },
+    }
+}
+
+fn describe_flow<'a>(s: &'a Scenario, f: &'a FlowSpec) -> FlowDesc<'a> {
+    FlowDesc {
+        name: &f.name,
+        src: node(s, f.src),
+        dst: node(s, f.dst),
+        start_s: f.start.as_secs_f64(),
+        stop_s: f.stop.map(|d| d.as_secs_f64()),
+        transport: describe_transport(&f.transport),
+        app: describe_app(&f.app),
+        reader: describe_reader(&f.reader),
+    }
+}
+
+fn describe_transport(t: &Transport) -> TransportDesc {
+    match t {
+        Transport::Tcp(cfg) => TransportDesc::Tcp {
+            cc: cfg.cc.name(),
+            recovery: cfg.recovery.name(),
+            mss_bytes: cfg.mss,
+            rcv_buf_bytes: cfg.rcv_buf,
+            sack: cfg.sack,
+            timestamps: cfg.timestamps,
+            delayed_ack: cfg.delayed_ack,
+        },
+        #[allow(unreachable_patterns)]
+        other => TransportDesc::Other {
+            debug: format!("{other:?}"),
+        },
+    }
+}
+
+fn describe_app(a: &AppSpec) -> AppDesc {
+    match a {
+        AppSpec::Bulk => AppDesc::Bulk,
+        AppSpec::Sized { size } => AppDesc::Sized { bytes: *size },
+        AppSpec::Bursts { at, sizes } => AppDesc::Bursts {
+            at_s: at.iter().map(|d| d.as_secs_f64()).collect(),
+            bytes: sizes.clone(),
+        },
+        AppSpec::OnOff { burst, period } => AppDesc::OnOff {
+            burst_bytes: *burst,
+            period_s: period.as_secs_f64(),
+        },
+        #[allow(unreachable_patterns)]
+        other => AppDesc::Other {
+            debug: format!("{other:?}"),
+        },
+    }
+}
+
+fn describe_reader(r: &ReaderSpec) -> ReaderDesc {
+    match r {
+        ReaderSpec::Greedy => ReaderDesc::Greedy,
+        ReaderSpec::Constant { rate_bps, interval } => ReaderDesc::Constant {
+            rate_bps: *rate_bps,
+            interval_s: interval.as_secs_f64(),
+        },
+        ReaderSpec::Steps {
+            rates_bps,
+            step,
+            interval,
+        } => ReaderDesc::Steps {
+            rates_bps: rates_bps.clone(),
+            step_s: step.as_secs_f64(),
+            interval_s: interval.as_secs_f64(),
+        },
+        ReaderSpec::Sine {
+            mean_bps,
+            amplitude_bps,
+            period,
+            phase_rad,
+            interval,
+        } => ReaderDesc::Sine {
+            mean_bps: *mean_bps,
+            amplitude_bps: *amplitude_bps,
+            period_s: period.as_secs_f64(),
+            phase_rad: *phase_rad,
+            interval_s: interval.as_secs_f64(),
+        },
+        #[allow(unreachable_patterns)]
+        other => ReaderDesc::Other {
+            debug: format!("{other:?}"),
+        },
+    }
+}

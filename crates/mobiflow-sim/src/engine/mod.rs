@@ -1,0 +1,815 @@
+//! The event loop: links, hosts, applications and measurement.
+//!
+//! One owned [`World`] per run (no globals: two simulations can share a process).
+//! Events sit in a binary heap ordered by `(time, insertion sequence)`, so events at
+//! the same time run in the order they were scheduled (FIFO ties) and a run is a pure
+//! function of the scenario. Packets live in a slab and are referred to by index: the
+//! per-packet path allocates nothing once the slab has grown to the largest number of
+//! packets in the network at once. Protocol machines are woken lazily: each endpoint
+//! has at most one pending wake-up that is earlier than all its timers.
+
+pub mod link;
+
+use crate::model::{AppSpec, DelayModel, RateModel, ReaderSpec, Scenario, Transport};
+use crate::results::{FlowSeries, FlowSummary, LinkSeries, LinkSummary, Series, Summary};
+use link::{schedule_at, schedule_changes, Admit, Dir, PktId};
+use mobiflow_proto::tcp::{TcpReceiver, TcpSender};
+use mobiflow_proto::time::{Duration, Instant};
+use mobiflow_proto::wire::Segment;
+use rand_core::SeedableRng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+use std::cmp::Ordering;
+use std::collections::{BTreeMap, BinaryHeap, VecDeque};
+
+/// The result of a run.
+#[derive(Clone, Debug)]
+pub struct RunResult {
+    pub summary: Summary,
+    pub series: Series,
+}
+
+/// A scenario that is valid on paper but cannot be built.
+#[derive(Debug, thiserror::Error, Clone, PartialEq)]
+pub enum RunError {
+    #[error("flows.{flow}: no route from {from:?} to {to:?}")]
+    NoRoute { flow: String, from: String, to: String },
+    #[error("flows.{flow}.tcp.{key}: {reason}")]
+    InvalidTcp { flow: String, key: String, reason: String },
+}
+
+#[derive(Copy, Clone, Debug)]
+enum Ev {
+    FlowStart(u32),
+    FlowStop(u32),
+    AppWrite(u32, u32),
+    Read(u32),
+    /// Endpoint `2*flow` (sender) or `2*flow+1` (receiver).
+    Wake(u32),
+    TxDone(u32, u32),
+    Arrive(u32, PktId, u32),
+    Opportunity(u32),
+    RateChange(u32),
+    DelayChange(u32),
+    OutageStart(u32),
+    OutageEnd(u32),
+    Sample,
+    Mark(u32),
+}
+
+#[derive(Copy, Clone, Debug)]
+struct Entry {
+    t: Instant,
+    seq: u64,
+    ev: Ev,
+}
+impl PartialEq for Entry {
+    fn eq(&self, o: &Self) -> bool {
+        self.t == o.t && self.seq == o.seq
+    }
+}
+impl Eq for Entry {}
+impl PartialOrd for Entry {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Entry {
+    fn cmp(&self, o: &Self) -> Ordering {
+        // Reversed: BinaryHeap is a max-heap.
+        o.t.cmp(&self.t).then(o.seq.cmp(&self.seq))
+    }
+}
+
+#[derive(Clone, Debug)]
+struct Pkt {
+    flow: u32,
+    to_receiver: bool,
+    dst: u32,
+    bytes: u32,
+    seg: Segment,
+}
+
+struct FlowRt {
+    snd: TcpSender,
+    rcv: TcpReceiver,
+    /// Earliest pending wake-up of the sender and the receiver.
+    wake: [Option<Instant>; 2],
+    start: Instant,
+    total: Option<u64>,
+    completion: Option<Instant>,
+    /// Cumulative stream offsets at which each burst ends, and when it was written.
+    burst_ends: Vec<u64>,
+    burst_written_at: Vec<Instant>,
+    burst_done: Vec<f64>,
+    next_burst: usize,
+    written: u64,
+    last_read_at: Instant,
+    prev_sample_read: u64,
+    prev_sample_rcv_nxt: u64,
+    finished: bool,
+}
+
+/// A simulation in progress.
+pub struct World<'a> {
+    sc: &'a Scenario,
+    now: Instant,
+    end: Instant,
+    heap: BinaryHeap<Entry>,
+    seq: u64,
+    events: u64,
+    dirs: Vec<Dir>,
+    /// `route[node * n + dst]` = direction to take.
+    route: Vec<Option<u32>>,
+    n_nodes: usize,
+    pkts: Vec<Pkt>,
+    free: Vec<PktId>,
+    flows: Vec<FlowRt>,
+    /// (interval, flow) -> bytes read at the interval's start and end.
+    marks: Vec<(usize, bool)>,
+    interval_bytes: Vec<Vec<(u64, u64)>>,
+    series: Series,
+    scratch_out: Vec<(PktId, Instant)>,
+    scratch_lost: Vec<PktId>,
+    outbox: VecDeque<(u32, Pkt)>,
+}
+
+fn splitmix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = x;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// Run a scenario to its end.
+pub fn run(sc: &Scenario) -> Result<RunResult, RunError> {
+    let mut w = World::build(sc)?;
+    w.run();
+    Ok(w.finish())
+}
+
+impl<'a> World<'a> {
+    /// Build the world of a scenario, with its initial events scheduled.
+    pub fn build(sc: &'a Scenario) -> Result<World<'a>, RunError> {
+        let n = sc.nodes.len();
+        let mut dirs = Vec::with_capacity(sc.links.len() * 2);
+        for (li, l) in sc.links.iter().enumerate() {
+            for (k, (from, to)) in [(l.a, l.b), (l.b, l.a)].into_iter().enumerate() {
+                let idx = li * 2 + k;
+                let rng = Xoshiro256PlusPlus::seed_from_u64(splitmix(sc.seed ^ splitmix(idx as u64 + 1)));
+                dirs.push(Dir::new(idx, from, to, &l.dirs[k], rng));
+            }
+        }
+        // Static routes: breadth-first search (fewest hops) from every node; ties go
+        // to the link declared first.
+        let mut route = vec![None; n * n];
+        for src in 0..n {
+            let mut first: Vec<Option<u32>> = vec![None; n];
+            let mut seen = vec![false; n];
+            seen[src] = true;
+            let mut q = VecDeque::from([src]);
+            while let Some(u) = q.pop_front() {
+                for d in &dirs {
+                    if d.from == u && !seen[d.to] {
+                        seen[d.to] = true;
+                        first[d.to] = if u == src { Some(d.index as u32) } else { first[u] };
+                        q.push_back(d.to);
+                    }
+                }
+            }
+            for dst in 0..n {
+                route[src * n + dst] = first[dst];
+            }
+        }
+
+        let mut flows = Vec::with_capacity(sc.flows.len());
+        for f in &sc.flows {
+            let Transport::Tcp(cfg) = &f.transport;
+            if let Err((key, reason)) = cfg.validate() {
+                return Err(RunError::InvalidTcp {
+                    flow: f.name.clone(),
+                    key: key.into(),
+                    reason,
+                });
+            }
+            for (a, b) in [(f.src, f.dst), (f.dst, f.src)] {
+                if route[a * n + b].is_none() {
+                    return Err(RunError::NoRoute {
+                        flow: f.name.clone(),
+                        from: sc.nodes[a].clone(),
+                        to: sc.nodes[b].clone(),
+                    });
+                }
+            }
+            let start = Instant::ZERO + f.start;
+            flows.push(FlowRt {
+                snd: TcpSender::new((**cfg).clone()),
+                rcv: TcpReceiver::new((**cfg).clone()),
+                wake: [None, None],
+                start,
+                total: match &f.app {
+                    AppSpec::Sized { size } => Some(*size),
+                    AppSpec::Bursts { sizes, .. } => Some(sizes.iter().sum()),
+                    _ => None,
+                },
+                completion: None,
+                burst_ends: Vec::new(),
+                burst_written_at: Vec::new(),
+                burst_done: Vec::new(),
+                next_burst: 0,
+                written: 0,
+                last_read_at: start,
+                prev_sample_read: 0,
+                prev_sample_rcv_nxt: 0,
+                finished: false,
+            });
+        }
+
+        let end = Instant::ZERO + sc.duration;
+        let mut w = World {
+            sc,
+            now: Instant::ZERO,
+            end,
+            heap: BinaryHeap::with_capacity(1024),
+            seq: 0,
+            events: 0,
+            dirs,
+            route,
+            n_nodes: n,
+            pkts: Vec::with_capacity(1024),
+            free: Vec::with_capacity(1024),
+            flows,
+            marks: Vec::new(),
+            interval_bytes: vec![vec![(0, 0); sc.flows.len()]; sc.measure.intervals.len()],
+            series: Series::default(),
+            scratch_out: Vec::new(),
+            scratch_lost: Vec::new(),
+            outbox: VecDeque::new(),
+        };
+        w.schedule_initial();
+        Ok(w)
+    }
+
+    fn at(&mut self, t: Instant, ev: Ev) {
+        self.seq += 1;
+        self.heap.push(Entry { t, seq: self.seq, ev });
+    }
+
+    fn schedule_initial(&mut self) {
+        let sc = self.sc;
+        let horizon = sc.duration;
+        for (i, l) in sc.links.iter().enumerate() {
+            for k in 0..2 {
+                let d = (i * 2 + k) as u32;
+                let spec = &l.dirs[k];
+                if let RateModel::Schedule { points, period } = &spec.rate {
+                    for t in schedule_changes(points, *period, horizon) {
+                        self.at(Instant::ZERO + t, Ev::RateChange(d));
+                    }
+                }
+                if let DelayModel::Schedule { points, period } = &spec.delay {
+                    for t in schedule_changes(points, *period, horizon) {
+                        self.at(Instant::ZERO + t, Ev::DelayChange(d));
+                    }
+                }
+                for &(s, e) in &spec.outages {
+                    self.at(Instant::ZERO + s, Ev::OutageStart(d));
+                    self.at(Instant::ZERO + e, Ev::OutageEnd(d));
+                }
+            }
+        }
+        for (i, f) in sc.flows.iter().enumerate() {
+            let i = i as u32;
+            self.at(Instant::ZERO + f.start, Ev::FlowStart(i));
+            if let Some(stop) = f.stop {
+                self.at(Instant::ZERO + stop, Ev::FlowStop(i));
+            }
+            match &f.app {
+                AppSpec::Bursts { at, .. } => {
+                    for (k, t) in at.iter().enumerate() {
+                        self.at(Instant::ZERO + *t, Ev::AppWrite(i, k as u32));
+                    }
+                }
+                AppSpec::OnOff { .. } => self.at(Instant::ZERO + f.start, Ev::AppWrite(i, 0)),
+                _ => {}
+            }
+            if reader_interval(&f.reader).is_some() {
+                self.at(Instant::ZERO + f.start, Ev::Read(i));
+            }
+        }
+        for (k, (_, s, e)) in sc.measure.intervals.iter().enumerate() {
+            self.marks.push((k, false));
+            self.at(Instant::ZERO + *s, Ev::Mark((self.marks.len() - 1) as u32));
+            self.marks.push((k, true));
+            self.at(Instant::ZERO + *e, Ev::Mark((self.marks.len() - 1) as u32));
+        }
+        if sc.measure.sample_interval.is_some() {
+            self.at(Instant::ZERO, Ev::Sample);
+        }
+    }
+
+    /// Current simulated time.
+    pub fn now(&self) -> Instant {
+        self.now
+    }
+
+    /// Process one event; false when none is left before the end.
+    pub fn step(&mut self) -> bool {
+        let Some(e) = self.heap.peek() else {
+            return false;
+        };
+        if e.t > self.end {
+            return false;
+        }
+        let e = self.heap.pop().expect("peeked");
+        self.now = e.t;
+        self.events += 1;
+        self.dispatch(e.ev);
+        true
+    }
+
+    /// Run until the scenario's duration.
+    pub fn run(&mut self) {
+        while self.step() {}
+        self.now = self.end;
+    }
+
+    fn dispatch(&mut self, ev: Ev) {
+        let now = self.now;
+        match ev {
+            Ev::FlowStart(f) => {
+                let spec = &self.sc.flows[f as usize];
+                let fr = &mut self.flows[f as usize];
+                match &spec.app {
+                    AppSpec::Bulk => fr.snd.set_unlimited(),
+                    AppSpec::Sized { size } => {
+                        fr.snd.write(*size);
+                        fr.written += size;
+                    }
+                    _ => {}
+                }
+                self.flush(f, false);
+            }
+            Ev::FlowStop(f) => {
+                self.flows[f as usize].snd.stop_writing();
+                self.flush(f, false);
+            }
+            Ev::AppWrite(f, k) => {
+                let spec = &self.sc.flows[f as usize];
+                let stop = spec.stop.map(|s| Instant::ZERO + s);
+                let bytes = match &spec.app {
+                    AppSpec::Bursts { sizes, .. } => sizes[k as usize],
+                    AppSpec::OnOff { burst, period } => {
+                        let next = now + *period;
+                        if stop.is_none_or(|s| next < s) {
+                            self.at(next, Ev::AppWrite(f, k + 1));
+                        }
+                        *burst
+                    }
+                    _ => 0,
+                };
+                if stop.is_some_and(|s| now >= s) {
+                    return;
+                }
+                let fr = &mut self.flows[f as usize];
+                fr.snd.write(bytes);
+                fr.written += bytes;
+                fr.burst_ends.push(fr.written);
+                fr.burst_written_at.push(now);
+                self.flush(f, false);
+            }
+            Ev::Read(f) => {
+                let spec = &self.sc.flows[f as usize];
+                let interval = reader_interval(&spec.reader).unwrap_or(Duration::from_millis(10));
+                let fr = &mut self.flows[f as usize];
+                let budget = read_budget(&spec.reader, fr.last_read_at - fr.start, now - fr.start);
+                fr.last_read_at = now;
+                fr.rcv.read(now, budget);
+                self.after_read(f);
+                self.flush(f, true);
+                self.at(now + interval, Ev::Read(f));
+            }
+            Ev::Wake(ep) => {
+                let f = ep / 2;
+                let side = (ep % 2) as usize;
+                let fr = &mut self.flows[f as usize];
+                if fr.wake[side] != Some(now) {
+                    return; // superseded
+                }
+                fr.wake[side] = None;
+                if side == 0 {
+                    fr.snd.handle_timeout(now);
+                } else {
+                    fr.rcv.handle_timeout(now);
+                }
+                self.flush(f, side == 1);
+            }
+            Ev::TxDone(d, epoch) => {
+                let dir = &mut self.dirs[d as usize];
+                if dir.epoch != epoch {
+                    return;
+                }
+                if let Some((id, arrive)) = dir.finish_tx(now) {
+                    let ep = dir.epoch;
+                    self.at(arrive, Ev::Arrive(d, id, ep));
+                }
+                self.kick(d);
+            }
+            Ev::Opportunity(d) => {
+                let dir = &mut self.dirs[d as usize];
+                dir.opp_pending = false;
+                let count = dir
+                    .trace
+                    .as_ref()
+                    .and_then(|t| t.next_opportunity(now))
+                    .filter(|(t, _)| *t == now)
+                    .map_or(0, |(_, c)| c);
+                let mut out = std::mem::take(&mut self.scratch_out);
+                dir.use_opportunities(now, count, &mut out);
+                let ep = dir.epoch;
+                for (id, arrive) in out.drain(..) {
+                    self.at(arrive, Ev::Arrive(d, id, ep));
+                }
+                self.scratch_out = out;
+                self.kick(d);
+            }
+            Ev::Arrive(d, id, epoch) => {
+                let dir = &mut self.dirs[d as usize];
+                if dir.epoch != epoch || dir.down {
+                    dir.stats.outage_losses += 1;
+                    self.free.push(id);
+                    return;
+                }
+                let node = dir.to;
+                let pkt = &self.pkts[id as usize];
+                if pkt.dst as usize == node {
+                    self.deliver(id);
+                } else {
+                    self.forward(node, id);
+                }
+            }
+            Ev::RateChange(d) => {
+                let spec = self.dir_spec(d);
+                if let RateModel::Schedule { points, period } = &spec.rate {
+                    self.dirs[d as usize].rate_bps = schedule_at(points, *period, now - Instant::ZERO);
+                }
+                self.kick(d);
+            }
+            Ev::DelayChange(d) => {
+                let spec = self.dir_spec(d);
+                if let DelayModel::Schedule { points, period } = &spec.delay {
+                    self.dirs[d as usize].delay = schedule_at(points, *period, now - Instant::ZERO);
+                }
+            }
+            Ev::OutageStart(d) => {
+                let mut lost = std::mem::take(&mut self.scratch_lost);
+                self.dirs[d as usize].go_down(now, &mut lost);
+                self.free.extend(lost.drain(..));
+                self.scratch_lost = lost;
+            }
+            Ev::OutageEnd(d) => {
+                self.dirs[d as usize].go_up(now);
+                self.kick(d);
+            }
+            Ev::Sample => {
+                self.sample();
+                if let Some(iv) = self.sc.measure.sample_interval {
+                    self.at(now + iv, Ev::Sample);
+                }
+            }
+            Ev::Mark(m) => {
+                let (k, is_end) = self.marks[m as usize];
+                for (fi, fr) in self.flows.iter().enumerate() {
+                    let b = fr.rcv.bytes_read();
+                    let slot = &mut self.interval_bytes[k][fi];
+                    if is_end {
+                        slot.1 = b;
+                    } else {
+                        slot.0 = b;
+                    }
+                }
+            }
+        }
+    }
+
+    fn dir_spec(&self, d: u32) -> &'a crate::model::DirSpec {
+        let sc: &'a Scenario = self.sc;
+        &sc.links[d as usize / 2].dirs[d as usize % 2]
+    }
+
+    /// Start the serialiser of direction `d` if it can start.
+    fn kick(&mut self, d: u32) {
+        let dir = &mut self.dirs[d as usize];
+        if dir.trace.is_some() {
+            if !dir.opp_pending && !dir.down && !dir.queue.is_empty() {
+                if let Some((t, _)) = dir.trace.as_ref().and_then(|t| t.next_opportunity(self.now)) {
+                    dir.opp_pending = true;
+                    self.at(t, Ev::Opportunity(d));
+                }
+            }
+            return;
+        }
+        if let Some((_, done)) = dir.start_tx(self.now) {
+            let ep = dir.epoch;
+            self.at(done, Ev::TxDone(d, ep));
+        }
+    }
+
+    fn alloc(&mut self, pkt: Pkt) -> PktId {
+        if let Some(id) = self.free.pop() {
+            self.pkts[id as usize] = pkt;
+            id
+        } else {
+            self.pkts.push(pkt);
+            (self.pkts.len() - 1) as PktId
+        }
+    }
+
+    fn forward(&mut self, node: usize, id: PktId) {
+        let dst = self.pkts[id as usize].dst as usize;
+        let Some(d) = self.route[node * self.n_nodes + dst] else {
+            self.free.push(id);
+            return;
+        };
+        let bytes = self.pkts[id as usize].bytes;
+        match self.dirs[d as usize].enqueue(self.now, id, bytes) {
+            Admit::Queued => self.kick(d),
+            Admit::Dropped => self.free.push(id),
+        }
+    }
+
+    fn deliver(&mut self, id: PktId) {
+        let now = self.now;
+        let (f, to_receiver, seg) = {
+            let p = &self.pkts[id as usize];
+            (p.flow, p.to_receiver, p.seg)
+        };
+        self.free.push(id);
+        let fr = &mut self.flows[f as usize];
+        if to_receiver {
+            fr.rcv.handle_segment(now, &seg);
+            if matches!(self.sc.flows[f as usize].reader, ReaderSpec::Greedy) {
+                let n = fr.rcv.readable();
+                fr.rcv.read(now, n);
+                self.after_read(f);
+            }
+            self.flush(f, true);
+        } else {
+            fr.snd.handle_segment(now, &seg);
+            self.flush(f, false);
+        }
+    }
+
+    fn after_read(&mut self, f: u32) {
+        let now = self.now;
+        let fr = &mut self.flows[f as usize];
+        let read = fr.rcv.bytes_read();
+        while fr.next_burst < fr.burst_ends.len() && read >= fr.burst_ends[fr.next_burst] {
+            let t = now - fr.burst_written_at[fr.next_burst];
+            fr.burst_done.push(t.as_secs_f64());
+            fr.next_burst += 1;
+        }
+        if fr.completion.is_none() && fr.total.is_some_and(|t| read >= t) {
+            fr.completion = Some(now);
+            fr.snd.finish(now);
+            fr.finished = true;
+        }
+    }
+
+    /// Drain what an endpoint wants to send into the network, then schedule its next
+    /// wake-up.
+    fn flush(&mut self, f: u32, receiver: bool) {
+        let now = self.now;
+        let spec = &self.sc.flows[f as usize];
+        let Transport::Tcp(cfg) = &spec.transport;
+        let (hdr, count_opts) = (cfg.header_bytes, cfg.count_option_bytes);
+        let (from, dst) = if receiver { (spec.dst, spec.src) } else { (spec.src, spec.dst) };
+        loop {
+            let fr = &mut self.flows[f as usize];
+            let seg = if receiver {
+                fr.rcv.poll_transmit(now)
+            } else {
+                fr.snd.poll_transmit(now)
+            };
+            let Some(seg) = seg else { break };
+            let bytes = seg.len + hdr + if count_opts { seg.options_len() } else { 0 };
+            self.outbox.push_back((
+                from as u32,
+                Pkt {
+                    flow: f,
+                    to_receiver: !receiver,
+                    dst: dst as u32,
+                    bytes,
+                    seg,
+                },
+            ));
+        }
+        while let Some((node, pkt)) = self.outbox.pop_front() {
+            let id = self.alloc(pkt);
+            self.forward(node as usize, id);
+        }
+        let fr = &mut self.flows[f as usize];
+        let side = receiver as usize;
+        let next = if receiver {
+            fr.rcv.poll_timeout()
+        } else {
+            fr.snd.poll_timeout()
+        };
+        if let Some(t) = next {
+            let t = t.max(now);
+            if fr.wake[side].is_none_or(|w| t < w) {
+                fr.wake[side] = Some(t);
+                self.at(t, Ev::Wake(f * 2 + side as u32));
+            }
+        }
+    }
+
+    fn sample(&mut self) {
+        let t = self.now.as_secs_f64();
+        let dt = self
+            .sc
+            .measure
+            .sample_interval
+            .unwrap_or(Duration::from_millis(100))
+            .as_secs_f64();
+        let fs: &mut FlowSeries = &mut self.series.flow;
+        for (i, fr) in self.flows.iter_mut().enumerate() {
+            let read = fr.rcv.bytes_read();
+            let rn = fr.rcv.rcv_nxt();
+            fs.time_s.push(t);
+            fs.flow.push(i as u32);
+            fs.cwnd_bytes.push(fr.snd.cwnd());
+            fs.ssthresh_bytes.push(fr.snd.ssthresh().min(u64::MAX / 4));
+            fs.rwnd_bytes.push(fr.rcv.last_advertised_window());
+            fs.flight_bytes.push(fr.snd.flight());
+            fs.srtt_ms.push(fr.snd.rtt().srtt().map_or(f64::NAN, |d| d.as_millis_f64()));
+            fs.rcv_buffer_bytes.push(fr.rcv.buffer_occupancy());
+            fs.read_rate_bps.push((read - fr.prev_sample_read) as f64 * 8.0 / dt);
+            fs.goodput_bps.push((rn - fr.prev_sample_rcv_nxt) as f64 * 8.0 / dt);
+            fs.snd_una.push(fr.snd.snd_una());
+            fs.snd_nxt.push(fr.snd.snd_nxt());
+            fr.prev_sample_read = read;
+            fr.prev_sample_rcv_nxt = rn;
+        }
+        let ls: &mut LinkSeries = &mut self.series.link;
+        for d in &self.dirs {
+            ls.time_s.push(t);
+            ls.dir.push(d.index as u32);
+            ls.queue_packets.push(d.queue_len() as u64);
+            ls.queue_bytes.push(d.queue_bytes);
+            ls.rate_bps.push(if d.down { 0.0 } else { d.rate_bps as f64 });
+        }
+    }
+
+    /// Assemble the results.
+    pub fn finish(mut self) -> RunResult {
+        let end = self.end;
+        let sc = self.sc;
+        for d in &mut self.dirs {
+            d.close(end);
+        }
+        let mut flows = Vec::new();
+        for (i, (fr, spec)) in self.flows.iter_mut().zip(&sc.flows).enumerate() {
+            if !fr.finished {
+                fr.snd.finish(end);
+            }
+            let Transport::Tcp(cfg) = &spec.transport;
+            let ss = fr.snd.stats().clone();
+            let rs = fr.rcv.stats().clone();
+            let delivered = fr.rcv.bytes_read();
+            let active_end = fr.completion.unwrap_or(end);
+            let active = (active_end - fr.start).as_secs_f64();
+            let mut intervals = BTreeMap::new();
+            for (k, (label, s, e)) in sc.measure.intervals.iter().enumerate() {
+                let (b0, b1) = self.interval_bytes[k][i];
+                let span = (*e - *s).as_secs_f64();
+                let v = if span > 0.0 { b1.saturating_sub(b0) as f64 * 8.0 / span } else { 0.0 };
+                intervals.insert(label.clone(), v);
+            }
+            let ms = |d: Option<Duration>| d.map(|d| d.as_millis_f64());
+            flows.push(FlowSummary {
+                name: spec.name.clone(),
+                src: sc.nodes[spec.src].clone(),
+                dst: sc.nodes[spec.dst].clone(),
+                protocol: "tcp".into(),
+                cc: cfg.cc.name().into(),
+                bytes_delivered: delivered,
+                bytes_offered: if matches!(spec.app, AppSpec::Bulk) { fr.snd.snd_nxt() } else { fr.written },
+                goodput_bps: if active > 0.0 { delivered as f64 * 8.0 / active } else { 0.0 },
+                intervals,
+                completion_time_s: fr.completion.map(|c| (c - fr.start).as_secs_f64()),
+                burst_completion_times_s: fr.burst_done.clone(),
+                segments_sent: ss.data_segments_sent,
+                retransmits: ss.retransmits,
+                timeouts: ss.timeouts,
+                fast_retransmits: ss.fast_retransmits,
+                zero_windows: rs.zero_window_episodes,
+                zero_window_acks: rs.zero_window_acks,
+                window_probes: ss.window_probes,
+                idle_rtts: ss.idle_rtts,
+                total_rtts: ss.total_rtts,
+                rcv_buffer_drops: rs.buffer_drops,
+                rtt_min_ms: ms(ss.rtt.min),
+                rtt_mean_ms: ms(ss.rtt.mean()),
+                rtt_p95_ms: ms(ss.rtt.quantile(0.95)),
+                rtt_samples: ss.rtt.count,
+            });
+        }
+        let mut links = Vec::new();
+        for d in &self.dirs {
+            let l = &sc.links[d.index / 2];
+            let from = &sc.nodes[d.from];
+            let to = &sc.nodes[d.to];
+            links.push(LinkSummary {
+                name: format!("{}:{}->{}", l.name, from, to),
+                link: l.name.clone(),
+                from: from.clone(),
+                to: to.clone(),
+                packets_sent: d.stats.packets_sent,
+                bytes_sent: d.stats.bytes_sent,
+                drops: d.stats.drops,
+                outage_losses: d.stats.outage_losses,
+                queue_max_packets: d.stats.queue_max,
+                queue_mean_packets: if end.as_nanos() > 0 {
+                    d.stats.queue_area as f64 / end.as_nanos() as f64
+                } else {
+                    0.0
+                },
+            });
+        }
+        RunResult {
+            summary: Summary {
+                mobiflow_version: crate::VERSION.into(),
+                scenario: sc.name.clone(),
+                seed: sc.seed,
+                duration_s: sc.duration.as_secs_f64(),
+                flows,
+                links,
+                assumed: sc.assumed.iter().cloned().collect(),
+                events: self.events,
+            },
+            series: self.series,
+        }
+    }
+}
+
+/// The read period of a rate-limited reader; `None` for a greedy one.
+fn reader_interval(r: &ReaderSpec) -> Option<Duration> {
+    match r {
+        ReaderSpec::Greedy => None,
+        ReaderSpec::Constant { interval, .. }
+        | ReaderSpec::Steps { interval, .. }
+        | ReaderSpec::Sine { interval, .. } => Some(*interval),
+    }
+}
+
+/// Read rate of a reader at time `t` since the flow's start, bits per second.
+pub fn read_rate_at(r: &ReaderSpec, t: Duration) -> f64 {
+    match r {
+        ReaderSpec::Greedy => f64::INFINITY,
+        ReaderSpec::Constant { rate_bps, .. } => *rate_bps as f64,
+        ReaderSpec::Steps { rates_bps, step, .. } => {
+            let k = (t.as_nanos() / step.as_nanos().max(1)) as usize % rates_bps.len().max(1);
+            rates_bps.get(k).copied().unwrap_or(0) as f64
+        }
+        ReaderSpec::Sine {
+            mean_bps,
+            amplitude_bps,
+            period,
+            phase_rad,
+            ..
+        } => {
+            let w = 2.0 * std::f64::consts::PI / period.as_secs_f64().max(1e-9);
+            (*mean_bps as f64 + *amplitude_bps as f64 * (w * t.as_secs_f64() + phase_rad).sin()).max(0.0)
+        }
+    }
+}
+
+/// Bytes a reader may read over `(t0, t1]` (times since the flow's start): the
+/// integral of its rate, exact for steps, by the midpoint rule for a sinusoid. What it
+/// cannot read because the buffer is empty is not carried over.
+pub fn read_budget(r: &ReaderSpec, t0: Duration, t1: Duration) -> u64 {
+    if t1 <= t0 {
+        return 0;
+    }
+    let bits = match r {
+        ReaderSpec::Greedy => return u64::MAX,
+        ReaderSpec::Steps { step, .. } => {
+            // Integrate across step boundaries.
+            let mut acc = 0.0;
+            let mut a = t0;
+            let s = step.as_nanos().max(1);
+            while a < t1 {
+                let next = Duration::from_nanos((a.as_nanos() / s + 1) * s).min(t1);
+                acc += read_rate_at(r, a) * (next - a).as_secs_f64();
+                a = next;
+            }
+            acc
+        }
+        _ => {
+            let mid = Duration::from_nanos((t0.as_nanos() + t1.as_nanos()) / 2);
+            read_rate_at(r, mid) * (t1 - t0).as_secs_f64()
+        }
+    };
+    (bits / 8.0).round() as u64
+}

@@ -1,0 +1,190 @@
+//! The validated, unit-converted form of a scenario: what the engine builds a world
+//! from. `scenario.rs` turns TOML into this; nothing here knows about TOML.
+//!
+//! All times are [`Duration`]s from the start of the run, rates are bits per second,
+//! sizes are bytes.
+
+use mobiflow_proto::tcp::TcpConfig;
+use mobiflow_proto::time::Duration;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// A whole scenario.
+#[derive(Clone, Debug)]
+pub struct Scenario {
+    /// Human name (defaults to the file stem).
+    pub name: String,
+    /// The file it came from, if any (for messages and relative paths).
+    pub source: Option<PathBuf>,
+    /// Simulated time to run.
+    pub duration: Duration,
+    /// Seed of every random stream in the run.
+    pub seed: u64,
+    /// Node names; links and flows refer to nodes by index into this list.
+    pub nodes: Vec<String>,
+    pub links: Vec<LinkSpec>,
+    pub flows: Vec<FlowSpec>,
+    pub measure: MeasureSpec,
+    /// Parameters whose default is an assumption (not from a seed document), as
+    /// `(dotted key, value as written)`, reported in the summary.
+    pub assumed: Vec<(String, String)>,
+}
+
+/// A duplex link between nodes `a` and `b`.
+#[derive(Clone, Debug)]
+pub struct LinkSpec {
+    pub name: String,
+    pub a: usize,
+    pub b: usize,
+    /// `dirs[0]` carries a -> b, `dirs[1]` carries b -> a.
+    pub dirs: [DirSpec; 2],
+}
+
+/// One direction of a link.
+#[derive(Clone, Debug)]
+pub struct DirSpec {
+    pub rate: RateModel,
+    pub delay: DelayModel,
+    pub queue: QueueSpec,
+    /// Intervals `[start, end)` during which this direction carries nothing; what is
+    /// queued or in flight when one starts is lost.
+    pub outages: Vec<(Duration, Duration)>,
+}
+
+/// Serialisation rate of a link direction.
+#[derive(Clone, Debug)]
+pub enum RateModel {
+    Constant(u64),
+    /// Piecewise-constant: `(time, rate_bps)` points sorted by time, the first at 0.
+    /// With `period`, the schedule repeats every `period`.
+    Schedule {
+        points: Vec<(Duration, u64)>,
+        period: Option<Duration>,
+    },
+    /// A Mahimahi trace: each entry is a delivery opportunity (ms since the start of
+    /// the trace) for `mtu` bytes; the trace repeats every `period_ms`.
+    Trace(Arc<MahimahiTrace>),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct MahimahiTrace {
+    pub path: PathBuf,
+    /// Opportunity times in milliseconds, non-decreasing.
+    pub opportunities_ms: Vec<u64>,
+    /// The trace repeats with this period (its last timestamp, at least 1 ms).
+    pub period_ms: u64,
+    /// Bytes each opportunity may carry (Mahimahi: 1500).
+    pub mtu: u32,
+}
+
+impl MahimahiTrace {
+    /// Mean capacity in bits per second.
+    pub fn mean_rate_bps(&self) -> f64 {
+        self.opportunities_ms.len() as f64 * self.mtu as f64 * 8.0
+            / (self.period_ms as f64 / 1000.0)
+    }
+}
+
+/// Propagation delay of a link direction.
+#[derive(Clone, Debug)]
+pub enum DelayModel {
+    Constant(Duration),
+    /// Piecewise-constant `(time, delay)` points, the first at 0; optional period.
+    Schedule {
+        points: Vec<(Duration, Duration)>,
+        period: Option<Duration>,
+    },
+}
+
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum QueueLimit {
+    Packets(u32),
+    Bytes(u64),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum QueueSpec {
+    DropTail {
+        limit: QueueLimit,
+    },
+    /// Random Early Detection (Floyd & Jacobson 1993), with ns-2's parameter names.
+    Red {
+        limit: QueueLimit,
+        /// Average-queue thresholds, in packets.
+        min_th: f64,
+        max_th: f64,
+        /// EWMA weight of the average queue (ns-2 `q_weight_`).
+        w_q: f64,
+        /// Drop probability at `max_th` (ns-2 `1/linterm_`).
+        max_p: f64,
+        /// Gentle RED: ramp from max_p to 1 between max_th and 2*max_th.
+        gentle: bool,
+        /// Average packet size in bytes, for the idle-time decay (ns-2 `mean_pktsize_`).
+        mean_pktsize: u32,
+    },
+}
+
+/// What a sending application offers to its transport.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AppSpec {
+    /// Always has data (a greedy FTP).
+    Bulk,
+    /// One transfer of `size` bytes at the flow's start.
+    Sized { size: u64 },
+    /// Transfers of `sizes[i]` bytes handed to the socket at `at[i]` (same length).
+    Bursts { at: Vec<Duration>, sizes: Vec<u64> },
+    /// On/off source: `burst` bytes every `period`, starting at the flow's start.
+    OnOff { burst: u64, period: Duration },
+}
+
+/// How the receiving application reads from the receive buffer.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ReaderSpec {
+    /// Reads everything as soon as it is in order.
+    Greedy,
+    /// Reads at most `rate_bps` on average, in chunks every `interval`.
+    Constant { rate_bps: u64, interval: Duration },
+    /// Cycles through `rates_bps`, each held for `step` (e.g. <0,6,6> Mb/s).
+    Steps {
+        rates_bps: Vec<u64>,
+        step: Duration,
+        interval: Duration,
+    },
+    /// `mean + amplitude * sin(2 pi t / period + phase)`, clipped at zero.
+    Sine {
+        mean_bps: u64,
+        amplitude_bps: u64,
+        period: Duration,
+        phase_rad: f64,
+        interval: Duration,
+    },
+}
+
+/// Transport of a flow.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Transport {
+    Tcp(Box<TcpConfig>),
+}
+
+#[derive(Clone, Debug)]
+pub struct FlowSpec {
+    pub name: String,
+    /// Sending node (index into `Scenario::nodes`).
+    pub src: usize,
+    /// Receiving node.
+    pub dst: usize,
+    pub start: Duration,
+    /// The sender stops offering new data at this time (bulk/on-off); `None` = never.
+    pub stop: Option<Duration>,
+    pub transport: Transport,
+    pub app: AppSpec,
+    pub reader: ReaderSpec,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct MeasureSpec {
+    /// Named intervals `(label, start, end)` over which goodput is reported.
+    pub intervals: Vec<(String, Duration, Duration)>,
+    /// Sampling period of the time series; `None` disables them.
+    pub sample_interval: Option<Duration>,
+}

@@ -1,0 +1,121 @@
+//! Results of a run: the JSON summary and the sampled time series.
+
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// Per-flow results. Rates are payload (goodput) bits per second.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct FlowSummary {
+    pub name: String,
+    pub src: String,
+    pub dst: String,
+    pub protocol: String,
+    pub cc: String,
+    /// Payload bytes delivered in order to the receiving application.
+    pub bytes_delivered: u64,
+    /// Payload bytes handed to the sender by its application (u64::MAX never: bulk
+    /// flows report what was sent).
+    pub bytes_offered: u64,
+    /// Goodput over the flow's active time (start to completion or end of run).
+    pub goodput_bps: f64,
+    /// Goodput over each named interval.
+    pub intervals: BTreeMap<String, f64>,
+    /// Time from the flow's start until the receiving application had every byte;
+    /// `None` if the transfer did not finish (or is a bulk flow).
+    pub completion_time_s: Option<f64>,
+    /// Completion times of each burst of a bursts/on-off application, seconds.
+    pub burst_completion_times_s: Vec<f64>,
+    pub segments_sent: u64,
+    pub retransmits: u64,
+    pub timeouts: u64,
+    pub fast_retransmits: u64,
+    /// Advertisements of a zero window after a non-zero one (episodes).
+    pub zero_windows: u64,
+    /// ACKs sent carrying a zero window.
+    pub zero_window_acks: u64,
+    /// Window probes sent by the persist timer.
+    pub window_probes: u64,
+    /// RTT-long periods of the flow's life in which the sender sent no data.
+    pub idle_rtts: u64,
+    /// RTT-long periods of the flow's life (the denominator of idle_rtts).
+    pub total_rtts: u64,
+    /// Segments dropped by the receiver because they fell beyond the window.
+    pub rcv_buffer_drops: u64,
+    pub rtt_min_ms: Option<f64>,
+    pub rtt_mean_ms: Option<f64>,
+    pub rtt_p95_ms: Option<f64>,
+    pub rtt_samples: u64,
+}
+
+/// Per link-direction results.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct LinkSummary {
+    /// `link_name:a->b`.
+    pub name: String,
+    pub link: String,
+    pub from: String,
+    pub to: String,
+    pub packets_sent: u64,
+    pub bytes_sent: u64,
+    /// Packets dropped by the queue (overflow or RED).
+    pub drops: u64,
+    /// Packets lost to outages (queued or in flight when one started, or arriving
+    /// during one).
+    pub outage_losses: u64,
+    pub queue_max_packets: u64,
+    pub queue_mean_packets: f64,
+}
+
+/// Everything a run reports.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Summary {
+    pub mobiflow_version: String,
+    pub scenario: String,
+    pub seed: u64,
+    pub duration_s: f64,
+    pub flows: Vec<FlowSummary>,
+    pub links: Vec<LinkSummary>,
+    /// Parameters whose values are assumptions, not from a seed document.
+    pub assumed: BTreeMap<String, String>,
+    /// Events processed by the engine.
+    pub events: u64,
+}
+
+/// Sampled time series, columnar: one row per (time, flow) for flows and per
+/// (time, link direction) for links.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Series {
+    pub flow: FlowSeries,
+    pub link: LinkSeries,
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FlowSeries {
+    pub time_s: Vec<f64>,
+    pub flow: Vec<u32>,
+    pub cwnd_bytes: Vec<u64>,
+    pub ssthresh_bytes: Vec<u64>,
+    /// Last window the receiver advertised.
+    pub rwnd_bytes: Vec<u64>,
+    pub flight_bytes: Vec<u64>,
+    pub srtt_ms: Vec<f64>,
+    /// Bytes held in the receive buffer (in order, unread, plus out of order).
+    pub rcv_buffer_bytes: Vec<u64>,
+    /// Application read rate over the last sampling period, bits per second.
+    pub read_rate_bps: Vec<f64>,
+    /// Goodput over the last sampling period, bits per second.
+    pub goodput_bps: Vec<f64>,
+    /// Highest byte acknowledged (for time-sequence plots).
+    pub snd_una: Vec<u64>,
+    /// Highest byte sent.
+    pub snd_nxt: Vec<u64>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LinkSeries {
+    pub time_s: Vec<f64>,
+    pub dir: Vec<u32>,
+    pub queue_packets: Vec<u64>,
+    pub queue_bytes: Vec<u64>,
+    pub rate_bps: Vec<f64>,
+}

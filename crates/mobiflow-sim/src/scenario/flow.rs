@@ -1,0 +1,684 @@
+//! `[[flows]]`: endpoints, timing, the application, the reader and TCP settings.
+
+use super::walk::{
+    as_array, as_bool, as_f64, as_name, as_str, as_u32, expected, key_err, Tbl, R,
+};
+use super::Ctx;
+use crate::model::{AppSpec, FlowSpec, LinkSpec, ReaderSpec, Transport};
+use crate::units::{duration_value, format_duration, format_size, rate_value, size_value};
+use mobiflow_proto::cc::CcKind;
+use mobiflow_proto::tcp::{InitialWindow, Recovery, TcpConfig};
+use mobiflow_proto::time::Duration;
+use toml::Value;
+
+const FLOW_KEYS: &[&str] = &[
+    "name",
+    "from",
+    "to",
+    "transport",
+    "start",
+    "stop",
+    "cc",
+    "app",
+    "reader",
+    "tcp",
+];
+
+/// Every `TcpConfig` field a scenario may set, in the order of the documentation.
+pub(crate) const TCP_FIELDS: &[&str] = &[
+    "mss",
+    "header_bytes",
+    "count_option_bytes",
+    "cc",
+    "recovery",
+    "dupack_threshold",
+    "initial_window",
+    "initial_ssthresh",
+    "max_cwnd",
+    "max_send_window",
+    "per_ack_counting",
+    "min_rto",
+    "max_rto",
+    "initial_rto",
+    "clock_granularity",
+    "max_backoff_exponent",
+    "timestamps",
+    "ts_granularity",
+    "sack",
+    "handshake",
+    "delayed_ack",
+    "delack_timeout",
+    "ack_every",
+    "rcv_buf",
+    "wscale",
+    "receiver_sws",
+    "sender_sws",
+    "persist_min",
+    "persist_max",
+    "idle_restart",
+    "limited_transmit",
+];
+
+/// Keys of `[tcp]` and `[flows.tcp]`.
+pub(crate) fn tcp_keys() -> Vec<&'static str> {
+    std::iter::once("profile")
+        .chain(TCP_FIELDS.iter().copied())
+        .collect()
+}
+
+/// Default interval between reads of a non-greedy reader: an assumption.
+pub(crate) const DEFAULT_READ_INTERVAL: Duration = Duration::from_millis(10);
+
+/// Fields whose default in a profile is a choice of this project rather than a
+/// standard's (or ns-2's) value; reported in `Scenario::assumed` when not set.
+fn assumed_tcp_fields(profile: &str) -> &'static [&'static str] {
+    match profile {
+        // ns-2's TCPSink has no buffer limit: any finite rcv_buf is our choice.
+        "ns2" => &["rcv_buf"],
+        _ => &[
+            "rcv_buf",
+            "max_backoff_exponent",
+            "clock_granularity",
+            "ts_granularity",
+            "delack_timeout",
+            "persist_min",
+            "persist_max",
+        ],
+    }
+}
+
+pub(crate) fn parse_flows(
+    root: &Tbl,
+    nodes: &[String],
+    links: &[LinkSpec],
+    duration: Duration,
+    ctx: &mut Ctx,
+) -> R<Vec<FlowSpec>> {
+    let global_tcp = root.table("tcp")?;
+    if let Some(g) = &global_tcp {
+        g.check_keys(&tcp_keys())?;
+        g.opt("profile", profile)?;
+    }
+    let Some(v) = root.get("flows") else {
+        return Err(key_err(
+            "flows",
+            "at least one flow is required ([[flows]] with from and to)",
+        ));
+    };
+    let arr = as_array(v).map_err(|e| key_err("flows", e))?;
+    if arr.is_empty() {
+        return Err(key_err("flows", "at least one flow is required"));
+    }
+    let mut flows: Vec<FlowSpec> = Vec::with_capacity(arr.len());
+    let mut tcp_assumed: Vec<Vec<(&'static str, String)>> = Vec::new();
+    for (i, v) in arr.iter().enumerate() {
+        let path = format!("flows.{i}");
+        let t = v
+            .as_table()
+            .ok_or_else(|| key_err(&path, expected("a table (a [[flows]] entry)", v)))?;
+        let ft = Tbl::new(t, path.clone());
+        let (flow, assumed) = parse_flow(&ft, i, nodes, links, duration, global_tcp.as_ref(), ctx)?;
+        if let Some(j) = flows.iter().position(|f| f.name == flow.name) {
+            return Err(key_err(
+                format!("{path}.name"),
+                format!("duplicate flow name {:?} (also flows.{j})", flow.name),
+            ));
+        }
+        flows.push(flow);
+        tcp_assumed.push(assumed);
+    }
+    // An assumed TCP default shared by every flow is reported once, as `tcp.<field>`.
+    let shared = |kv: &(&str, String)| tcp_assumed.iter().all(|a| a.contains(kv));
+    if let Some(first) = tcp_assumed.first() {
+        for kv in first.iter().filter(|kv| shared(kv)) {
+            ctx.assume(format!("tcp.{}", kv.0), kv.1.clone());
+        }
+    }
+    for (i, a) in tcp_assumed.iter().enumerate() {
+        for kv in a.iter().filter(|kv| !shared(kv)) {
+            ctx.assume(format!("flows.{i}.tcp.{}", kv.0), kv.1.clone());
+        }
+    }
+    Ok(flows)
+}
+
+fn parse_flow(
+    ft: &Tbl,
+    i: usize,
+    nodes: &[String],
+    links: &[LinkSpec],
+    duration: Duration,
+    global_tcp: Option<&Tbl>,
+    ctx: &mut Ctx,
+) -> R<(FlowSpec, Vec<(&'static str, String)>)> {
+    ft.check_keys(FLOW_KEYS)?;
+    let name = ft.opt("name", as_name)?.unwrap_or_else(|| format!("flow{i}"));
+    let node = |k: &str| -> R<usize> {
+        let n = ft.req(k, |v| as_str(v).map(str::to_string))?;
+        nodes.iter().position(|x| *x == n).ok_or_else(|| {
+            let known: Vec<String> = nodes.iter().map(|n| format!("{n:?}")).collect();
+            key_err(
+                ft.key(k),
+                format!(
+                    "unknown node {n:?}; the links declare {}",
+                    known.join(", ")
+                ),
+            )
+        })
+    };
+    let src = node("from")?;
+    let dst = node("to")?;
+    if src == dst {
+        return Err(key_err(
+            ft.key("to"),
+            format!("a flow needs two different nodes; from and to are both {:?}", nodes[src]),
+        ));
+    }
+    if !connected(nodes.len(), links, src, dst) {
+        return Err(key_err(
+            ft.key("to"),
+            format!(
+                "{:?} is not connected to {:?} by any chain of links",
+                nodes[dst], nodes[src]
+            ),
+        ));
+    }
+    let transport = ft
+        .opt("transport", |v| as_str(v).map(str::to_ascii_lowercase))?
+        .unwrap_or_else(|| "tcp".into());
+    if transport != "tcp" {
+        return Err(key_err(
+            ft.key("transport"),
+            format!("unknown transport {transport:?}; expected tcp (the only one so far)"),
+        ));
+    }
+    let start = ft.opt("start", duration_value)?.unwrap_or(Duration::ZERO);
+    if start >= duration {
+        return Err(key_err(
+            ft.key("start"),
+            format!(
+                "starts at {}, not before the end of the run (run.duration = {})",
+                format_duration(start),
+                format_duration(duration)
+            ),
+        ));
+    }
+    let stop = ft.opt("stop", duration_value)?;
+    if let Some(s) = stop {
+        if s <= start {
+            return Err(key_err(
+                ft.key("stop"),
+                format!(
+                    "{} is not after the flow's start ({})",
+                    format_duration(s),
+                    format_duration(start)
+                ),
+            ));
+        }
+    }
+    let (tcp, assumed) = tcp_config(ft, global_tcp)?;
+    let app = app(ft, start)?;
+    let reader = reader(ft, ctx)?;
+    Ok((
+        FlowSpec {
+            name,
+            src,
+            dst,
+            start,
+            stop,
+            transport: Transport::Tcp(Box::new(tcp)),
+            app,
+            reader,
+        },
+        assumed,
+    ))
+}
+
+/// Whether `b` can be reached from `a` over the (duplex) links.
+fn connected(n: usize, links: &[LinkSpec], a: usize, b: usize) -> bool {
+    let mut seen = vec![false; n];
+    let mut stack = vec![a];
+    while let Some(x) = stack.pop() {
+        if x == b {
+            return true;
+        }
+        if std::mem::replace(&mut seen[x], true) {
+            continue;
+        }
+        for l in links {
+            if l.a == x && !seen[l.b] {
+                stack.push(l.b);
+            } else if l.b == x && !seen[l.a] {
+                stack.push(l.a);
+            }
+        }
+    }
+    false
+}
+
+fn positive_duration(v: &Value) -> Result<Duration, String> {
+    let d = duration_value(v)?;
+    if d.is_zero() {
+        return Err("must be positive".into());
+    }
+    Ok(d)
+}
+
+fn positive_size(v: &Value) -> Result<u64, String> {
+    let b = size_value(v)?;
+    if b == 0 {
+        return Err("must be positive".into());
+    }
+    Ok(b)
+}
+
+/// `{ kind = "...", ... }` or a bare kind: the kind and the table, if any.
+fn kind<'a>(ft: &Tbl<'a>, key: &str, kinds: &[&str]) -> R<Option<(String, Option<Tbl<'a>>)>> {
+    let Some(v) = ft.get(key) else {
+        return Ok(None);
+    };
+    let full = ft.key(key);
+    let check = |k: &str, at: &str| -> R<String> {
+        let l = k.to_ascii_lowercase();
+        if kinds.contains(&l.as_str()) {
+            Ok(l)
+        } else {
+            Err(key_err(
+                at,
+                format!("unknown {key} kind {k:?}; expected one of {}", kinds.join(", ")),
+            ))
+        }
+    };
+    match v {
+        Value::String(s) => Ok(Some((check(s, &full)?, None))),
+        Value::Table(t) => {
+            let t = Tbl::new(t, full);
+            let k = t.req("kind", as_str)?;
+            let k = check(k, &t.key("kind"))?;
+            Ok(Some((k, Some(t))))
+        }
+        other => Err(key_err(
+            full,
+            expected(&format!("a string or a table with a kind ({})", kinds.join(", ")), other),
+        )),
+    }
+}
+
+fn app(ft: &Tbl, start: Duration) -> R<AppSpec> {
+    let kinds = ["bulk", "sized", "bursts", "onoff"];
+    let Some((k, t)) = kind(ft, "app", &kinds)? else {
+        return Ok(AppSpec::Bulk);
+    };
+    let Some(t) = t else {
+        return match k.as_str() {
+            "bulk" => Ok(AppSpec::Bulk),
+            _ => Err(key_err(
+                ft.key("app"),
+                format!(
+                    "app {k:?} needs parameters; write e.g. {}",
+                    match k.as_str() {
+                        "sized" => "app = { kind = \"sized\", size = \"1MB\" }",
+                        "bursts" => "app = { kind = \"bursts\", at = [\"1s\", \"5s\"], sizes = [\"512KB\", \"1MB\"] }",
+                        _ => "app = { kind = \"onoff\", burst = \"100KB\", period = \"1s\" }",
+                    }
+                ),
+            )),
+        };
+    };
+    match k.as_str() {
+        "bulk" => {
+            t.check_keys(&["kind"])?;
+            Ok(AppSpec::Bulk)
+        }
+        "sized" => {
+            t.check_keys(&["kind", "size"])?;
+            Ok(AppSpec::Sized {
+                size: t.req("size", positive_size)?,
+            })
+        }
+        "onoff" => {
+            t.check_keys(&["kind", "burst", "period"])?;
+            Ok(AppSpec::OnOff {
+                burst: t.req("burst", positive_size)?,
+                period: t.req("period", positive_duration)?,
+            })
+        }
+        _ => {
+            t.check_keys(&["kind", "at", "sizes"])?;
+            let at_arr = t.req("at", as_array)?;
+            if at_arr.is_empty() {
+                return Err(key_err(t.key("at"), "needs at least one time"));
+            }
+            let mut at: Vec<Duration> = Vec::with_capacity(at_arr.len());
+            for (j, v) in at_arr.iter().enumerate() {
+                let k = format!("{}.{j}", t.key("at"));
+                let d = duration_value(v).map_err(|e| key_err(&k, e))?;
+                if d < start {
+                    return Err(key_err(
+                        k,
+                        format!(
+                            "{} is before the flow's start ({})",
+                            format_duration(d),
+                            format_duration(start)
+                        ),
+                    ));
+                }
+                if let Some(&prev) = at.last() {
+                    if d < prev {
+                        return Err(key_err(
+                            k,
+                            format!(
+                                "{} is before the previous burst ({}); times must be sorted",
+                                format_duration(d),
+                                format_duration(prev)
+                            ),
+                        ));
+                    }
+                }
+                at.push(d);
+            }
+            // `sizes` is one size per burst, or one size for all of them.
+            let sizes = match t.get("sizes") {
+                None => return Err(key_err(t.key("sizes"), "required key is missing")),
+                Some(Value::Array(a)) => {
+                    if a.len() != at.len() {
+                        return Err(key_err(
+                            t.key("sizes"),
+                            format!(
+                                "has {} sizes for {} burst times; give one per time, or a \
+                                 single size for all",
+                                a.len(),
+                                at.len()
+                            ),
+                        ));
+                    }
+                    let mut sizes = Vec::with_capacity(a.len());
+                    for (j, v) in a.iter().enumerate() {
+                        sizes.push(
+                            positive_size(v)
+                                .map_err(|e| key_err(format!("{}.{j}", t.key("sizes")), e))?,
+                        );
+                    }
+                    sizes
+                }
+                Some(v) => {
+                    let b = positive_size(v).map_err(|e| key_err(t.key("sizes"), e))?;
+                    vec![b; at.len()]
+                }
+            };
+            Ok(AppSpec::Bursts { at, sizes })
+        }
+    }
+}
+
+fn reader(ft: &Tbl, ctx: &mut Ctx) -> R<ReaderSpec> {
+    let kinds = ["greedy", "constant", "steps", "sine"];
+    let Some((k, t)) = kind(ft, "reader", &kinds)? else {
+        return Ok(ReaderSpec::Greedy);
+    };
+    let Some(t) = t else {
+        return match k.as_str() {
+            "greedy" => Ok(ReaderSpec::Greedy),
+            _ => Err(key_err(
+                ft.key("reader"),
+                format!(
+                    "reader {k:?} needs parameters; write e.g. {}",
+                    match k.as_str() {
+                        "constant" => "reader = { kind = \"constant\", rate = \"4Mbps\" }",
+                        "steps" => "reader = { kind = \"steps\", rates = [\"0Mbps\", \"6Mbps\", \"6Mbps\"], step = \"1s\" }",
+                        _ => "reader = { kind = \"sine\", mean = \"4Mbps\", amplitude = \"4Mbps\", period = \"10s\" }",
+                    }
+                ),
+            )),
+        };
+    };
+    if k == "greedy" {
+        t.check_keys(&["kind"])?;
+        return Ok(ReaderSpec::Greedy);
+    }
+    let interval = match t.opt("interval", positive_duration)? {
+        Some(d) => d,
+        None => {
+            ctx.assume(t.key("interval"), format_duration(DEFAULT_READ_INTERVAL));
+            DEFAULT_READ_INTERVAL
+        }
+    };
+    match k.as_str() {
+        "constant" => {
+            t.check_keys(&["kind", "rate", "interval"])?;
+            Ok(ReaderSpec::Constant {
+                rate_bps: t.req("rate", rate_value)?,
+                interval,
+            })
+        }
+        "steps" => {
+            t.check_keys(&["kind", "rates", "step", "interval"])?;
+            let arr = t.req("rates", as_array)?;
+            if arr.is_empty() {
+                return Err(key_err(t.key("rates"), "needs at least one rate"));
+            }
+            let mut rates_bps = Vec::with_capacity(arr.len());
+            for (j, v) in arr.iter().enumerate() {
+                rates_bps.push(
+                    rate_value(v).map_err(|e| key_err(format!("{}.{j}", t.key("rates")), e))?,
+                );
+            }
+            Ok(ReaderSpec::Steps {
+                rates_bps,
+                step: t.req("step", positive_duration)?,
+                interval,
+            })
+        }
+        _ => {
+            t.check_keys(&["kind", "mean", "amplitude", "period", "phase", "interval"])?;
+            Ok(ReaderSpec::Sine {
+                mean_bps: t.req("mean", rate_value)?,
+                amplitude_bps: t.req("amplitude", rate_value)?,
+                period: t.req("period", positive_duration)?,
+                phase_rad: t.opt("phase", as_f64)?.unwrap_or(0.0),
+                interval,
+            })
+        }
+    }
+}
+
+fn profile(v: &Value) -> Result<&'static str, String> {
+    let s = as_str(v)?;
+    match s.to_ascii_lowercase().as_str() {
+        "rfc" => Ok("rfc"),
+        "ns2" | "ns-2" => Ok("ns2"),
+        _ => Err(format!("unknown profile {s:?}; expected rfc or ns2")),
+    }
+}
+
+/// The TCP configuration of flow `ft`: the profile, then `[tcp]`, then
+/// `[flows.tcp]`, then the flow's `cc`. Also returns the assumed defaults it kept.
+fn tcp_config(ft: &Tbl, global: Option<&Tbl>) -> R<(TcpConfig, Vec<(&'static str, String)>)> {
+    let local = ft.table("tcp")?;
+    if let Some(l) = &local {
+        l.check_keys(&tcp_keys())?;
+    }
+    // Each key comes from the most specific table that sets it.
+    let layers: Vec<&Tbl> = local.iter().chain(global).collect();
+    let source = |k: &str| layers.iter().copied().find(|l| l.has(k));
+    let profile_name = match source("profile") {
+        Some(l) => l.req("profile", profile)?,
+        None => "rfc",
+    };
+    let mut cfg = match profile_name {
+        "ns2" => TcpConfig::ns2(),
+        _ => TcpConfig::default(),
+    };
+    let cc_short = ft.has("cc");
+    if cc_short {
+        if let Some(l) = &local {
+            if l.has("cc") {
+                return Err(key_err(
+                    ft.key("cc"),
+                    format!("conflicts with {}; set only one", l.key("cc")),
+                ));
+            }
+        }
+    }
+    let mut assumed = Vec::new();
+    for &f in TCP_FIELDS {
+        let (key, v) = match (f, source(f)) {
+            ("cc", _) if cc_short => (ft.key("cc"), ft.get("cc")),
+            (_, Some(l)) => (l.key(f), l.get(f)),
+            (_, None) => {
+                if assumed_tcp_fields(profile_name).contains(&f) {
+                    assumed.push((f, field_text(&cfg, f)));
+                }
+                continue;
+            }
+        };
+        if let Some(v) = v {
+            set_field(&mut cfg, f, v).map_err(|e| key_err(key, e))?;
+        }
+    }
+    // Where a field's value came from, to blame the right key.
+    let blame = |f: &str| -> (String, String) {
+        if f == "cc" && cc_short {
+            return (ft.key("cc"), String::new());
+        }
+        match source(f) {
+            Some(l) => (l.key(f), String::new()),
+            None => (
+                format!("{}.tcp.{f}", ft.path),
+                format!(" ({f} is not set: this is the {profile_name:?} profile's default)"),
+            ),
+        }
+    };
+    let check = |ok: bool, f: &str, why: &str| -> R<()> {
+        if ok {
+            return Ok(());
+        }
+        let (k, note) = blame(f);
+        Err(key_err(k, format!("{why}{note}")))
+    };
+    if let Err((f, why)) = cfg.validate() {
+        check(false, f, &why)?;
+    }
+    // Checks that keep the machines away from zero-period timers and shift overflow.
+    check(!cfg.min_rto.is_zero(), "min_rto", "must be positive")?;
+    check(!cfg.initial_rto.is_zero(), "initial_rto", "must be positive")?;
+    check(!cfg.clock_granularity.is_zero(), "clock_granularity", "must be positive")?;
+    check(!cfg.persist_min.is_zero(), "persist_min", "must be positive")?;
+    check(
+        cfg.persist_min <= cfg.persist_max,
+        "persist_max",
+        &format!("must not be below persist_min ({})", format_duration(cfg.persist_min)),
+    )?;
+    check(
+        !(cfg.delayed_ack && cfg.delack_timeout.is_zero()),
+        "delack_timeout",
+        "must be positive when delayed_ack is on",
+    )?;
+    check(
+        cfg.max_backoff_exponent <= 30,
+        "max_backoff_exponent",
+        "must be at most 30",
+    )?;
+    Ok((cfg, assumed))
+}
+
+/// A size, or `"inf"` (also a TOML `inf`) for no limit.
+fn size_or_inf(v: &Value) -> Result<u64, String> {
+    match v {
+        Value::String(s) if matches!(s.trim().to_ascii_lowercase().as_str(), "inf" | "infinite" | "none") => {
+            Ok(u64::MAX)
+        }
+        Value::Float(f) if *f == f64::INFINITY => Ok(u64::MAX),
+        v => size_value(v).map_err(|e| format!("{e}, or \"inf\" for no limit")),
+    }
+}
+
+fn u32_size(v: &Value) -> Result<u32, String> {
+    let b = size_value(v)?;
+    u32::try_from(b).map_err(|_| format!("{b} bytes is too large"))
+}
+
+fn set_field(c: &mut TcpConfig, f: &str, v: &Value) -> Result<(), String> {
+    match f {
+        "mss" => c.mss = u32_size(v)?,
+        "header_bytes" => c.header_bytes = u32_size(v)?,
+        "count_option_bytes" => c.count_option_bytes = as_bool(v)?,
+        "cc" => c.cc = as_str(v)?.parse::<CcKind>()?,
+        "recovery" => c.recovery = as_str(v)?.parse::<Recovery>()?,
+        "dupack_threshold" => c.dupack_threshold = as_u32(v)?,
+        "initial_window" => {
+            c.initial_window = match v {
+                Value::String(s) => match s.to_ascii_lowercase().as_str() {
+                    "rfc3390" => InitialWindow::Rfc3390,
+                    "rfc6928" => InitialWindow::Rfc6928,
+                    _ => {
+                        return Err(format!(
+                            "unknown initial window {s:?}; expected a number of segments, \
+                             \"rfc3390\" or \"rfc6928\""
+                        ))
+                    }
+                },
+                v => match as_u32(v) {
+                    Ok(0) => return Err("must be at least 1 segment".into()),
+                    Ok(n) => InitialWindow::Segments(n),
+                    Err(_) => {
+                        return Err(expected(
+                            "a number of segments, \"rfc3390\" or \"rfc6928\"",
+                            v,
+                        ))
+                    }
+                },
+            }
+        }
+        "initial_ssthresh" => c.initial_ssthresh = size_or_inf(v)?,
+        "max_cwnd" => c.max_cwnd = size_or_inf(v)?,
+        "max_send_window" => c.max_send_window = size_or_inf(v)?,
+        "per_ack_counting" => c.per_ack_counting = as_bool(v)?,
+        "min_rto" => c.min_rto = duration_value(v)?,
+        "max_rto" => c.max_rto = duration_value(v)?,
+        "initial_rto" => c.initial_rto = duration_value(v)?,
+        "clock_granularity" => c.clock_granularity = duration_value(v)?,
+        "max_backoff_exponent" => c.max_backoff_exponent = as_u32(v)?,
+        "timestamps" => c.timestamps = as_bool(v)?,
+        "ts_granularity" => c.ts_granularity = duration_value(v)?,
+        "sack" => c.sack = as_bool(v)?,
+        "handshake" => c.handshake = as_bool(v)?,
+        "delayed_ack" => c.delayed_ack = as_bool(v)?,
+        "delack_timeout" => c.delack_timeout = duration_value(v)?,
+        "ack_every" => c.ack_every = as_u32(v)?,
+        "rcv_buf" => c.rcv_buf = size_value(v)?,
+        "wscale" => {
+            c.wscale = match v {
+                Value::String(s) if s.eq_ignore_ascii_case("auto") => None,
+                v => match as_u32(v) {
+                    // RFC 7323 §2.3: the shift is at most 14.
+                    Ok(n) if n <= 14 => Some(n as u8),
+                    Ok(n) => return Err(format!("must be at most 14 (RFC 7323), found {n}")),
+                    Err(_) => return Err(expected("a shift 0..=14 or \"auto\"", v)),
+                },
+            }
+        }
+        "receiver_sws" => c.receiver_sws = as_bool(v)?,
+        "sender_sws" => c.sender_sws = as_bool(v)?,
+        "persist_min" => c.persist_min = duration_value(v)?,
+        "persist_max" => c.persist_max = duration_value(v)?,
+        "idle_restart" => c.idle_restart = as_bool(v)?,
+        "limited_transmit" => c.limited_transmit = as_bool(v)?,
+        _ => return Err("unknown TCP field".into()),
+    }
+    Ok(())
+}
+
+/// A field's value as a scenario would write it (for the assumed list).
+fn field_text(c: &TcpConfig, f: &str) -> String {
+    match f {
+        "rcv_buf" => format_size(c.rcv_buf),
+        "max_backoff_exponent" => c.max_backoff_exponent.to_string(),
+        "clock_granularity" => format_duration(c.clock_granularity),
+        "ts_granularity" => format_duration(c.ts_granularity),
+        "delack_timeout" => format_duration(c.delack_timeout),
+        "persist_min" => format_duration(c.persist_min),
+        "persist_max" => format_duration(c.persist_max),
+        _ => String::new(),
+    }
+}

@@ -1,0 +1,597 @@
+//! `[[links]]`: nodes, rates, delays, schedules, traces, queues, outages.
+
+use super::walk::{as_array, as_bool, as_f64, as_name, as_pair, as_str, as_u32, key_err, Tbl, R};
+use super::Ctx;
+use crate::model::{
+    DelayModel, DirSpec, LinkSpec, MahimahiTrace, QueueLimit, QueueSpec, RateModel,
+};
+use crate::units::{
+    duration_value, format_duration, format_queue_limit, queue_limit_value,
+    rate_value, size_value,
+};
+use mobiflow_proto::time::Duration;
+use std::collections::HashSet;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// Keys a link or one of its directions may set.
+pub(crate) const DIR_KEYS: &[&str] = &[
+    "rate",
+    "rate_schedule",
+    "trace",
+    "trace_mtu",
+    "delay",
+    "delay_schedule",
+    "schedule_period",
+    "queue",
+    "queue_limit",
+    "red",
+    "outages",
+];
+
+const LINK_ONLY_KEYS: &[&str] = &["name", "a", "b", "ab", "ba"];
+
+const RED_KEYS: &[&str] = &["min_th", "max_th", "w_q", "max_p", "gentle", "mean_pktsize"];
+
+/// Default queue limit, packets: an assumption (ns-2's `Queue set limit_` is 50).
+pub(crate) const DEFAULT_QUEUE_LIMIT: QueueLimit = QueueLimit::Packets(100);
+
+/// Bytes per Mahimahi delivery opportunity (Mahimahi's MTU).
+pub(crate) const DEFAULT_TRACE_MTU: u32 = 1500;
+
+/// RED defaults: `(key, value, assumed)`. ns-2.35 sets `thresh_ 0`, `maxthresh_ 0` and
+/// `q_weight_ -1`, which mean "configure automatically" (not modelled), so the
+/// classic values of Floyd & Jacobson 1993 / ns-2 before 2001 are used for these and
+/// marked assumed; `linterm_ 10` (max_p 0.1), `gentle_ true` and `mean_pktsize_ 500`
+/// are ns-2.35's defaults.
+const RED_DEFAULTS: &[(&str, f64, bool)] = &[
+    ("min_th", 5.0, true),
+    ("max_th", 15.0, true),
+    ("w_q", 0.002, true),
+    ("max_p", 0.1, false),
+];
+const RED_DEFAULT_GENTLE: bool = true;
+const RED_DEFAULT_MEAN_PKTSIZE: u32 = 500;
+
+/// What the links declare.
+pub(crate) struct Links {
+    pub nodes: Vec<String>,
+    pub links: Vec<LinkSpec>,
+}
+
+pub(crate) fn parse_links(root: &Tbl, ctx: &mut Ctx) -> R<Links> {
+    let Some(v) = root.get("links") else {
+        return Err(key_err(
+            "links",
+            "at least one link is required ([[links]] with a, b, rate and delay)",
+        ));
+    };
+    let arr = as_array(v).map_err(|e| key_err("links", e))?;
+    if arr.is_empty() {
+        return Err(key_err("links", "at least one link is required"));
+    }
+    let mut nodes: Vec<String> = Vec::new();
+    let mut links: Vec<LinkSpec> = Vec::new();
+    for (i, v) in arr.iter().enumerate() {
+        let path = format!("links.{i}");
+        let t = v.as_table().ok_or_else(|| {
+            key_err(
+                &path,
+                super::walk::expected("a table (a [[links]] entry)", v),
+            )
+        })?;
+        let link = parse_link(&Tbl::new(t, path.clone()), i, &mut nodes, ctx)?;
+        if let Some(j) = links.iter().position(|l| l.name == link.name) {
+            return Err(key_err(
+                format!("{path}.name"),
+                format!("duplicate link name {:?} (also links.{j})", link.name),
+            ));
+        }
+        if let Some(j) = links.iter().position(|l| {
+            (l.a, l.b) == (link.a, link.b) || (l.a, l.b) == (link.b, link.a)
+        }) {
+            return Err(key_err(
+                path,
+                format!(
+                    "joins {} and {}, as links.{j} does; parallel links are not supported \
+                     (routing would be ambiguous)",
+                    nodes[link.a], nodes[link.b]
+                ),
+            ));
+        }
+        links.push(link);
+    }
+    Ok(Links { nodes, links })
+}
+
+fn node_index(nodes: &mut Vec<String>, name: String) -> usize {
+    match nodes.iter().position(|n| *n == name) {
+        Some(i) => i,
+        None => {
+            nodes.push(name);
+            nodes.len() - 1
+        }
+    }
+}
+
+fn as_node(v: &toml::Value) -> Result<String, String> {
+    let s = as_str(v)?;
+    if s.trim().is_empty() {
+        return Err("a node name must not be empty".into());
+    }
+    Ok(s.to_string())
+}
+
+fn parse_link(lt: &Tbl, i: usize, nodes: &mut Vec<String>, ctx: &mut Ctx) -> R<LinkSpec> {
+    let allowed: Vec<&str> = LINK_ONLY_KEYS.iter().chain(DIR_KEYS).copied().collect();
+    lt.check_keys(&allowed)?;
+    let name = lt.opt("name", as_name)?.unwrap_or_else(|| format!("link{i}"));
+    let a = lt.req("a", as_node)?;
+    let b = lt.req("b", as_node)?;
+    if a == b {
+        return Err(key_err(
+            lt.key("b"),
+            format!("a link joins two different nodes; both ends are {a:?}"),
+        ));
+    }
+    let ab = lt.table("ab")?;
+    let ba = lt.table("ba")?;
+    for d in ab.iter().chain(ba.iter()) {
+        d.check_keys(DIR_KEYS)?;
+    }
+    let mut used = HashSet::new();
+    let mut defaults: [Vec<(&'static str, String)>; 2] = [Vec::new(), Vec::new()];
+    let dir_ab = parse_dir(&layers(&ab, lt), &lt.path, &mut used, &mut defaults[0], ctx)?;
+    let dir_ba = parse_dir(&layers(&ba, lt), &lt.path, &mut used, &mut defaults[1], ctx)?;
+    check_unused(lt, &ab, &ba, &used)?;
+    // Defaults used by both directions are reported once, for the link.
+    for (d, dir) in ["ab", "ba"].iter().enumerate() {
+        for (k, v) in &defaults[d] {
+            let both = defaults[1 - d].iter().any(|(k2, v2)| k2 == k && v2 == v);
+            if both && d == 1 {
+                continue;
+            }
+            let key = if both {
+                lt.key(k)
+            } else {
+                format!("{}.{dir}.{k}", lt.path)
+            };
+            ctx.assume(key, v.clone());
+        }
+    }
+    Ok(LinkSpec {
+        name,
+        a: node_index(nodes, a),
+        b: node_index(nodes, b),
+        dirs: [dir_ab, dir_ba],
+    })
+}
+
+/// The tables a direction reads, most specific first.
+fn layers<'a>(dir: &Option<Tbl<'a>>, link: &Tbl<'a>) -> Vec<Tbl<'a>> {
+    dir.iter().chain(std::iter::once(link)).cloned().collect()
+}
+
+/// The first layer that sets `k`.
+fn lookup<'a, 'l>(layers: &'l [Tbl<'a>], k: &str) -> Option<&'l Tbl<'a>> {
+    layers.iter().find(|l| l.has(k))
+}
+
+/// The first layer that sets any key of a group, and the group key it sets; an error
+/// if that layer sets more than one.
+fn group<'a, 'l>(layers: &'l [Tbl<'a>], keys: &[&'static str]) -> R<Option<(&'l Tbl<'a>, &'static str)>> {
+    let Some(l) = layers.iter().find(|l| keys.iter().any(|k| l.has(k))) else {
+        return Ok(None);
+    };
+    let set: Vec<&'static str> = keys.iter().copied().filter(|k| l.has(k)).collect();
+    if set.len() > 1 {
+        return Err(key_err(
+            l.key(set[1]),
+            format!(
+                "conflicts with {}; give only one of {}",
+                l.key(set[0]),
+                keys.join(", ")
+            ),
+        ));
+    }
+    Ok(Some((l, set[0])))
+}
+
+fn positive_duration(v: &toml::Value) -> Result<Duration, String> {
+    let d = duration_value(v)?;
+    if d.is_zero() {
+        return Err("must be positive".into());
+    }
+    Ok(d)
+}
+
+fn parse_dir(
+    layers: &[Tbl],
+    link_path: &str,
+    used: &mut HashSet<String>,
+    defaults: &mut Vec<(&'static str, String)>,
+    ctx: &mut Ctx,
+) -> R<DirSpec> {
+    let dir_hint = if layers.len() > 1 {
+        format!(" (here or in {})", layers[0].path)
+    } else {
+        String::new()
+    };
+    // schedule_period applies to this direction's rate and delay schedules.
+    let period_layer = lookup(layers, "schedule_period");
+    let period = match period_layer {
+        Some(l) => l.opt("schedule_period", positive_duration)?,
+        None => None,
+    };
+    let period_key = period_layer.map(|l| l.key("schedule_period"));
+
+    let rate = match group(layers, &["rate", "rate_schedule", "trace"])? {
+        None => {
+            return Err(key_err(
+                format!("{link_path}.rate"),
+                format!("required key is missing: give one of rate, rate_schedule or trace{dir_hint}"),
+            ))
+        }
+        Some((l, "rate")) => {
+            let r = l.req("rate", rate_value)?;
+            if r == 0 {
+                return Err(key_err(
+                    l.key("rate"),
+                    "must be positive (use outages for a link that carries nothing)",
+                ));
+            }
+            RateModel::Constant(r)
+        }
+        Some((l, "rate_schedule")) => {
+            let points = schedule(l, "rate_schedule", "a [time, rate] pair like [\"1s\", \"4Mbps\"]", rate_value, period, period_key.as_deref())?;
+            if points.iter().all(|(_, r)| *r == 0) {
+                return Err(key_err(l.key("rate_schedule"), "every rate is zero"));
+            }
+            if let Some(k) = &period_key {
+                used.insert(k.clone());
+            }
+            RateModel::Schedule { points, period }
+        }
+        Some((l, _)) => {
+            let mtu_layer = lookup(layers, "trace_mtu");
+            let mtu = match mtu_layer {
+                Some(ml) => {
+                    used.insert(ml.key("trace_mtu"));
+                    ml.req("trace_mtu", |v| {
+                        let b = size_value(v)?;
+                        match u32::try_from(b) {
+                            Ok(0) => Err("must be positive".to_string()),
+                            Ok(b) => Ok(b),
+                            Err(_) => Err(format!("{b} bytes is too large")),
+                        }
+                    })?
+                }
+                None => DEFAULT_TRACE_MTU,
+            };
+            let rel = l.req("trace", as_str)?;
+            RateModel::Trace(ctx.trace(&l.key("trace"), rel, mtu)?)
+        }
+    };
+
+    let delay = match group(layers, &["delay", "delay_schedule"])? {
+        None => {
+            return Err(key_err(
+                format!("{link_path}.delay"),
+                format!("required key is missing: give delay or delay_schedule{dir_hint}"),
+            ))
+        }
+        Some((l, "delay")) => DelayModel::Constant(l.req("delay", duration_value)?),
+        Some((l, _)) => {
+            let points = schedule(l, "delay_schedule", "a [time, delay] pair like [\"10s\", \"70ms\"]", duration_value, period, period_key.as_deref())?;
+            if let Some(k) = &period_key {
+                used.insert(k.clone());
+            }
+            DelayModel::Schedule { points, period }
+        }
+    };
+
+    let queue = parse_queue(layers, used, defaults)?;
+
+    let outages = match lookup(layers, "outages").and_then(|l| Some((l, l.get("outages")?))) {
+        Some((l, v)) => outages(v, &l.key("outages"))?,
+        None => Vec::new(),
+    };
+    Ok(DirSpec {
+        rate,
+        delay,
+        queue,
+        outages,
+    })
+}
+
+/// A schedule: `[[time, value], ...]`, the first at 0, times increasing, all before
+/// `period` if there is one.
+fn schedule<T>(
+    l: &Tbl,
+    key: &str,
+    what: &str,
+    conv: fn(&toml::Value) -> Result<T, String>,
+    period: Option<Duration>,
+    period_key: Option<&str>,
+) -> R<Vec<(Duration, T)>> {
+    let full = l.key(key);
+    let arr = l.req(key, as_array)?;
+    if arr.is_empty() {
+        return Err(key_err(full, "a schedule needs at least one point"));
+    }
+    let mut points: Vec<(Duration, T)> = Vec::with_capacity(arr.len());
+    for (i, p) in arr.iter().enumerate() {
+        let pk = format!("{full}.{i}");
+        let (t, v) = as_pair(p, what).map_err(|e| key_err(&pk, e))?;
+        let t = duration_value(t).map_err(|e| key_err(&pk, e))?;
+        let v = conv(v).map_err(|e| key_err(&pk, e))?;
+        if i == 0 && !t.is_zero() {
+            return Err(key_err(
+                pk,
+                format!(
+                    "the first point must be at 0s (the value before it would be undefined), \
+                     found {}",
+                    format_duration(t)
+                ),
+            ));
+        }
+        if let Some((prev, _)) = points.last() {
+            if t <= *prev {
+                return Err(key_err(
+                    pk,
+                    format!(
+                        "time {} is not after the previous point's {} (points must be sorted \
+                         by time, without repeats)",
+                        format_duration(t),
+                        format_duration(*prev)
+                    ),
+                ));
+            }
+        }
+        if let Some(per) = period {
+            if t >= per {
+                return Err(key_err(
+                    pk,
+                    format!(
+                        "time {} is not before the schedule's period ({} = {})",
+                        format_duration(t),
+                        period_key.unwrap_or("schedule_period"),
+                        format_duration(per)
+                    ),
+                ));
+            }
+        }
+        points.push((t, v));
+    }
+    Ok(points)
+}
+
+/// `[[start, end], ...]`: sorted, not overlapping, each non-empty.
+pub(crate) fn outages(v: &toml::Value, key: &str) -> R<Vec<(Duration, Duration)>> {
+    let arr = as_array(v).map_err(|e| key_err(key, e))?;
+    let mut out: Vec<(Duration, Duration)> = Vec::with_capacity(arr.len());
+    for (i, p) in arr.iter().enumerate() {
+        let at = |e: String| key_err(format!("{key}.{i}"), e);
+        let (s, e) = as_pair(p, "a [start, end] pair like [\"10s\", \"20s\"]").map_err(at)?;
+        let s = duration_value(s).map_err(at)?;
+        let e = duration_value(e).map_err(at)?;
+        if e <= s {
+            return Err(at(format!(
+                "end {} is not after start {}",
+                format_duration(e),
+                format_duration(s)
+            )));
+        }
+        if let Some(&(ps, pe)) = out.last() {
+            if s < ps {
+                return Err(at(format!(
+                    "starts at {}, before the previous outage ({}); outages must be sorted",
+                    format_duration(s),
+                    format_duration(ps)
+                )));
+            }
+            if s < pe {
+                return Err(at(format!(
+                    "[{}, {}] overlaps the previous outage [{}, {}]",
+                    format_duration(s),
+                    format_duration(e),
+                    format_duration(ps),
+                    format_duration(pe)
+                )));
+            }
+        }
+        out.push((s, e));
+    }
+    Ok(out)
+}
+
+fn parse_queue(
+    layers: &[Tbl],
+    used: &mut HashSet<String>,
+    defaults: &mut Vec<(&'static str, String)>,
+) -> R<QueueSpec> {
+    let red = match lookup(layers, "queue") {
+        None => false,
+        Some(l) => l.req("queue", |v| {
+            let s = as_str(v)?;
+            match s.to_ascii_lowercase().as_str() {
+                "droptail" | "drop-tail" | "drop_tail" => Ok(false),
+                "red" => Ok(true),
+                _ => Err(format!("unknown queue {s:?}; expected droptail or red")),
+            }
+        })?,
+    };
+    let limit = match lookup(layers, "queue_limit") {
+        Some(l) => l.req("queue_limit", |v| {
+            let q = queue_limit_value(v)?;
+            match q {
+                QueueLimit::Packets(0) | QueueLimit::Bytes(0) => Err("must be positive".into()),
+                q => Ok(q),
+            }
+        })?,
+        None => {
+            defaults.push(("queue_limit", format_queue_limit(DEFAULT_QUEUE_LIMIT)));
+            DEFAULT_QUEUE_LIMIT
+        }
+    };
+    if !red {
+        return Ok(QueueSpec::DropTail { limit });
+    }
+    // RED parameters merge key by key: direction, then link, then defaults.
+    let mut reds: Vec<Tbl> = Vec::new();
+    for l in layers {
+        if let Some(r) = l.table("red")? {
+            r.check_keys(RED_KEYS)?;
+            used.insert(l.key("red"));
+            reds.push(r);
+        }
+    }
+    let find = |k: &str| reds.iter().find(|r| r.has(k));
+    let mut num = |k: &'static str| -> R<f64> {
+        match find(k) {
+            Some(r) => r.req(k, as_f64),
+            None => {
+                let (_, v, assumed) = RED_DEFAULTS
+                    .iter()
+                    .copied()
+                    .find(|d| d.0 == k)
+                    .unwrap_or((k, 0.0, false));
+                if assumed {
+                    defaults.push((k_red(k), v.to_string()));
+                }
+                Ok(v)
+            }
+        }
+    };
+    let min_th = num("min_th")?;
+    let max_th = num("max_th")?;
+    let w_q = num("w_q")?;
+    let max_p = num("max_p")?;
+    let gentle = match find("gentle") {
+        Some(r) => r.req("gentle", as_bool)?,
+        None => RED_DEFAULT_GENTLE,
+    };
+    let mean_pktsize = match find("mean_pktsize") {
+        Some(r) => r.req("mean_pktsize", |v| {
+            let n = as_u32(v).or_else(|_| {
+                size_value(v).and_then(|b| u32::try_from(b).map_err(|_| "too large".into()))
+            })?;
+            if n == 0 {
+                return Err("must be positive".into());
+            }
+            Ok(n)
+        })?,
+        None => RED_DEFAULT_MEAN_PKTSIZE,
+    };
+    let red_key = |k: &str| {
+        find(k)
+            .map(|r| r.key(k))
+            .unwrap_or_else(|| format!("{}.red.{k}", layers[layers.len() - 1].path))
+    };
+    if min_th < 0.0 {
+        return Err(key_err(red_key("min_th"), "must not be negative"));
+    }
+    if max_th <= min_th {
+        return Err(key_err(
+            red_key("max_th"),
+            format!("must be above min_th ({min_th})"),
+        ));
+    }
+    if !(w_q > 0.0 && w_q <= 1.0) {
+        return Err(key_err(red_key("w_q"), "must be in (0, 1]"));
+    }
+    if !(max_p > 0.0 && max_p <= 1.0) {
+        return Err(key_err(red_key("max_p"), "must be in (0, 1]"));
+    }
+    Ok(QueueSpec::Red {
+        limit,
+        min_th,
+        max_th,
+        w_q,
+        max_p,
+        gentle,
+        mean_pktsize,
+    })
+}
+
+/// `red.<k>` as a `'static` suffix for the assumed list.
+fn k_red(k: &str) -> &'static str {
+    match k {
+        "min_th" => "red.min_th",
+        "max_th" => "red.max_th",
+        "w_q" => "red.w_q",
+        _ => "red.max_p",
+    }
+}
+
+/// Keys that only matter together with another one must not be silently ignored.
+fn check_unused(lt: &Tbl, ab: &Option<Tbl>, ba: &Option<Tbl>, used: &HashSet<String>) -> R<()> {
+    for l in ab.iter().chain(ba.iter()).chain(std::iter::once(lt)) {
+        for (k, why) in [
+            (
+                "trace_mtu",
+                "has no effect: no direction that reads it takes its rate from a trace",
+            ),
+            (
+                "schedule_period",
+                "has no effect: no direction that reads it has a rate_schedule or delay_schedule",
+            ),
+            ("red", "has no effect: no direction that reads it has queue = \"red\""),
+        ] {
+            if l.has(k) && !used.contains(&l.key(k)) {
+                return Err(key_err(l.key(k), why));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Reads a Mahimahi trace: one delivery opportunity per line, integer milliseconds,
+/// non-decreasing; the trace repeats with its last timestamp as the period.
+pub(crate) fn read_trace(path: PathBuf, mtu: u32) -> Result<MahimahiTrace, String> {
+    let shown = path.display().to_string();
+    let bytes = std::fs::read(&path).map_err(|e| format!("cannot read trace {shown}: {e}"))?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| format!("trace {shown} is not a text file (Mahimahi traces are text)"))?;
+    let mut opportunities_ms: Vec<u64> = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() {
+            continue;
+        }
+        let ms: u64 = line.parse().map_err(|_| {
+            let mut l = line.to_string();
+            if l.len() > 40 {
+                let mut cut = 40;
+                while !l.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                l.truncate(cut);
+                l.push_str("...");
+            }
+            format!(
+                "trace {shown}, line {}: expected a whole number of milliseconds, found {l:?}",
+                n + 1
+            )
+        })?;
+        if let Some(&prev) = opportunities_ms.last() {
+            if ms < prev {
+                return Err(format!(
+                    "trace {shown}, line {}: timestamp {ms} is before the previous one ({prev}); \
+                     timestamps must not decrease",
+                    n + 1
+                ));
+            }
+        }
+        opportunities_ms.push(ms);
+    }
+    let Some(&last) = opportunities_ms.last() else {
+        return Err(format!("trace {shown} has no delivery opportunities"));
+    };
+    Ok(MahimahiTrace {
+        path,
+        opportunities_ms,
+        period_ms: last.max(1),
+        mtu,
+    })
+}

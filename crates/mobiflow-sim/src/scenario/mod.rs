@@ -1,0 +1,289 @@
+//! TOML scenarios -> [`Scenario`].
+//!
+//! A scenario file is parsed into a [`toml::Table`], `--set KEY=VALUE` overrides are
+//! applied to that table ([`apply_override`]), and the table is walked key by key into
+//! the validated, unit-converted [`Scenario`] the engine consumes. Every refusal is a
+//! [`ScenarioError`] naming the file, the dotted key and the reason, e.g.
+//!
+//! ```text
+//! scenarios/examples/outage.toml: flows.0.redaer: unknown key (did you mean "reader"?); expected one of name, from, to, ...
+//! ```
+//!
+//! The schema, with every key's unit and default, is documented in
+//! `docs/scenarios.md`. Defaults that are this project's assumptions rather than a
+//! standard's (or ns-2's) values are listed in [`Scenario::assumed`] when the
+//! scenario does not set them.
+//!
+//! Layout: `walk` (typed access to a table with dotted paths), `overrides`, `link`
+//! (links, schedules, traces, queues, outages), `flow` (flows, applications, readers,
+//! TCP settings); this file holds the entry points, `[run]`, `[measure]` and the error
+//! type.
+
+mod flow;
+mod link;
+mod overrides;
+mod walk;
+
+pub use overrides::{apply_override, split_override};
+
+use crate::model::{MahimahiTrace, MeasureSpec, Scenario};
+use crate::units::{duration_value, format_duration};
+use mobiflow_proto::time::Duration;
+use std::collections::HashMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use walk::{as_pair, as_str, as_u64, key_err, Tbl, R};
+
+/// A scenario that cannot be loaded: `FILE: KEY: REASON` (missing parts omitted).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScenarioError {
+    /// The scenario file, if the scenario came from one.
+    pub file: Option<PathBuf>,
+    /// The dotted key the error is about (`flows.0.reader.rate`), if any.
+    pub key: Option<String>,
+    pub reason: String,
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(file) = &self.file {
+            write!(f, "{}: ", file.display())?;
+        }
+        if let Some(key) = &self.key {
+            write!(f, "{key}: ")?;
+        }
+        f.write_str(&self.reason)
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+/// Top-level keys.
+const ROOT_KEYS: &[&str] = &["name", "run", "tcp", "links", "flows", "measure"];
+
+/// Default run length: an assumption.
+pub const DEFAULT_DURATION: Duration = Duration::from_secs(60);
+/// Default seed.
+pub const DEFAULT_SEED: u64 = 1;
+/// Default sampling period of the time series: an assumption.
+pub const DEFAULT_SAMPLE_INTERVAL: Duration = Duration::from_millis(100);
+
+/// Loads a scenario file and applies `overrides` (`(dotted key, value)` pairs, in
+/// order). Trace paths are resolved relative to the file's directory.
+pub fn load_file(path: &Path, overrides: &[(String, String)]) -> Result<Scenario, ScenarioError> {
+    let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
+        file: Some(path.to_path_buf()),
+        key: None,
+        reason: format!("cannot read scenario: {e}"),
+    })?;
+    load_str(&text, Some(path), overrides)
+}
+
+/// Loads a scenario from TOML text. `source` names the file in messages, gives the
+/// default name (its stem) and the directory trace paths are relative to (the
+/// current directory without it).
+pub fn load_str(
+    text: &str,
+    source: Option<&Path>,
+    overrides: &[(String, String)],
+) -> Result<Scenario, ScenarioError> {
+    let fail = |key: Option<String>, reason: String| ScenarioError {
+        file: source.map(Path::to_path_buf),
+        key,
+        reason,
+    };
+    let mut doc: toml::Table = toml::from_str(text).map_err(|e| fail(None, syntax_error(text, &e)))?;
+    let mut applied: Vec<(String, &str, &str)> = Vec::with_capacity(overrides.len());
+    for (k, v) in overrides {
+        let canon = overrides::apply(&mut doc, k, v)
+            .map_err(|e| fail(Some(k.trim().to_string()), format!("in override {k}={v}: {e}")))?;
+        applied.push((canon, k, v));
+    }
+    build(&doc, source).map_err(|e| {
+        let mut reason = e.reason;
+        // Point at the override that set the offending value, if one did.
+        if let Some(key) = &e.key {
+            if let Some((_, k, v)) = applied.iter().rev().find(|(canon, _, _)| {
+                key == canon || key.starts_with(&format!("{canon}."))
+            }) {
+                reason.push_str(&format!(" (set by override {k}={v})"));
+            }
+        }
+        fail(e.key, reason)
+    })
+}
+
+/// Builds a scenario from an already parsed (and overridden) document.
+pub fn from_table(doc: &toml::Table, source: Option<&Path>) -> Result<Scenario, ScenarioError> {
+    build(doc, source).map_err(|e| ScenarioError {
+        file: source.map(Path::to_path_buf),
+        key: e.key,
+        reason: e.reason,
+    })
+}
+
+/// A TOML syntax error on one line: `line 3, column 7: invalid TOML: ...`.
+fn syntax_error(text: &str, e: &toml::de::Error) -> String {
+    let message = e
+        .message()
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("; ");
+    match e.span().and_then(|s| text.get(..s.start)) {
+        Some(before) => {
+            let line = before.matches('\n').count() + 1;
+            let col = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
+            format!("line {line}, column {col}: invalid TOML: {message}")
+        }
+        None => format!("invalid TOML: {message}"),
+    }
+}
+
+/// State shared by the parts of a walk.
+pub(crate) struct Ctx {
+    base_dir: Option<PathBuf>,
+    assumed: Vec<(String, String)>,
+    traces: HashMap<(PathBuf, u32), Arc<MahimahiTrace>>,
+}
+
+impl Ctx {
+    /// Records a default that is an assumption.
+    pub(crate) fn assume(&mut self, key: String, value: String) {
+        self.assumed.push((key, value));
+    }
+
+    /// Loads (once) the trace at `rel`, relative to the scenario's directory.
+    pub(crate) fn trace(&mut self, key: &str, rel: &str, mtu: u32) -> R<Arc<MahimahiTrace>> {
+        if rel.trim().is_empty() {
+            return Err(key_err(key, "the trace path is empty"));
+        }
+        let path = match &self.base_dir {
+            Some(dir) => dir.join(rel),
+            None => PathBuf::from(rel),
+        };
+        if let Some(t) = self.traces.get(&(path.clone(), mtu)) {
+            return Ok(t.clone());
+        }
+        let t = Arc::new(link::read_trace(path.clone(), mtu).map_err(|e| key_err(key, e))?);
+        self.traces.insert((path, mtu), t.clone());
+        Ok(t)
+    }
+}
+
+fn build(doc: &toml::Table, source: Option<&Path>) -> R<Scenario> {
+    let root = Tbl::new(doc, "");
+    root.check_keys(ROOT_KEYS)?;
+    let mut ctx = Ctx {
+        base_dir: source.and_then(Path::parent).map(Path::to_path_buf),
+        assumed: Vec::new(),
+        traces: HashMap::new(),
+    };
+    let name = match root.opt("name", |v| as_str(v).map(str::to_string))? {
+        Some(n) if n.trim().is_empty() => return Err(key_err("name", "must not be empty")),
+        Some(n) => n,
+        None => source
+            .and_then(Path::file_stem)
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "scenario".into()),
+    };
+
+    let run = root.table("run")?;
+    let (duration, seed) = match &run {
+        Some(r) => {
+            r.check_keys(&["duration", "seed"])?;
+            (
+                r.opt("duration", duration_value)?,
+                r.opt("seed", as_u64)?,
+            )
+        }
+        None => (None, None),
+    };
+    let duration = match duration {
+        Some(d) if d.is_zero() => return Err(key_err("run.duration", "must be positive")),
+        Some(d) => d,
+        None => {
+            ctx.assume("run.duration".into(), format_duration(DEFAULT_DURATION));
+            DEFAULT_DURATION
+        }
+    };
+    let seed = seed.unwrap_or(DEFAULT_SEED);
+
+    let link::Links { nodes, links } = link::parse_links(&root, &mut ctx)?;
+    let flows = flow::parse_flows(&root, &nodes, &links, duration, &mut ctx)?;
+    let measure = measure(&root, duration, &mut ctx)?;
+
+    Ok(Scenario {
+        name,
+        source: source.map(Path::to_path_buf),
+        duration,
+        seed,
+        nodes,
+        links,
+        flows,
+        measure,
+        assumed: ctx.assumed,
+    })
+}
+
+fn measure(root: &Tbl, duration: Duration, ctx: &mut Ctx) -> R<MeasureSpec> {
+    let m = root.table("measure")?;
+    if let Some(m) = &m {
+        m.check_keys(&["sample_interval", "intervals"])?;
+    }
+    let sample: Option<Option<Duration>> = match &m {
+        Some(m) => m.opt("sample_interval", |v| match v {
+            toml::Value::Boolean(false) => Ok(None),
+            toml::Value::Boolean(true) => Err(
+                "true is not a period; give a time like \"100ms\", or false to disable".into(),
+            ),
+            v => duration_value(v).map(|d| (!d.is_zero()).then_some(d)),
+        })?,
+        None => None,
+    };
+    let sample_interval = match sample {
+        Some(s) => s,
+        None => {
+            ctx.assume(
+                "measure.sample_interval".into(),
+                format_duration(DEFAULT_SAMPLE_INTERVAL),
+            );
+            Some(DEFAULT_SAMPLE_INTERVAL)
+        }
+    };
+    let mut intervals = Vec::new();
+    if let Some(t) = m.as_ref().map(|m| m.table("intervals")).transpose()?.flatten() {
+        for (label, v) in t.t {
+            let key = t.key(label);
+            if label.trim().is_empty() {
+                return Err(key_err(key, "an interval label must not be empty"));
+            }
+            let at = |e: String| key_err(&key, e);
+            let (s, e) = as_pair(v, "a [start, end] pair like [\"10s\", \"60s\"]").map_err(at)?;
+            let s = duration_value(s).map_err(at)?;
+            let e = duration_value(e).map_err(at)?;
+            if e <= s {
+                return Err(at(format!(
+                    "end {} is not after start {}",
+                    format_duration(e),
+                    format_duration(s)
+                )));
+            }
+            if e > duration {
+                return Err(at(format!(
+                    "ends at {}, after the end of the run (run.duration = {})",
+                    format_duration(e),
+                    format_duration(duration)
+                )));
+            }
+            intervals.push((label.clone(), s, e));
+        }
+    }
+    intervals.sort_by(|a, b| (a.1, a.2, &a.0).cmp(&(b.1, b.2, &b.0)));
+    Ok(MeasureSpec {
+        intervals,
+        sample_interval,
+    })
+}

@@ -1,0 +1,5 @@
+"""``python -m mobiflow``: the command line."""
+
+from mobiflow.cli import main
+
+main()

@@ -1,0 +1,43 @@
+"""Type stubs of the compiled module ``mobiflow._mobiflow`` (crates/mobiflow-python).
+
+Every function returns JSON text; :mod:`mobiflow` parses it. Overrides are
+``(dotted key, value)`` pairs, as ``--set KEY=VALUE`` on the command line.
+"""
+
+from os import PathLike
+
+_Path = str | PathLike[str]
+
+class ScenarioError(ValueError):
+    """A scenario that cannot be run. ``str(err)`` is ``FILE: KEY: REASON``."""
+
+    file: str | None
+    """The scenario file, if the scenario came from one."""
+    key: str | None
+    """The dotted key at fault (``flows.0.reader.rate``), if one is."""
+    reason: str
+    """What is wrong, in words."""
+
+def validate_file(path: _Path, overrides: list[tuple[str, str]] = ...) -> str:
+    """Load and check a scenario file without running it; describe it as JSON."""
+
+def validate_str(
+    text: str, overrides: list[tuple[str, str]] = ..., source: _Path | None = None
+) -> str:
+    """Like :func:`validate_file` for TOML text; ``source`` names the file it stands for."""
+
+def run_file(
+    path: _Path, overrides: list[tuple[str, str]] = ..., out_dir: _Path | None = None
+) -> str:
+    """Run a scenario file; write results into ``out_dir`` if given; return summary JSON."""
+
+def run_str(
+    text: str,
+    overrides: list[tuple[str, str]] = ...,
+    out_dir: _Path | None = None,
+    source: _Path | None = None,
+) -> str:
+    """Like :func:`run_file` for TOML text; ``source`` names the file it stands for."""
+
+def version() -> str:
+    """The engine's version."""

@@ -1,0 +1,181 @@
+"""The Python API: check and run scenarios, read their results.
+
+A scenario is a TOML file (see ``docs/scenarios.md``). Overrides replace values in it
+by dotted key, like ``--set`` on the command line::
+
+    import mobiflow
+
+    summary = mobiflow.run(
+        "scenarios/examples/rwnd_limited.toml",
+        set={"seed": 2, "flows.0.reader.rate": "6Mbps"},
+        out="out/rwnd",
+    )
+    for flow in summary["flows"]:
+        print(flow["name"], flow["goodput_bps"] / 1e6, "Mb/s")
+
+Units follow the engine: keys ending in ``_bps`` are bits per second, ``_s`` seconds,
+``_ms`` milliseconds, ``bytes`` bytes, ``packets`` packets. Goodput is payload only.
+A run is a pure function of its scenario (including ``seed``): the same input gives the
+same bytes out.
+
+The engine runs without the GIL: threads may run several scenarios at once.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
+
+from mobiflow import _mobiflow
+from mobiflow.results import Summary
+
+if TYPE_CHECKING:
+    import polars as pl
+
+__all__ = [
+    "Overrides",
+    "PathLike",
+    "read_series",
+    "read_summary",
+    "run",
+    "run_json",
+    "run_text",
+    "to_overrides",
+    "validate",
+    "validate_text",
+]
+
+PathLike = str | os.PathLike[str]
+"""A file system path."""
+
+Overrides = Mapping[str, object] | Iterable[tuple[str, object]]
+"""``{dotted key: value}`` or ``[(dotted key, value), ...]``, applied in order."""
+
+SUMMARY_FILE = "summary.json"
+FLOW_SERIES_FILE = "flow_series.csv"
+LINK_SERIES_FILE = "link_series.csv"
+
+
+def override_value(value: object) -> str:
+    """Spell a Python value as the text of a ``--set KEY=VALUE`` value.
+
+    Strings pass as they are (``"6Mbps"``, ``"265ms"``); booleans become ``true`` and
+    ``false``; numbers their shortest ``repr``; paths their text; lists and tuples TOML
+    arrays.
+    """
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    if isinstance(value, list | tuple):
+        return json.dumps(list(value))
+    raise TypeError(f"cannot use a {type(value).__name__} as a scenario value: {value!r}")
+
+
+def to_overrides(set: Overrides | None) -> list[tuple[str, str]]:  # noqa: A002
+    """Normalise overrides to the ``[(key, text)]`` list the engine takes."""
+    if set is None:
+        return []
+    items = set.items() if isinstance(set, Mapping) else set
+    pairs: list[tuple[str, str]] = []
+    for key, value in items:
+        if not isinstance(key, str) or not key:
+            raise TypeError(f"override keys are dotted key strings, got {key!r}")
+        pairs.append((key, override_value(value)))
+    return pairs
+
+
+def _opt_path(path: PathLike | None) -> str | None:
+    return None if path is None else os.fspath(path)
+
+
+def run_json(path: PathLike, set: Overrides | None = None, out: PathLike | None = None) -> str:  # noqa: A002
+    """Run the scenario file ``path`` and return its summary as JSON text.
+
+    The text is exactly what ``summary.json`` holds. With ``out``, the folder is created
+    if needed and ``summary.json``, ``flow_series.csv`` and ``link_series.csv`` are
+    written into it (other files there are left alone).
+
+    Raises :class:`mobiflow.ScenarioError` if the scenario is wrong, ``RuntimeError`` if
+    the run fails and ``OSError`` if the results cannot be written.
+    """
+    return _mobiflow.run_file(os.fspath(path), to_overrides(set), _opt_path(out))
+
+
+def run(path: PathLike, set: Overrides | None = None, out: PathLike | None = None) -> Summary:  # noqa: A002
+    """Run the scenario file ``path`` and return its summary (see :func:`run_json`).
+
+    Rates in the summary are bits per second (``goodput_bps``, ``intervals``), times
+    seconds (``duration_s``, ``completion_time_s``) or milliseconds (``rtt_*_ms``).
+    """
+    return cast(Summary, json.loads(run_json(path, set=set, out=out)))
+
+
+def run_text(
+    text: str,
+    set: Overrides | None = None,  # noqa: A002
+    out: PathLike | None = None,
+    source: PathLike | None = None,
+) -> Summary:
+    """Run a scenario given as TOML text; ``source`` names the file it stands for
+    (messages mention it; relative paths resolve against its folder)."""
+    return cast(
+        Summary,
+        json.loads(_mobiflow.run_str(text, to_overrides(set), _opt_path(out), _opt_path(source))),
+    )
+
+
+def validate(path: PathLike, set: Overrides | None = None) -> dict[str, Any]:  # noqa: A002
+    """Check the scenario file ``path`` without running it and describe it.
+
+    The description has the scenario's name, seed, ``duration_s``, nodes, links (per
+    direction: rate in bits per second, delay in seconds, queue, outages in seconds),
+    flows, measurement intervals and the ``assumed`` parameters. Raises
+    :class:`mobiflow.ScenarioError` if the scenario is wrong.
+    """
+    return cast(dict[str, Any], json.loads(_mobiflow.validate_file(os.fspath(path), to_overrides(set))))
+
+
+def validate_text(
+    text: str,
+    set: Overrides | None = None,  # noqa: A002
+    source: PathLike | None = None,
+) -> dict[str, Any]:
+    """:func:`validate` for a scenario given as TOML text."""
+    return cast(
+        dict[str, Any],
+        json.loads(_mobiflow.validate_str(text, to_overrides(set), _opt_path(source))),
+    )
+
+
+def read_summary(out: PathLike) -> Summary:
+    """Read ``summary.json`` from a results folder written by :func:`run`."""
+    return cast(Summary, json.loads((Path(out) / SUMMARY_FILE).read_text(encoding="utf-8")))
+
+
+def read_series(out: PathLike) -> dict[str, pl.DataFrame]:
+    """Read the sampled time series of a results folder as polars DataFrames.
+
+    Returns ``{"flow": ..., "link": ...}``. Columns carry their units in their names
+    (``time_s``, ``cwnd_bytes``, ``srtt_ms``, ``rate_bps``, ...); ``flow`` and ``dir``
+    index ``summary["flows"]`` and ``summary["links"]``, ``flow_name`` and ``dir_name``
+    name them. Missing values (an RTT before the first sample) are null. Needs polars
+    (``pip install mobiflow[frames]``).
+    """
+    try:
+        import polars as pl
+    except ImportError as e:  # pragma: no cover - depends on the environment
+        raise ImportError("mobiflow.read_series needs polars: pip install polars") from e
+    folder = Path(out)
+    overrides = {"flow_name": pl.String, "dir_name": pl.String}
+    return {
+        "flow": pl.read_csv(folder / FLOW_SERIES_FILE, schema_overrides=overrides),
+        "link": pl.read_csv(folder / LINK_SERIES_FILE, schema_overrides=overrides),
+    }

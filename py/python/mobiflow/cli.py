@@ -1,0 +1,467 @@
+"""The ``mobiflow`` command line.
+
+::
+
+    mobiflow run SCENARIO.toml [--set KEY=VALUE ...] [--out DIR] [--json]
+    mobiflow validate SCENARIO.toml [--set KEY=VALUE ...] [--json]
+    mobiflow --version
+
+Exit status: 0 on success; 2 for a scenario that is wrong (a bad key or value in the
+file or in ``--set``, a malformed ``--set``, a missing file) or a usage error; 1 for any
+other failure; 130 when interrupted. Errors are one line on stderr, starting with
+``error:``. With ``--json``, stdout holds the JSON and nothing else.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import threading
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any, NoReturn, TypeVar
+
+import typer
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from mobiflow import _mobiflow
+from mobiflow._mobiflow import ScenarioError
+
+EXIT_FAILURE = 1
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+T = TypeVar("T")
+
+app = typer.Typer(
+    name="mobiflow",
+    help="Deterministic simulation of transport protocols over mobile networks.",
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+class CliError(Exception):
+    """A failure reported as ``error: MESSAGE`` with exit status ``code``."""
+
+    def __init__(self, message: str, code: int = EXIT_FAILURE) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+# --------------------------------------------------------------------------------------
+# Helpers
+# --------------------------------------------------------------------------------------
+
+
+def parse_sets(items: list[str] | None) -> list[tuple[str, str]]:
+    """``["a.b=1", ...]`` -> ``[("a.b", "1"), ...]``; a malformed item is a usage error."""
+    pairs: list[tuple[str, str]] = []
+    for item in items or []:
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise CliError(
+                f'--set "{item}": expected KEY=VALUE, like --set flows.0.cc=cubic',
+                EXIT_USAGE,
+            )
+        pairs.append((key, value.strip()))
+    return pairs
+
+
+def check_scenario_file(path: Path) -> str:
+    """The path as text, after checking that it names a readable file."""
+    if not path.exists():
+        raise CliError(f"{path}: no such file", EXIT_USAGE)
+    if not path.is_file():
+        raise CliError(f"{path}: not a file", EXIT_USAGE)
+    return os.fspath(path)
+
+
+def _interrupted() -> NoReturn:
+    """Leave at once and quietly with status 130.
+
+    The engine may still be running in its worker thread without the GIL; it cannot be
+    stopped from Python, so the process ends without waiting for it. Output files are
+    written under temporary names and renamed, so none is left half written.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:  # noqa: BLE001, S110 - nothing left to report to
+            pass
+    os._exit(EXIT_INTERRUPTED)
+
+
+def call_engine(fn: Callable[[], T]) -> T:
+    """Run ``fn`` (an engine call that releases the GIL) in a worker thread, so that
+    Ctrl-C reaches the main thread at once instead of when the run ends."""
+    result: list[T] = []
+    error: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            result.append(fn())
+        except BaseException as e:  # noqa: BLE001 - handed to the main thread
+            error.append(e)
+
+    worker = threading.Thread(target=work, name="mobiflow-engine", daemon=True)
+    try:
+        worker.start()
+        while worker.is_alive():
+            worker.join(0.2)
+    except KeyboardInterrupt:
+        _interrupted()
+    if error:
+        raise error[0]
+    return result[0]
+
+
+def engine_errors(fn: Callable[[], T]) -> T:
+    """Call the engine, turning its exceptions into :class:`CliError`."""
+    try:
+        return call_engine(fn)
+    except ScenarioError as e:
+        raise CliError(str(e), EXIT_USAGE) from e
+    except (RuntimeError, OSError) as e:
+        raise CliError(str(e), EXIT_FAILURE) from e
+
+
+def make_console() -> Console:
+    """A console on stdout; wide when stdout is not a terminal (logs, pipes)."""
+    width = None if sys.stdout.isatty() or "COLUMNS" in os.environ else 160
+    return Console(highlight=False, width=width)
+
+
+def _mbps(bps: float | None) -> str:
+    return "-" if bps is None else f"{bps / 1e6:.3f}"
+
+
+def _ms(ms: float | None) -> str:
+    return "-" if ms is None else f"{ms:.1f}"
+
+
+def _rate(bps: float) -> str:
+    if bps >= 1e6:
+        return f"{bps / 1e6:g} Mb/s"
+    if bps >= 1e3:
+        return f"{bps / 1e3:g} kb/s"
+    return f"{bps:g} b/s"
+
+
+def _secs(s: float) -> str:
+    return f"{s * 1e3:g} ms" if 0 < s < 1 else f"{s:g} s"
+
+
+# --------------------------------------------------------------------------------------
+# Rendering
+# --------------------------------------------------------------------------------------
+
+
+def render_summary(summary: dict[str, Any], console: Console, out: Path | None = None) -> None:
+    """Print a run's summary as tables: flows, link directions, assumed parameters."""
+    title = Text()
+    title.append(str(summary.get("scenario", "?")), style="bold")
+    title.append(
+        f"  seed {summary.get('seed')}, {summary.get('duration_s', 0):g} s simulated, "
+        f"{summary.get('events', 0):,} events, mobiflow {summary.get('mobiflow_version', '?')}"
+    )
+    console.print(title)
+
+    flows: list[dict[str, Any]] = summary.get("flows", [])
+    intervals: list[str] = sorted({name for f in flows for name in f.get("intervals", {})})
+    table = Table(title="flows", title_justify="left", show_edge=False, pad_edge=False)
+    table.add_column("flow")
+    table.add_column("cc")
+    table.add_column("goodput\nMb/s", justify="right")
+    for name in intervals:
+        table.add_column(Text(f"{name}\nMb/s"), justify="right")
+    for header in ("retx", "timeouts", "zero\nwindows", "idle RTTs\n/ total"):
+        table.add_column(header, justify="right")
+    for header in ("RTT min\nms", "RTT mean\nms", "RTT p95\nms"):
+        table.add_column(header, justify="right")
+    for f in flows:
+        row: list[str | Text] = [Text(str(f.get("name", ""))), Text(str(f.get("cc", "")))]
+        row.append(_mbps(f.get("goodput_bps")))
+        row.extend(_mbps(f.get("intervals", {}).get(name)) for name in intervals)
+        row.extend(
+            [
+                str(f.get("retransmits", "-")),
+                str(f.get("timeouts", "-")),
+                str(f.get("zero_windows", "-")),
+                f"{f.get('idle_rtts', '-')}/{f.get('total_rtts', '-')}",
+                _ms(f.get("rtt_min_ms")),
+                _ms(f.get("rtt_mean_ms")),
+                _ms(f.get("rtt_p95_ms")),
+            ]
+        )
+        table.add_row(*row)
+    console.print()
+    console.print(table)
+
+    links: list[dict[str, Any]] = summary.get("links", [])
+    if links:
+        table = Table(title="link directions", title_justify="left", show_edge=False, pad_edge=False)
+        table.add_column("direction")
+        for header in ("drops", "outage\nlosses", "max queue\npkts", "mean queue\npkts"):
+            table.add_column(header, justify="right")
+        for link in links:
+            table.add_row(
+                Text(str(link.get("name", ""))),
+                str(link.get("drops", "-")),
+                str(link.get("outage_losses", "-")),
+                str(link.get("queue_max_packets", "-")),
+                f"{link.get('queue_mean_packets', 0):.2f}",
+            )
+        console.print()
+        console.print(table)
+
+    assumed: dict[str, str] = summary.get("assumed", {})
+    if assumed:
+        console.print()
+        note = Text("assumed (not from a seed document): ", style="dim")
+        note.append(", ".join(f"{k} = {v}" for k, v in assumed.items()), style="dim")
+        console.print(note)
+    if out is not None:
+        console.print(Text(f"results written to {out}/", style="dim"))
+
+
+def _describe_rate(rate: dict[str, Any]) -> str:
+    kind = rate.get("kind")
+    if kind == "constant":
+        return _rate(rate["bps"])
+    if kind == "schedule":
+        return f"schedule of {len(rate.get('points', []))} rates"
+    if kind == "trace":
+        return f"trace {rate.get('path')} (mean {_rate(rate.get('mean_bps', 0.0))})"
+    return str(kind)
+
+
+def _describe_delay(delay: dict[str, Any]) -> str:
+    if delay.get("kind") == "constant":
+        return _secs(delay["s"])
+    if delay.get("kind") == "schedule":
+        return f"schedule of {len(delay.get('points', []))} delays"
+    return str(delay.get("kind"))
+
+
+def _describe_queue(queue: dict[str, Any]) -> str:
+    limit = (
+        f"{queue['limit_packets']} pkts"
+        if queue.get("limit_packets") is not None
+        else f"{queue.get('limit_bytes')} B"
+    )
+    return f"{queue.get('kind')} {limit}"
+
+
+def _describe_app(app_: dict[str, Any]) -> str:
+    kind = app_.get("kind")
+    if kind == "sized":
+        return f"sized {app_.get('bytes')} B"
+    if kind == "bursts":
+        return f"{len(app_.get('bytes', []))} bursts"
+    if kind == "on_off":
+        return f"on/off {app_.get('burst_bytes')} B every {_secs(app_.get('period_s', 0.0))}"
+    return str(kind)
+
+
+def _describe_reader(reader: dict[str, Any]) -> str:
+    kind = reader.get("kind")
+    if kind == "constant":
+        return f"reads {_rate(reader.get('rate_bps', 0))}"
+    if kind == "steps":
+        rates = ", ".join(f"{r / 1e6:g}" for r in reader.get("rates_bps", []))
+        return f"reads <{rates}> Mb/s, {_secs(reader.get('step_s', 0.0))} each"
+    if kind == "sine":
+        return (
+            f"reads {_rate(reader.get('mean_bps', 0))} "
+            f"± {_rate(reader.get('amplitude_bps', 0))} sine"
+        )
+    return "reads greedily" if kind == "greedy" else str(kind)
+
+
+def render_description(desc: dict[str, Any], console: Console) -> None:
+    """Print a short description of a validated scenario."""
+    head = Text()
+    head.append(str(desc.get("scenario")), style="bold")
+    if desc.get("source"):
+        head.append(f" ({desc['source']})")
+    head.append(": ok", style="green")
+    console.print(head)
+    console.print(
+        Text(
+            f"  {_secs(desc.get('duration_s', 0.0))} simulated, seed {desc.get('seed')}, "
+            f"nodes {', '.join(desc.get('nodes', []))}"
+        )
+    )
+    for link in desc.get("links", []):
+        dirs = "; ".join(
+            f"{d['from']}->{d['to']} {_describe_rate(d['rate'])}, "
+            f"{_describe_delay(d['delay'])}, {_describe_queue(d['queue'])}"
+            + (f", {len(d['outages_s'])} outages" if d.get("outages_s") else "")
+            for d in link.get("dirs", [])
+        )
+        console.print(Text(f"  link {link.get('name')}: {dirs}"))
+    for flow in desc.get("flows", []):
+        transport = flow.get("transport", {})
+        proto = transport.get("protocol", "?")
+        cc = f" {transport['cc']}" if "cc" in transport else ""
+        stop = f" to {_secs(flow['stop_s'])}" if flow.get("stop_s") is not None else ""
+        console.print(
+            Text(
+                f"  flow {flow.get('name')}: {proto}{cc}, {flow.get('src')} -> {flow.get('dst')}, "
+                f"from {_secs(flow.get('start_s', 0.0))}{stop}, "
+                f"{_describe_app(flow.get('app', {}))}, {_describe_reader(flow.get('reader', {}))}"
+            )
+        )
+    intervals = desc.get("intervals", [])
+    if intervals:
+        spans = ", ".join(
+            f"{i['name']} [{_secs(i['start_s'])}, {_secs(i['end_s'])})" for i in intervals
+        )
+        console.print(Text(f"  intervals: {spans}"))
+    assumed: dict[str, str] = desc.get("assumed", {})
+    if assumed:
+        console.print(
+            Text(
+                "  assumed: " + ", ".join(f"{k} = {v}" for k, v in assumed.items()),
+                style="dim",
+            )
+        )
+
+
+# --------------------------------------------------------------------------------------
+# Commands
+# --------------------------------------------------------------------------------------
+
+ScenarioArg = Annotated[
+    Path,
+    typer.Argument(
+        metavar="SCENARIO.toml",
+        help="Scenario file (see docs/scenarios.md).",
+        show_default=False,
+    ),
+]
+SetOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--set",
+        "-s",
+        metavar="KEY=VALUE",
+        help="Override a value by dotted key, e.g. --set flows.0.cc=cubic (repeatable).",
+        show_default=False,
+    ),
+]
+
+
+def _version_callback(value: bool) -> None:
+    if value:
+        sys.stdout.write(f"mobiflow {_mobiflow.version()}\n")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            help="Print the version and exit.",
+            callback=_version_callback,
+            is_eager=True,
+        ),
+    ] = False,
+) -> None:
+    """Deterministic simulation of transport protocols over mobile networks."""
+
+
+@app.command("run")
+def run_command(
+    scenario: ScenarioArg,
+    set_: SetOpt = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            "-o",
+            metavar="DIR",
+            help="Write summary.json, flow_series.csv and link_series.csv into DIR.",
+            show_default=False,
+        ),
+    ] = None,
+    json_: Annotated[
+        bool,
+        typer.Option("--json", help="Print the summary JSON (only) on stdout."),
+    ] = False,
+) -> None:
+    """Run a scenario and print its summary (goodput in Mb/s, RTTs in ms)."""
+    overrides = parse_sets(set_)
+    path = check_scenario_file(scenario)
+    out_dir = None if out is None else os.fspath(out)
+    text = engine_errors(lambda: _mobiflow.run_file(path, overrides, out_dir))
+    if json_:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+        sys.stdout.flush()
+        return
+    render_summary(json.loads(text), make_console(), out)
+
+
+@app.command("validate")
+def validate_command(
+    scenario: ScenarioArg,
+    set_: SetOpt = None,
+    json_: Annotated[
+        bool,
+        typer.Option("--json", help="Print the description as JSON (only) on stdout."),
+    ] = False,
+) -> None:
+    """Check a scenario without running it and describe it."""
+    overrides = parse_sets(set_)
+    path = check_scenario_file(scenario)
+    text = engine_errors(lambda: _mobiflow.validate_file(path, overrides))
+    if json_:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+        return
+    render_description(json.loads(text), make_console())
+
+
+# --------------------------------------------------------------------------------------
+# Entry point
+# --------------------------------------------------------------------------------------
+
+
+def _fail(message: str, code: int) -> NoReturn:
+    sys.stdout.flush()
+    sys.stderr.write(f"error: {message}\n")
+    sys.stderr.flush()
+    raise SystemExit(code)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console script ``mobiflow``: parse ``argv`` (default ``sys.argv[1:]``) and run.
+
+    Never shows a traceback for expected failures; set ``MOBIFLOW_DEBUG=1`` to see one
+    for unexpected failures.
+    """
+    try:
+        app(args=argv, prog_name="mobiflow")
+    except CliError as e:
+        _fail(str(e), e.code)
+    except KeyboardInterrupt:
+        _interrupted()
+    except SystemExit:
+        raise
+    except Exception as e:  # noqa: BLE001 - the last line of defence
+        if os.environ.get("MOBIFLOW_DEBUG"):
+            traceback.print_exc()
+        _fail(f"{type(e).__name__}: {e}", EXIT_FAILURE)
+
+
+if __name__ == "__main__":
+    main()

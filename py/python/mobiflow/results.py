@@ -1,0 +1,81 @@
+"""Typed shapes of what the engine returns (mirrors ``crates/mobiflow-sim/src/results.rs``).
+
+Units are in the key names: ``_bps`` bits per second (payload, i.e. goodput, for
+flows), ``_s`` seconds, ``_ms`` milliseconds, ``bytes_`` bytes, ``_packets`` packets.
+"""
+
+from __future__ import annotations
+
+from typing import TypedDict
+
+
+class FlowSummary(TypedDict):
+    """Results of one flow."""
+
+    name: str
+    src: str
+    dst: str
+    protocol: str
+    cc: str
+    bytes_delivered: int
+    """Payload bytes delivered in order to the receiving application."""
+    bytes_offered: int
+    """Payload bytes handed to the sender by its application."""
+    goodput_bps: float
+    """Goodput over the flow's active time, bits per second."""
+    intervals: dict[str, float]
+    """Goodput over each named interval, bits per second."""
+    completion_time_s: float | None
+    """Seconds from the flow's start until the receiver had every byte; None if unfinished."""
+    burst_completion_times_s: list[float]
+    segments_sent: int
+    retransmits: int
+    timeouts: int
+    fast_retransmits: int
+    zero_windows: int
+    """Episodes of a zero receive window being advertised."""
+    zero_window_acks: int
+    window_probes: int
+    idle_rtts: int
+    """RTT-long periods in which the sender sent no data."""
+    total_rtts: int
+    """RTT-long periods of the flow's life (denominator of idle_rtts)."""
+    rcv_buffer_drops: int
+    rtt_min_ms: float | None
+    rtt_mean_ms: float | None
+    rtt_p95_ms: float | None
+    rtt_samples: int
+
+
+# Functional form: "from" is a Python keyword.
+LinkSummary = TypedDict(
+    "LinkSummary",
+    {
+        "name": str,  # "link:from->to"
+        "link": str,
+        "from": str,
+        "to": str,
+        "packets_sent": int,
+        "bytes_sent": int,
+        "drops": int,  # packets dropped by the queue (overflow or RED)
+        "outage_losses": int,  # packets lost to outages
+        "queue_max_packets": int,
+        "queue_mean_packets": float,
+    },
+)
+"""Results of one direction of a link."""
+
+
+class Summary(TypedDict):
+    """Everything a run reports (the content of ``summary.json``)."""
+
+    mobiflow_version: str
+    scenario: str
+    seed: int
+    duration_s: float
+    flows: list[FlowSummary]
+    links: list[LinkSummary]
+    assumed: dict[str, str]
+    """Parameters whose values are assumptions, not taken from a seed document."""
+    events: int
+    """Events processed by the engine."""
