@@ -5,8 +5,9 @@ Every function returns JSON text; :mod:`mobiflow` parses it. Overrides are
 """
 
 from os import PathLike
+from typing import TypeAlias
 
-_Path = str | PathLike[str]
+_Path: TypeAlias = str | PathLike[str]
 
 class ScenarioError(ValueError):
     """A scenario that cannot be run. ``str(err)`` is ``FILE: KEY: REASON``."""

@@ -140,7 +140,9 @@ def validate(path: PathLike, set: Overrides | None = None) -> dict[str, Any]:  #
     flows, measurement intervals and the ``assumed`` parameters. Raises
     :class:`mobiflow.ScenarioError` if the scenario is wrong.
     """
-    return cast(dict[str, Any], json.loads(_mobiflow.validate_file(os.fspath(path), to_overrides(set))))
+    return cast(
+        dict[str, Any], json.loads(_mobiflow.validate_file(os.fspath(path), to_overrides(set)))
+    )
 
 
 def validate_text(

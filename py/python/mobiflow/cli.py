@@ -14,6 +14,7 @@ other failure; 130 when interrupted. Errors are one line on stderr, starting wit
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -92,10 +93,8 @@ def _interrupted() -> NoReturn:
     written under temporary names and renamed, so none is left half written.
     """
     for stream in (sys.stdout, sys.stderr):
-        try:
+        with contextlib.suppress(Exception):  # nothing left to report to
             stream.flush()
-        except Exception:  # noqa: BLE001, S110 - nothing left to report to
-            pass
     os._exit(EXIT_INTERRUPTED)
 
 
@@ -207,7 +206,9 @@ def render_summary(summary: dict[str, Any], console: Console, out: Path | None =
 
     links: list[dict[str, Any]] = summary.get("links", [])
     if links:
-        table = Table(title="link directions", title_justify="left", show_edge=False, pad_edge=False)
+        table = Table(
+            title="link directions", title_justify="left", show_edge=False, pad_edge=False
+        )
         table.add_column("direction")
         for header in ("drops", "outage\nlosses", "max queue\npkts", "mean queue\npkts"):
             table.add_column(header, justify="right")

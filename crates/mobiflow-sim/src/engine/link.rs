@@ -45,6 +45,8 @@ pub struct TraceState {
     pub trace: Arc<MahimahiTrace>,
     /// Bytes of the head packet already sent in earlier opportunities.
     pub head_sent: u32,
+    /// Opportunities before this instant have been used or wasted.
+    pub used_until: Instant,
 }
 
 impl TraceState {
@@ -56,7 +58,7 @@ impl TraceState {
             return None;
         }
         let period = t.period_ms.max(1);
-        let now_ms = now.as_nanos().div_ceil(1_000_000);
+        let now_ms = now.max(self.used_until).as_nanos().div_ceil(1_000_000);
         // Opportunity k*period + o for every cycle k: look in the cycle before (an
         // opportunity at o == period belongs to it), this one and the next ones.
         let mut cycle = (now_ms / period).saturating_sub(1);
@@ -118,6 +120,7 @@ impl Dir {
                 Some(TraceState {
                     trace: t.clone(),
                     head_sent: 0,
+                    used_until: Instant::ZERO,
                 }),
             ),
         };
@@ -297,6 +300,9 @@ impl Dir {
         let Some(mtu) = self.trace.as_ref().map(|t| t.trace.mtu) else {
             return;
         };
+        if let Some(t) = self.trace.as_mut() {
+            t.used_until = now + Duration::from_nanos(1);
+        }
         let mut credit = count as u64 * mtu as u64;
         while credit > 0 {
             let Some(&(id, bytes)) = self.queue.front() else {
@@ -412,6 +418,7 @@ mod tests {
                 mtu: 1500,
             }),
             head_sent: 0,
+            used_until: Instant::ZERO,
         };
         assert_eq!(t.next_opportunity(Instant::ZERO), Some((Instant::from_millis(1), 2)));
         assert_eq!(t.next_opportunity(Instant::from_millis(2)), Some((Instant::from_millis(5), 1)));

@@ -12,7 +12,6 @@ use crate::units::{
 use mobiflow_proto::time::Duration;
 use std::collections::HashSet;
 use std::path::PathBuf;
-use std::sync::Arc;
 
 /// Keys a link or one of its directions may set.
 pub(crate) const DIR_KEYS: &[&str] = &[

@@ -116,7 +116,6 @@ impl Walk<'_> {
     }
 
     fn in_array(&mut self, arr: &mut [Value], i: usize) -> Result<(), String> {
-        let seg = self.segs[i];
         let idx = self.index(arr, i)?;
         *self.canon = join(self.canon, &idx.to_string());
         if i + 1 == self.segs.len() {
@@ -126,10 +125,7 @@ impl Walk<'_> {
         match &mut arr[idx] {
             Value::Table(sub) => self.in_table(sub, i + 1),
             Value::Array(sub) => self.in_array(sub, i + 1),
-            other => {
-                let _ = seg;
-                Err(self.not_a_container(i, other))
-            }
+            other => Err(self.not_a_container(i, other)),
         }
     }
 

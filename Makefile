@@ -1,0 +1,108 @@
+# mobiflow: set up, test, reproduce.
+#
+#   make setup       .venv with pinned Python deps + the package built in release mode
+#   make test        Rust fmt/clippy/tests, ruff, pytest (what CI runs via .ci/run)
+#   make lint        the lint half of `make test`
+#   make fmt         format Rust and Python in place
+#   make reproduce   run every example scenario, tables on stdout, files in out/examples/
+#   make clean       remove .venv, out/, the built extension (not target/)
+#
+# Needs: cargo (Rust >= 1.80 via rustup, with rustfmt and clippy), python3 (>= 3.11) with
+# the venv module, and network access to crates.io and PyPI the first time.
+
+SHELL := bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := help
+MAKEFLAGS += --no-builtin-rules
+
+PYTHON ?= python3
+CARGO ?= cargo
+VENV ?= .venv
+VENV_ABS := $(abspath $(VENV))
+VPY := $(VENV_ABS)/bin/python
+OUT ?= out
+
+# Build the extension and the Rust tests against the venv's interpreter, so that
+# pyo3's build script sees the same Python every time (no spurious rebuilds).
+export PYO3_PYTHON := $(VPY)
+
+EXAMPLES := $(sort $(wildcard scenarios/examples/*.toml))
+# Inputs of the compiled extension: when none changed, `make setup` does nothing.
+RUST_INPUTS := Cargo.toml $(wildcard Cargo.lock) py/pyproject.toml \
+	$(shell find crates -name '*.rs' -o -name 'Cargo.toml' 2>/dev/null)
+
+DEPS_STAMP := $(VENV)/.mobiflow-deps
+BUILD_STAMP := $(VENV)/.mobiflow-build
+
+.PHONY: help setup build-dev test test-rust test-python lint lint-rust lint-python fmt \
+	reproduce clean
+
+help:
+	@sed -n '2,10s/^# \{0,1\}//p' Makefile
+
+# --- set-up -------------------------------------------------------------------------
+
+$(DEPS_STAMP): requirements-dev.txt
+	@test -x $(VPY) || $(PYTHON) -m venv $(VENV)
+	$(VPY) -m pip install --quiet --disable-pip-version-check --no-input \
+		-r requirements-dev.txt
+	@touch $@
+
+$(BUILD_STAMP): $(DEPS_STAMP) $(RUST_INPUTS)
+	cd py && VIRTUAL_ENV=$(VENV_ABS) $(VENV_ABS)/bin/maturin develop --release
+	@touch $@
+
+## The venv with pinned deps and the package (editable Python, release-built Rust).
+setup: $(BUILD_STAMP)
+
+## Rebuild the extension even if make thinks it is up to date.
+build-dev: $(DEPS_STAMP)
+	cd py && VIRTUAL_ENV=$(VENV_ABS) $(VENV_ABS)/bin/maturin develop --release
+	@touch $(BUILD_STAMP)
+
+# --- tests and lints ----------------------------------------------------------------
+
+test: setup lint test-rust test-python
+
+test-rust: $(DEPS_STAMP)
+	$(CARGO) test --workspace --release
+
+# pytest exits 5 when it collected no test: that is a broken suite, say so loudly.
+test-python: setup
+	@status=0; $(VPY) -m pytest py/tests || status=$$?; \
+	if [ $$status -eq 5 ]; then \
+		echo "error: pytest collected no tests in py/tests" >&2; exit 1; \
+	fi; exit $$status
+
+lint: lint-rust lint-python
+
+lint-rust: $(DEPS_STAMP)
+	$(CARGO) fmt --all -- --check
+	$(CARGO) clippy --workspace --all-targets -- -D warnings
+
+lint-python: $(DEPS_STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+fmt: $(DEPS_STAMP)
+	$(CARGO) fmt --all
+	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/ruff format .
+
+# --- results ------------------------------------------------------------------------
+
+## Run every example scenario; later this becomes `mobiflow reproduce all`.
+reproduce: setup
+	@if [ -z "$(EXAMPLES)" ]; then \
+		echo "error: no scenarios in scenarios/examples/" >&2; exit 1; \
+	fi
+	@for f in $(EXAMPLES); do \
+		name=$$(basename "$$f" .toml); \
+		echo; echo "== $$f -> $(OUT)/examples/$$name/"; \
+		$(VENV)/bin/mobiflow run "$$f" --out "$(OUT)/examples/$$name"; \
+	done
+
+clean:
+	rm -rf $(VENV) $(OUT) .pytest_cache .ruff_cache py/.pytest_cache
+	rm -f py/python/mobiflow/_mobiflow*.so
+	find py -name __pycache__ -type d -prune -exec rm -rf {} +

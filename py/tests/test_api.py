@@ -1,0 +1,121 @@
+"""The Python API (``mobiflow.run``, ``mobiflow.validate``, ...)."""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+
+import pytest
+
+import mobiflow
+from mobiflow.api import override_value, to_overrides
+
+from .test_cli import FLOW_KEYS, OUTPUT_FILES, UNKNOWN_KEY
+
+
+def test_run_returns_the_summary(tiny: Path) -> None:
+    summary = mobiflow.run(tiny)
+    assert summary["mobiflow_version"] == mobiflow.__version__
+    assert summary["flows"]
+    for flow in summary["flows"]:
+        assert flow.keys() >= FLOW_KEYS
+        assert flow["goodput_bps"] >= 0
+
+
+def test_run_json_is_the_text_of_run(tiny: Path) -> None:
+    assert json.loads(mobiflow.run_json(tiny)) == mobiflow.run(tiny)
+
+
+def test_run_text_matches_run_file(tiny: Path) -> None:
+    text = tiny.read_text(encoding="utf-8")
+    assert mobiflow.run_text(text, source=tiny) == mobiflow.run(tiny)
+
+
+def test_overrides_are_applied(tiny: Path) -> None:
+    summary = mobiflow.run(tiny, set={"run.seed": 11, "flows.bulk.cc": "cubic"})
+    assert summary["seed"] == 11
+    assert summary["flows"][0]["cc"] == "cubic"
+
+
+def test_scenario_error_carries_file_key_and_reason(tiny: Path) -> None:
+    with pytest.raises(mobiflow.ScenarioError) as info:
+        mobiflow.validate(tiny, set={UNKNOWN_KEY: 1})
+    err = info.value
+    assert isinstance(err, ValueError)
+    assert err.key == UNKNOWN_KEY
+    assert err.file is not None
+    assert Path(err.file) == tiny
+    assert err.reason
+    assert str(err) == f"{err.file}: {err.key}: {err.reason}"
+
+
+def test_validate_describes_the_scenario(tiny: Path) -> None:
+    desc = mobiflow.validate(tiny)
+    assert desc["scenario"] == "tiny"
+    assert desc["seed"] == 3
+    assert desc["duration_s"] == 5.0
+    assert desc["nodes"] == ["server", "phone"]
+    assert [f["name"] for f in desc["flows"]] == ["bulk", "short, sized"]
+    assert desc["flows"][0]["reader"] == {"kind": "constant", "rate_bps": 4_000_000, **{
+        k: v for k, v in desc["flows"][0]["reader"].items() if k not in ("kind", "rate_bps")
+    }}
+    assert desc["links"][0]["dirs"][0]["rate"] == {"kind": "constant", "bps": 10_000_000}
+    assert desc["links"][0]["dirs"][0]["delay"] == {"kind": "constant", "s": 0.02}
+    assert isinstance(desc["assumed"], dict)
+
+
+def test_validate_text_reads_toml_text(tiny: Path) -> None:
+    text = tiny.read_text(encoding="utf-8")
+    assert mobiflow.validate_text(text, source=tiny) == mobiflow.validate(tiny)
+
+
+def test_out_and_read_back(tiny: Path, tmp_path: Path) -> None:
+    summary = mobiflow.run(tiny, out=tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(OUTPUT_FILES)
+    assert mobiflow.read_summary(tmp_path) == summary
+    series = mobiflow.read_series(tmp_path)
+    assert series["flow"].columns[:3] == ["time_s", "flow", "flow_name"]
+    assert series["link"].columns[:3] == ["time_s", "dir", "dir_name"]
+    names = {f["name"] for f in summary["flows"]}
+    assert set(series["flow"]["flow_name"].unique().to_list()) <= names
+
+
+def test_runs_in_threads_agree(tiny: Path) -> None:
+    """The engine releases the GIL; concurrent runs give the same result as one run."""
+    expected = mobiflow.run_json(tiny)
+    results: list[str] = []
+
+    def work() -> None:
+        results.append(mobiflow.run_json(tiny))
+
+    threads = [threading.Thread(target=work) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results == [expected, expected]
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        ("6Mbps", "6Mbps"),
+        (True, "true"),
+        (False, "false"),
+        (3, "3"),
+        (0.25, "0.25"),
+        (Path("traces/x.down"), "traces/x.down"),
+        ([1, 2.5, "a"], '[1, 2.5, "a"]'),
+    ],
+)
+def test_override_values_are_spelled_as_toml(value: object, text: str) -> None:
+    assert override_value(value) == text
+
+
+def test_overrides_accept_mappings_and_pairs() -> None:
+    assert to_overrides({"a.b": 1, "c": "x"}) == [("a.b", "1"), ("c", "x")]
+    assert to_overrides([("a", 1), ("a", 2)]) == [("a", "1"), ("a", "2")]
+    assert to_overrides(None) == []
+    with pytest.raises(TypeError):
+        to_overrides({"a": object()})
