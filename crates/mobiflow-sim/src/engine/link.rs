@@ -95,6 +95,9 @@ pub struct Dir {
     pub epoch: u32,
     /// Latest delivery time scheduled, to keep the direction FIFO when delay drops.
     pub last_arrival: Instant,
+    /// Packets propagating towards the far end, in arrival order (arrival times never
+    /// decrease, so only the head needs an event).
+    pub pipe: VecDeque<(Instant, PktId)>,
     pub trace: Option<TraceState>,
     /// An opportunity event is pending (trace mode).
     pub opp_pending: bool,
@@ -168,6 +171,7 @@ impl Dir {
             down: false,
             epoch: 0,
             last_arrival: Instant::ZERO,
+            pipe: VecDeque::with_capacity(64),
             trace,
             opp_pending: false,
             stats: DirStats::default(),
@@ -327,8 +331,7 @@ impl Dir {
         }
     }
 
-    /// An outage starts: everything queued or being serialised is lost, and packets
-    /// already propagating are lost when they arrive (their epoch is old).
+    /// An outage starts: everything queued, being serialised or propagating is lost.
     pub fn go_down(&mut self, now: Instant, out: &mut Vec<PktId>) {
         self.note_queue(now);
         self.down = true;
@@ -338,6 +341,9 @@ impl Dir {
         }
         self.busy = false;
         while let Some((id, _)) = self.queue.pop_front() {
+            out.push(id);
+        }
+        while let Some((_, id)) = self.pipe.pop_front() {
             out.push(id);
         }
         self.queue_bytes = 0;

@@ -46,7 +46,8 @@ enum Ev {
     /// Endpoint `2*flow` (sender) or `2*flow+1` (receiver).
     Wake(u32),
     TxDone(u32, u32),
-    Arrive(u32, PktId, u32),
+    /// The head of direction `d`'s pipe arrives (tagged with the direction's epoch).
+    Arrive(u32, u32),
     Opportunity(u32),
     RateChange(u32),
     DelayChange(u32),
@@ -410,8 +411,7 @@ impl<'a> World<'a> {
                     return;
                 }
                 if let Some((id, arrive)) = dir.finish_tx(now) {
-                    let ep = dir.epoch;
-                    self.at(arrive, Ev::Arrive(d, id, ep));
+                    self.to_pipe(d, id, arrive);
                 }
                 self.kick(d);
             }
@@ -426,21 +426,24 @@ impl<'a> World<'a> {
                     .map_or(0, |(_, c)| c);
                 let mut out = std::mem::take(&mut self.scratch_out);
                 dir.use_opportunities(now, count, &mut out);
-                let ep = dir.epoch;
                 for (id, arrive) in out.drain(..) {
-                    self.at(arrive, Ev::Arrive(d, id, ep));
+                    self.to_pipe(d, id, arrive);
                 }
                 self.scratch_out = out;
                 self.kick(d);
             }
-            Ev::Arrive(d, id, epoch) => {
+            Ev::Arrive(d, epoch) => {
                 let dir = &mut self.dirs[d as usize];
-                if dir.epoch != epoch || dir.down {
-                    dir.stats.outage_losses += 1;
-                    self.free.push(id);
-                    return;
+                if dir.epoch != epoch {
+                    return; // the pipe was emptied by an outage
                 }
-                let node = dir.to;
+                let Some((_, id)) = dir.pipe.pop_front() else {
+                    return;
+                };
+                if let Some(&(next, _)) = dir.pipe.front() {
+                    self.at(next, Ev::Arrive(d, epoch));
+                }
+                let node = self.dirs[d as usize].to;
                 let pkt = &self.pkts[id as usize];
                 if pkt.dst as usize == node {
                     self.deliver(id);
@@ -495,6 +498,16 @@ impl<'a> World<'a> {
     fn dir_spec(&self, d: u32) -> &'a crate::model::DirSpec {
         let sc: &'a Scenario = self.sc;
         &sc.links[d as usize / 2].dirs[d as usize % 2]
+    }
+
+    /// A packet leaves the serialiser of `d` and propagates until `arrive`.
+    fn to_pipe(&mut self, d: u32, id: PktId, arrive: Instant) {
+        let dir = &mut self.dirs[d as usize];
+        dir.pipe.push_back((arrive, id));
+        if dir.pipe.len() == 1 {
+            let ep = dir.epoch;
+            self.at(arrive, Ev::Arrive(d, ep));
+        }
     }
 
     /// Start the serialiser of direction `d` if it can start.
