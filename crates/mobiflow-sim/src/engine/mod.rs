@@ -110,28 +110,32 @@ struct FlowRt {
     finished: bool,
 }
 
-/// A simulation in progress.
-pub struct World<'a> {
-    sc: &'a Scenario,
+/// The network: links, routes, packets in flight and the event queue.
+struct Net {
     now: Instant,
-    end: Instant,
     heap: BinaryHeap<Entry>,
     seq: u64,
-    events: u64,
     dirs: Vec<Dir>,
     /// `route[node * n + dst]` = direction to take.
     route: Vec<Option<u32>>,
     n_nodes: usize,
     pkts: Vec<Pkt>,
     free: Vec<PktId>,
+    scratch_out: Vec<(PktId, Instant)>,
+}
+
+/// A simulation in progress.
+pub struct World<'a> {
+    sc: &'a Scenario,
+    net: Net,
+    end: Instant,
+    events: u64,
     flows: Vec<FlowRt>,
     /// (interval, flow) -> bytes read at the interval's start and end.
     marks: Vec<(usize, bool)>,
     interval_bytes: Vec<Vec<(u64, u64)>>,
     series: Series,
-    scratch_out: Vec<(PktId, Instant)>,
     scratch_lost: Vec<PktId>,
-    outbox: VecDeque<(u32, Pkt)>,
 }
 
 fn splitmix(mut x: u64) -> u64 {
@@ -147,6 +151,65 @@ pub fn run(sc: &Scenario) -> Result<RunResult, RunError> {
     let mut w = World::build(sc)?;
     w.run();
     Ok(w.finish())
+}
+
+impl Net {
+    fn at(&mut self, t: Instant, ev: Ev) {
+        self.seq += 1;
+        self.heap.push(Entry { t, seq: self.seq, ev });
+    }
+
+    /// A packet leaves the serialiser of `d` and propagates until `arrive`.
+    fn to_pipe(&mut self, d: u32, id: PktId, arrive: Instant) {
+        let dir = &mut self.dirs[d as usize];
+        dir.pipe.push_back((arrive, id));
+        if dir.pipe.len() == 1 {
+            let ep = dir.epoch;
+            self.at(arrive, Ev::Arrive(d, ep));
+        }
+    }
+
+    /// Start the serialiser of direction `d` if it can start.
+    fn kick(&mut self, d: u32) {
+        let dir = &mut self.dirs[d as usize];
+        if dir.trace.is_some() {
+            if !dir.opp_pending && !dir.down && !dir.queue.is_empty() {
+                if let Some((t, _)) = dir.trace.as_ref().and_then(|t| t.next_opportunity(self.now)) {
+                    dir.opp_pending = true;
+                    self.at(t, Ev::Opportunity(d));
+                }
+            }
+            return;
+        }
+        if let Some((_, done)) = dir.start_tx(self.now) {
+            let ep = dir.epoch;
+            self.at(done, Ev::TxDone(d, ep));
+        }
+    }
+
+    fn alloc(&mut self, pkt: Pkt) -> PktId {
+        if let Some(id) = self.free.pop() {
+            self.pkts[id as usize] = pkt;
+            id
+        } else {
+            self.pkts.push(pkt);
+            (self.pkts.len() - 1) as PktId
+        }
+    }
+
+    fn forward(&mut self, node: usize, id: PktId) {
+        let dst = self.pkts[id as usize].dst as usize;
+        let Some(d) = self.route[node * self.n_nodes + dst] else {
+            self.free.push(id);
+            return;
+        };
+        let bytes = self.pkts[id as usize].bytes;
+        match self.dirs[d as usize].enqueue(self.now, id, bytes) {
+            Admit::Queued => self.kick(d),
+            Admit::Dropped => self.free.push(id),
+        }
+    }
+
 }
 
 impl<'a> World<'a> {
@@ -229,31 +292,27 @@ impl<'a> World<'a> {
         let end = Instant::ZERO + sc.duration;
         let mut w = World {
             sc,
-            now: Instant::ZERO,
+            net: Net {
+                now: Instant::ZERO,
+                heap: BinaryHeap::with_capacity(1024),
+                seq: 0,
+                dirs,
+                route,
+                n_nodes: n,
+                pkts: Vec::with_capacity(1024),
+                free: Vec::with_capacity(1024),
+                scratch_out: Vec::new(),
+            },
             end,
-            heap: BinaryHeap::with_capacity(1024),
-            seq: 0,
             events: 0,
-            dirs,
-            route,
-            n_nodes: n,
-            pkts: Vec::with_capacity(1024),
-            free: Vec::with_capacity(1024),
             flows,
             marks: Vec::new(),
             interval_bytes: vec![vec![(0, 0); sc.flows.len()]; sc.measure.intervals.len()],
             series: Series::default(),
-            scratch_out: Vec::new(),
             scratch_lost: Vec::new(),
-            outbox: VecDeque::new(),
         };
         w.schedule_initial();
         Ok(w)
-    }
-
-    fn at(&mut self, t: Instant, ev: Ev) {
-        self.seq += 1;
-        self.heap.push(Entry { t, seq: self.seq, ev });
     }
 
     fn schedule_initial(&mut self) {
@@ -265,65 +324,65 @@ impl<'a> World<'a> {
                 let spec = &l.dirs[k];
                 if let RateModel::Schedule { points, period } = &spec.rate {
                     for t in schedule_changes(points, *period, horizon) {
-                        self.at(Instant::ZERO + t, Ev::RateChange(d));
+                        self.net.at(Instant::ZERO + t, Ev::RateChange(d));
                     }
                 }
                 if let DelayModel::Schedule { points, period } = &spec.delay {
                     for t in schedule_changes(points, *period, horizon) {
-                        self.at(Instant::ZERO + t, Ev::DelayChange(d));
+                        self.net.at(Instant::ZERO + t, Ev::DelayChange(d));
                     }
                 }
                 for &(s, e) in &spec.outages {
-                    self.at(Instant::ZERO + s, Ev::OutageStart(d));
-                    self.at(Instant::ZERO + e, Ev::OutageEnd(d));
+                    self.net.at(Instant::ZERO + s, Ev::OutageStart(d));
+                    self.net.at(Instant::ZERO + e, Ev::OutageEnd(d));
                 }
             }
         }
         for (i, f) in sc.flows.iter().enumerate() {
             let i = i as u32;
-            self.at(Instant::ZERO + f.start, Ev::FlowStart(i));
+            self.net.at(Instant::ZERO + f.start, Ev::FlowStart(i));
             if let Some(stop) = f.stop {
-                self.at(Instant::ZERO + stop, Ev::FlowStop(i));
+                self.net.at(Instant::ZERO + stop, Ev::FlowStop(i));
             }
             match &f.app {
                 AppSpec::Bursts { at, .. } => {
                     for (k, t) in at.iter().enumerate() {
-                        self.at(Instant::ZERO + *t, Ev::AppWrite(i, k as u32));
+                        self.net.at(Instant::ZERO + *t, Ev::AppWrite(i, k as u32));
                     }
                 }
-                AppSpec::OnOff { .. } => self.at(Instant::ZERO + f.start, Ev::AppWrite(i, 0)),
+                AppSpec::OnOff { .. } => self.net.at(Instant::ZERO + f.start, Ev::AppWrite(i, 0)),
                 _ => {}
             }
             if reader_interval(&f.reader).is_some() {
-                self.at(Instant::ZERO + f.start, Ev::Read(i));
+                self.net.at(Instant::ZERO + f.start, Ev::Read(i));
             }
         }
         for (k, (_, s, e)) in sc.measure.intervals.iter().enumerate() {
             self.marks.push((k, false));
-            self.at(Instant::ZERO + *s, Ev::Mark((self.marks.len() - 1) as u32));
+            self.net.at(Instant::ZERO + *s, Ev::Mark((self.marks.len() - 1) as u32));
             self.marks.push((k, true));
-            self.at(Instant::ZERO + *e, Ev::Mark((self.marks.len() - 1) as u32));
+            self.net.at(Instant::ZERO + *e, Ev::Mark((self.marks.len() - 1) as u32));
         }
         if sc.measure.sample_interval.is_some() {
-            self.at(Instant::ZERO, Ev::Sample);
+            self.net.at(Instant::ZERO, Ev::Sample);
         }
     }
 
     /// Current simulated time.
     pub fn now(&self) -> Instant {
-        self.now
+        self.net.now
     }
 
     /// Process one event; false when none is left before the end.
     pub fn step(&mut self) -> bool {
-        let Some(e) = self.heap.peek() else {
+        let Some(e) = self.net.heap.peek() else {
             return false;
         };
         if e.t > self.end {
             return false;
         }
-        let e = self.heap.pop().expect("peeked");
-        self.now = e.t;
+        let e = self.net.heap.pop().expect("peeked");
+        self.net.now = e.t;
         self.events += 1;
         self.dispatch(e.ev);
         true
@@ -332,11 +391,11 @@ impl<'a> World<'a> {
     /// Run until the scenario's duration.
     pub fn run(&mut self) {
         while self.step() {}
-        self.now = self.end;
+        self.net.now = self.end;
     }
 
     fn dispatch(&mut self, ev: Ev) {
-        let now = self.now;
+        let now = self.net.now;
         match ev {
             Ev::FlowStart(f) => {
                 let spec = &self.sc.flows[f as usize];
@@ -363,7 +422,7 @@ impl<'a> World<'a> {
                     AppSpec::OnOff { burst, period } => {
                         let next = now + *period;
                         if stop.is_none_or(|s| next < s) {
-                            self.at(next, Ev::AppWrite(f, k + 1));
+                            self.net.at(next, Ev::AppWrite(f, k + 1));
                         }
                         *burst
                     }
@@ -388,7 +447,7 @@ impl<'a> World<'a> {
                 fr.rcv.read(now, budget);
                 self.after_read(f);
                 self.flush(f, true);
-                self.at(now + interval, Ev::Read(f));
+                self.net.at(now + interval, Ev::Read(f));
             }
             Ev::Wake(ep) => {
                 let f = ep / 2;
@@ -406,17 +465,17 @@ impl<'a> World<'a> {
                 self.flush(f, side == 1);
             }
             Ev::TxDone(d, epoch) => {
-                let dir = &mut self.dirs[d as usize];
+                let dir = &mut self.net.dirs[d as usize];
                 if dir.epoch != epoch {
                     return;
                 }
                 if let Some((id, arrive)) = dir.finish_tx(now) {
-                    self.to_pipe(d, id, arrive);
+                    self.net.to_pipe(d, id, arrive);
                 }
-                self.kick(d);
+                self.net.kick(d);
             }
             Ev::Opportunity(d) => {
-                let dir = &mut self.dirs[d as usize];
+                let dir = &mut self.net.dirs[d as usize];
                 dir.opp_pending = false;
                 let count = dir
                     .trace
@@ -424,16 +483,16 @@ impl<'a> World<'a> {
                     .and_then(|t| t.next_opportunity(now))
                     .filter(|(t, _)| *t == now)
                     .map_or(0, |(_, c)| c);
-                let mut out = std::mem::take(&mut self.scratch_out);
+                let mut out = std::mem::take(&mut self.net.scratch_out);
                 dir.use_opportunities(now, count, &mut out);
                 for (id, arrive) in out.drain(..) {
-                    self.to_pipe(d, id, arrive);
+                    self.net.to_pipe(d, id, arrive);
                 }
-                self.scratch_out = out;
-                self.kick(d);
+                self.net.scratch_out = out;
+                self.net.kick(d);
             }
             Ev::Arrive(d, epoch) => {
-                let dir = &mut self.dirs[d as usize];
+                let dir = &mut self.net.dirs[d as usize];
                 if dir.epoch != epoch {
                     return; // the pipe was emptied by an outage
                 }
@@ -441,43 +500,43 @@ impl<'a> World<'a> {
                     return;
                 };
                 if let Some(&(next, _)) = dir.pipe.front() {
-                    self.at(next, Ev::Arrive(d, epoch));
+                    self.net.at(next, Ev::Arrive(d, epoch));
                 }
-                let node = self.dirs[d as usize].to;
-                let pkt = &self.pkts[id as usize];
+                let node = self.net.dirs[d as usize].to;
+                let pkt = &self.net.pkts[id as usize];
                 if pkt.dst as usize == node {
                     self.deliver(id);
                 } else {
-                    self.forward(node, id);
+                    self.net.forward(node, id);
                 }
             }
             Ev::RateChange(d) => {
                 let spec = self.dir_spec(d);
                 if let RateModel::Schedule { points, period } = &spec.rate {
-                    self.dirs[d as usize].rate_bps = schedule_at(points, *period, now - Instant::ZERO);
+                    self.net.dirs[d as usize].rate_bps = schedule_at(points, *period, now - Instant::ZERO);
                 }
-                self.kick(d);
+                self.net.kick(d);
             }
             Ev::DelayChange(d) => {
                 let spec = self.dir_spec(d);
                 if let DelayModel::Schedule { points, period } = &spec.delay {
-                    self.dirs[d as usize].delay = schedule_at(points, *period, now - Instant::ZERO);
+                    self.net.dirs[d as usize].delay = schedule_at(points, *period, now - Instant::ZERO);
                 }
             }
             Ev::OutageStart(d) => {
                 let mut lost = std::mem::take(&mut self.scratch_lost);
-                self.dirs[d as usize].go_down(now, &mut lost);
-                self.free.extend(lost.drain(..));
+                self.net.dirs[d as usize].go_down(now, &mut lost);
+                self.net.free.extend(lost.drain(..));
                 self.scratch_lost = lost;
             }
             Ev::OutageEnd(d) => {
-                self.dirs[d as usize].go_up(now);
-                self.kick(d);
+                self.net.dirs[d as usize].go_up(now);
+                self.net.kick(d);
             }
             Ev::Sample => {
                 self.sample();
                 if let Some(iv) = self.sc.measure.sample_interval {
-                    self.at(now + iv, Ev::Sample);
+                    self.net.at(now + iv, Ev::Sample);
                 }
             }
             Ev::Mark(m) => {
@@ -500,64 +559,13 @@ impl<'a> World<'a> {
         &sc.links[d as usize / 2].dirs[d as usize % 2]
     }
 
-    /// A packet leaves the serialiser of `d` and propagates until `arrive`.
-    fn to_pipe(&mut self, d: u32, id: PktId, arrive: Instant) {
-        let dir = &mut self.dirs[d as usize];
-        dir.pipe.push_back((arrive, id));
-        if dir.pipe.len() == 1 {
-            let ep = dir.epoch;
-            self.at(arrive, Ev::Arrive(d, ep));
-        }
-    }
-
-    /// Start the serialiser of direction `d` if it can start.
-    fn kick(&mut self, d: u32) {
-        let dir = &mut self.dirs[d as usize];
-        if dir.trace.is_some() {
-            if !dir.opp_pending && !dir.down && !dir.queue.is_empty() {
-                if let Some((t, _)) = dir.trace.as_ref().and_then(|t| t.next_opportunity(self.now)) {
-                    dir.opp_pending = true;
-                    self.at(t, Ev::Opportunity(d));
-                }
-            }
-            return;
-        }
-        if let Some((_, done)) = dir.start_tx(self.now) {
-            let ep = dir.epoch;
-            self.at(done, Ev::TxDone(d, ep));
-        }
-    }
-
-    fn alloc(&mut self, pkt: Pkt) -> PktId {
-        if let Some(id) = self.free.pop() {
-            self.pkts[id as usize] = pkt;
-            id
-        } else {
-            self.pkts.push(pkt);
-            (self.pkts.len() - 1) as PktId
-        }
-    }
-
-    fn forward(&mut self, node: usize, id: PktId) {
-        let dst = self.pkts[id as usize].dst as usize;
-        let Some(d) = self.route[node * self.n_nodes + dst] else {
-            self.free.push(id);
-            return;
-        };
-        let bytes = self.pkts[id as usize].bytes;
-        match self.dirs[d as usize].enqueue(self.now, id, bytes) {
-            Admit::Queued => self.kick(d),
-            Admit::Dropped => self.free.push(id),
-        }
-    }
-
     fn deliver(&mut self, id: PktId) {
-        let now = self.now;
+        let now = self.net.now;
         let (f, to_receiver, seg) = {
-            let p = &self.pkts[id as usize];
+            let p = &self.net.pkts[id as usize];
             (p.flow, p.to_receiver, p.seg)
         };
-        self.free.push(id);
+        self.net.free.push(id);
         let fr = &mut self.flows[f as usize];
         if to_receiver {
             fr.rcv.handle_segment(now, &seg);
@@ -574,7 +582,7 @@ impl<'a> World<'a> {
     }
 
     fn after_read(&mut self, f: u32) {
-        let now = self.now;
+        let now = self.net.now;
         let fr = &mut self.flows[f as usize];
         let read = fr.rcv.bytes_read();
         while fr.next_burst < fr.burst_ends.len() && read >= fr.burst_ends[fr.next_burst] {
@@ -592,13 +600,14 @@ impl<'a> World<'a> {
     /// Drain what an endpoint wants to send into the network, then schedule its next
     /// wake-up.
     fn flush(&mut self, f: u32, receiver: bool) {
-        let now = self.now;
+        let now = self.net.now;
         let spec = &self.sc.flows[f as usize];
         let Transport::Tcp(cfg) = &spec.transport;
         let (hdr, count_opts) = (cfg.header_bytes, cfg.count_option_bytes);
         let (from, dst) = if receiver { (spec.dst, spec.src) } else { (spec.src, spec.dst) };
+        let fr = &mut self.flows[f as usize];
+        let net = &mut self.net;
         loop {
-            let fr = &mut self.flows[f as usize];
             let seg = if receiver {
                 fr.rcv.poll_transmit(now)
             } else {
@@ -606,20 +615,14 @@ impl<'a> World<'a> {
             };
             let Some(seg) = seg else { break };
             let bytes = seg.len + hdr + if count_opts { seg.options_len() } else { 0 };
-            self.outbox.push_back((
-                from as u32,
-                Pkt {
-                    flow: f,
-                    to_receiver: !receiver,
-                    dst: dst as u32,
-                    bytes,
-                    seg,
-                },
-            ));
-        }
-        while let Some((node, pkt)) = self.outbox.pop_front() {
-            let id = self.alloc(pkt);
-            self.forward(node as usize, id);
+            let id = net.alloc(Pkt {
+                flow: f,
+                to_receiver: !receiver,
+                dst: dst as u32,
+                bytes,
+                seg,
+            });
+            net.forward(from, id);
         }
         let fr = &mut self.flows[f as usize];
         let side = receiver as usize;
@@ -632,13 +635,13 @@ impl<'a> World<'a> {
             let t = t.max(now);
             if fr.wake[side].is_none_or(|w| t < w) {
                 fr.wake[side] = Some(t);
-                self.at(t, Ev::Wake(f * 2 + side as u32));
+                self.net.at(t, Ev::Wake(f * 2 + side as u32));
             }
         }
     }
 
     fn sample(&mut self) {
-        let t = self.now.as_secs_f64();
+        let t = self.net.now.as_secs_f64();
         let dt = self
             .sc
             .measure
@@ -665,7 +668,7 @@ impl<'a> World<'a> {
             fr.prev_sample_rcv_nxt = rn;
         }
         let ls: &mut LinkSeries = &mut self.series.link;
-        for d in &self.dirs {
+        for d in &self.net.dirs {
             ls.time_s.push(t);
             ls.dir.push(d.index as u32);
             ls.queue_packets.push(d.queue_len() as u64);
@@ -678,7 +681,7 @@ impl<'a> World<'a> {
     pub fn finish(mut self) -> RunResult {
         let end = self.end;
         let sc = self.sc;
-        for d in &mut self.dirs {
+        for d in &mut self.net.dirs {
             d.close(end);
         }
         let mut flows = Vec::new();
@@ -729,7 +732,7 @@ impl<'a> World<'a> {
             });
         }
         let mut links = Vec::new();
-        for d in &self.dirs {
+        for d in &self.net.dirs {
             let l = &sc.links[d.index / 2];
             let from = &sc.nodes[d.from];
             let to = &sc.nodes[d.to];
