@@ -55,7 +55,11 @@ fn split_number(s: &str) -> Result<(Decimal, &str), String> {
     let mut seen_point = false;
     while i < bytes.len() {
         let c = bytes[i];
-        let digits = if seen_point { &mut frac_digits } else { &mut int_digits };
+        let digits = if seen_point {
+            &mut frac_digits
+        } else {
+            &mut int_digits
+        };
         if c.is_ascii_digit() {
             digits.push(c as char);
         } else if c == b'.' && !seen_point {
@@ -70,7 +74,7 @@ fn split_number(s: &str) -> Result<(Decimal, &str), String> {
         i += 1;
     }
     if int_digits.is_empty() && frac_digits.is_empty() {
-        return Err("expected a number".into());
+        return Err("does not start with a number".into());
     }
     let frac = frac_digits.trim_end_matches('0');
     let all = format!("{int_digits}{frac}");
@@ -176,8 +180,8 @@ pub fn parse_rate(s: &str) -> Result<u64, String> {
         }
         return Err(bad(&format!("unknown unit {unit:?}; {RATE_HELP}")));
     }
-    let v = scale(num, mult, Round::Nearest).map_err(|e| bad(e))?;
-    to_u64(v).map_err(|e| bad(e))
+    let v = scale(num, mult, Round::Nearest).map_err(bad)?;
+    to_u64(v).map_err(bad)
 }
 
 const TIME_HELP: &str =
@@ -196,8 +200,8 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
         "h" | "hr" | "hour" | "hours" => 3600 * NS_PER_SEC,
         _ => return Err(bad(&format!("unknown unit {unit:?}; {TIME_HELP}"))),
     };
-    let v = scale(num, ns_per, Round::Nearest).map_err(|e| bad(e))?;
-    Ok(Duration::from_nanos(to_u64(v).map_err(|e| bad(e))?))
+    let v = scale(num, ns_per, Round::Nearest).map_err(bad)?;
+    Ok(Duration::from_nanos(to_u64(v).map_err(bad)?))
 }
 
 const SIZE_HELP: &str = "expected a size like \"256KB\", \"1.5MB\", \"1460B\" (K = 1024) or a \
@@ -230,14 +234,15 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
         "inexact" => bad("not a whole number of bytes"),
         e => bad(e),
     })?;
-    to_u64(v).map_err(|e| bad(e))
+    to_u64(v).map_err(bad)
 }
 
 /// Parses a queue limit: packets (`"100p"`, `"100pkts"`, `"100 packets"`, `"100"`) or
 /// a size (bytes).
 pub fn parse_queue_limit(s: &str) -> Result<QueueLimit, String> {
     let bad = |why: &str| format!("invalid queue limit {s:?}: {why}");
-    let help = "expected packets like \"100p\", \"100pkts\", \"100 packets\", or a size like \"64KB\"";
+    let help =
+        "expected packets like \"100p\", \"100pkts\", \"100 packets\", or a size like \"64KB\"";
     let (num, unit) = split_number(s).map_err(|e| bad(&format!("{e}; {help}")))?;
     match unit {
         "" | "p" | "pkt" | "pkts" | "packet" | "packets" => {
@@ -304,7 +309,8 @@ pub fn duration_value(v: &toml::Value) -> Result<Duration, String> {
     match v {
         toml::Value::String(s) => parse_duration(s),
         toml::Value::Integer(i) => {
-            let s = u64::try_from(*i).map_err(|_| format!("a time must not be negative, found {i}"))?;
+            let s =
+                u64::try_from(*i).map_err(|_| format!("a time must not be negative, found {i}"))?;
             s.checked_mul(1_000_000_000)
                 .map(Duration::from_nanos)
                 .ok_or_else(|| format!("time {s}s is out of range"))
@@ -346,9 +352,12 @@ pub fn size_value(v: &toml::Value) -> Result<u64, String> {
 pub fn queue_limit_value(v: &toml::Value) -> Result<QueueLimit, String> {
     match v {
         toml::Value::String(s) => parse_queue_limit(s),
-        toml::Value::Integer(i) => u32::try_from(*i)
-            .map(QueueLimit::Packets)
-            .map_err(|_| format!("a packet count must be between 0 and {}, found {i}", u32::MAX)),
+        toml::Value::Integer(i) => u32::try_from(*i).map(QueueLimit::Packets).map_err(|_| {
+            format!(
+                "a packet count must be between 0 and {}, found {i}",
+                u32::MAX
+            )
+        }),
         other => Err(format!(
             "expected a queue limit like \"100p\" or \"64KB\", or an integer number of packets, \
              found {}",
@@ -371,7 +380,11 @@ fn exact_decimal(v: u64, unit: u64) -> String {
 /// Prints a rate with the largest decimal prefix that keeps it readable:
 /// `15000000` -> `"15Mbps"`, `1500000000` -> `"1.5Gbps"`, `800` -> `"800bps"`.
 pub fn format_rate(bps: u64) -> String {
-    for (unit, name) in [(1_000_000_000, "Gbps"), (1_000_000, "Mbps"), (1_000, "kbps")] {
+    for (unit, name) in [
+        (1_000_000_000, "Gbps"),
+        (1_000_000, "Mbps"),
+        (1_000, "kbps"),
+    ] {
         if bps >= unit {
             return format!("{}{name}", exact_decimal(bps, unit));
         }
@@ -442,7 +455,10 @@ mod tests {
             ("1_000kbps", 1_000_000),
             (" 4Mbps ", 4_000_000),
             ("0Mbps", 0),
-            ("1.0000000000000000000000000000000000000000000Mbps", 1_000_000),
+            (
+                "1.0000000000000000000000000000000000000000000Mbps",
+                1_000_000,
+            ),
         ] {
             assert_eq!(parse_rate(s), Ok(bps), "{s}");
         }
@@ -459,10 +475,16 @@ mod tests {
         let e = parse_rate("1MBps").unwrap_err();
         assert!(e.contains("not bytes"), "{e}");
         assert!(parse_rate("-1Mbps").unwrap_err().contains("negative"));
-        assert!(parse_rate("Mbps").unwrap_err().contains("expected a number"));
+        assert!(parse_rate("Mbps")
+            .unwrap_err()
+            .contains("does not start with a number"));
         assert!(parse_rate("").is_err());
-        assert!(parse_rate("15 Mbps x").unwrap_err().contains("unknown unit"));
-        assert!(parse_rate("15furlongs").unwrap_err().contains("unknown unit \"furlongs\""));
+        assert!(parse_rate("15 Mbps x")
+            .unwrap_err()
+            .contains("unknown unit"));
+        assert!(parse_rate("15furlongs")
+            .unwrap_err()
+            .contains("unknown unit \"furlongs\""));
         assert!(parse_rate("99999999999999999999Gbps")
             .unwrap_err()
             .contains("out of range"));
@@ -493,10 +515,14 @@ mod tests {
 
     #[test]
     fn times_refuse_bad_units_and_overflow() {
-        assert!(parse_duration("5 parsecs").unwrap_err().contains("unknown unit"));
+        assert!(parse_duration("5 parsecs")
+            .unwrap_err()
+            .contains("unknown unit"));
         assert!(parse_duration("1MS").unwrap_err().contains("unknown unit"));
         assert!(parse_duration("-1s").unwrap_err().contains("negative"));
-        assert!(parse_duration("1e12h").unwrap_err().contains("out of range"));
+        assert!(parse_duration("1e12h")
+            .unwrap_err()
+            .contains("out of range"));
         assert!(parse_duration(".").is_err());
     }
 
@@ -524,7 +550,9 @@ mod tests {
         assert!(parse_size("0.1KB").unwrap_err().contains("whole number"));
         assert!(parse_size("1.5").unwrap_err().contains("whole number"));
         assert!(parse_size("3 apples").unwrap_err().contains("unknown unit"));
-        assert!(parse_size("17179869184GB").unwrap_err().contains("out of range"));
+        assert!(parse_size("17179869184GB")
+            .unwrap_err()
+            .contains("out of range"));
     }
 
     #[test]
@@ -539,9 +567,15 @@ mod tests {
         ] {
             assert_eq!(parse_queue_limit(s), Ok(q), "{s}");
         }
-        assert!(parse_queue_limit("1.5p").unwrap_err().contains("whole number"));
-        assert!(parse_queue_limit("100 sheep").unwrap_err().contains("unknown unit"));
-        assert!(parse_queue_limit("5000000000p").unwrap_err().contains("too many"));
+        assert!(parse_queue_limit("1.5p")
+            .unwrap_err()
+            .contains("whole number"));
+        assert!(parse_queue_limit("100 sheep")
+            .unwrap_err()
+            .contains("unknown unit"));
+        assert!(parse_queue_limit("5000000000p")
+            .unwrap_err()
+            .contains("too many"));
     }
 
     #[test]
@@ -571,14 +605,42 @@ mod tests {
 
     #[test]
     fn formatting_round_trips() {
-        for bps in [0, 1, 800, 384_000, 1_500_000, 15_000_000, 1_234_567, 1_500_000_000] {
-            assert_eq!(parse_rate(&format_rate(bps)), Ok(bps), "{}", format_rate(bps));
+        for bps in [
+            0,
+            1,
+            800,
+            384_000,
+            1_500_000,
+            15_000_000,
+            1_234_567,
+            1_500_000_000,
+        ] {
+            assert_eq!(
+                parse_rate(&format_rate(bps)),
+                Ok(bps),
+                "{}",
+                format_rate(bps)
+            );
         }
         assert_eq!(format_rate(15_000_000), "15Mbps");
         assert_eq!(format_rate(1_500_000_000), "1.5Gbps");
-        for ns in [0, 1, 10, 100_000, 265_000_000, 1_500_000_000, 60_000_000_000, 1_000_001] {
+        for ns in [
+            0,
+            1,
+            10,
+            100_000,
+            265_000_000,
+            1_500_000_000,
+            60_000_000_000,
+            1_000_001,
+        ] {
             let d = Duration::from_nanos(ns);
-            assert_eq!(parse_duration(&format_duration(d)), Ok(d), "{}", format_duration(d));
+            assert_eq!(
+                parse_duration(&format_duration(d)),
+                Ok(d),
+                "{}",
+                format_duration(d)
+            );
         }
         assert_eq!(format_duration(ms(265)), "265ms");
         assert_eq!(format_duration(ms(1500)), "1.5s");
@@ -592,9 +654,32 @@ mod tests {
     #[test]
     fn nothing_panics_on_garbage() {
         for s in [
-            "", " ", ".", "..", "e", "1e", "1e+", "1.2.3", "+", "-", "_", "1__0", "\u{0}",
-            "\u{1F600}", "9".repeat(100).as_str(), "1e-999", "0.", ".5", "1 e5", "µ", "1µ",
-            "5\u{3bc}", "NaN", "inf", "-inf", "1/0",
+            "",
+            " ",
+            ".",
+            "..",
+            "e",
+            "1e",
+            "1e+",
+            "1.2.3",
+            "+",
+            "-",
+            "_",
+            "1__0",
+            "\u{0}",
+            "\u{1F600}",
+            "9".repeat(100).as_str(),
+            "1e-999",
+            "0.",
+            ".5",
+            "1 e5",
+            "µ",
+            "1µ",
+            "5\u{3bc}",
+            "NaN",
+            "inf",
+            "-inf",
+            "1/0",
         ] {
             let _ = parse_rate(s);
             let _ = parse_duration(s);

@@ -1,8 +1,6 @@
 //! `[[flows]]`: endpoints, timing, the application, the reader and TCP settings.
 
-use super::walk::{
-    as_array, as_bool, as_f64, as_name, as_str, as_u32, expected, key_err, Tbl, R,
-};
+use super::walk::{as_array, as_bool, as_f64, as_name, as_str, as_u32, expected, key_err, Tbl, R};
 use super::Ctx;
 use crate::model::{AppSpec, FlowSpec, LinkSpec, ReaderSpec, Transport};
 use crate::units::{duration_value, format_duration, format_size, rate_value, size_value};
@@ -152,17 +150,16 @@ fn parse_flow(
     ctx: &mut Ctx,
 ) -> R<(FlowSpec, Vec<(&'static str, String)>)> {
     ft.check_keys(FLOW_KEYS)?;
-    let name = ft.opt("name", as_name)?.unwrap_or_else(|| format!("flow{i}"));
+    let name = ft
+        .opt("name", as_name)?
+        .unwrap_or_else(|| format!("flow{i}"));
     let node = |k: &str| -> R<usize> {
         let n = ft.req(k, |v| as_str(v).map(str::to_string))?;
         nodes.iter().position(|x| *x == n).ok_or_else(|| {
             let known: Vec<String> = nodes.iter().map(|n| format!("{n:?}")).collect();
             key_err(
                 ft.key(k),
-                format!(
-                    "unknown node {n:?}; the links declare {}",
-                    known.join(", ")
-                ),
+                format!("unknown node {n:?}; the links declare {}", known.join(", ")),
             )
         })
     };
@@ -171,7 +168,10 @@ fn parse_flow(
     if src == dst {
         return Err(key_err(
             ft.key("to"),
-            format!("a flow needs two different nodes; from and to are both {:?}", nodes[src]),
+            format!(
+                "a flow needs two different nodes; from and to are both {:?}",
+                nodes[src]
+            ),
         ));
     }
     if !connected(nodes.len(), links, src, dst) {
@@ -285,7 +285,10 @@ fn kind<'a>(ft: &Tbl<'a>, key: &str, kinds: &[&str]) -> R<Option<(String, Option
         } else {
             Err(key_err(
                 at,
-                format!("unknown {key} kind {k:?}; expected one of {}", kinds.join(", ")),
+                format!(
+                    "unknown {key} kind {k:?}; expected one of {}",
+                    kinds.join(", ")
+                ),
             ))
         }
     };
@@ -299,7 +302,10 @@ fn kind<'a>(ft: &Tbl<'a>, key: &str, kinds: &[&str]) -> R<Option<(String, Option
         }
         other => Err(key_err(
             full,
-            expected(&format!("a string or a table with a kind ({})", kinds.join(", ")), other),
+            expected(
+                &format!("a string or a table with a kind ({})", kinds.join(", ")),
+                other,
+            ),
         )),
     }
 }
@@ -561,13 +567,28 @@ fn tcp_config(ft: &Tbl, global: Option<&Tbl>) -> R<(TcpConfig, Vec<(&'static str
     }
     // Checks that keep the machines away from zero-period timers and shift overflow.
     check(!cfg.min_rto.is_zero(), "min_rto", "must be positive")?;
-    check(!cfg.initial_rto.is_zero(), "initial_rto", "must be positive")?;
-    check(!cfg.clock_granularity.is_zero(), "clock_granularity", "must be positive")?;
-    check(!cfg.persist_min.is_zero(), "persist_min", "must be positive")?;
+    check(
+        !cfg.initial_rto.is_zero(),
+        "initial_rto",
+        "must be positive",
+    )?;
+    check(
+        !cfg.clock_granularity.is_zero(),
+        "clock_granularity",
+        "must be positive",
+    )?;
+    check(
+        !cfg.persist_min.is_zero(),
+        "persist_min",
+        "must be positive",
+    )?;
     check(
         cfg.persist_min <= cfg.persist_max,
         "persist_max",
-        &format!("must not be below persist_min ({})", format_duration(cfg.persist_min)),
+        &format!(
+            "must not be below persist_min ({})",
+            format_duration(cfg.persist_min)
+        ),
     )?;
     check(
         !(cfg.delayed_ack && cfg.delack_timeout.is_zero()),
@@ -585,7 +606,12 @@ fn tcp_config(ft: &Tbl, global: Option<&Tbl>) -> R<(TcpConfig, Vec<(&'static str
 /// A size, or `"inf"` (also a TOML `inf`) for no limit.
 fn size_or_inf(v: &Value) -> Result<u64, String> {
     match v {
-        Value::String(s) if matches!(s.trim().to_ascii_lowercase().as_str(), "inf" | "infinite" | "none") => {
+        Value::String(s)
+            if matches!(
+                s.trim().to_ascii_lowercase().as_str(),
+                "inf" | "infinite" | "none"
+            ) =>
+        {
             Ok(u64::MAX)
         }
         Value::Float(f) if *f == f64::INFINITY => Ok(u64::MAX),

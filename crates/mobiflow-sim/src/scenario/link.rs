@@ -6,8 +6,7 @@ use crate::model::{
     DelayModel, DirSpec, LinkSpec, MahimahiTrace, QueueLimit, QueueSpec, RateModel,
 };
 use crate::units::{
-    duration_value, format_duration, format_queue_limit, queue_limit_value,
-    rate_value, size_value,
+    duration_value, format_duration, format_queue_limit, queue_limit_value, rate_value, size_value,
 };
 use mobiflow_proto::time::Duration;
 use std::collections::HashSet;
@@ -86,9 +85,10 @@ pub(crate) fn parse_links(root: &Tbl, ctx: &mut Ctx) -> R<Links> {
                 format!("duplicate link name {:?} (also links.{j})", link.name),
             ));
         }
-        if let Some(j) = links.iter().position(|l| {
-            (l.a, l.b) == (link.a, link.b) || (l.a, l.b) == (link.b, link.a)
-        }) {
+        if let Some(j) = links
+            .iter()
+            .position(|l| (l.a, l.b) == (link.a, link.b) || (l.a, l.b) == (link.b, link.a))
+        {
             return Err(key_err(
                 path,
                 format!(
@@ -124,7 +124,9 @@ fn as_node(v: &toml::Value) -> Result<String, String> {
 fn parse_link(lt: &Tbl, i: usize, nodes: &mut Vec<String>, ctx: &mut Ctx) -> R<LinkSpec> {
     let allowed: Vec<&str> = LINK_ONLY_KEYS.iter().chain(DIR_KEYS).copied().collect();
     lt.check_keys(&allowed)?;
-    let name = lt.opt("name", as_name)?.unwrap_or_else(|| format!("link{i}"));
+    let name = lt
+        .opt("name", as_name)?
+        .unwrap_or_else(|| format!("link{i}"));
     let a = lt.req("a", as_node)?;
     let b = lt.req("b", as_node)?;
     if a == b {
@@ -140,8 +142,28 @@ fn parse_link(lt: &Tbl, i: usize, nodes: &mut Vec<String>, ctx: &mut Ctx) -> R<L
     }
     let mut used = HashSet::new();
     let mut defaults: [Vec<(&'static str, String)>; 2] = [Vec::new(), Vec::new()];
-    let dir_ab = parse_dir(&layers(&ab, lt), &lt.path, &mut used, &mut defaults[0], ctx)?;
-    let dir_ba = parse_dir(&layers(&ba, lt), &lt.path, &mut used, &mut defaults[1], ctx)?;
+    let hint = |dir: &str, from: &str, to: &str| {
+        format!(
+            " (here for both directions, or in {}.{dir} for {from:?} -> {to:?})",
+            lt.path
+        )
+    };
+    let dir_ab = parse_dir(
+        &layers(&ab, lt),
+        &lt.path,
+        &hint("ab", &a, &b),
+        &mut used,
+        &mut defaults[0],
+        ctx,
+    )?;
+    let dir_ba = parse_dir(
+        &layers(&ba, lt),
+        &lt.path,
+        &hint("ba", &b, &a),
+        &mut used,
+        &mut defaults[1],
+        ctx,
+    )?;
     check_unused(lt, &ab, &ba, &used)?;
     // Defaults used by both directions are reported once, for the link.
     for (d, dir) in ["ab", "ba"].iter().enumerate() {
@@ -178,7 +200,10 @@ fn lookup<'a, 'l>(layers: &'l [Tbl<'a>], k: &str) -> Option<&'l Tbl<'a>> {
 
 /// The first layer that sets any key of a group, and the group key it sets; an error
 /// if that layer sets more than one.
-fn group<'a, 'l>(layers: &'l [Tbl<'a>], keys: &[&'static str]) -> R<Option<(&'l Tbl<'a>, &'static str)>> {
+fn group<'a, 'l>(
+    layers: &'l [Tbl<'a>],
+    keys: &[&'static str],
+) -> R<Option<(&'l Tbl<'a>, &'static str)>> {
     let Some(l) = layers.iter().find(|l| keys.iter().any(|k| l.has(k))) else {
         return Ok(None);
     };
@@ -207,15 +232,11 @@ fn positive_duration(v: &toml::Value) -> Result<Duration, String> {
 fn parse_dir(
     layers: &[Tbl],
     link_path: &str,
+    dir_hint: &str,
     used: &mut HashSet<String>,
     defaults: &mut Vec<(&'static str, String)>,
     ctx: &mut Ctx,
 ) -> R<DirSpec> {
-    let dir_hint = if layers.len() > 1 {
-        format!(" (here or in {})", layers[0].path)
-    } else {
-        String::new()
-    };
     // schedule_period applies to this direction's rate and delay schedules.
     let period_layer = lookup(layers, "schedule_period");
     let period = match period_layer {
@@ -228,7 +249,9 @@ fn parse_dir(
         None => {
             return Err(key_err(
                 format!("{link_path}.rate"),
-                format!("required key is missing: give one of rate, rate_schedule or trace{dir_hint}"),
+                format!(
+                    "required key is missing: give one of rate, rate_schedule or trace{dir_hint}"
+                ),
             ))
         }
         Some((l, "rate")) => {
@@ -242,7 +265,14 @@ fn parse_dir(
             RateModel::Constant(r)
         }
         Some((l, "rate_schedule")) => {
-            let points = schedule(l, "rate_schedule", "a [time, rate] pair like [\"1s\", \"4Mbps\"]", rate_value, period, period_key.as_deref())?;
+            let points = schedule(
+                l,
+                "rate_schedule",
+                "a [time, rate] pair like [\"1s\", \"4Mbps\"]",
+                rate_value,
+                period,
+                period_key.as_deref(),
+            )?;
             if points.iter().all(|(_, r)| *r == 0) {
                 return Err(key_err(l.key("rate_schedule"), "every rate is zero"));
             }
@@ -281,7 +311,14 @@ fn parse_dir(
         }
         Some((l, "delay")) => DelayModel::Constant(l.req("delay", duration_value)?),
         Some((l, _)) => {
-            let points = schedule(l, "delay_schedule", "a [time, delay] pair like [\"10s\", \"70ms\"]", duration_value, period, period_key.as_deref())?;
+            let points = schedule(
+                l,
+                "delay_schedule",
+                "a [time, delay] pair like [\"10s\", \"70ms\"]",
+                duration_value,
+                period,
+                period_key.as_deref(),
+            )?;
             if let Some(k) = &period_key {
                 used.insert(k.clone());
             }
@@ -535,7 +572,10 @@ fn check_unused(lt: &Tbl, ab: &Option<Tbl>, ba: &Option<Tbl>, used: &HashSet<Str
                 "schedule_period",
                 "has no effect: no direction that reads it has a rate_schedule or delay_schedule",
             ),
-            ("red", "has no effect: no direction that reads it has queue = \"red\""),
+            (
+                "red",
+                "has no effect: no direction that reads it has queue = \"red\"",
+            ),
         ] {
             if l.has(k) && !used.contains(&l.key(k)) {
                 return Err(key_err(l.key(k), why));

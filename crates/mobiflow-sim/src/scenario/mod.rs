@@ -93,20 +93,27 @@ pub fn load_str(
         key,
         reason,
     };
-    let mut doc: toml::Table = toml::from_str(text).map_err(|e| fail(None, syntax_error(text, &e)))?;
+    let mut doc: toml::Table =
+        toml::from_str(text).map_err(|e| fail(None, syntax_error(text, &e)))?;
     let mut applied: Vec<(String, &str, &str)> = Vec::with_capacity(overrides.len());
     for (k, v) in overrides {
-        let canon = overrides::apply(&mut doc, k, v)
-            .map_err(|e| fail(Some(k.trim().to_string()), format!("in override {k}={v}: {e}")))?;
+        let canon = overrides::apply(&mut doc, k, v).map_err(|e| {
+            fail(
+                Some(k.trim().to_string()),
+                format!("in override {k}={v}: {e}"),
+            )
+        })?;
         applied.push((canon, k, v));
     }
     build(&doc, source).map_err(|e| {
         let mut reason = e.reason;
         // Point at the override that set the offending value, if one did.
         if let Some(key) = &e.key {
-            if let Some((_, k, v)) = applied.iter().rev().find(|(canon, _, _)| {
-                key == canon || key.starts_with(&format!("{canon}."))
-            }) {
+            if let Some((_, k, v)) = applied
+                .iter()
+                .rev()
+                .find(|(canon, _, _)| key == canon || key.starts_with(&format!("{canon}.")))
+            {
                 reason.push_str(&format!(" (set by override {k}={v})"));
             }
         }
@@ -194,10 +201,7 @@ fn build(doc: &toml::Table, source: Option<&Path>) -> R<Scenario> {
     let (duration, seed) = match &run {
         Some(r) => {
             r.check_keys(&["duration", "seed"])?;
-            (
-                r.opt("duration", duration_value)?,
-                r.opt("seed", as_u64)?,
-            )
+            (r.opt("duration", duration_value)?, r.opt("seed", as_u64)?)
         }
         None => (None, None),
     };
@@ -236,9 +240,9 @@ fn measure(root: &Tbl, duration: Duration, ctx: &mut Ctx) -> R<MeasureSpec> {
     let sample: Option<Option<Duration>> = match &m {
         Some(m) => m.opt("sample_interval", |v| match v {
             toml::Value::Boolean(false) => Ok(None),
-            toml::Value::Boolean(true) => Err(
-                "true is not a period; give a time like \"100ms\", or false to disable".into(),
-            ),
+            toml::Value::Boolean(true) => {
+                Err("true is not a period; give a time like \"100ms\", or false to disable".into())
+            }
             v => duration_value(v).map(|d| (!d.is_zero()).then_some(d)),
         })?,
         None => None,
@@ -254,7 +258,12 @@ fn measure(root: &Tbl, duration: Duration, ctx: &mut Ctx) -> R<MeasureSpec> {
         }
     };
     let mut intervals = Vec::new();
-    if let Some(t) = m.as_ref().map(|m| m.table("intervals")).transpose()?.flatten() {
+    if let Some(t) = m
+        .as_ref()
+        .map(|m| m.table("intervals"))
+        .transpose()?
+        .flatten()
+    {
         for (label, v) in t.t {
             let key = t.key(label);
             if label.trim().is_empty() {

@@ -205,10 +205,7 @@ mod tests {
         assert!(parse_value("[\"0s\", \"1s\"]").is_array());
         assert!(parse_value("{ kind = \"sized\", size = \"1MB\" }").is_table());
         // A second key cannot sneak in.
-        assert_eq!(
-            parse_value("1\nx = 2"),
-            Value::String("1\nx = 2".into())
-        );
+        assert_eq!(parse_value("1\nx = 2"), Value::String("1\nx = 2".into()));
     }
 
     #[test]
@@ -221,10 +218,22 @@ mod tests {
     #[test]
     fn addresses_array_elements_by_index_name_and_default_name() {
         let mut d = doc("[[links]]\nname = \"access\"\n[[links]]\n[[flows]]\n");
-        assert_eq!(apply(&mut d, "links.access.ab.rate", "1Mbps"), Ok("links.0.ab.rate".into()));
-        assert_eq!(apply(&mut d, "links.link1.delay", "1ms"), Ok("links.1.delay".into()));
-        assert_eq!(apply(&mut d, "flows.flow0.cc", "reno"), Ok("flows.0.cc".into()));
-        assert_eq!(apply(&mut d, "flows.0.tcp.mss", "1000"), Ok("flows.0.tcp.mss".into()));
+        assert_eq!(
+            apply(&mut d, "links.access.ab.rate", "1Mbps"),
+            Ok("links.0.ab.rate".into())
+        );
+        assert_eq!(
+            apply(&mut d, "links.link1.delay", "1ms"),
+            Ok("links.1.delay".into())
+        );
+        assert_eq!(
+            apply(&mut d, "flows.flow0.cc", "reno"),
+            Ok("flows.0.cc".into())
+        );
+        assert_eq!(
+            apply(&mut d, "flows.0.tcp.mss", "1000"),
+            Ok("flows.0.tcp.mss".into())
+        );
         assert_eq!(d["links"][0]["ab"]["rate"].as_str(), Some("1Mbps"));
         assert_eq!(d["flows"][0]["tcp"]["mss"].as_integer(), Some(1000));
     }
@@ -235,7 +244,10 @@ mod tests {
         let e = apply_override(&mut d, "flows.3.cc", "reno").unwrap_err();
         assert!(e.starts_with("flows.3.cc: index 3 is out of range"), "{e}");
         let e = apply_override(&mut d, "flows.web.cc", "reno").unwrap_err();
-        assert!(e.contains("no element named \"web\"") && e.contains("\"bulk\""), "{e}");
+        assert!(
+            e.contains("no element named \"web\"") && e.contains("\"bulk\""),
+            "{e}"
+        );
         let e = apply_override(&mut d, "name.x", "1").unwrap_err();
         assert!(e.contains("name is string \"x\", not a table"), "{e}");
         assert!(apply_override(&mut d, "a..b", "1").is_err());
@@ -249,7 +261,10 @@ mod tests {
     fn splits_key_value_arguments() {
         assert_eq!(
             split_override("flows.0.app={ kind = \"sized\", size = \"1MB\" }"),
-            Ok(("flows.0.app".into(), "{ kind = \"sized\", size = \"1MB\" }".into()))
+            Ok((
+                "flows.0.app".into(),
+                "{ kind = \"sized\", size = \"1MB\" }".into()
+            ))
         );
         assert!(split_override("novalue").is_err());
         assert!(split_override("=3").is_err());

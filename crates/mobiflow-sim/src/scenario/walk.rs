@@ -93,19 +93,31 @@ impl<'a> Tbl<'a> {
     }
 }
 
-/// Levenshtein distance, for "did you mean" hints.
+/// Edit distance counting a swap of adjacent characters as one edit (optimal string
+/// alignment), for "did you mean" hints.
 fn distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let sub = prev[j] + usize::from(ca != *cb);
-            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        prev = cur;
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
     }
-    prev[b.len()]
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut v = (d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1)
+                .min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                v = v.min(d[i - 2][j - 2] + 1);
+            }
+            d[i][j] = v;
+        }
+    }
+    d[a.len()][b.len()]
 }
 
 /// The allowed key nearest to `k`, if it is near enough to be a typo.
@@ -207,5 +219,6 @@ mod tests {
         assert_eq!(suggest("redaer", &["reader", "from", "to"]), Some("reader"));
         assert_eq!(suggest("Rate", &["rate", "delay"]), Some("rate"));
         assert_eq!(suggest("xyz", &["reader", "from", "to"]), None);
+        assert_eq!(suggest("nmae", &["name", "run"]), Some("name"));
     }
 }
