@@ -22,7 +22,8 @@ pub struct DirStats {
     pub drops: u64,
     pub outage_losses: u64,
     pub queue_max: u64,
-    /// Integral of the queue length (packets) over time, in packet-nanoseconds.
+    /// Integral of the number of waiting packets over time, in packet-nanoseconds
+    /// (the sum of every packet's wait, by Little's law).
     pub queue_area: u128,
 }
 
@@ -75,7 +76,28 @@ impl TraceState {
     }
 }
 
+/// A packet whose departure is already computed (constant or scheduled rate).
+#[derive(Copy, Clone, Debug)]
+pub struct Sched {
+    /// When it joined the queue.
+    pub enq: Instant,
+    /// When its serialisation starts and ends.
+    pub start: Instant,
+    pub end: Instant,
+    pub bytes: u32,
+    pub id: PktId,
+}
+
 /// One direction of a link.
+///
+/// With a constant or scheduled rate, a FIFO serialiser's departure times are known
+/// when a packet joins the queue: `start = max(arrival, previous end)`, `end = start
+/// + size / rate`. The direction computes them at once and puts the packet in its
+/// propagation pipe, so a packet costs one event (its arrival at the far end) instead
+/// of two. The queue length at any instant is the number of packets whose start is
+/// still ahead. A rate change, a delay change or an outage recomputes or discards the
+/// packets not yet sent. With a Mahimahi trace, packets wait in `queue` and leave at
+/// delivery opportunities.
 #[derive(Debug)]
 pub struct Dir {
     pub index: usize,
@@ -83,38 +105,48 @@ pub struct Dir {
     pub to: usize,
     pub rate_bps: u64,
     pub delay: Duration,
-    pub queue: VecDeque<(PktId, u32)>,
-    pub queue_bytes: u64,
+    /// Packets that cannot be scheduled yet (trace mode, or a rate of zero), with the
+    /// time they joined.
+    pub queue: VecDeque<(PktId, u32, Instant)>,
+    /// Scheduled packets that have not finished serialisation, in order.
+    pub pending: VecDeque<Sched>,
+    /// The serialiser is busy until then.
+    pub busy_until: Instant,
     limit: QueueLimit,
     red: Option<RedState>,
-    /// The packet being serialised.
-    pub tx: Option<(PktId, u32)>,
-    pub busy: bool,
     pub down: bool,
-    /// Incremented at every outage start: packets tagged with an older epoch are lost.
-    pub epoch: u32,
+    /// Incremented whenever the pipe's head may have changed other than by delivery;
+    /// arrival events carry it, so stale ones are recognised.
+    pub pipe_gen: u32,
     /// Latest delivery time scheduled, to keep the direction FIFO when delay drops.
     pub last_arrival: Instant,
-    /// Packets propagating towards the far end, in arrival order (arrival times never
-    /// decrease, so only the head needs an event).
+    /// Packets propagating towards the far end (and scheduled ones, at its tail), in
+    /// arrival order (arrival times never decrease, so only the head needs an event).
     pub pipe: VecDeque<(Instant, PktId)>,
     pub trace: Option<TraceState>,
     /// An opportunity event is pending (trace mode).
     pub opp_pending: bool,
     pub stats: DirStats,
-    last_q_change: Instant,
     rng: Xoshiro256PlusPlus,
 }
 
-/// What to do with an arriving packet.
+/// What happened to an arriving packet.
 pub enum Admit {
-    /// Queued or started: nothing else to do now unless `start` is set.
+    /// Scheduled; `true` if it is now the pipe's head (an arrival event is needed).
+    Scheduled(bool),
+    /// Waiting in `queue` (trace mode or zero rate).
     Queued,
     Dropped,
 }
 
 impl Dir {
-    pub fn new(index: usize, from: usize, to: usize, spec: &DirSpec, rng: Xoshiro256PlusPlus) -> Dir {
+    pub fn new(
+        index: usize,
+        from: usize,
+        to: usize,
+        spec: &DirSpec,
+        rng: Xoshiro256PlusPlus,
+    ) -> Dir {
         let (rate_bps, trace) = match &spec.rate {
             RateModel::Constant(r) => (*r, None),
             RateModel::Schedule { points, .. } => (points.first().map_or(0, |p| p.1), None),
@@ -162,49 +194,73 @@ impl Dir {
             to,
             rate_bps,
             delay,
-            queue: VecDeque::with_capacity(64),
-            queue_bytes: 0,
+            queue: VecDeque::new(),
+            pending: VecDeque::with_capacity(64),
+            busy_until: Instant::ZERO,
             limit,
             red,
-            tx: None,
-            busy: false,
             down: false,
-            epoch: 0,
+            pipe_gen: 0,
             last_arrival: Instant::ZERO,
             pipe: VecDeque::with_capacity(64),
             trace,
             opp_pending: false,
             stats: DirStats::default(),
-            last_q_change: Instant::ZERO,
             rng,
         }
     }
 
-    fn note_queue(&mut self, now: Instant) {
-        let dt = now.saturating_since(self.last_q_change).as_nanos() as u128;
-        self.stats.queue_area += dt * self.queue.len() as u128;
-        self.last_q_change = now;
+    fn scheduled_mode(&self) -> bool {
+        self.trace.is_none() && self.rate_bps > 0 && !self.down
     }
 
-    /// Packets waiting, not counting the one being serialised.
-    pub fn queue_len(&self) -> usize {
-        self.queue.len()
+    /// Retire scheduled packets whose serialisation ended by `now`.
+    pub fn advance(&mut self, now: Instant) {
+        while let Some(f) = self.pending.front() {
+            if f.end > now {
+                break;
+            }
+            self.stats.packets_sent += 1;
+            self.stats.bytes_sent += f.bytes as u64;
+            self.pending.pop_front();
+        }
     }
 
-    fn red_drop(&mut self, now: Instant) -> bool {
+    /// Packets waiting at `now` (not counting the one being serialised). Call
+    /// `advance(now)` first.
+    pub fn waiting(&self, now: Instant) -> usize {
+        let in_service = self.pending.front().is_some_and(|f| f.start <= now) as usize;
+        self.queue.len() + self.pending.len() - in_service
+    }
+
+    /// Bytes waiting at `now`. Call `advance(now)` first.
+    pub fn waiting_bytes(&self, now: Instant) -> u64 {
+        let mut b: u64 = self.queue.iter().map(|q| q.1 as u64).sum();
+        for p in self.pending.iter() {
+            if p.start > now {
+                b += p.bytes as u64;
+            }
+        }
+        b
+    }
+
+    fn red_drop(&mut self, now: Instant, qlen: usize) -> bool {
         let rate = self.rate_bps.max(1);
-        let qlen = self.queue.len() as f64;
+        let idle = qlen == 0 && self.pending.is_empty();
+        let busy_until = self.busy_until;
         let Some(red) = self.red.as_mut() else {
             return false;
         };
-        // Floyd & Jacobson 1993 §4; ns-2 red.cc: the average decays over an idle
-        // period as if m small packets had arrived to an empty queue.
-        if let Some(since) = red.idle_since.take() {
+        // Floyd & Jacobson 1993 §4; ns-2 red.cc: after an idle period the average
+        // decays as if m small packets had arrived to an empty queue.
+        if idle {
+            let since = red.idle_since.unwrap_or(busy_until).max(busy_until);
             let pkt_time = red.mean_pktsize as f64 * 8.0 / rate as f64;
             let m = now.saturating_since(since).as_secs_f64() / pkt_time.max(1e-12);
             red.avg *= (1.0 - red.w_q).powf(m);
+            red.idle_since = None;
         }
-        red.avg = (1.0 - red.w_q) * red.avg + red.w_q * qlen;
+        red.avg = (1.0 - red.w_q) * red.avg + red.w_q * qlen as f64;
         let avg = red.avg;
         let pb = if avg < red.min_th {
             red.count = -1;
@@ -220,7 +276,11 @@ impl Dir {
         red.count += 1;
         // Uniformly spaced drops: pa = pb / (1 - count * pb).
         let denom = 1.0 - red.count as f64 * pb;
-        let pa = if denom <= 0.0 { 1.0 } else { (pb / denom).min(1.0) };
+        let pa = if denom <= 0.0 {
+            1.0
+        } else {
+            (pb / denom).min(1.0)
+        };
         let u = (self.rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
         if u < pa {
             if let Some(red) = self.red.as_mut() {
@@ -232,96 +292,131 @@ impl Dir {
         }
     }
 
-    /// Offer a packet of `bytes` to the queue. The caller starts transmission if the
-    /// serialiser is idle.
+    /// A packet of `bytes` arrives at the queue.
     pub fn enqueue(&mut self, now: Instant, id: PktId, bytes: u32) -> Admit {
         if self.down {
             self.stats.outage_losses += 1;
             return Admit::Dropped;
         }
+        self.advance(now);
+        let qlen = self.waiting(now);
         let over = match self.limit {
-            QueueLimit::Packets(n) => self.queue.len() as u64 >= n as u64,
-            QueueLimit::Bytes(b) => self.queue_bytes + bytes as u64 > b,
+            QueueLimit::Packets(n) => qlen as u64 >= n as u64,
+            QueueLimit::Bytes(b) => self.waiting_bytes(now) + bytes as u64 > b,
         };
-        if over || self.red_drop(now) {
+        if over || self.red_drop(now, qlen) {
             self.stats.drops += 1;
             return Admit::Dropped;
         }
-        self.note_queue(now);
-        self.queue.push_back((id, bytes));
-        self.queue_bytes += bytes as u64;
-        self.stats.queue_max = self.stats.queue_max.max(self.queue.len() as u64);
-        Admit::Queued
-    }
-
-    /// Take the head of the queue into the serialiser; returns it and when it is done
-    /// (constant/scheduled rate), or `None` when nothing can start.
-    pub fn start_tx(&mut self, now: Instant) -> Option<(PktId, Instant)> {
-        if self.busy || self.down || self.rate_bps == 0 || self.trace.is_some() {
-            return None;
+        if self.scheduled_mode() {
+            let was_empty = self.pipe.is_empty();
+            self.schedule(now, id, bytes);
+            self.stats.queue_max = self.stats.queue_max.max(self.waiting(now) as u64);
+            Admit::Scheduled(was_empty)
+        } else {
+            self.queue.push_back((id, bytes, now));
+            self.stats.queue_max = self.stats.queue_max.max(self.queue.len() as u64);
+            Admit::Queued
         }
-        let (id, bytes) = self.pop(now)?;
-        self.busy = true;
-        self.tx = Some((id, bytes));
-        Some((id, now + Duration::transmission(bytes as u64, self.rate_bps)))
     }
 
-    fn pop(&mut self, now: Instant) -> Option<(PktId, u32)> {
-        self.note_queue(now);
-        let (id, bytes) = self.queue.pop_front()?;
-        self.queue_bytes -= bytes as u64;
-        if self.queue.is_empty() {
-            if let Some(red) = self.red.as_mut() {
-                red.idle_since = Some(now);
+    /// Compute the departure and arrival of a packet that joined at `enq`.
+    fn schedule(&mut self, enq: Instant, id: PktId, bytes: u32) {
+        let start = enq.max(self.busy_until);
+        let end = start + Duration::transmission(bytes as u64, self.rate_bps);
+        self.busy_until = end;
+        self.stats.queue_area += (start - enq).as_nanos() as u128;
+        self.pending.push_back(Sched {
+            enq,
+            start,
+            end,
+            bytes,
+            id,
+        });
+        let arrive = (end + self.delay).max(self.last_arrival);
+        self.last_arrival = arrive;
+        self.pipe.push_back((arrive, id));
+    }
+
+    /// Recompute every packet not yet sent at `now` (after a rate or delay change).
+    /// The packet being serialised keeps its end time and takes the current delay.
+    /// Returns true if the pipe is non-empty (its head needs a fresh event; the
+    /// generation has changed).
+    pub fn reschedule(&mut self, now: Instant) -> bool {
+        self.advance(now);
+        let n = self.pending.len();
+        let mut redo: Vec<Sched> = self.pending.drain(..).collect();
+        for _ in 0..n {
+            self.pipe.pop_back();
+        }
+        for s in &redo {
+            self.stats.queue_area -= (s.start - s.enq).as_nanos() as u128;
+        }
+        self.last_arrival = self.pipe.back().map_or(Instant::ZERO, |p| p.0);
+        self.busy_until = now;
+        let mut rest = 0;
+        if let Some(first) = redo.first().copied() {
+            if first.start <= now {
+                // In service: finishes as planned, propagates with today's delay.
+                self.stats.queue_area += (first.start - first.enq).as_nanos() as u128;
+                self.busy_until = first.end;
+                self.pending.push_back(first);
+                let arrive = (first.end + self.delay).max(self.last_arrival);
+                self.last_arrival = arrive;
+                self.pipe.push_back((arrive, first.id));
+                rest = 1;
             }
         }
-        Some((id, bytes))
-    }
-
-    /// The serialiser finished its packet: returns it with its arrival time at the far
-    /// end (FIFO kept even if the delay just dropped).
-    pub fn finish_tx(&mut self, now: Instant) -> Option<(PktId, Instant)> {
-        let (id, bytes) = self.tx.take()?;
-        self.busy = false;
-        Some((id, self.depart(now, bytes)))
-    }
-
-    fn depart(&mut self, now: Instant, bytes: u32) -> Instant {
-        self.stats.packets_sent += 1;
-        self.stats.bytes_sent += bytes as u64;
-        let arrive = (now + self.delay).max(self.last_arrival);
-        self.last_arrival = arrive;
-        arrive
+        let tail: Vec<Sched> = redo.drain(rest..).collect();
+        if self.scheduled_mode() {
+            for s in tail {
+                self.schedule(s.enq, s.id, s.bytes);
+            }
+            while let Some((id, bytes, enq)) = self.queue.pop_front() {
+                self.schedule(enq, id, bytes);
+            }
+        } else {
+            for s in tail.into_iter().rev() {
+                self.queue.push_front((s.id, s.bytes, s.enq));
+            }
+        }
+        self.pipe_gen = self.pipe_gen.wrapping_add(1);
+        !self.pipe.is_empty()
     }
 
     /// Use delivery opportunities (trace mode): `count` opportunities of `mtu` bytes at
     /// `now` (Mahimahi semantics: a packet may span opportunities; unused bytes are
-    /// lost). Pushes departing packets with their arrival times into `out`.
-    pub fn use_opportunities(&mut self, now: Instant, count: u32, out: &mut Vec<(PktId, Instant)>) {
+    /// lost). Returns true if the pipe was empty before (its head needs an event).
+    pub fn use_opportunities(&mut self, now: Instant, count: u32) -> bool {
+        let was_empty = self.pipe.is_empty();
         if self.down {
-            return;
+            return false;
         }
         let Some(mtu) = self.trace.as_ref().map(|t| t.trace.mtu) else {
-            return;
+            return false;
         };
         if let Some(t) = self.trace.as_mut() {
             t.used_until = now + Duration::from_nanos(1);
         }
         let mut credit = count as u64 * mtu as u64;
         while credit > 0 {
-            let Some(&(id, bytes)) = self.queue.front() else {
+            let Some(&(id, bytes, enq)) = self.queue.front() else {
                 break;
             };
             let sent = self.trace.as_ref().map_or(0, |t| t.head_sent);
             let left = (bytes - sent) as u64;
             if left <= credit {
                 credit -= left;
-                self.pop(now);
+                self.queue.pop_front();
                 if let Some(t) = self.trace.as_mut() {
                     t.head_sent = 0;
                 }
-                let at = self.depart(now, bytes);
-                out.push((id, at));
+                self.stats.packets_sent += 1;
+                self.stats.bytes_sent += bytes as u64;
+                self.stats.queue_area += (now - enq).as_nanos() as u128;
+                let arrive = (now + self.delay).max(self.last_arrival);
+                self.last_arrival = arrive;
+                self.pipe.push_back((arrive, id));
             } else {
                 if let Some(t) = self.trace.as_mut() {
                     t.head_sent += credit as u32;
@@ -329,24 +424,33 @@ impl Dir {
                 credit = 0;
             }
         }
+        if self.queue.is_empty() {
+            if let Some(red) = self.red.as_mut() {
+                red.idle_since = Some(now);
+            }
+        }
+        was_empty && !self.pipe.is_empty()
     }
 
     /// An outage starts: everything queued, being serialised or propagating is lost.
     pub fn go_down(&mut self, now: Instant, out: &mut Vec<PktId>) {
-        self.note_queue(now);
+        self.advance(now);
         self.down = true;
-        self.epoch = self.epoch.wrapping_add(1);
-        if let Some((id, _)) = self.tx.take() {
+        for (id, _, enq) in self.queue.drain(..) {
+            self.stats.queue_area += (now - enq).as_nanos() as u128;
             out.push(id);
         }
-        self.busy = false;
-        while let Some((id, _)) = self.queue.pop_front() {
-            out.push(id);
+        for s in self.pending.drain(..) {
+            if s.start > now {
+                // It waited only until now.
+                self.stats.queue_area -= (s.start - now).as_nanos() as u128;
+            }
         }
         while let Some((_, id)) = self.pipe.pop_front() {
             out.push(id);
         }
-        self.queue_bytes = 0;
+        self.busy_until = now;
+        self.pipe_gen = self.pipe_gen.wrapping_add(1);
         if let Some(t) = self.trace.as_mut() {
             t.head_sent = 0;
         }
@@ -354,14 +458,14 @@ impl Dir {
     }
 
     pub fn go_up(&mut self, now: Instant) {
-        self.note_queue(now);
         self.down = false;
+        self.busy_until = self.busy_until.max(now);
         self.last_arrival = now;
     }
 
-    /// Close the queue-length integral at the end of the run.
+    /// Count what finished serialisation by the end of the run.
     pub fn close(&mut self, now: Instant) {
-        self.note_queue(now);
+        self.advance(now);
     }
 }
 
@@ -376,7 +480,11 @@ pub fn schedule_at<T: Copy>(points: &[(Duration, T)], period: Option<Duration>, 
 }
 
 /// All change times of a schedule within `[0, horizon]`, in order.
-pub fn schedule_changes<T>(points: &[(Duration, T)], period: Option<Duration>, horizon: Duration) -> Vec<Duration> {
+pub fn schedule_changes<T>(
+    points: &[(Duration, T)],
+    period: Option<Duration>,
+    horizon: Duration,
+) -> Vec<Duration> {
     let mut out = Vec::new();
     match period {
         Some(p) if !p.is_zero() => {
@@ -394,7 +502,12 @@ pub fn schedule_changes<T>(points: &[(Duration, T)], period: Option<Duration>, h
                 base += p;
             }
         }
-        _ => out.extend(points.iter().map(|p| p.0).filter(|t| !t.is_zero() && *t <= horizon)),
+        _ => out.extend(
+            points
+                .iter()
+                .map(|p| p.0)
+                .filter(|t| !t.is_zero() && *t <= horizon),
+        ),
     }
     out
 }
@@ -405,13 +518,25 @@ mod tests {
 
     #[test]
     fn schedule_holds_each_value_until_the_next_point_and_repeats() {
-        let pts = [(Duration::ZERO, 2u64), (Duration::from_secs(1), 4), (Duration::from_secs(2), 4)];
+        let pts = [
+            (Duration::ZERO, 2u64),
+            (Duration::from_secs(1), 4),
+            (Duration::from_secs(2), 4),
+        ];
         let p = Some(Duration::from_secs(3));
         assert_eq!(schedule_at(&pts, p, Duration::from_millis(500)), 2);
         assert_eq!(schedule_at(&pts, p, Duration::from_millis(1500)), 4);
         assert_eq!(schedule_at(&pts, p, Duration::from_millis(3500)), 2);
         let ch = schedule_changes(&pts, p, Duration::from_secs(4));
-        assert_eq!(ch, vec![Duration::from_secs(1), Duration::from_secs(2), Duration::from_secs(3), Duration::from_secs(4)]);
+        assert_eq!(
+            ch,
+            vec![
+                Duration::from_secs(1),
+                Duration::from_secs(2),
+                Duration::from_secs(3),
+                Duration::from_secs(4)
+            ]
+        );
     }
 
     #[test]
@@ -426,9 +551,21 @@ mod tests {
             head_sent: 0,
             used_until: Instant::ZERO,
         };
-        assert_eq!(t.next_opportunity(Instant::ZERO), Some((Instant::from_millis(1), 2)));
-        assert_eq!(t.next_opportunity(Instant::from_millis(2)), Some((Instant::from_millis(5), 1)));
-        assert_eq!(t.next_opportunity(Instant::from_millis(10)), Some((Instant::from_millis(10), 1)));
-        assert_eq!(t.next_opportunity(Instant::from_micros(10_500)), Some((Instant::from_millis(11), 2)));
+        assert_eq!(
+            t.next_opportunity(Instant::ZERO),
+            Some((Instant::from_millis(1), 2))
+        );
+        assert_eq!(
+            t.next_opportunity(Instant::from_millis(2)),
+            Some((Instant::from_millis(5), 1))
+        );
+        assert_eq!(
+            t.next_opportunity(Instant::from_millis(10)),
+            Some((Instant::from_millis(10), 1))
+        );
+        assert_eq!(
+            t.next_opportunity(Instant::from_micros(10_500)),
+            Some((Instant::from_millis(11), 2))
+        );
     }
 }

@@ -32,9 +32,17 @@ pub struct RunResult {
 #[derive(Debug, thiserror::Error, Clone, PartialEq)]
 pub enum RunError {
     #[error("flows.{flow}: no route from {from:?} to {to:?}")]
-    NoRoute { flow: String, from: String, to: String },
+    NoRoute {
+        flow: String,
+        from: String,
+        to: String,
+    },
     #[error("flows.{flow}.tcp.{key}: {reason}")]
-    InvalidTcp { flow: String, key: String, reason: String },
+    InvalidTcp {
+        flow: String,
+        key: String,
+        reason: String,
+    },
 }
 
 #[derive(Copy, Clone, Debug)]
@@ -45,8 +53,7 @@ enum Ev {
     Read(u32),
     /// Endpoint `2*flow` (sender) or `2*flow+1` (receiver).
     Wake(u32),
-    TxDone(u32, u32),
-    /// The head of direction `d`'s pipe arrives (tagged with the direction's epoch).
+    /// The head of direction `d`'s pipe arrives (tagged with the pipe's generation).
     Arrive(u32, u32),
     Opportunity(u32),
     RateChange(u32),
@@ -121,7 +128,6 @@ struct Net {
     n_nodes: usize,
     pkts: Vec<Pkt>,
     free: Vec<PktId>,
-    scratch_out: Vec<(PktId, Instant)>,
 }
 
 /// A simulation in progress.
@@ -156,34 +162,34 @@ pub fn run(sc: &Scenario) -> Result<RunResult, RunError> {
 impl Net {
     fn at(&mut self, t: Instant, ev: Ev) {
         self.seq += 1;
-        self.heap.push(Entry { t, seq: self.seq, ev });
+        self.heap.push(Entry {
+            t,
+            seq: self.seq,
+            ev,
+        });
     }
 
-    /// A packet leaves the serialiser of `d` and propagates until `arrive`.
-    fn to_pipe(&mut self, d: u32, id: PktId, arrive: Instant) {
-        let dir = &mut self.dirs[d as usize];
-        dir.pipe.push_back((arrive, id));
-        if dir.pipe.len() == 1 {
-            let ep = dir.epoch;
-            self.at(arrive, Ev::Arrive(d, ep));
+    /// Schedule the arrival event of the head of `d`'s pipe.
+    fn arm_pipe(&mut self, d: u32) {
+        let dir = &self.dirs[d as usize];
+        if let Some(&(t, _)) = dir.pipe.front() {
+            let gen = dir.pipe_gen;
+            self.at(t, Ev::Arrive(d, gen));
         }
     }
 
-    /// Start the serialiser of direction `d` if it can start.
+    /// Trace mode: make sure an opportunity event is pending while packets wait.
     fn kick(&mut self, d: u32) {
         let dir = &mut self.dirs[d as usize];
-        if dir.trace.is_some() {
-            if !dir.opp_pending && !dir.down && !dir.queue.is_empty() {
-                if let Some((t, _)) = dir.trace.as_ref().and_then(|t| t.next_opportunity(self.now)) {
-                    dir.opp_pending = true;
-                    self.at(t, Ev::Opportunity(d));
-                }
+        if dir.trace.is_some() && !dir.opp_pending && !dir.down && !dir.queue.is_empty() {
+            if let Some((t, _)) = dir
+                .trace
+                .as_ref()
+                .and_then(|t| t.next_opportunity(self.now))
+            {
+                dir.opp_pending = true;
+                self.at(t, Ev::Opportunity(d));
             }
-            return;
-        }
-        if let Some((_, done)) = dir.start_tx(self.now) {
-            let ep = dir.epoch;
-            self.at(done, Ev::TxDone(d, ep));
         }
     }
 
@@ -205,11 +211,15 @@ impl Net {
         };
         let bytes = self.pkts[id as usize].bytes;
         match self.dirs[d as usize].enqueue(self.now, id, bytes) {
+            Admit::Scheduled(head) => {
+                if head {
+                    self.arm_pipe(d);
+                }
+            }
             Admit::Queued => self.kick(d),
             Admit::Dropped => self.free.push(id),
         }
     }
-
 }
 
 impl<'a> World<'a> {
@@ -220,7 +230,8 @@ impl<'a> World<'a> {
         for (li, l) in sc.links.iter().enumerate() {
             for (k, (from, to)) in [(l.a, l.b), (l.b, l.a)].into_iter().enumerate() {
                 let idx = li * 2 + k;
-                let rng = Xoshiro256PlusPlus::seed_from_u64(splitmix(sc.seed ^ splitmix(idx as u64 + 1)));
+                let rng =
+                    Xoshiro256PlusPlus::seed_from_u64(splitmix(sc.seed ^ splitmix(idx as u64 + 1)));
                 dirs.push(Dir::new(idx, from, to, &l.dirs[k], rng));
             }
         }
@@ -236,7 +247,11 @@ impl<'a> World<'a> {
                 for d in &dirs {
                     if d.from == u && !seen[d.to] {
                         seen[d.to] = true;
-                        first[d.to] = if u == src { Some(d.index as u32) } else { first[u] };
+                        first[d.to] = if u == src {
+                            Some(d.index as u32)
+                        } else {
+                            first[u]
+                        };
                         q.push_back(d.to);
                     }
                 }
@@ -301,7 +316,6 @@ impl<'a> World<'a> {
                 n_nodes: n,
                 pkts: Vec::with_capacity(1024),
                 free: Vec::with_capacity(1024),
-                scratch_out: Vec::new(),
             },
             end,
             events: 0,
@@ -359,9 +373,11 @@ impl<'a> World<'a> {
         }
         for (k, (_, s, e)) in sc.measure.intervals.iter().enumerate() {
             self.marks.push((k, false));
-            self.net.at(Instant::ZERO + *s, Ev::Mark((self.marks.len() - 1) as u32));
+            self.net
+                .at(Instant::ZERO + *s, Ev::Mark((self.marks.len() - 1) as u32));
             self.marks.push((k, true));
-            self.net.at(Instant::ZERO + *e, Ev::Mark((self.marks.len() - 1) as u32));
+            self.net
+                .at(Instant::ZERO + *e, Ev::Mark((self.marks.len() - 1) as u32));
         }
         if sc.measure.sample_interval.is_some() {
             self.net.at(Instant::ZERO, Ev::Sample);
@@ -464,16 +480,6 @@ impl<'a> World<'a> {
                 }
                 self.flush(f, side == 1);
             }
-            Ev::TxDone(d, epoch) => {
-                let dir = &mut self.net.dirs[d as usize];
-                if dir.epoch != epoch {
-                    return;
-                }
-                if let Some((id, arrive)) = dir.finish_tx(now) {
-                    self.net.to_pipe(d, id, arrive);
-                }
-                self.net.kick(d);
-            }
             Ev::Opportunity(d) => {
                 let dir = &mut self.net.dirs[d as usize];
                 dir.opp_pending = false;
@@ -483,24 +489,21 @@ impl<'a> World<'a> {
                     .and_then(|t| t.next_opportunity(now))
                     .filter(|(t, _)| *t == now)
                     .map_or(0, |(_, c)| c);
-                let mut out = std::mem::take(&mut self.net.scratch_out);
-                dir.use_opportunities(now, count, &mut out);
-                for (id, arrive) in out.drain(..) {
-                    self.net.to_pipe(d, id, arrive);
+                if dir.use_opportunities(now, count) {
+                    self.net.arm_pipe(d);
                 }
-                self.net.scratch_out = out;
                 self.net.kick(d);
             }
-            Ev::Arrive(d, epoch) => {
+            Ev::Arrive(d, gen) => {
                 let dir = &mut self.net.dirs[d as usize];
-                if dir.epoch != epoch {
-                    return; // the pipe was emptied by an outage
+                if dir.pipe_gen != gen {
+                    return; // the pipe changed under this event (outage, reschedule)
                 }
                 let Some((_, id)) = dir.pipe.pop_front() else {
                     return;
                 };
                 if let Some(&(next, _)) = dir.pipe.front() {
-                    self.net.at(next, Ev::Arrive(d, epoch));
+                    self.net.at(next, Ev::Arrive(d, gen));
                 }
                 let node = self.net.dirs[d as usize].to;
                 let pkt = &self.net.pkts[id as usize];
@@ -513,14 +516,21 @@ impl<'a> World<'a> {
             Ev::RateChange(d) => {
                 let spec = self.dir_spec(d);
                 if let RateModel::Schedule { points, period } = &spec.rate {
-                    self.net.dirs[d as usize].rate_bps = schedule_at(points, *period, now - Instant::ZERO);
+                    let dir = &mut self.net.dirs[d as usize];
+                    dir.rate_bps = schedule_at(points, *period, now - Instant::ZERO);
+                    if dir.reschedule(now) {
+                        self.net.arm_pipe(d);
+                    }
                 }
-                self.net.kick(d);
             }
             Ev::DelayChange(d) => {
                 let spec = self.dir_spec(d);
                 if let DelayModel::Schedule { points, period } = &spec.delay {
-                    self.net.dirs[d as usize].delay = schedule_at(points, *period, now - Instant::ZERO);
+                    let dir = &mut self.net.dirs[d as usize];
+                    dir.delay = schedule_at(points, *period, now - Instant::ZERO);
+                    if dir.reschedule(now) {
+                        self.net.arm_pipe(d);
+                    }
                 }
             }
             Ev::OutageStart(d) => {
@@ -604,7 +614,11 @@ impl<'a> World<'a> {
         let spec = &self.sc.flows[f as usize];
         let Transport::Tcp(cfg) = &spec.transport;
         let (hdr, count_opts) = (cfg.header_bytes, cfg.count_option_bytes);
-        let (from, dst) = if receiver { (spec.dst, spec.src) } else { (spec.src, spec.dst) };
+        let (from, dst) = if receiver {
+            (spec.dst, spec.src)
+        } else {
+            (spec.src, spec.dst)
+        };
         let fr = &mut self.flows[f as usize];
         let net = &mut self.net;
         loop {
@@ -658,22 +672,28 @@ impl<'a> World<'a> {
             fs.ssthresh_bytes.push(fr.snd.ssthresh().min(u64::MAX / 4));
             fs.rwnd_bytes.push(fr.rcv.last_advertised_window());
             fs.flight_bytes.push(fr.snd.flight());
-            fs.srtt_ms.push(fr.snd.rtt().srtt().map_or(f64::NAN, |d| d.as_millis_f64()));
+            fs.srtt_ms
+                .push(fr.snd.rtt().srtt().map_or(f64::NAN, |d| d.as_millis_f64()));
             fs.rcv_buffer_bytes.push(fr.rcv.buffer_occupancy());
-            fs.read_rate_bps.push((read - fr.prev_sample_read) as f64 * 8.0 / dt);
-            fs.goodput_bps.push((rn - fr.prev_sample_rcv_nxt) as f64 * 8.0 / dt);
+            fs.read_rate_bps
+                .push((read - fr.prev_sample_read) as f64 * 8.0 / dt);
+            fs.goodput_bps
+                .push((rn - fr.prev_sample_rcv_nxt) as f64 * 8.0 / dt);
             fs.snd_una.push(fr.snd.snd_una());
             fs.snd_nxt.push(fr.snd.snd_nxt());
             fr.prev_sample_read = read;
             fr.prev_sample_rcv_nxt = rn;
         }
         let ls: &mut LinkSeries = &mut self.series.link;
-        for d in &self.net.dirs {
+        let now = self.net.now;
+        for d in self.net.dirs.iter_mut() {
+            d.advance(now);
             ls.time_s.push(t);
             ls.dir.push(d.index as u32);
-            ls.queue_packets.push(d.queue_len() as u64);
-            ls.queue_bytes.push(d.queue_bytes);
-            ls.rate_bps.push(if d.down { 0.0 } else { d.rate_bps as f64 });
+            ls.queue_packets.push(d.waiting(now) as u64);
+            ls.queue_bytes.push(d.waiting_bytes(now));
+            ls.rate_bps
+                .push(if d.down { 0.0 } else { d.rate_bps as f64 });
         }
     }
 
@@ -699,7 +719,11 @@ impl<'a> World<'a> {
             for (k, (label, s, e)) in sc.measure.intervals.iter().enumerate() {
                 let (b0, b1) = self.interval_bytes[k][i];
                 let span = (*e - *s).as_secs_f64();
-                let v = if span > 0.0 { b1.saturating_sub(b0) as f64 * 8.0 / span } else { 0.0 };
+                let v = if span > 0.0 {
+                    b1.saturating_sub(b0) as f64 * 8.0 / span
+                } else {
+                    0.0
+                };
                 intervals.insert(label.clone(), v);
             }
             let ms = |d: Option<Duration>| d.map(|d| d.as_millis_f64());
@@ -710,8 +734,16 @@ impl<'a> World<'a> {
                 protocol: "tcp".into(),
                 cc: cfg.cc.name().into(),
                 bytes_delivered: delivered,
-                bytes_offered: if matches!(spec.app, AppSpec::Bulk) { fr.snd.snd_nxt() } else { fr.written },
-                goodput_bps: if active > 0.0 { delivered as f64 * 8.0 / active } else { 0.0 },
+                bytes_offered: if matches!(spec.app, AppSpec::Bulk) {
+                    fr.snd.snd_nxt()
+                } else {
+                    fr.written
+                },
+                goodput_bps: if active > 0.0 {
+                    delivered as f64 * 8.0 / active
+                } else {
+                    0.0
+                },
                 intervals,
                 completion_time_s: fr.completion.map(|c| (c - fr.start).as_secs_f64()),
                 burst_completion_times_s: fr.burst_done.clone(),
@@ -784,7 +816,9 @@ pub fn read_rate_at(r: &ReaderSpec, t: Duration) -> f64 {
     match r {
         ReaderSpec::Greedy => f64::INFINITY,
         ReaderSpec::Constant { rate_bps, .. } => *rate_bps as f64,
-        ReaderSpec::Steps { rates_bps, step, .. } => {
+        ReaderSpec::Steps {
+            rates_bps, step, ..
+        } => {
             let k = (t.as_nanos() / step.as_nanos().max(1)) as usize % rates_bps.len().max(1);
             rates_bps.get(k).copied().unwrap_or(0) as f64
         }
@@ -796,7 +830,8 @@ pub fn read_rate_at(r: &ReaderSpec, t: Duration) -> f64 {
             ..
         } => {
             let w = 2.0 * std::f64::consts::PI / period.as_secs_f64().max(1e-9);
-            (*mean_bps as f64 + *amplitude_bps as f64 * (w * t.as_secs_f64() + phase_rad).sin()).max(0.0)
+            (*mean_bps as f64 + *amplitude_bps as f64 * (w * t.as_secs_f64() + phase_rad).sin())
+                .max(0.0)
         }
     }
 }
