@@ -28,3 +28,6 @@ pub mod time;
 pub mod wire;
 
 pub use time::{Duration, Instant};
+
+#[cfg(test)]
+mod tests;

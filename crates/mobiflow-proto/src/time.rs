@@ -191,11 +191,17 @@ mod tests {
 
     #[test]
     fn transmission_time_rounds_up_to_a_whole_nanosecond() {
-        assert_eq!(Duration::transmission(1, 3_000_000_000), Duration::from_nanos(3));
+        assert_eq!(
+            Duration::transmission(1, 3_000_000_000),
+            Duration::from_nanos(3)
+        );
     }
 
     #[test]
     fn instant_difference_saturates_at_zero() {
-        assert_eq!(Instant::from_secs(1) - Instant::from_secs(2), Duration::ZERO);
+        assert_eq!(
+            Instant::from_secs(1) - Instant::from_secs(2),
+            Duration::ZERO
+        );
     }
 }

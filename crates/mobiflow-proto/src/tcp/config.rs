@@ -9,12 +9,15 @@ use crate::time::Duration;
 /// Loss recovery algorithm used after a fast retransmit.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub enum Recovery {
-    /// RFC 5681 §3.2 fast recovery: leave recovery on the first new ACK.
+    /// RFC 5681 §3.2 fast recovery: leave recovery on the first new ACK. Entry is
+    /// guarded by RFC 6582's `recover` as in ns-2's `bugfix_`, so one window of losses
+    /// causes one reduction.
     Reno,
     /// RFC 6582 NewReno: stay in recovery until the recovery point is acknowledged,
     /// retransmitting on each partial ACK.
     NewReno,
-    /// RFC 6675 SACK-based loss recovery (requires SACK).
+    /// RFC 6675 SACK-based loss recovery (requires SACK; when the peer does not
+    /// agree to SACK, the sender falls back to NewReno, as Linux does).
     Sack,
 }
 

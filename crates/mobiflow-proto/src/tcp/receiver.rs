@@ -110,7 +110,9 @@ impl TcpReceiver {
             ooo: Vec::new(),
             ooo_bytes: 0,
             recency: 0,
-            adv_right: 0,
+            // Without a handshake the sender starts with a full buffer's window
+            // (see `TcpSender`); that is the offer in force.
+            adv_right: if handshake { 0 } else { cfg.rcv_buf },
             last_adv_wnd: 0,
             zero_advertised: false,
             pending: Pending::None,
@@ -342,6 +344,9 @@ impl TcpReceiver {
         if self.syn_ack_due {
             self.syn_ack_due = false;
             let wnd = self.window_to_advertise(now);
+            // The SYN-ACK's window is the first offer (RFC 9293 §3.8.6.2.2).
+            self.adv_right = self.rcv_nxt + wnd;
+            self.last_adv_wnd = wnd;
             return Some(Segment {
                 flags: Flags::SYN | Flags::ACK,
                 wnd,
@@ -393,7 +398,7 @@ impl TcpReceiver {
                 }
             }
             let slice = &mut order[..n];
-            slice.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+            slice.sort_unstable_by_key(|e| std::cmp::Reverse(e.0));
             for &(_, i) in slice.iter().take(max_blocks) {
                 let b = self.ooo[i];
                 sack.push(b.0, b.1);
@@ -422,7 +427,16 @@ impl TcpReceiver {
         }
         self.zero_advertised = wnd == 0;
         self.last_adv_wnd = wnd;
-        self.adv_right = self.rcv_nxt + wnd;
+        // Window scaling truncates the window (RFC 7323 §2.3), so the edge offered can
+        // fall short of `adv_right` by up to 2^wscale - 1 bytes (RFC 7323 §2.4).
+        // Remember the furthest edge offered, so that truncations do not add up and
+        // walk the right edge back.
+        let edge = self.rcv_nxt + wnd;
+        self.adv_right = if self.policy.allow_shrink() {
+            edge
+        } else {
+            self.adv_right.max(edge)
+        };
         self.last_ack_sent = self.rcv_nxt;
         self.pending = Pending::None;
         self.window_update_due = false;

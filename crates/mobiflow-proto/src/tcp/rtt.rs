@@ -62,9 +62,8 @@ impl RttEstimator {
             Some(srtt) => {
                 // §2.3: RTTVAR before SRTT, with the old SRTT.
                 let diff = if srtt > r { srtt - r } else { r - srtt };
-                self.rttvar = Duration::from_nanos(
-                    (3 * self.rttvar.as_nanos()) / 4 + diff.as_nanos() / 4,
-                );
+                self.rttvar =
+                    Duration::from_nanos((3 * self.rttvar.as_nanos()) / 4 + diff.as_nanos() / 4);
                 self.srtt = Some(Duration::from_nanos(
                     (7 * srtt.as_nanos()) / 8 + r.as_nanos() / 8,
                 ));

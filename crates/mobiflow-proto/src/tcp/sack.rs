@@ -181,8 +181,8 @@ impl Scoreboard {
                 above_bytes += r.len();
                 continue;
             }
-            let lost = above_segs >= dupthresh
-                || above_bytes > (dupthresh.saturating_sub(1) as u64) * mss;
+            let lost =
+                above_segs >= dupthresh || above_bytes > (dupthresh.saturating_sub(1) as u64) * mss;
             if lost && r.tx_count == 1 && self.mark_lost(i) {
                 marked += 1;
             }
@@ -227,6 +227,16 @@ impl Scoreboard {
             return None;
         }
         self.recs.iter().rev().find(|r| r.sacked).map(|r| r.end)
+    }
+
+    /// RFC 6675 NextSeg rule (3): the first record neither SACKed, marked lost nor
+    /// retransmitted that lies below HighSACK.
+    pub fn first_unsacked_below_high_sack(&self) -> Option<usize> {
+        let high = self.high_sacked()?;
+        self.recs
+            .iter()
+            .take_while(|r| r.end <= high)
+            .position(|r| !r.sacked && !r.lost && r.tx_count == 1)
     }
 
     /// Drop all SACK marks (RFC 6675 §5.1 allows it after a timeout; also used when

@@ -136,6 +136,8 @@ pub struct TcpSender {
     max_snd_wnd: u64,
     sb: Scoreboard,
     dupacks: u32,
+    /// New data sent by limited transmit since the last new ACK (RFC 3042).
+    limited_tx_bytes: u64,
     /// RFC 6582 `recover` (exclusive: the first byte not sent when recovery began).
     recover: Option<u64>,
     /// Inflated window during Reno/NewReno fast recovery (RFC 5681 §3.2 steps 4–5).
@@ -195,6 +197,7 @@ impl TcpSender {
             max_snd_wnd: if handshake { 0 } else { cfg.rcv_buf },
             sb: Scoreboard::new(),
             dupacks: 0,
+            limited_tx_bytes: 0,
             recover: None,
             recovery_cwnd: 0,
             partial_acked: false,
@@ -236,6 +239,16 @@ impl TcpSender {
     }
 
     // ----- helpers ------------------------------------------------------------------
+
+    /// The recovery in force: RFC 6675 needs SACK information, so when the peer did
+    /// not permit SACK, SACK recovery falls back to NewReno (RFC 6582), as Linux does.
+    fn recovery(&self) -> Recovery {
+        if self.cfg.recovery == Recovery::Sack && !self.sack_ok {
+            Recovery::NewReno
+        } else {
+            self.cfg.recovery
+        }
+    }
 
     fn mss(&self) -> u64 {
         self.cfg.mss as u64
@@ -374,7 +387,7 @@ impl TcpSender {
 
         let cwnd = self.cc.window();
         let pipe_mode = self.ca == CaState::Loss
-            || (self.ca == CaState::Recovery && self.cfg.recovery == Recovery::Sack);
+            || (self.ca == CaState::Recovery && self.recovery() == Recovery::Sack);
 
         // RFC 6675 NextSeg rule (1), and go-back-N after a timeout: lost segments
         // first, as the window allows.
@@ -385,6 +398,20 @@ impl TcpSender {
                 return Some(self.retransmit(now, i));
             }
             return None;
+        }
+
+        // RFC 6675 NextSeg rule (3): in SACK recovery, when no segment is deemed lost
+        // and no new data may be sent (none written, or the receiver's window is
+        // full), resend an un-SACKed segment below HighSACK that was not resent yet.
+        // (Its original still counts in `pipe`; the copy is not added a second time.)
+        if pipe_mode && self.ca == CaState::Recovery {
+            let wnd_edge = self.snd_una + self.snd_wnd.min(self.cfg.max_send_window);
+            let no_new_data = self.app_end <= self.snd_nxt || wnd_edge <= self.snd_nxt;
+            if no_new_data && self.sb.pipe() + self.mss() <= cwnd {
+                if let Some(i) = self.sb.first_unsacked_below_high_sack() {
+                    return Some(self.retransmit(now, i));
+                }
+            }
         }
 
         // New data.
@@ -398,15 +425,23 @@ impl TcpSender {
             self.recovery_cwnd.saturating_sub(self.flight_size())
         } else {
             let mut allowed = cwnd;
-            if self.cfg.limited_transmit
-                && self.ca == CaState::Open
+            let mut in_use = self.sb.pipe();
+            if self.ca == CaState::Open
                 && self.dupacks > 0
                 && self.dupacks < self.cfg.dupack_threshold
             {
-                // RFC 3042: each of the first two dupACKs lets one new segment out.
-                allowed += self.dupacks as u64 * self.mss();
+                if !self.cfg.limited_transmit {
+                    // SACKed segments have left `pipe`; without limited transmit
+                    // they must not release new data.
+                    in_use = self.flight_size();
+                } else if !self.sack_ok {
+                    // RFC 3042: each of the first two dupACKs lets one new segment out.
+                    allowed += self.dupacks as u64 * self.mss();
+                }
+                // With SACK, RFC 6675 §5 step 3: cwnd - pipe, where pipe already
+                // excludes the segment each dupACK SACKed.
             }
-            allowed.saturating_sub(self.sb.pipe())
+            allowed.saturating_sub(in_use)
         };
         if rwnd_room == 0 {
             // RFC 9293 §3.8.6.1: a zero window with nothing in flight needs the
@@ -451,6 +486,9 @@ impl TcpSender {
 
         let seq = self.snd_nxt;
         self.snd_nxt += len;
+        if self.cfg.limited_transmit && self.ca == CaState::Open && self.dupacks > 0 {
+            self.limited_tx_bytes += len;
+        }
         self.sb.push(SegRec {
             start: seq,
             end: seq + len,
@@ -530,6 +568,7 @@ impl TcpSender {
         self.sb.mark_all_lost();
         self.recover = Some(self.snd_nxt);
         self.dupacks = 0;
+        self.limited_tx_bytes = 0;
         self.rtx_in_episode = 0;
         self.forced_rtx = true;
         self.arm_rto(now);
@@ -537,7 +576,10 @@ impl TcpSender {
 
     fn enter_recovery(&mut self, now: Instant) {
         self.stats.fast_retransmits += 1;
-        let flight = self.flight_size();
+        // RFC 5681 §3.2 step 2 (and RFC 6675 §5 step 4.2): data sent by limited
+        // transmit is not part of FlightSize for ssthresh.
+        let flight = self.flight_size().saturating_sub(self.limited_tx_bytes);
+        self.limited_tx_bytes = 0;
         self.set_ca(CaState::Recovery);
         self.cc.on_congestion_event(&CongestionEvent {
             now,
@@ -551,7 +593,8 @@ impl TcpSender {
         self.partial_acked = false;
         self.sb.mark_lost(0);
         if self.sack_ok {
-            self.sb.mark_lost_by_sack(self.cfg.dupack_threshold, self.mss());
+            self.sb
+                .mark_lost_by_sack(self.cfg.dupack_threshold, self.mss());
         }
         // RFC 5681 §3.2 step 4: cwnd = ssthresh + 3*SMSS (inflated by the dupACKs).
         self.recovery_cwnd = self.cc.ssthresh() + self.dupacks as u64 * self.mss();
@@ -587,6 +630,10 @@ impl TcpSender {
                     }
                 } else {
                     self.cc.set_window(self.mss());
+                    // RFC 6298 §5.7: the SYN timed out, so data starts with an RTO of
+                    // at least 3 s.
+                    self.rtt
+                        .reset(self.cfg.initial_rto.max(Duration::from_secs(3)));
                 }
                 self.rtt.reset_backoff();
                 self.snd_wnd = seg.wnd;
@@ -624,6 +671,15 @@ impl TcpSender {
         }
 
         if ack > self.snd_una {
+            // Karn's rule holds for every segment the ACK covers: if one of them was
+            // retransmitted, the ACK may have left when the retransmission filled a
+            // hole, long after the later segments arrived (Linux's
+            // FLAG_RETRANS_DATA_ACKED).
+            let rtx_acked = self
+                .sb
+                .iter()
+                .take_while(|r| r.start < ack)
+                .any(|r| r.tx_count > 1);
             let (last, newly_acked) = self.sb.ack_to(ack);
             self.snd_una = ack;
             // RTT sample: RFC 7323 §4.1 from the echoed timestamp, else RFC 6298 §3
@@ -635,25 +691,25 @@ impl TcpSender {
                         ticks * self.cfg.ts_granularity.as_nanos(),
                     ))
                 }
-                _ => last
-                    .filter(|r| r.tx_count == 1)
-                    .map(|r| now - r.sent_at),
+                _ => last.filter(|_| !rtx_acked).map(|r| now - r.sent_at),
             };
             if let Some(r) = sample {
                 self.rtt.on_sample(r);
                 self.stats.rtt.record(r);
+                // Karn's algorithm (RFC 6298 §5 note, as Linux and ns-2): the
+                // backed-off RTO is kept until a valid RTT sample arrives.
+                self.rtt.reset_backoff();
             }
-            self.rtt.reset_backoff();
             self.persist_backoff = 0;
 
             let mut restart_timer = true;
             match self.ca {
                 CaState::Recovery => {
                     if self.recover.is_some_and(|rec| ack >= rec)
-                        || self.cfg.recovery == Recovery::Reno
+                        || self.recovery() == Recovery::Reno
                     {
                         self.exit_recovery(now);
-                    } else if self.cfg.recovery == Recovery::NewReno {
+                    } else if self.recovery() == Recovery::NewReno {
                         // RFC 6582 §3.2 step 5: a partial ACK. Retransmit the first
                         // unacknowledged segment, deflate the window by the amount
                         // acknowledged, add back one SMSS if that was at least SMSS.
@@ -682,6 +738,7 @@ impl TcpSender {
             }
             if self.ca != CaState::Recovery {
                 self.dupacks = 0;
+                self.limited_tx_bytes = 0;
             }
             let min_rtt = self.rtt.min_rtt().unwrap_or_default();
             let srtt = self.rtt.srtt().unwrap_or(min_rtt);
@@ -722,13 +779,12 @@ impl TcpSender {
                         // RFC 6582 §3.2 step 1: no new recovery until `recover` is
                         // acknowledged (it guards against repeated reductions).
                         let allowed = self.recover.is_none_or(|rec| ack >= rec);
-                        if allowed && (self.dupacks >= self.cfg.dupack_threshold || sack_loss)
-                        {
+                        if allowed && (self.dupacks >= self.cfg.dupack_threshold || sack_loss) {
                             self.enter_recovery(now);
                         }
                     }
                     CaState::Recovery => {
-                        if self.cfg.recovery == Recovery::Sack {
+                        if self.recovery() == Recovery::Sack {
                             self.sb
                                 .mark_lost_by_sack(self.cfg.dupack_threshold, self.mss());
                         } else {
@@ -762,7 +818,7 @@ impl TcpSender {
     }
     /// The window the sender uses now: cwnd, or the inflated recovery window.
     pub fn cwnd(&self) -> u64 {
-        if self.ca == CaState::Recovery && self.cfg.recovery != Recovery::Sack {
+        if self.ca == CaState::Recovery && self.recovery() != Recovery::Sack {
             self.recovery_cwnd
         } else {
             self.cc.window()

@@ -1,0 +1,30 @@
+//! Tests that need more than one module (style guide tiers 2 and 3).
+//!
+//! * [`pair`]: the in-memory `Pair` harness (a sender and a receiver joined by two
+//!   links with latency, a bottleneck, loss and reordering), quinn-proto style.
+//! * `tcp_state`: state-machine tests of one endpoint at a time, segment in,
+//!   segment out (smoltcp style, with `send!`/`recv!` macros).
+//! * `tcp_pair`: behaviour tests of a whole connection over a `Pair`, one group per
+//!   topic.
+
+pub mod pair;
+
+mod tcp_pair;
+mod tcp_state;
+
+use crate::tcp::TcpConfig;
+
+/// ns-2's one-way agents (no handshake, SACK, timestamps or delayed ACKs) with
+/// 1000-byte segments.
+pub fn ns2() -> TcpConfig {
+    TcpConfig::ns2()
+}
+
+/// The RFC defaults (handshake, SACK, timestamps, delayed ACKs, limited transmit)
+/// with 1000-byte segments so that the arithmetic in the tests stays readable.
+pub fn rfc() -> TcpConfig {
+    TcpConfig {
+        mss: 1000,
+        ..TcpConfig::default()
+    }
+}
