@@ -2,7 +2,7 @@
 #
 #   make setup       .venv with pinned Python deps + the package built in release mode
 #   make test        Rust fmt/clippy/tests, ruff, pytest (what CI runs via .ci/run)
-#   make lint        the lint half of `make test`
+#   make lint        the lint half of `make test` (fmt, clippy, ruff, mypy)
 #   make fmt         format Rust and Python in place
 #   make reproduce   run every example scenario, tables on stdout, files in out/examples/
 #   make clean       remove .venv, out/, the built extension (not target/)
@@ -38,7 +38,7 @@ BUILD_STAMP := $(VENV)/.mobiflow-build
 	reproduce clean
 
 help:
-	@sed -n '2,10s/^# \{0,1\}//p' Makefile
+	@sed -n '3,11s/^# \{0,1\}//p' Makefile
 
 # --- set-up -------------------------------------------------------------------------
 
@@ -83,6 +83,7 @@ lint-rust: $(DEPS_STAMP)
 lint-python: $(DEPS_STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	cd py && $(VENV_ABS)/bin/mypy --cache-dir $(VENV_ABS)/.mypy_cache
 
 fmt: $(DEPS_STAMP)
 	$(CARGO) fmt --all

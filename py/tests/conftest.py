@@ -63,7 +63,7 @@ def run_cli(
     env = dict(os.environ, NO_COLOR="1", COLUMNS="200")
     env.pop("MOBIFLOW_DEBUG", None)
     return subprocess.run(
-        [sys.executable, "-m", "mobiflow", *map(os.fspath, args)],
+        [sys.executable, "-m", "mobiflow", *(os.fspath(a) for a in args)],
         cwd=ROOT,
         env=env,
         capture_output=True,

@@ -57,9 +57,10 @@ def test_validate_describes_the_scenario(tiny: Path) -> None:
     assert desc["duration_s"] == 5.0
     assert desc["nodes"] == ["server", "phone"]
     assert [f["name"] for f in desc["flows"]] == ["bulk", "short, sized"]
-    assert desc["flows"][0]["reader"] == {"kind": "constant", "rate_bps": 4_000_000, **{
-        k: v for k, v in desc["flows"][0]["reader"].items() if k not in ("kind", "rate_bps")
-    }}
+    reader = desc["flows"][0]["reader"]
+    assert (reader["kind"], reader["rate_bps"]) == ("constant", 4_000_000)
+    assert desc["flows"][1]["app"] == {"kind": "sized", "bytes": 200 * 1024}
+    assert desc["intervals"][0] == {"name": "first", "start_s": 0.0, "end_s": 2.0}
     assert desc["links"][0]["dirs"][0]["rate"] == {"kind": "constant", "bps": 10_000_000}
     assert desc["links"][0]["dirs"][0]["delay"] == {"kind": "constant", "s": 0.02}
     assert isinstance(desc["assumed"], dict)

@@ -61,6 +61,13 @@ def test_version_matches_the_package(cli: Cli) -> None:
     assert proc.stdout == f"mobiflow {mobiflow.__version__}\n"
 
 
+def test_help_describes_commands_and_arguments(cli: Cli) -> None:
+    proc = cli("run", "--help")
+    assert proc.returncode == 0, proc.stderr
+    for text in ("SCENARIO.toml", "Scenario file", "--set", "KEY=VALUE", "--out", "--json"):
+        assert text in proc.stdout
+
+
 def test_run_json_prints_only_the_summary(json_run: subprocess.CompletedProcess[str]) -> None:
     assert json_run.returncode == 0, json_run.stderr
     summary: dict[str, Any] = json.loads(json_run.stdout)  # all of stdout is JSON

@@ -73,7 +73,7 @@ def override_value(value: object) -> str:
     if isinstance(value, int | float):
         return repr(value)
     if isinstance(value, os.PathLike):
-        return os.fspath(value)
+        return str(os.fspath(value))
     if isinstance(value, list | tuple):
         return json.dumps(list(value))
     raise TypeError(f"cannot use a {type(value).__name__} as a scenario value: {value!r}")

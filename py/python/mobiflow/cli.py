@@ -148,9 +148,9 @@ def _ms(ms: float | None) -> str:
 
 def _rate(bps: float) -> str:
     if bps >= 1e6:
-        return f"{bps / 1e6:g} Mb/s"
+        return f"{bps / 1e6:.4g} Mb/s"
     if bps >= 1e3:
-        return f"{bps / 1e3:g} kb/s"
+        return f"{bps / 1e3:.4g} kb/s"
     return f"{bps:g} b/s"
 
 
@@ -174,7 +174,8 @@ def render_summary(summary: dict[str, Any], console: Console, out: Path | None =
     console.print(title)
 
     flows: list[dict[str, Any]] = summary.get("flows", [])
-    intervals: list[str] = sorted({name for f in flows for name in f.get("intervals", {})})
+    # Interval columns in the order the summary lists them (first seen first).
+    intervals: list[str] = list(dict.fromkeys(n for f in flows for n in f.get("intervals", {})))
     table = Table(title="flows", title_justify="left", show_edge=False, pad_edge=False)
     table.add_column("flow")
     table.add_column("cc")

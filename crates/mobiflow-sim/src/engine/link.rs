@@ -91,8 +91,8 @@ pub struct Sched {
 /// One direction of a link.
 ///
 /// With a constant or scheduled rate, a FIFO serialiser's departure times are known
-/// when a packet joins the queue: `start = max(arrival, previous end)`, `end = start
-/// + size / rate`. The direction computes them at once and puts the packet in its
+/// when a packet joins the queue: `start = max(arrival, previous end)` and
+/// `end = start + size / rate`. The direction computes them at once and puts the packet in its
 /// propagation pipe, so a packet costs one event (its arrival at the far end) instead
 /// of two. The queue length at any instant is the number of packets whose start is
 /// still ahead. A rate change, a delay change or an outage recomputes or discards the

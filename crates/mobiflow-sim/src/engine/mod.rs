@@ -536,7 +536,7 @@ impl<'a> World<'a> {
             Ev::OutageStart(d) => {
                 let mut lost = std::mem::take(&mut self.scratch_lost);
                 self.net.dirs[d as usize].go_down(now, &mut lost);
-                self.net.free.extend(lost.drain(..));
+                self.net.free.append(&mut lost);
                 self.scratch_lost = lost;
             }
             Ev::OutageEnd(d) => {

@@ -1,0 +1,99 @@
+# Shared procedures of the ns-2 twins of mobiflow's validation scenarios.
+#
+# Each twin builds the same network and traffic as its mobiflow TOML and prints one
+# JSON object on stdout: per flow, payload goodput (bits/s) over each named interval,
+# retransmitted packets and retransmission timeouts.
+#
+# Conventions (see validation/README.md): Agent/TCP/Newreno with TCPSink, or
+# Agent/TCP/Sack1 with TCPSink/Sack1; packetSize_ is the payload, a packet on the
+# wire is packetSize_ + 40 bytes; TCPSink's bytes_ counts wire bytes in order, so
+# payload goodput = delta(bytes_) * packetSize_ / (packetSize_ + 40).
+
+set ns [new Simulator]
+set flows {}
+set intervals {}
+
+# A duplex link with the same rate, delay and DropTail limit both ways.
+proc mf_link {a b rate delay qlim} {
+    global ns
+    $ns duplex-link $a $b $rate $delay DropTail
+    $ns queue-limit $a $b $qlim
+    $ns queue-limit $b $a $qlim
+}
+
+# Change rate and delay of both directions of a link at time t (ns2-notes.md: set
+# them on the underlying link object).
+proc mf_change {t a b rate delay} {
+    global ns
+    $ns at $t "[[$ns link $a $b] link] set bandwidth_ $rate; [[$ns link $b $a] link] set bandwidth_ $rate; [[$ns link $a $b] link] set delay_ $delay; [[$ns link $b $a] link] set delay_ $delay"
+}
+
+# A bulk TCP flow from node src to node dst. kind: newreno or sack.
+proc mf_flow {name kind src dst start pktsize window} {
+    global ns flows
+    if {$kind == "sack"} {
+        set tcp [new Agent/TCP/Sack1]
+        set sink [new Agent/TCPSink/Sack1]
+    } else {
+        set tcp [new Agent/TCP/Newreno]
+        set sink [new Agent/TCPSink]
+    }
+    $tcp set packetSize_ $pktsize
+    $tcp set window_ $window
+    $ns attach-agent $src $tcp
+    $ns attach-agent $dst $sink
+    $ns connect $tcp $sink
+    set ftp [new Application/FTP]
+    $ftp attach-agent $tcp
+    $ns at $start "$ftp start"
+    lappend flows [list $name $tcp $sink $pktsize]
+}
+
+# A named interval [t0, t1] over which goodput is measured.
+proc mf_interval {label t0 t1} {
+    global ns intervals
+    lappend intervals [list $label $t0 $t1]
+    $ns at $t0 "mf_mark $label 0"
+    $ns at $t1 "mf_mark $label 1"
+}
+
+proc mf_mark {label which} {
+    global flows marks
+    foreach f $flows {
+        set name [lindex $f 0]
+        set marks($name,$label,$which) [[lindex $f 2] set bytes_]
+    }
+}
+
+proc mf_report {} {
+    global flows intervals marks
+    set out "\{\"flows\": \["
+    set first 1
+    foreach f $flows {
+        set name [lindex $f 0]
+        set tcp [lindex $f 1]
+        set pkt [lindex $f 3]
+        if {!$first} { append out ", " }
+        set first 0
+        append out "\{\"name\": \"$name\", \"intervals\": \{"
+        set ifirst 1
+        foreach iv $intervals {
+            set label [lindex $iv 0]
+            set span [expr {[lindex $iv 2] - [lindex $iv 1]}]
+            set b [expr {$marks($name,$label,1) - $marks($name,$label,0)}]
+            set g [expr {$b * 8.0 * $pkt / ($pkt + 40) / $span}]
+            if {!$ifirst} { append out ", " }
+            set ifirst 0
+            append out "\"$label\": $g"
+        }
+        append out "\}, \"retransmits\": [$tcp set nrexmitpack_], \"timeouts\": [$tcp set nrexmit_]\}"
+    }
+    append out "\]\}"
+    puts $out
+}
+
+proc mf_run {duration} {
+    global ns
+    $ns at $duration "mf_report; exit 0"
+    $ns run
+}
