@@ -5,6 +5,8 @@
 #   make lint        the lint half of `make test` (fmt, clippy, ruff, mypy)
 #   make fmt         format Rust and Python in place
 #   make reproduce   run every example scenario, tables on stdout, files in out/examples/
+#   make validate    cross-check the simulator against ns-2 on twin scenarios
+#   make bench       speed and memory against ns-2, and the scale table
 #   make clean       remove .venv, out/, the built extension (not target/)
 #
 # Needs: cargo (Rust >= 1.80 via rustup, with rustfmt and clippy), python3 (>= 3.11) with
@@ -35,7 +37,7 @@ DEPS_STAMP := $(VENV)/.mobiflow-deps
 BUILD_STAMP := $(VENV)/.mobiflow-build
 
 .PHONY: help setup build-dev test test-rust test-python lint lint-rust lint-python fmt \
-	reproduce clean
+	reproduce validate bench clean
 
 help:
 	@sed -n '3,11s/^# \{0,1\}//p' Makefile
@@ -102,6 +104,15 @@ reproduce: setup
 		echo; echo "== $$f -> $(OUT)/examples/$$name/"; \
 		$(VENV)/bin/mobiflow run "$$f" --out "$(OUT)/examples/$$name"; \
 	done
+
+## Cross-check against ns-2 on twin scenarios (needs `ns`: apt-get install -y ns2).
+validate: setup
+	$(VPY) validation/ns2/validate.py --require-ns
+
+## Benchmark against ns-2 (speed, memory) and the scale table.
+bench: setup
+	$(CARGO) build --release -p mobiflow-sim --bin mobiflow-run
+	$(VPY) bench/bench.py
 
 clean:
 	rm -rf $(VENV) $(OUT) .pytest_cache .ruff_cache py/.pytest_cache

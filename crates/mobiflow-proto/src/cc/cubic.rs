@@ -353,6 +353,13 @@ impl CongestionController for Cubic {
     }
 
     fn on_congestion_event(&mut self, ev: &CongestionEvent) {
+        if ev.repeated {
+            // RFC 5681 §3.1 (RFC 9438 §4.8 defers to it): a repeated timeout holds
+            // ssthresh and the cubic state; only cwnd collapses.
+            self.cwnd = self.cfg.params.loss_window_segments.max(1) * self.mss;
+            self.epoch = None;
+            return;
+        }
         self.save();
         let cwnd = self.cwnd;
         // §4.7 fast convergence: if this event came before the window got back to
@@ -516,6 +523,7 @@ mod tests {
             in_flight,
             lost_bytes: M,
             mss: MSS,
+            repeated: false,
         }
     }
 

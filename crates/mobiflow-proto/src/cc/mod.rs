@@ -82,6 +82,9 @@ pub struct CongestionEvent {
     /// Bytes known or assumed lost by this signal.
     pub lost_bytes: u64,
     pub mss: u32,
+    /// A timeout of a segment the timer has already retransmitted: RFC 5681 §3.1
+    /// holds ssthresh constant (only cwnd collapses to the loss window).
+    pub repeated: bool,
 }
 
 /// End of a recovery episode.

@@ -93,7 +93,9 @@ impl CongestionController for Reno {
     }
 
     fn on_congestion_event(&mut self, ev: &CongestionEvent) {
-        self.ssthresh = halve_flight(ev.in_flight, self.mss);
+        if !ev.repeated {
+            self.ssthresh = halve_flight(ev.in_flight, self.mss);
+        }
         self.ca_acked = 0;
         match ev.kind {
             CongestionKind::Timeout => {
@@ -184,6 +186,7 @@ mod tests {
             in_flight,
             lost_bytes: MSS as u64,
             mss: MSS,
+            repeated: false,
         }
     }
 
@@ -250,6 +253,22 @@ mod tests {
         // towards 2*SMSS rather than staying put.
         r.on_congestion_event(&loss(CongestionKind::Timeout, 1_000));
         assert_eq!(r.ssthresh(), 2_000);
+    }
+
+    #[test]
+    fn a_repeated_timeout_holds_ssthresh() {
+        let mut r = reno();
+        r.set_window(20_000);
+        r.on_congestion_event(&loss(CongestionKind::Timeout, 20_000));
+        let mut again = loss(CongestionKind::Timeout, 1_000);
+        again.repeated = true;
+        r.on_congestion_event(&again);
+        assert_eq!(
+            r.ssthresh(),
+            10_000,
+            "RFC 5681 §3.1: ssthresh held constant"
+        );
+        assert_eq!(r.window(), 1_000);
     }
 
     #[test]

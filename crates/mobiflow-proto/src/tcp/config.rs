@@ -94,6 +94,9 @@ pub struct TcpConfig {
     pub clock_granularity: Duration,
     /// Maximum number of RTO backoff doublings (RFC 6298 §5.5 leaves it open).
     pub max_backoff_exponent: u32,
+    /// On a second timeout of the same data, hold ssthresh (RFC 5681 §3.1) rather than
+    /// halving what is in flight again (ns-2, which then sets it to 2 segments).
+    pub hold_ssthresh_on_repeated_rto: bool,
     /// Use RFC 7323 timestamps (negotiated with the receiver in the handshake).
     pub timestamps: bool,
     /// Tick of the TSval clock (RFC 7323 §5.4: between 1 ms and 1 s).
@@ -150,6 +153,7 @@ impl Default for TcpConfig {
             initial_rto: Duration::from_secs(1),
             clock_granularity: Duration::from_millis(1),
             max_backoff_exponent: 6,
+            hold_ssthresh_on_repeated_rto: true,
             timestamps: true,
             ts_granularity: Duration::from_millis(1),
             sack: true,
@@ -187,6 +191,7 @@ impl TcpConfig {
             max_rto: Duration::from_secs(60),
             initial_rto: Duration::from_secs(3),
             clock_granularity: Duration::from_millis(10),
+            hold_ssthresh_on_repeated_rto: false,
             timestamps: false,
             sack: false,
             handshake: false,

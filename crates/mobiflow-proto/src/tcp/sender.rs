@@ -551,11 +551,18 @@ impl TcpSender {
         if self.sb.is_empty() {
             return;
         }
-        let in_flight = if self.ca == CaState::Loss {
-            // A repeated timeout: only what was resent is in flight (RFC 5681 §3.1).
-            self.sb.pipe()
-        } else {
-            self.flight_size()
+        let repeated = self.ca == CaState::Loss;
+        let in_flight = match self.ca {
+            // A repeated timeout: only what the timer resent is in flight, which
+            // halves to 2 SMSS as in ns-2; with `hold_ssthresh_on_repeated_rto`,
+            // RFC 5681 §3.1 holds ssthresh instead.
+            CaState::Loss => self.sb.pipe(),
+            // A timeout ends a fast recovery: the inflated window and what the
+            // receiver holds out of order are not in the network, so FlightSize is
+            // taken as the uninflated cwnd (ns-2 resets dupwnd_ first; Linux keeps the
+            // recovery's ssthresh).
+            CaState::Recovery => self.flight_size().min(self.cc.window()),
+            CaState::Open => self.flight_size(),
         };
         self.set_ca(CaState::Loss);
         self.cc.on_congestion_event(&CongestionEvent {
@@ -564,6 +571,7 @@ impl TcpSender {
             in_flight,
             lost_bytes: self.flight_size(),
             mss: self.cfg.mss,
+            repeated: repeated && self.cfg.hold_ssthresh_on_repeated_rto,
         });
         self.sb.mark_all_lost();
         self.recover = Some(self.snd_nxt);
@@ -587,6 +595,7 @@ impl TcpSender {
             in_flight: flight,
             lost_bytes: self.sb.front().map_or(0, |r| r.len()),
             mss: self.cfg.mss,
+            repeated: false,
         });
         self.recover = Some(self.snd_nxt);
         self.rtx_in_episode = 0;

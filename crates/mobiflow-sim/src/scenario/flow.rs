@@ -40,6 +40,7 @@ pub(crate) const TCP_FIELDS: &[&str] = &[
     "initial_rto",
     "clock_granularity",
     "max_backoff_exponent",
+    "hold_ssthresh_on_repeated_rto",
     "timestamps",
     "ts_granularity",
     "sack",
@@ -690,6 +691,7 @@ fn set_field(c: &mut TcpConfig, f: &str, v: &Value) -> Result<(), String> {
         "persist_max" => c.persist_max = duration_value(v)?,
         "idle_restart" => c.idle_restart = as_bool(v)?,
         "limited_transmit" => c.limited_transmit = as_bool(v)?,
+        "hold_ssthresh_on_repeated_rto" => c.hold_ssthresh_on_repeated_rto = as_bool(v)?,
         _ => return Err("unknown TCP field".into()),
     }
     Ok(())

@@ -1,0 +1,171 @@
+"""Cross-validation of mobiflow against ns-2 on twin scenarios.
+
+Each case is a mobiflow scenario (``NAME.toml``) and an ns-2 script (``NAME.tcl``)
+describing the same network and traffic. Both are run; the payload goodput over each
+named interval is compared with a tolerance (5 % for steady-state intervals, 15 % for
+transient ones: outages, handoffs, rate changes), and retransmissions and timeouts are
+reported beside ns-2's. Prints a table; exits 0 when every comparison passes, 1 when
+one fails, 2 on a usage error. Without ``ns`` on the PATH it says so and exits 0 with
+every row marked ``skipped`` (use ``--require-ns`` to make that an error).
+
+Usage: python validation/ns2/validate.py [--json] [--require-ns] [CASE ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import mobiflow
+
+HERE = Path(__file__).resolve().parent
+STEADY = 0.05
+TRANSIENT = 0.15
+
+
+@dataclass(frozen=True)
+class Check:
+    """One comparison: a flow's goodput over an interval (``flow="*"`` sums the flows)."""
+
+    flow: str
+    interval: str
+    tolerance: float
+
+
+@dataclass
+class Row:
+    case: str
+    metric: str
+    ns2: float | None
+    mobiflow: float
+    difference: float | None
+    tolerance: float | None
+    status: str
+
+
+CASES: dict[str, list[Check]] = {
+    "rwnd_limited": [Check("bulk", "steady", STEADY)],
+    "droptail": [Check("bulk", "steady", STEADY)],
+    "droptail_sack": [Check("bulk", "steady", STEADY)],
+    "ten_flows": [Check("*", "steady", STEADY)],
+    "rate_change": [
+        Check("bulk", "before", STEADY),
+        Check("bulk", "transition", TRANSIENT),
+        Check("bulk", "after", STEADY),
+    ],
+    "outage": [
+        Check("bulk", "before", STEADY),
+        Check("bulk", "after", TRANSIENT),
+        Check("bulk", "late", STEADY),
+    ],
+    "handoff": [
+        Check("bulk", "before", STEADY),
+        Check("bulk", "handoff", TRANSIENT),
+        Check("bulk", "after", STEADY),
+    ],
+}
+
+
+def run_ns2(case: str) -> dict[str, object]:
+    ns = shutil.which("ns")
+    if ns is None:
+        raise FileNotFoundError("ns")
+    out = subprocess.run(
+        [ns, str(HERE / f"{case}.tcl")],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=True,
+    )
+    line = [x for x in out.stdout.splitlines() if x.startswith("{")][-1]
+    return json.loads(line)
+
+
+def goodput(flows: list[dict[str, object]], check: Check) -> float:
+    chosen = [f for f in flows if check.flow in ("*", f["name"])]
+    if not chosen:
+        raise KeyError(f"no flow {check.flow!r}")
+    return sum(float(f["intervals"][check.interval]) for f in chosen)  # type: ignore[index]
+
+
+def counters(flows: list[dict[str, object]], key: str) -> float:
+    return float(sum(int(f[key]) for f in flows))  # type: ignore[call-overload]
+
+
+def validate(cases: list[str], have_ns: bool) -> list[Row]:
+    rows: list[Row] = []
+    for case in cases:
+        summary = mobiflow.run(HERE / f"{case}.toml")
+        mf_flows = summary["flows"]
+        ns_flows = run_ns2(case)["flows"] if have_ns else None
+        for check in CASES[case]:
+            who = "sum" if check.flow == "*" else check.flow
+            metric = f"goodput {who} {check.interval} (Mb/s)"
+            mine = goodput(mf_flows, check) / 1e6
+            if ns_flows is None:
+                rows.append(Row(case, metric, None, mine, None, check.tolerance, "skipped"))
+                continue
+            theirs = goodput(ns_flows, check) / 1e6  # type: ignore[arg-type]
+            diff = mine / theirs - 1.0 if theirs else float("inf")
+            status = "pass" if abs(diff) <= check.tolerance else "FAIL"
+            rows.append(Row(case, metric, theirs, mine, diff, check.tolerance, status))
+        for key in ("retransmits", "timeouts"):
+            mine = counters(mf_flows, key)
+            theirs = counters(ns_flows, key) if ns_flows is not None else None  # type: ignore[arg-type]
+            rows.append(Row(case, key, theirs, mine, None, None, "report"))
+    return rows
+
+
+def print_table(rows: list[Row]) -> None:
+    head = ("scenario", "metric", "ns-2", "mobiflow", "difference", "tolerance", "result")
+    body = []
+    for r in rows:
+        num = "{:.3f}" if "goodput" in r.metric else "{:.0f}"
+        body.append(
+            (
+                r.case,
+                r.metric,
+                "-" if r.ns2 is None else num.format(r.ns2),
+                num.format(r.mobiflow),
+                "" if r.difference is None else f"{r.difference:+.1%}",
+                "" if r.tolerance is None else f"±{r.tolerance:.0%}",
+                r.status,
+            )
+        )
+    widths = [max(len(str(x)) for x in col) for col in zip(head, *body, strict=True)]
+    for line in [head, *body]:
+        print("  ".join(str(x).ljust(w) for x, w in zip(line, widths, strict=True)).rstrip())
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("cases", nargs="*", help=f"cases to run (default all: {', '.join(CASES)})")
+    ap.add_argument("--json", action="store_true", help="print the rows as JSON")
+    ap.add_argument("--require-ns", action="store_true", help="fail when ns is missing")
+    args = ap.parse_args(argv)
+    unknown = [c for c in args.cases if c not in CASES]
+    if unknown:
+        print(f"error: unknown case(s) {', '.join(unknown)}", file=sys.stderr)
+        return 2
+    have_ns = shutil.which("ns") is not None
+    if not have_ns:
+        msg = "ns-2 (`ns`) is not installed: apt-get install -y ns2"
+        if args.require_ns:
+            print(f"error: {msg}", file=sys.stderr)
+            return 2
+        print(f"note: {msg}; ns-2 columns skipped", file=sys.stderr)
+    rows = validate(args.cases or list(CASES), have_ns)
+    if args.json:
+        print(json.dumps([asdict(r) for r in rows], indent=2))
+    else:
+        print_table(rows)
+    return 1 if any(r.status == "FAIL" for r in rows) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
