@@ -1,0 +1,32 @@
+# ns-2 side of the benchmark: N bulk TCP flows (Agent/TCP/Sack1 + TCPSink/Sack1) over one
+# 100 Mb/s, 20 ms link with a 500-packet DropTail queue and a window large enough to fill
+# it. Usage: ns bulk.tcl NFLOWS DURATION_S PKTSIZE. Prints the packets delivered in order.
+set nflows [lindex $argv 0]
+set duration [lindex $argv 1]
+set pktsize [lindex $argv 2]
+set ns [new Simulator]
+set n0 [$ns node]
+set n1 [$ns node]
+$ns duplex-link $n0 $n1 100Mb 20ms DropTail
+$ns queue-limit $n0 $n1 500
+Agent/TCP set window_ 100000
+Agent/TCP set packetSize_ $pktsize
+for {set i 0} {$i < $nflows} {incr i} {
+    set tcp($i) [new Agent/TCP/Sack1]
+    set sink($i) [new Agent/TCPSink/Sack1]
+    $ns attach-agent $n0 $tcp($i)
+    $ns attach-agent $n1 $sink($i)
+    $ns connect $tcp($i) $sink($i)
+    set ftp($i) [new Application/FTP]
+    $ftp($i) attach-agent $tcp($i)
+    $ns at [expr {$i * 0.001}] "$ftp($i) start"
+}
+proc finish {} {
+    global sink nflows pktsize
+    set tot 0
+    for {set i 0} {$i < $nflows} {incr i} { set tot [expr {$tot + [$sink($i) set bytes_]}] }
+    puts "packets [expr {$tot / ($pktsize + 40)}]"
+    exit 0
+}
+$ns at $duration "finish"
+$ns run
