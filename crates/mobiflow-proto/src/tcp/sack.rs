@@ -42,7 +42,16 @@ pub struct Scoreboard {
     /// Records marked lost and awaiting retransmission.
     lost_count: usize,
     sacked_count: usize,
+    /// Start offsets of the highest SACKed records, ascending, at most `TOP` of them:
+    /// RFC 6675's IsLost needs only the DupThresh-th highest.
+    top_sacked: Vec<u64>,
+    /// Every record ending at or below this offset has been through IsLost.
+    lost_scan_end: u64,
 }
+
+/// How many of the highest SACKed records the scoreboard tracks; a DupThresh above it
+/// falls back to a full scan.
+const TOP: usize = 16;
 
 impl Scoreboard {
     pub fn new() -> Self {
@@ -102,6 +111,13 @@ impl Scoreboard {
                     // A partial ACK inside a segment (after a peer coalesced differently,
                     // or a window probe byte): trim the record.
                     let cut = ack - front.start;
+                    if front.sacked {
+                        if let Some(x) = self.top_sacked.first_mut() {
+                            if *x == front.start {
+                                *x = ack;
+                            }
+                        }
+                    }
                     if !front.sacked && !front.lost {
                         self.pipe -= cut;
                     }
@@ -119,6 +135,10 @@ impl Scoreboard {
     fn forget(&mut self, r: &SegRec) {
         if r.sacked {
             self.sacked_count -= 1;
+            // Popped from the front: if it is in the top list it is its lowest entry.
+            if self.top_sacked.first() == Some(&r.start) {
+                self.top_sacked.remove(0);
+            }
         } else if r.lost {
             self.lost_count -= 1;
         } else {
@@ -147,6 +167,13 @@ impl Scoreboard {
                 m.lost = false;
                 self.sacked_count += 1;
                 newly += r.len();
+                let at = self.top_sacked.partition_point(|&x| x < r.start);
+                if self.top_sacked.len() < TOP || at > 0 {
+                    self.top_sacked.insert(at, r.start);
+                    if self.top_sacked.len() > TOP {
+                        self.top_sacked.remove(0);
+                    }
+                }
             }
         }
         newly
@@ -171,6 +198,35 @@ impl Scoreboard {
         if self.sacked_count == 0 {
             return 0;
         }
+        let k = dupthresh.max(1) as usize;
+        if k > TOP {
+            return self.mark_lost_by_full_scan(dupthresh, mss);
+        }
+        if self.top_sacked.len() < k {
+            return 0;
+        }
+        // Segments are at most one SMSS, so "more than (DupThresh-1)*SMSS bytes SACKed
+        // above" implies "DupThresh SACKed segments above": a record is lost iff it
+        // ends at or below the start of the DupThresh-th highest SACKed record. Records
+        // below `lost_scan_end` were judged before and their verdict cannot change.
+        let s = self.top_sacked[self.top_sacked.len() - k];
+        if s <= self.lost_scan_end {
+            return 0;
+        }
+        let mut marked = 0;
+        let mut i = self.recs.partition_point(|r| r.end <= self.lost_scan_end);
+        while i < self.recs.len() && self.recs[i].end <= s {
+            if self.recs[i].tx_count == 1 && self.mark_lost(i) {
+                marked += 1;
+            }
+            i += 1;
+        }
+        self.lost_scan_end = s;
+        marked
+    }
+
+    /// IsLost by scanning every record (for a DupThresh above what is tracked).
+    fn mark_lost_by_full_scan(&mut self, dupthresh: u32, mss: u64) -> usize {
         let mut above_segs = 0u32;
         let mut above_bytes = 0u64;
         let mut marked = 0;
@@ -242,6 +298,8 @@ impl Scoreboard {
     /// Drop all SACK marks (RFC 6675 §5.1 allows it after a timeout; also used when
     /// the peer reneges).
     pub fn clear_sacks(&mut self) {
+        self.top_sacked.clear();
+        self.lost_scan_end = 0;
         for r in self.recs.iter_mut() {
             if r.sacked {
                 r.sacked = false;
@@ -334,5 +392,45 @@ mod tests {
         assert_eq!(b.mark_all_lost(), 3);
         assert_eq!(b.pipe(), 0);
         assert_eq!(b.high_sacked(), Some(400));
+    }
+
+    #[test]
+    fn incremental_is_lost_marks_what_a_full_scan_marks() {
+        // Random SACK and cumulative-ACK sequences (a small LCG keeps it deterministic):
+        // after every step the incremental IsLost and the full scan agree.
+        let mut x: u64 = 12345;
+        let mut rnd = |n: u64| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (x >> 33) % n
+        };
+        for _ in 0..200 {
+            let mut a = board(60);
+            let mut b = board(60);
+            let mut ack = 0;
+            for _ in 0..40 {
+                match rnd(4) {
+                    0 => {
+                        ack += rnd(3) * 100;
+                        a.ack_to(ack);
+                        b.ack_to(ack);
+                    }
+                    _ => {
+                        let l = ack + rnd(40) * 100;
+                        let r = l + (1 + rnd(4)) * 100;
+                        a.sack(l, r);
+                        b.sack(l, r);
+                    }
+                }
+                let dt = 3;
+                a.mark_lost_by_sack(dt, 100);
+                b.mark_lost_by_full_scan(dt, 100);
+                let la: Vec<bool> = a.iter().map(|r| r.lost).collect();
+                let lb: Vec<bool> = b.iter().map(|r| r.lost).collect();
+                assert_eq!(la, lb);
+                assert_eq!(a.pipe(), b.pipe());
+            }
+        }
     }
 }

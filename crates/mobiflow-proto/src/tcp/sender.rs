@@ -36,8 +36,10 @@ use crate::cc::{
 use crate::time::{Duration, Instant};
 use crate::wire::{Flags, Segment, Timestamps};
 
-/// Distribution of RTT samples: min, mean and a log-bucketed histogram (1 % wide
-/// buckets from 1 µs) for percentiles. Allocated on the first sample.
+/// Distribution of RTT samples: min, mean and a log-linear histogram for percentiles
+/// (HDR-style: exact below 128 µs, then 128 sub-buckets per power of two, so every
+/// bucket is less than 0.8 % wide). Allocated on the first sample; integer arithmetic
+/// only on the per-ACK path.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct RttStats {
     pub count: u64,
@@ -47,16 +49,31 @@ pub struct RttStats {
     hist: Vec<u32>,
 }
 
-const HIST_BUCKETS: usize = 2100; // 1.01^2100 µs ≈ 1.2e9 µs ≈ 20 min
+const SUB_BITS: u32 = 7;
+const SUB: u64 = 1 << SUB_BITS;
+// Values up to 2^40 µs (~12 days) get their own bucket; larger ones share the last.
+const HIST_BUCKETS: usize = ((40 - SUB_BITS as usize + 1) << SUB_BITS) + SUB as usize;
 
 impl RttStats {
     fn bucket(d: Duration) -> usize {
-        let us = (d.as_nanos() as f64 / 1e3).max(1.0);
-        ((us.ln() / 1.01f64.ln()) as usize).min(HIST_BUCKETS - 1)
+        let us = d.as_nanos() / 1_000;
+        if us < SUB {
+            return us as usize;
+        }
+        let e = 63 - us.leading_zeros(); // floor(log2 us) >= SUB_BITS
+        let mantissa = (us >> (e - SUB_BITS)) & (SUB - 1);
+        (((e - SUB_BITS + 1) as u64 * SUB + mantissa) as usize).min(HIST_BUCKETS - 1)
     }
     fn bucket_value(i: usize) -> Duration {
-        // Midpoint of the bucket, in µs.
-        Duration::from_secs_f64(1.01f64.powf(i as f64 + 0.5) * 1e-6)
+        let i = i as u64;
+        if i < SUB {
+            return Duration::from_nanos(i * 1_000 + 500);
+        }
+        let e = i / SUB - 1 + SUB_BITS as u64;
+        let mantissa = i % SUB;
+        let lo = (SUB + mantissa) << (e - SUB_BITS as u64);
+        let width = 1u64 << (e - SUB_BITS as u64);
+        Duration::from_nanos((lo * 1_000).saturating_add(width * 500))
     }
     pub fn record(&mut self, d: Duration) {
         if self.hist.is_empty() {
@@ -870,5 +887,40 @@ impl TcpSender {
     }
     pub fn timestamps_enabled(&self) -> bool {
         self.ts_ok
+    }
+}
+
+#[cfg(test)]
+mod rtt_stats_tests {
+    use super::*;
+
+    #[test]
+    fn percentiles_are_within_one_percent() {
+        let mut s = RttStats::default();
+        for ms in 1..=1000u64 {
+            s.record(Duration::from_millis(ms));
+        }
+        let p95 = s.quantile(0.95).unwrap().as_millis_f64();
+        assert!((p95 / 950.0 - 1.0).abs() < 0.01, "{p95}");
+        let p50 = s.quantile(0.5).unwrap().as_millis_f64();
+        assert!((p50 / 500.0 - 1.0).abs() < 0.01, "{p50}");
+        assert_eq!(s.mean(), Some(Duration::from_micros(500_500)));
+        assert_eq!(s.min, Some(Duration::from_millis(1)));
+    }
+
+    #[test]
+    fn buckets_are_monotonic_and_hold_their_values() {
+        let mut last = 0;
+        for us in (0..5_000_000u64).step_by(997) {
+            let d = Duration::from_micros(us);
+            let b = RttStats::bucket(d);
+            assert!(b >= last);
+            last = b;
+            let v = RttStats::bucket_value(b).as_nanos() as f64 / 1e3;
+            assert!(
+                (v - us as f64).abs() <= 1.0 + us as f64 * 0.008,
+                "{us} -> {v}"
+            );
+        }
     }
 }
