@@ -88,6 +88,11 @@ impl Duration {
         if rate_bps == 0 {
             return Duration::MAX;
         }
+        // u64 arithmetic when it cannot overflow (any packet below ~2 GB); u128
+        // division is several times slower and this is on the per-packet path.
+        if let Some(bit_ns) = bytes.checked_mul(8_000_000_000) {
+            return Duration(bit_ns.div_ceil(rate_bps));
+        }
         let bits = bytes as u128 * 8 * 1_000_000_000;
         Duration(bits.div_ceil(rate_bps as u128).min(u64::MAX as u128) as u64)
     }

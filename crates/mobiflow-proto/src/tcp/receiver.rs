@@ -73,6 +73,9 @@ pub struct TcpReceiver {
     ooo: Vec<(u64, u64, u64)>,
     ooo_bytes: u64,
     recency: u64,
+    /// Left edges of the most recently changed out-of-order blocks, most recent first
+    /// (RFC 2018 §4 order for the SACK option), so an ACK needs no scan of `ooo`.
+    mru: [Option<u64>; SackBlocks::MAX],
     /// Right edge of the last advertised window.
     adv_right: u64,
     last_adv_wnd: u64,
@@ -110,6 +113,7 @@ impl TcpReceiver {
             ooo: Vec::new(),
             ooo_bytes: 0,
             recency: 0,
+            mru: [None; SackBlocks::MAX],
             // Without a handshake the sender starts with a full buffer's window
             // (see `TcpSender`); that is the offer in force.
             adv_right: if handshake { 0 } else { cfg.rcv_buf },
@@ -247,6 +251,17 @@ impl TcpReceiver {
         self.ooo.drain(i..j);
         self.ooo.insert(i, (l, r, self.recency));
         self.ooo_bytes += r - l;
+        // The block [l, r) is now the most recent; blocks merged into it leave the list.
+        let mut next = [None; SackBlocks::MAX];
+        next[0] = Some(l);
+        let mut n = 1;
+        for e in self.mru.into_iter().flatten() {
+            if (e < l || e >= r) && n < next.len() {
+                next[n] = Some(e);
+                n += 1;
+            }
+        }
+        self.mru = next;
     }
 
     fn absorb_ooo(&mut self) {
@@ -263,6 +278,15 @@ impl TcpReceiver {
             if first.0 < self.rcv_nxt {
                 self.ooo_bytes -= self.rcv_nxt - first.0;
                 first.0 = self.rcv_nxt;
+            }
+        }
+        // Blocks below rcv_nxt are gone; a trimmed first block now starts at rcv_nxt.
+        let first_left = self.ooo.first().map(|b| b.0);
+        for e in self.mru.iter_mut() {
+            if let Some(x) = *e {
+                if x < self.rcv_nxt {
+                    *e = (first_left == Some(self.rcv_nxt)).then_some(self.rcv_nxt);
+                }
             }
         }
     }
@@ -380,28 +404,28 @@ impl TcpReceiver {
     fn build_ack(&mut self, now: Instant, wnd: u64) -> Segment {
         let mut sack = SackBlocks::new();
         if self.sack_ok && !self.ooo.is_empty() {
-            // RFC 2018 §4: the first block holds the most recently received segment;
-            // then the other blocks, most recent first. Three fit beside timestamps.
+            // RFC 2018 §4: the first block holds the most recently received segment,
+            // then the other blocks, most recently changed first; three fit beside
+            // timestamps. Slots left over carry the highest other blocks.
             let max_blocks = if self.ts_ok { 3 } else { 4 };
-            let mut order: [(u64, usize); 8] = [(0, usize::MAX); 8];
-            let mut n = 0;
-            for (i, b) in self.ooo.iter().enumerate() {
-                // Keep the 8 most recent (enough to choose 4 from).
-                let entry = (b.2, i);
-                if n < order.len() {
-                    order[n] = entry;
-                    n += 1;
-                } else if let Some(min) = order.iter_mut().min_by_key(|e| e.0) {
-                    if entry.0 > min.0 {
-                        *min = entry;
+            for left in self.mru.into_iter().flatten() {
+                if sack.len() == max_blocks {
+                    break;
+                }
+                let i = self.ooo.partition_point(|b| b.0 < left);
+                if let Some(&(l, r, _)) = self.ooo.get(i) {
+                    if l == left && !sack.iter().any(|b| b.0 == l) {
+                        sack.push(l, r);
                     }
                 }
             }
-            let slice = &mut order[..n];
-            slice.sort_unstable_by_key(|e| std::cmp::Reverse(e.0));
-            for &(_, i) in slice.iter().take(max_blocks) {
-                let b = self.ooo[i];
-                sack.push(b.0, b.1);
+            for &(l, r, _) in self.ooo.iter().rev() {
+                if sack.len() == max_blocks {
+                    break;
+                }
+                if !sack.iter().any(|b| b.0 == l) {
+                    sack.push(l, r);
+                }
             }
         }
         let seg = Segment {
