@@ -265,13 +265,17 @@ impl TcpReceiver {
     }
 
     fn absorb_ooo(&mut self) {
-        while let Some(&(l, r, _)) = self.ooo.first() {
+        let mut k = 0;
+        while let Some(&(l, r, _)) = self.ooo.get(k) {
             if l > self.rcv_nxt {
                 break;
             }
-            self.ooo.remove(0);
             self.ooo_bytes -= r - l;
             self.rcv_nxt = self.rcv_nxt.max(r);
+            k += 1;
+        }
+        if k > 0 {
+            self.ooo.drain(..k);
         }
         // Also trim any block now partly below rcv_nxt.
         if let Some(first) = self.ooo.first_mut() {
