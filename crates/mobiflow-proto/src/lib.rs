@@ -20,10 +20,13 @@
 //!   (finite buffer, delayed ACKs, SACK generation, window updates, SWS avoidance).
 //! * [`flow`]: receive-window policies: the classic one, and the hooks mobile schemes
 //!   (AFC, RSFC, Freeze-TCP) plug into.
+//! * [`tfrc`]: TFRC (RFC 5348) / DCCP CCID 3 (RFC 4342) sender and receiver with the
+//!   Freeze-DCCP states, and the analytical model of TFRC across a disconnection.
 
 pub mod cc;
 pub mod flow;
 pub mod tcp;
+pub mod tfrc;
 pub mod time;
 pub mod wire;
 
