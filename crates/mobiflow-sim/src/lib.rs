@@ -17,11 +17,12 @@
 pub mod engine;
 pub mod model;
 pub mod output;
+pub mod pcap;
 pub mod results;
 pub mod scenario;
 pub mod units;
 
-pub use engine::{run, RunError, RunResult};
+pub use engine::{run, run_with, RunError, RunOptions, RunResult};
 pub use model::Scenario;
 pub use scenario::{load_file, load_str, ScenarioError};
 

@@ -187,4 +187,25 @@ pub struct MeasureSpec {
     pub intervals: Vec<(String, Duration, Duration)>,
     /// Sampling period of the time series; `None` disables them.
     pub sample_interval: Option<Duration>,
+    /// Packet capture points (written as pcap files when the run has an output folder).
+    pub capture: CaptureSpec,
+}
+
+/// Where packets are captured.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct CaptureSpec {
+    /// Hosts (node indices): every packet they send or receive, stamped when sent or
+    /// received.
+    pub hosts: Vec<usize>,
+    /// Link directions (`2 * link + 0` for a -> b, `+ 1` for b -> a): every packet as it
+    /// arrives at the far end.
+    pub dirs: Vec<usize>,
+    /// Bytes of each packet stored (the rest of the zero payload is left out).
+    pub snaplen: u32,
+}
+
+impl CaptureSpec {
+    pub fn is_empty(&self) -> bool {
+        self.hosts.is_empty() && self.dirs.is_empty()
+    }
 }

@@ -53,6 +53,9 @@ pub const FLOW_SERIES_COLUMNS: &[&str] = &[
     "goodput_bps",
     "snd_una",
     "snd_nxt",
+    "flow_window_bytes",
+    "ar_bps",
+    "rcv_buf_limit_bytes",
 ];
 
 /// Column names of `link_series.csv`, in order.
@@ -129,7 +132,7 @@ pub fn write_flow_series<W: Write>(w: W, s: &FlowSeries, summary: &Summary) -> i
         write_field(&mut w, name)?;
         writeln!(
             w,
-            ",{},{},{},{},{},{},{},{},{},{}",
+            ",{},{},{},{},{},{},{},{},{},{},{},{},{}",
             s.cwnd_bytes[i],
             s.ssthresh_bytes[i],
             s.rwnd_bytes[i],
@@ -140,6 +143,9 @@ pub fn write_flow_series<W: Write>(w: W, s: &FlowSeries, summary: &Summary) -> i
             F(s.goodput_bps[i]),
             s.snd_una[i],
             s.snd_nxt[i],
+            s.flow_window_bytes[i],
+            F(s.ar_bps[i]),
+            s.rcv_buf_limit_bytes[i],
         )?;
     }
     w.flush()
@@ -226,6 +232,9 @@ fn check_flow_series(s: &FlowSeries) -> io::Result<usize> {
             ("goodput_bps", s.goodput_bps.len()),
             ("snd_una", s.snd_una.len()),
             ("snd_nxt", s.snd_nxt.len()),
+            ("flow_window_bytes", s.flow_window_bytes.len()),
+            ("ar_bps", s.ar_bps.len()),
+            ("rcv_buf_limit_bytes", s.rcv_buf_limit_bytes.len()),
         ],
     )
 }
@@ -277,6 +286,7 @@ mod tests {
             dst: "phone".into(),
             protocol: "tcp".into(),
             cc: "reno".into(),
+            flow_control: "classic".into(),
             bytes_delivered: 1_000,
             bytes_offered: 2_000,
             goodput_bps: 1.5e6,
@@ -290,6 +300,14 @@ mod tests {
             zero_windows: 2,
             zero_window_acks: 3,
             window_probes: 0,
+            window_updates: 0,
+            dup_acks: 0,
+            policy_updates: 0,
+            hidden_congestion_events: 0,
+            paced_segments: 0,
+            zero_window_stalls: 0,
+            zero_window_stall_s: 0.0,
+            zero_window_stall_rtts: 0,
             idle_rtts: 4,
             total_rtts: 50,
             rcv_buffer_drops: 0,
@@ -339,6 +357,9 @@ mod tests {
                 goodput_bps: vec![1e-7, 1e21],
                 snd_una: vec![1, 2],
                 snd_nxt: vec![3, 4],
+                flow_window_bytes: vec![65535, 0],
+                ar_bps: vec![f64::NAN, 4e6],
+                rcv_buf_limit_bytes: vec![262144, 262144],
             },
             link: LinkSeries {
                 time_s: vec![0.1],
@@ -366,12 +387,12 @@ mod tests {
         assert_eq!(lines[0], FLOW_SERIES_COLUMNS.join(","));
         assert_eq!(
             lines[1],
-            "0.1,0,bulk,1460,18446744073709551615,65535,0,,0,6000000,0.0000001,1,3"
+            "0.1,0,bulk,1460,18446744073709551615,65535,0,,0,6000000,0.0000001,1,3,65535,,262144"
         );
         assert_eq!(
             lines[2],
             "0.2,1,\"odd, \"\"name\"\"\",2920,65535,0,1460,100.25,10,0,\
-             1000000000000000000000,2,4"
+             1000000000000000000000,2,4,0,4000000,262144"
         );
         assert_eq!(lines.len(), 3);
     }

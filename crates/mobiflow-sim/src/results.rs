@@ -11,6 +11,8 @@ pub struct FlowSummary {
     pub dst: String,
     pub protocol: String,
     pub cc: String,
+    /// Receive-window policy: "classic", "afc" or "autotune".
+    pub flow_control: String,
     /// Payload bytes delivered in order to the receiving application.
     pub bytes_delivered: u64,
     /// Payload bytes handed to the sender by its application (u64::MAX never: bulk
@@ -35,6 +37,27 @@ pub struct FlowSummary {
     pub zero_window_acks: u64,
     /// Window probes sent by the persist timer.
     pub window_probes: u64,
+    /// ACKs the receiver sent only to open the window.
+    pub window_updates: u64,
+    /// Duplicate ACKs the receiver sent (same acknowledgment number and window).
+    pub dup_acks: u64,
+    /// Window updates the flow-control policy asked for (AFC's proactive feedback,
+    /// an auto-tuned buffer that grew).
+    pub policy_updates: u64,
+    /// Congestion signals kept from congestion control by AFC's buffer-loss hiding.
+    pub hidden_congestion_events: u64,
+    /// Data segments held back by AFC's burst control.
+    pub paced_segments: u64,
+    /// Zero-window stalls of the sender: an ACK offered less than one segment while
+    /// the application had data; each lasts from the last new data sent before it to
+    /// the first new data sent after it.
+    pub zero_window_stalls: u64,
+    /// Their total length, seconds.
+    pub zero_window_stall_s: f64,
+    /// Sum over stalls of ceil(length / SRTT): the RTTs zero windows idle the sender
+    /// (seed 000: "at every zero window, the sender waits for up to 2 RTTs"). Not the
+    /// same count as `idle_rtts`, which counts whole SRTT slots without any data.
+    pub zero_window_stall_rtts: u64,
     /// RTT-long periods of the flow's life in which the sender sent no data.
     pub idle_rtts: u64,
     /// RTT-long periods of the flow's life (the denominator of idle_rtts).
@@ -109,6 +132,14 @@ pub struct FlowSeries {
     pub snd_una: Vec<u64>,
     /// Highest byte sent.
     pub snd_nxt: Vec<u64>,
+    /// The sender's flow-control window: the advertised window, plus AR × SRTT under
+    /// AFC's sender placement.
+    pub flow_window_bytes: Vec<u64>,
+    /// The receiver's application-rate estimate (AFC's AR), bits per second; NaN
+    /// when the policy keeps none.
+    pub ar_bps: Vec<f64>,
+    /// Receive buffer the policy grants (auto-tuning); the buffer size otherwise.
+    pub rcv_buf_limit_bytes: Vec<u64>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]

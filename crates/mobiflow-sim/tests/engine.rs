@@ -56,6 +56,7 @@ fn two_node(rate_bps: u64, one_way: Duration, limit: u32, cfg: TcpConfig, secs: 
         measure: MeasureSpec {
             intervals: vec![("steady".into(), s(secs / 4), s(secs))],
             sample_interval: Some(ms(100)),
+            capture: CaptureSpec::default(),
         },
         assumed: vec![],
     }

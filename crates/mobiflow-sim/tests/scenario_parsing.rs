@@ -568,7 +568,7 @@ fn override_errors_name_the_key() {
     assert_eq!(
         e,
         "x.toml: flows.0.cc: unknown congestion control \"vegas\"; expected one of reno, \
-         newreno, cubic (set by override flows.bulk.cc=vegas)"
+         newreno, cubic, relentless, fld (set by override flows.bulk.cc=vegas)"
     );
     let e = error_with(BASE, &[("flows.0.redaer", "greedy")]);
     assert_starts(
@@ -655,7 +655,7 @@ fn error_unknown_keys_everywhere() {
     assert_eq!(
         e,
         "x.toml: flows.0.redaer: unknown key (did you mean \"reader\"?); expected one of name, \
-         from, to, transport, start, stop, cc, app, reader, tcp"
+         from, to, transport, start, stop, cc, app, reader, tcp, flow_control, afc, autotune"
     );
     assert_starts(
         &error(&format!("nmae = 1\n{BASE}")),
@@ -998,7 +998,7 @@ fn error_tcp_validation_maps_to_the_dotted_key() {
     assert_eq!(
         error(&format!("{BASE}cc = \"vegas\"\n")),
         "x.toml: flows.0.cc: unknown congestion control \"vegas\"; expected one of reno, \
-         newreno, cubic"
+         newreno, cubic, relentless, fld"
     );
     assert_eq!(
         error(&format!(

@@ -1,7 +1,7 @@
 //! Congestion control.
 //!
 //! Read RFC 5681 (slow start, congestion avoidance), RFC 6582 (NewReno) and RFC 9438
-//! (CUBIC) first.
+//! (CUBIC) first; [`relentless`] and [`fld`] cite their own sources.
 //!
 //! A [`CongestionController`] owns `cwnd` and `ssthresh` and nothing else. It is told
 //! what happens through hooks named after Linux's `tcp_congestion_ops` and ns-3's
@@ -22,9 +22,13 @@ use std::fmt;
 use std::str::FromStr;
 
 pub mod cubic;
+pub mod fld;
+pub mod relentless;
 pub mod reno;
 
 pub use cubic::{Cubic, CubicConfig};
+pub use fld::{Fld, FldAlgo, FldConfig, FldCount, FldInitialWindow, FldParams, FldSwitch};
+pub use relentless::{Relentless, RelentlessConfig, RelentlessParams, RelentlessTimeout};
 pub use reno::{Reno, RenoConfig};
 
 /// The sender's congestion-avoidance state, as Linux's `tcp_ca_state`.
@@ -213,16 +217,23 @@ pub enum CcKind {
     NewReno,
     /// RFC 9438 CUBIC.
     Cubic,
+    /// Relentless TCP (Mathis): cwnd reduced by the segments lost ([`relentless`]).
+    Relentless(RelentlessParams),
+    /// FLD_TCP (seed 004): IW10, faster slow start and Relentless below a threshold of
+    /// bytes sent, Reno above it ([`fld`]).
+    Fld(FldParams),
 }
 
 impl CcKind {
-    pub const NAMES: &'static [&'static str] = &["reno", "newreno", "cubic"];
+    pub const NAMES: &'static [&'static str] = &["reno", "newreno", "cubic", "relentless", "fld"];
 
     pub fn name(self) -> &'static str {
         match self {
             CcKind::Reno => "reno",
             CcKind::NewReno => "newreno",
             CcKind::Cubic => "cubic",
+            CcKind::Relentless(_) => "relentless",
+            CcKind::Fld(_) => "fld",
         }
     }
 
@@ -242,6 +253,11 @@ impl CcKind {
                 },
                 mss,
             )),
+            CcKind::Relentless(relentless) => Box::new(Relentless::new(
+                RelentlessConfig { params, relentless },
+                mss,
+            )),
+            CcKind::Fld(fld) => Box::new(Fld::new(FldConfig { params, fld }, mss)),
         }
     }
 }
@@ -253,6 +269,8 @@ impl FromStr for CcKind {
             "reno" => Ok(CcKind::Reno),
             "newreno" | "new_reno" | "new-reno" => Ok(CcKind::NewReno),
             "cubic" => Ok(CcKind::Cubic),
+            "relentless" => Ok(CcKind::Relentless(RelentlessParams::default())),
+            "fld" | "fld_tcp" | "fld-tcp" => Ok(CcKind::Fld(FldParams::default())),
             _ => Err(format!(
                 "unknown congestion control {s:?}; expected one of {}",
                 CcKind::NAMES.join(", ")

@@ -29,6 +29,7 @@ mod tests {
             rcv_read: 3_000,
             ooo_bytes: 2_000,
             mss: 1000,
+            rtt: None,
         };
         // Out-of-order data lies inside the window already advertised.
         assert_eq!(Classic.window(&st), 6_000);

@@ -8,11 +8,15 @@
 //! policy shares (window scaling, never moving the right edge back unless the policy
 //! allows it, silly-window avoidance).
 
-use crate::time::Instant;
+use crate::time::{Duration, Instant};
 use crate::wire::Segment;
 use std::fmt;
 
+pub mod afc;
+pub mod autotune;
 pub mod classic;
+pub use afc::{Afc, AfcConfig, Placement};
+pub use autotune::{Autotune, AutotuneConfig};
 pub use classic::Classic;
 
 /// The receive buffer as a policy sees it.
@@ -28,6 +32,9 @@ pub struct RcvState {
     /// Bytes held out of order.
     pub ooo_bytes: u64,
     pub mss: u32,
+    /// The receiver's own RTT estimate (RFC 7323 timestamps when negotiated, else the
+    /// time to receive one window of data, as Linux's `tcp_rcv_rtt_measure`), if any.
+    pub rtt: Option<Duration>,
 }
 
 impl RcvState {
@@ -55,6 +62,9 @@ pub trait RwndPolicy: Send + fmt::Debug {
     /// The application read `bytes`.
     fn on_read(&mut self, _now: Instant, _bytes: u64, _st: &RcvState) {}
 
+    /// The policy's timer (`poll_timeout`) is due.
+    fn on_timeout(&mut self, _now: Instant, _st: &RcvState) {}
+
     /// The window to advertise now, in bytes from `rcv_nxt`.
     fn window(&mut self, st: &RcvState) -> u64;
 
@@ -75,8 +85,76 @@ pub trait RwndPolicy: Send + fmt::Debug {
         None
     }
 
-    /// Value of AFC's 2-byte option to carry on the next ACK, if any.
+    /// An ACK is being built at `now`: the value of AFC's 2-byte option it carries,
+    /// if any. Called exactly once per ACK.
     fn option_value(&mut self, _now: Instant) -> Option<u8> {
         None
+    }
+
+    /// The largest window the policy may advertise for a buffer of `rcv_buf` bytes;
+    /// the receiver picks its window-scale shift from it.
+    fn wscale_window(&self, rcv_buf: u64) -> u64 {
+        rcv_buf
+    }
+
+    /// The application-rate estimate the policy keeps (bytes per second), for tracing.
+    fn rate_estimate(&self) -> Option<f64> {
+        None
+    }
+
+    /// The buffer size the policy currently grants (auto-tuning), for tracing.
+    fn buffer_limit(&self, rcv_buf: u64) -> u64 {
+        rcv_buf
+    }
+}
+
+/// Which receive-window policy a connection uses, with its parameters.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub enum FlowControl {
+    /// RFC 9293 §3.8.6: advertise the free space of the buffer.
+    #[default]
+    Classic,
+    /// Adaptive Flow Control (seed 000), see [`afc`].
+    Afc(AfcConfig),
+    /// Receive-buffer auto-tuning, `buffer = min(perceived NW, AAR) × RTT`, see
+    /// [`autotune`].
+    Autotune(AutotuneConfig),
+}
+
+impl FlowControl {
+    pub const NAMES: &'static [&'static str] = &["classic", "afc", "autotune"];
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            FlowControl::Classic => "classic",
+            FlowControl::Afc(_) => "afc",
+            FlowControl::Autotune(_) => "autotune",
+        }
+    }
+
+    /// A fresh policy for one connection.
+    pub fn build(&self) -> Box<dyn RwndPolicy> {
+        match self {
+            FlowControl::Classic => Box::new(Classic),
+            FlowControl::Afc(c) => Box::new(c.policy()),
+            FlowControl::Autotune(c) => Box::new(Autotune::new(c.clone())),
+        }
+    }
+
+    /// The AFC parameters, if this is AFC.
+    pub fn afc(&self) -> Option<&AfcConfig> {
+        match self {
+            FlowControl::Afc(c) => Some(c),
+            _ => None,
+        }
+    }
+
+    /// Check the parameters; the error names the offending field.
+    pub fn validate(&self) -> Result<(), (&'static str, String)> {
+        match self {
+            FlowControl::Classic => Ok(()),
+            FlowControl::Afc(c) => c.validate(),
+            FlowControl::Autotune(c) => c.validate(),
+        }
     }
 }

@@ -4,6 +4,7 @@
 //! settings.
 
 use crate::cc::CcKind;
+use crate::flow::FlowControl;
 use crate::time::Duration;
 
 /// Loss recovery algorithm used after a fast retransmit.
@@ -131,6 +132,13 @@ pub struct TcpConfig {
     pub idle_restart: bool,
     /// Limited transmit (RFC 3042).
     pub limited_transmit: bool,
+    /// Send a window update when the application's reads open the window (RFC 9293
+    /// §3.8.6.2.2). Off, the sender learns of a reopened window only from ACKs of
+    /// arriving data or of its zero-window probes (a receiver without window updates).
+    pub window_updates: bool,
+    /// Receive-window policy (classic, AFC, auto-tuning). AFC also changes the
+    /// sender (`flow::afc`).
+    pub flow_control: FlowControl,
 }
 
 impl Default for TcpConfig {
@@ -169,6 +177,8 @@ impl Default for TcpConfig {
             persist_max: Duration::from_secs(60),
             idle_restart: true,
             limited_transmit: true,
+            window_updates: true,
+            flow_control: FlowControl::Classic,
         }
     }
 }
@@ -251,6 +261,6 @@ impl TcpConfig {
                 format!("must hold at least one segment ({} bytes)", self.mss),
             ));
         }
-        Ok(())
+        self.flow_control.validate()
     }
 }

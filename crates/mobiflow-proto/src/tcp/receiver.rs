@@ -13,13 +13,17 @@
 //!   back, and receiver SWS avoidance: RFC 9293 §3.8.6.2.2, RFC 1122 §4.2.3.3;
 //! * a window update when the application's reads open the window: RFC 9293
 //!   §3.8.6.2.2 and BSD practice (an update once the window can grow by two segments
-//!   or half the buffer).
+//!   or half the buffer), or when the policy asks for one (AFC's proactive feedback);
+//! * the receiver's own RTT estimate, which policies use (AFC in the receiver
+//!   placement, auto-tuning): from RFC 7323 timestamps when negotiated, otherwise the
+//!   time to receive one advertised window of data, keeping the minimum (Linux's
+//!   `tcp_rcv_rtt_measure` / `tcp_rcv_rtt_measure_ts`).
 //!
 //! Polling order: after `handle_segment`, `handle_timeout` or `read`, call
 //! `poll_transmit` until it returns `None`, then schedule `poll_timeout`.
 
 use super::config::TcpConfig;
-use crate::flow::{Classic, RcvState, RwndPolicy};
+use crate::flow::{RcvState, RwndPolicy};
 use crate::time::{Duration, Instant};
 use crate::wire::{Flags, SackBlocks, Segment, Timestamps};
 
@@ -39,8 +43,13 @@ pub struct ReceiverStats {
     pub zero_window_episodes: u64,
     /// ACKs sent only to open the window.
     pub window_updates: u64,
+    /// ACKs repeating the previous ACK's acknowledgment number and window (duplicate
+    /// ACKs, as RFC 5681 §2 and Wireshark define them).
+    pub dup_acks: u64,
     /// Bytes read by the application.
     pub bytes_read: u64,
+    /// Window updates sent because the policy asked (AFC's proactive feedback).
+    pub policy_updates: u64,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -86,16 +95,27 @@ pub struct TcpReceiver {
     delack_at: Option<Instant>,
     ts_recent: u32,
     last_ack_sent: u64,
+    /// The next ACK is owed to the policy (sent even if the window did not move).
+    forced_update: bool,
+    /// Receiver RTT estimate (see the module documentation) and the window-based
+    /// measurement in progress: (right edge advertised, when).
+    rcv_rtt: Option<Duration>,
+    rtt_probe: Option<(u64, Instant)>,
     stats: ReceiverStats,
 }
 
 impl TcpReceiver {
+    /// A receiver with the policy `cfg.flow_control` names.
     pub fn new(cfg: TcpConfig) -> Self {
-        Self::with_policy(cfg, Box::new(Classic))
+        let policy = cfg.flow_control.build();
+        Self::with_policy(cfg, policy)
     }
 
+    /// A receiver with a policy of the caller's.
     pub fn with_policy(cfg: TcpConfig, policy: Box<dyn RwndPolicy>) -> Self {
-        let wscale = cfg.wscale.unwrap_or_else(|| auto_wscale(cfg.rcv_buf));
+        let wscale = cfg
+            .wscale
+            .unwrap_or_else(|| auto_wscale(policy.wscale_window(cfg.rcv_buf)));
         let handshake = cfg.handshake;
         TcpReceiver {
             ts_ok: cfg.timestamps && !handshake,
@@ -125,6 +145,9 @@ impl TcpReceiver {
             delack_at: None,
             ts_recent: 0,
             last_ack_sent: 0,
+            forced_update: false,
+            rcv_rtt: None,
+            rtt_probe: None,
             stats: ReceiverStats::default(),
             cfg,
         }
@@ -138,6 +161,40 @@ impl TcpReceiver {
             rcv_read: self.rcv_read,
             ooo_bytes: self.ooo_bytes,
             mss: self.cfg.mss,
+            rtt: self.rcv_rtt,
+        }
+    }
+
+    /// Take a receiver-side RTT sample from a segment of new in-order data.
+    fn measure_rtt(&mut self, now: Instant, seg: &Segment) {
+        if self.ts_ok {
+            // Linux tcp_rcv_rtt_measure_ts: the echo of our own TSval.
+            if let Some(ts) = seg.ts.filter(|ts| ts.tsecr != 0) {
+                let ticks = self.ts_now(now).wrapping_sub(ts.tsecr) as u64;
+                let r = Duration::from_nanos(ticks * self.cfg.ts_granularity.as_nanos());
+                if !r.is_zero() {
+                    // RFC 6298's gain of 1/8.
+                    self.rcv_rtt = Some(match self.rcv_rtt {
+                        None => r,
+                        Some(old) => Duration::from_nanos((7 * old.as_nanos() + r.as_nanos()) / 8),
+                    });
+                }
+            }
+            return;
+        }
+        // Linux tcp_rcv_rtt_measure: data beyond the right edge advertised at `t0`
+        // cannot have been sent before the sender heard of a later edge, so the time
+        // until it arrives is at least one RTT; the minimum is kept.
+        match self.rtt_probe {
+            Some((edge, _)) if self.rcv_nxt < edge => {}
+            Some((_, t0)) => {
+                let r = now - t0;
+                if !r.is_zero() {
+                    self.rcv_rtt = Some(self.rcv_rtt.map_or(r, |m| m.min(r)));
+                }
+                self.rtt_probe = Some((self.adv_right.max(self.rcv_nxt + 1), now));
+            }
+            None => self.rtt_probe = Some((self.adv_right.max(self.rcv_nxt + 1), now)),
         }
     }
 
@@ -208,6 +265,7 @@ impl TcpReceiver {
             let had_holes = !self.ooo.is_empty();
             self.rcv_nxt = end;
             self.absorb_ooo();
+            self.measure_rtt(now, seg);
             if had_holes {
                 // RFC 5681 §4.2: ACK at once when a segment fills (part of) a gap.
                 self.pending = Pending::Now;
@@ -304,8 +362,10 @@ impl TcpReceiver {
         }
         if self.policy.poll_timeout().is_some_and(|t| now >= t) {
             let st = self.rcv_state(now);
+            self.policy.on_timeout(now, &st);
             if self.policy.wants_update(now, &st) {
                 self.window_update_due = true;
+                self.forced_update = true;
             }
         }
     }
@@ -331,8 +391,11 @@ impl TcpReceiver {
         // can move by min(2 MSS, buffer/2), tell the sender.
         let potential = self.potential_right(now);
         let threshold = (2 * self.cfg.mss as u64).min(self.cfg.rcv_buf / 2).max(1);
-        if potential >= self.adv_right + threshold || self.policy.wants_update(now, &st) {
+        if potential >= self.adv_right + threshold && self.cfg.window_updates {
             self.window_update_due = true;
+        } else if self.policy.wants_update(now, &st) {
+            self.window_update_due = true;
+            self.forced_update = true;
         }
         n
     }
@@ -393,13 +456,15 @@ impl TcpReceiver {
             return None;
         }
         let wnd = self.window_to_advertise(now);
-        if window_only && self.rcv_nxt + wnd <= self.adv_right {
+        if window_only && !self.forced_update && self.rcv_nxt + wnd <= self.adv_right {
             // Nothing new to say.
             self.window_update_due = false;
             return None;
         }
+        // An update acknowledging nothing new is a pure window update.
+        let pure_update = window_only && self.rcv_nxt == self.last_ack_sent;
         let seg = self.build_ack(now, wnd);
-        if window_only {
+        if pure_update {
             self.stats.window_updates += 1;
         }
         Some(seg)
@@ -446,6 +511,12 @@ impl TcpReceiver {
             afc_rate: self.policy.option_value(now),
             ..Segment::default()
         };
+        if self.stats.acks_sent > 0
+            && self.rcv_nxt == self.last_ack_sent
+            && wnd == self.last_adv_wnd
+        {
+            self.stats.dup_acks += 1;
+        }
         self.stats.acks_sent += 1;
         if wnd == 0 {
             self.stats.zero_window_acks += 1;
@@ -466,6 +537,10 @@ impl TcpReceiver {
             self.adv_right.max(edge)
         };
         self.last_ack_sent = self.rcv_nxt;
+        if self.forced_update {
+            self.stats.policy_updates += 1;
+            self.forced_update = false;
+        }
         self.pending = Pending::None;
         self.window_update_due = false;
         self.full_segs_unacked = 0;
@@ -512,6 +587,18 @@ impl TcpReceiver {
     }
     pub fn wscale(&self) -> u8 {
         self.wscale
+    }
+    /// The receiver's RTT estimate (see the module documentation).
+    pub fn rcv_rtt(&self) -> Option<Duration> {
+        self.rcv_rtt
+    }
+    /// The policy's application-rate estimate (AFC's AR), bytes per second.
+    pub fn rate_estimate(&self) -> Option<f64> {
+        self.policy.rate_estimate()
+    }
+    /// The receive buffer the policy grants now (auto-tuning), bytes.
+    pub fn buffer_limit(&self) -> u64 {
+        self.policy.buffer_limit(self.cfg.rcv_buf)
     }
     pub fn delack_timeout(&self) -> Duration {
         self.cfg.delack_timeout

@@ -22,6 +22,13 @@
 //!   timestamps (RFC 7323 §4) for samples.
 //! * A zero window with nothing in flight starts the persist timer (RFC 9293
 //!   §3.8.6.1, RFC 1122 §4.2.2.17); probes back off exponentially.
+//! * With AFC flow control (`flow::afc`), three sender rules: the flow window is the
+//!   advertised window plus `AR × SRTT` (sender placement, AR from the option);
+//!   after a zero window, congestion responses (window reductions, RTO backoff) are
+//!   suppressed until data sent after the window reopened is acknowledged
+//!   (retransmissions still happen); and a jump
+//!   of the usable window by more than `burst_segments` is paced at
+//!   `max(AR, cwnd/SRTT)`.
 //!
 //! Polling order: after any `handle_*` call or `write`, call `poll_transmit` until it
 //! returns `None`, then schedule a wake-up at `poll_timeout()`.
@@ -33,6 +40,7 @@ use crate::cc::{
     AckSample, CaEvent, CaState, CongestionController, CongestionEvent, CongestionKind,
     RecoveryExit,
 };
+use crate::flow::afc::{decode_rate, AfcConfig, Placement};
 use crate::time::{Duration, Instant};
 use crate::wire::{Flags, Segment, Timestamps};
 
@@ -125,6 +133,19 @@ pub struct SenderStats {
     pub idle_rtts: u64,
     pub total_rtts: u64,
     pub rtt: RttStats,
+    /// Congestion signals (fast retransmits, timeouts) AFC kept from congestion
+    /// control because they followed a zero window.
+    pub hidden_congestion_events: u64,
+    /// Data segments held back by AFC's burst control.
+    pub paced_segments: u64,
+    /// Zero-window stalls: an ACK advertised less than one segment while the
+    /// application had data; each lasts from the last new data sent before it to the
+    /// first new data sent after it.
+    pub zero_window_stalls: u64,
+    /// Their total length, and the sum over stalls of ceil(length / SRTT): the RTTs a
+    /// zero window idles the sender ("up to two" each, seed 000).
+    pub zero_window_stall_time: Duration,
+    pub zero_window_stall_rtts: u64,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -171,6 +192,24 @@ pub struct TcpSender {
     last_data_sent: Option<Instant>,
     slot_end: Option<Instant>,
     slot_sent: bool,
+    /// AFC's sender side, when the flow control is AFC.
+    afc: Option<AfcConfig>,
+    /// AR the receiver carried in the option, bytes per second.
+    ar_peer: Option<f64>,
+    /// Buffer-loss hiding: a zero window was seen, and `zw_fresh_from` is `snd_nxt`
+    /// when the window reopened (data from there on is fresh).
+    zw_seen: bool,
+    zw_fresh_from: Option<u64>,
+    /// The fast recovery in progress was kept from congestion control.
+    recovery_hidden: bool,
+    /// Burst control: bytes still to pace, bytes that may leave unpaced, and the
+    /// earliest time of the next paced segment.
+    pace_left: u64,
+    pace_credit: u64,
+    pace_next: Option<Instant>,
+    /// When new data last left, and the start of the zero-window stall in progress.
+    last_new_data_at: Option<Instant>,
+    zw_stall_from: Option<Instant>,
     stats: SenderStats,
 }
 
@@ -228,6 +267,16 @@ impl TcpSender {
             last_data_sent: None,
             slot_end: None,
             slot_sent: false,
+            afc: cfg.flow_control.afc().cloned(),
+            ar_peer: None,
+            zw_seen: false,
+            zw_fresh_from: None,
+            recovery_hidden: false,
+            pace_left: 0,
+            pace_credit: 0,
+            pace_next: None,
+            last_new_data_at: None,
+            zw_stall_from: None,
             stats: SenderStats::default(),
             cfg,
         }
@@ -281,6 +330,125 @@ impl TcpSender {
 
     fn arm_rto(&mut self, now: Instant) {
         self.rto_at = Some(now + self.rtt.rto());
+    }
+
+    /// The flow-control window: the advertised window, plus `AR × SRTT` in AFC's
+    /// sender placement (`flow::afc`, mechanism 1), capped by `max_send_window`.
+    pub fn flow_window(&self) -> u64 {
+        let extra = match (&self.afc, self.ar_peer, self.rtt.srtt()) {
+            (Some(a), Some(ar), Some(srtt)) if a.adapt_rate && a.placement == Placement::Sender => {
+                (ar * srtt.as_secs_f64()) as u64
+            }
+            _ => 0,
+        };
+        self.snd_wnd
+            .saturating_add(extra)
+            .min(self.cfg.max_send_window)
+    }
+
+    /// Bytes the windows would let out now (new data, or lost data to resend).
+    fn sendable(&self) -> u64 {
+        let in_use = if self.ca == CaState::Recovery && self.recovery() != Recovery::Sack {
+            self.flight_size()
+        } else {
+            self.sb.pipe()
+        };
+        let cwnd_room = self.cwnd().saturating_sub(in_use);
+        let app_room = self.app_end.saturating_sub(self.snd_nxt);
+        let new = (self.snd_una + self.flow_window())
+            .saturating_sub(self.snd_nxt)
+            .min(app_room);
+        let lost = self.sb.lost_count() as u64 * self.mss();
+        cwnd_room.min(new + lost)
+    }
+
+    /// `sendable()` when AFC's burst control is on (0 otherwise: not needed).
+    fn room_if_pacing(&self) -> u64 {
+        if self.afc.as_ref().is_some_and(|a| a.pacing) {
+            self.sendable()
+        } else {
+            0
+        }
+    }
+
+    /// AFC mechanism 2: note zero windows and when fresh data is acknowledged.
+    fn track_zero_window(&mut self, ack: u64, wnd: u64) {
+        if !self.afc.as_ref().is_some_and(|a| a.hide_buffer_losses) {
+            return;
+        }
+        if self.zw_fresh_from.is_some_and(|f| ack > f) {
+            self.zw_seen = false;
+            self.zw_fresh_from = None;
+        }
+        // A window smaller than a segment: the peer's buffer is full.
+        if wnd < self.mss() {
+            self.zw_seen = true;
+            self.zw_fresh_from = None;
+        } else if self.zw_seen && self.zw_fresh_from.is_none() {
+            self.zw_fresh_from = Some(self.snd_nxt);
+        }
+    }
+
+    /// AFC mechanism 4: after an input, pace the excess of a window jump.
+    fn check_burst(&mut self, room_before: u64) {
+        let Some(burst) = self
+            .afc
+            .as_ref()
+            .filter(|a| a.pacing)
+            .map(|a| a.burst_segments as u64 * self.cfg.mss as u64)
+        else {
+            return;
+        };
+        let room = self.sendable();
+        if room > room_before + burst {
+            if self.pace_left == 0 {
+                self.pace_credit = burst;
+                self.pace_next = None;
+            }
+            self.pace_left = self.pace_left.max(room);
+        } else if self.pace_left > 0 {
+            self.pace_left = self.pace_left.max(room);
+        }
+    }
+
+    /// Time a paced segment of `len` bytes occupies: `len / max(AR_peer, cwnd/SRTT)`
+    /// (the digest's rule, assumed).
+    fn pace_gap(&self, len: u64) -> Duration {
+        let Some(srtt) = self.rtt.srtt().filter(|d| !d.is_zero()) else {
+            return Duration::ZERO;
+        };
+        let rate = (self.cwnd() as f64 / srtt.as_secs_f64()).max(self.ar_peer.unwrap_or(0.0));
+        if rate > 0.0 {
+            Duration::from_secs_f64(len as f64 / rate)
+        } else {
+            Duration::ZERO
+        }
+    }
+
+    fn pace_blocked(&self, now: Instant) -> bool {
+        self.pace_left > 0
+            && self.pace_credit < self.mss()
+            && self.pace_next.is_some_and(|t| now < t)
+    }
+
+    fn pace_account(&mut self, now: Instant, len: u64) {
+        if self.pace_left == 0 {
+            return;
+        }
+        if self.pace_credit >= len {
+            self.pace_credit -= len;
+        } else {
+            self.pace_credit = 0;
+            self.stats.paced_segments += 1;
+        }
+        if self.pace_credit < self.mss() {
+            self.pace_next = Some(now + self.pace_gap(len));
+        }
+        self.pace_left = self.pace_left.saturating_sub(len);
+        if self.pace_left == 0 {
+            self.pace_next = None;
+            self.pace_credit = 0;
+        }
     }
 
     fn set_ca(&mut self, to: CaState) {
@@ -344,6 +512,7 @@ impl TcpSender {
             self.arm_rto(now);
         }
         self.account_slots(now, true);
+        self.pace_account(now, len);
         self.cc.on_sent(now, len, self.sb.pipe());
     }
 
@@ -402,6 +571,10 @@ impl TcpSender {
             }
         }
 
+        if self.pace_blocked(now) {
+            return None;
+        }
+
         let cwnd = self.cc.window();
         let pipe_mode = self.ca == CaState::Loss
             || (self.ca == CaState::Recovery && self.recovery() == Recovery::Sack);
@@ -410,7 +583,13 @@ impl TcpSender {
         // first, as the window allows.
         if pipe_mode && self.sb.lost_count() > 0 {
             let i = self.sb.first_lost()?;
-            let len = self.sb.get(i)?.len();
+            let r = *self.sb.get(i)?;
+            // Linux `tcp_retransmit_skb`: a segment beyond the receiver's window is not
+            // resent, except the first unacknowledged one (a zero-window probe then).
+            if r.start != self.snd_una && r.start >= self.snd_una + self.flow_window() {
+                return None;
+            }
+            let len = r.len();
             if self.sb.pipe() + len <= cwnd.max(self.mss()) || self.sb.pipe() == 0 {
                 return Some(self.retransmit(now, i));
             }
@@ -422,7 +601,7 @@ impl TcpSender {
         // full), resend an un-SACKed segment below HighSACK that was not resent yet.
         // (Its original still counts in `pipe`; the copy is not added a second time.)
         if pipe_mode && self.ca == CaState::Recovery {
-            let wnd_edge = self.snd_una + self.snd_wnd.min(self.cfg.max_send_window);
+            let wnd_edge = self.snd_una + self.flow_window();
             let no_new_data = self.app_end <= self.snd_nxt || wnd_edge <= self.snd_nxt;
             if no_new_data && self.sb.pipe() + self.mss() <= cwnd {
                 if let Some(i) = self.sb.first_unsacked_below_high_sack() {
@@ -436,7 +615,7 @@ impl TcpSender {
         if app_room == 0 {
             return None;
         }
-        let wnd_limit = self.snd_una + self.snd_wnd.min(self.cfg.max_send_window);
+        let wnd_limit = self.snd_una + self.flow_window();
         let rwnd_room = wnd_limit.saturating_sub(self.snd_nxt);
         let cwnd_room = if self.ca == CaState::Recovery && !pipe_mode {
             self.recovery_cwnd.saturating_sub(self.flight_size())
@@ -501,6 +680,14 @@ impl TcpSender {
             }
         }
 
+        if let Some(from) = self.zw_stall_from.take() {
+            let d = now - from;
+            let srtt = self.rtt.srtt().unwrap_or(d).as_nanos().max(1);
+            self.stats.zero_window_stalls += 1;
+            self.stats.zero_window_stall_time += d;
+            self.stats.zero_window_stall_rtts += d.as_nanos().div_ceil(srtt);
+        }
+        self.last_new_data_at = Some(now);
         let seq = self.snd_nxt;
         self.snd_nxt += len;
         if self.cfg.limited_transmit && self.ca == CaState::Open && self.dupacks > 0 {
@@ -529,19 +716,26 @@ impl TcpSender {
 
     /// When `handle_timeout` should next be called.
     pub fn poll_timeout(&self) -> Option<Instant> {
-        match (self.rto_at, self.persist_at) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        let pace = self.pace_next.filter(|_| self.pace_left > 0);
+        [self.rto_at, self.persist_at, pace]
+            .into_iter()
+            .flatten()
+            .min()
     }
 
     // ----- input --------------------------------------------------------------------
 
     /// Timers that are due at `now` fire.
     pub fn handle_timeout(&mut self, now: Instant) {
+        // A pacing slot that has come is no longer a constraint (nor a timer).
+        if self.pace_next.is_some_and(|t| now >= t) {
+            self.pace_next = None;
+        }
+        let room_before = self.room_if_pacing();
         if self.rto_at.is_some_and(|t| now >= t) {
             self.rto_at = None;
             self.on_rto(now);
+            self.check_burst(room_before);
         }
         if self.persist_at.is_some_and(|t| now >= t) {
             if self.sb.is_empty() && self.snd_wnd == 0 {
@@ -556,7 +750,13 @@ impl TcpSender {
 
     fn on_rto(&mut self, now: Instant) {
         self.stats.timeouts += 1;
-        self.rtt.backoff();
+        // AFC mechanism 2: a timeout after a zero window is a receive-buffer loss, not
+        // congestion: the timer is not backed off either (RFC 6298 §5.5's backoff is a
+        // congestion response), or a retransmission dropped by a still-full buffer
+        // would idle the sender for seconds.
+        if !self.zw_seen {
+            self.rtt.backoff();
+        }
         if self.state == State::SynSent {
             // RFC 6298 §5 applied to the SYN; RFC 5681 §3.1: the window after a lost
             // SYN is one segment.
@@ -582,14 +782,21 @@ impl TcpSender {
             CaState::Open => self.flight_size(),
         };
         self.set_ca(CaState::Loss);
-        self.cc.on_congestion_event(&CongestionEvent {
-            now,
-            kind: CongestionKind::Timeout,
-            in_flight,
-            lost_bytes: self.flight_size(),
-            mss: self.cfg.mss,
-            repeated: repeated && self.cfg.hold_ssthresh_on_repeated_rto,
-        });
+        self.recovery_hidden = false;
+        if self.zw_seen {
+            // AFC mechanism 2: a timeout after a zero window is taken as a
+            // receive-buffer loss; retransmit without collapsing the window.
+            self.stats.hidden_congestion_events += 1;
+        } else {
+            self.cc.on_congestion_event(&CongestionEvent {
+                now,
+                kind: CongestionKind::Timeout,
+                in_flight,
+                lost_bytes: self.flight_size(),
+                mss: self.cfg.mss,
+                repeated: repeated && self.cfg.hold_ssthresh_on_repeated_rto,
+            });
+        }
         self.sb.mark_all_lost();
         self.recover = Some(self.snd_nxt);
         self.dupacks = 0;
@@ -606,14 +813,21 @@ impl TcpSender {
         let flight = self.flight_size().saturating_sub(self.limited_tx_bytes);
         self.limited_tx_bytes = 0;
         self.set_ca(CaState::Recovery);
-        self.cc.on_congestion_event(&CongestionEvent {
-            now,
-            kind: CongestionKind::FastRetransmit,
-            in_flight: flight,
-            lost_bytes: self.sb.front().map_or(0, |r| r.len()),
-            mss: self.cfg.mss,
-            repeated: false,
-        });
+        // AFC mechanism 2: after a zero window, a loss is taken as a receive-buffer
+        // loss and kept from congestion control; the recovery still retransmits.
+        self.recovery_hidden = self.zw_seen;
+        if self.recovery_hidden {
+            self.stats.hidden_congestion_events += 1;
+        } else {
+            self.cc.on_congestion_event(&CongestionEvent {
+                now,
+                kind: CongestionKind::FastRetransmit,
+                in_flight: flight,
+                lost_bytes: self.sb.front().map_or(0, |r| r.len()),
+                mss: self.cfg.mss,
+                repeated: false,
+            });
+        }
         self.recover = Some(self.snd_nxt);
         self.rtx_in_episode = 0;
         self.partial_acked = false;
@@ -622,18 +836,26 @@ impl TcpSender {
             self.sb
                 .mark_lost_by_sack(self.cfg.dupack_threshold, self.mss());
         }
-        // RFC 5681 §3.2 step 4: cwnd = ssthresh + 3*SMSS (inflated by the dupACKs).
-        self.recovery_cwnd = self.cc.ssthresh() + self.dupacks as u64 * self.mss();
+        // RFC 5681 §3.2 step 4: cwnd = ssthresh + 3*SMSS (inflated by the dupACKs);
+        // a hidden loss inflates the unreduced cwnd.
+        let base = if self.recovery_hidden {
+            self.cc.window()
+        } else {
+            self.cc.ssthresh()
+        };
+        self.recovery_cwnd = base + self.dupacks as u64 * self.mss();
         self.forced_rtx = true;
     }
 
     fn exit_recovery(&mut self, now: Instant) {
-        self.cc.on_recovery_exit(&RecoveryExit {
-            now,
-            in_flight: self.sb.pipe(),
-            retransmitted_segments: self.rtx_in_episode,
-            mss: self.cfg.mss,
-        });
+        if !std::mem::take(&mut self.recovery_hidden) {
+            self.cc.on_recovery_exit(&RecoveryExit {
+                now,
+                in_flight: self.sb.pipe(),
+                retransmitted_segments: self.rtx_in_episode,
+                mss: self.cfg.mss,
+            });
+        }
         self.set_ca(CaState::Open);
         self.dupacks = 0;
     }
@@ -680,12 +902,22 @@ impl TcpSender {
                 self.ts_recent = ts.tsval;
             }
         }
+        let room_before = self.room_if_pacing();
         let prior_in_flight = self.sb.pipe();
         let old_wnd = self.snd_wnd;
         if ack >= self.snd_una {
             // RFC 9293 §3.10.7.4: take the window from an ACK that is not old.
             self.snd_wnd = seg.wnd;
             self.max_snd_wnd = self.max_snd_wnd.max(seg.wnd);
+            if seg.wnd < self.mss() && self.app_end > self.snd_nxt && self.zw_stall_from.is_none() {
+                self.zw_stall_from = Some(self.last_new_data_at.unwrap_or(now));
+            }
+            if self.afc.is_some() {
+                if let Some(code) = seg.afc_rate {
+                    self.ar_peer = Some(decode_rate(code));
+                }
+                self.track_zero_window(ack, seg.wnd);
+            }
         }
         let mut newly_sacked = 0;
         if self.sack_ok {
@@ -826,6 +1058,7 @@ impl TcpSender {
         if self.snd_wnd > 0 {
             self.persist_at = None;
         }
+        self.check_burst(room_before);
     }
 
     // ----- getters ------------------------------------------------------------------
@@ -872,6 +1105,15 @@ impl TcpSender {
     }
     pub fn snd_wnd(&self) -> u64 {
         self.snd_wnd
+    }
+    /// AR the receiver reported in AFC's option, bytes per second.
+    pub fn ar_peer(&self) -> Option<f64> {
+        self.ar_peer
+    }
+    /// AFC buffer-loss hiding is in force (a zero window was seen, fresh data not yet
+    /// acknowledged).
+    pub fn hiding_congestion(&self) -> bool {
+        self.zw_seen
     }
     pub fn rtt(&self) -> &RttEstimator {
         &self.rtt

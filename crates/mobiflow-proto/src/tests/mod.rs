@@ -9,6 +9,7 @@
 
 pub mod pair;
 
+mod afc;
 mod tcp_pair;
 mod tcp_state;
 

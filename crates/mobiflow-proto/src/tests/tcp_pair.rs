@@ -1282,7 +1282,18 @@ fn transfer(cfg: TcpConfig, n: u64, seed: u64, setup: impl FnOnce(&mut Pair)) ->
 fn transfer_completes_under_random_loss_for_every_recovery_and_cc() {
     const N: u64 = 300_000;
     for recovery in [Recovery::Reno, Recovery::NewReno, Recovery::Sack] {
-        for cc in [CcKind::Reno, CcKind::NewReno, CcKind::Cubic] {
+        for cc in [
+            CcKind::Reno,
+            CcKind::NewReno,
+            CcKind::Cubic,
+            CcKind::Relentless(Default::default()),
+            CcKind::Fld(Default::default()),
+            // FLD_TCP crossing its threshold mid-transfer.
+            CcKind::Fld(crate::cc::FldParams {
+                threshold_bytes: 100_000,
+                ..Default::default()
+            }),
+        ] {
             for seed in 1..=4u64 {
                 let cfg = TcpConfig {
                     cc,

@@ -47,7 +47,11 @@ fn main() -> ExitCode {
         }
     };
     let t0 = std::time::Instant::now();
-    let result = match mobiflow_sim::run(&sc) {
+    let opts = mobiflow_sim::RunOptions {
+        out_dir: out.clone(),
+        capture_all_hosts: false,
+    };
+    let result = match mobiflow_sim::run_with(&sc, &opts) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("error: {}: {e}", path.display());

@@ -43,6 +43,18 @@ pub enum RunError {
         key: String,
         reason: String,
     },
+    #[error("{path}: {message}")]
+    Io { path: String, message: String },
+}
+
+/// How to run: where captures go.
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    /// Folder for the pcap files of the scenario's capture points.
+    pub out_dir: Option<std::path::PathBuf>,
+    /// Capture at every host (the command line's `--pcap`), besides the scenario's
+    /// own capture points.
+    pub capture_all_hosts: bool,
 }
 
 #[derive(Copy, Clone, Debug)]
@@ -142,6 +154,7 @@ pub struct World<'a> {
     interval_bytes: Vec<Vec<(u64, u64)>>,
     series: Series,
     scratch_lost: Vec<PktId>,
+    capture: Option<Capture>,
 }
 
 fn splitmix(mut x: u64) -> u64 {
@@ -154,9 +167,136 @@ fn splitmix(mut x: u64) -> u64 {
 
 /// Run a scenario to its end.
 pub fn run(sc: &Scenario) -> Result<RunResult, RunError> {
+    run_with(sc, &RunOptions::default())
+}
+
+/// Run a scenario, writing packet captures into `opts.out_dir` when it has capture
+/// points (captures need a folder; without one they are not taken).
+pub fn run_with(sc: &Scenario, opts: &RunOptions) -> Result<RunResult, RunError> {
     let mut w = World::build(sc)?;
+    if let Some(dir) = &opts.out_dir {
+        w.capture = Capture::open(sc, dir, opts.capture_all_hosts)?;
+    }
     w.run();
+    if let Some(cap) = w.capture.take() {
+        cap.finish()?;
+    }
     Ok(w.finish())
+}
+
+/// Open pcap writers and the per-flow wire constants of a run.
+struct Capture {
+    writers: Vec<(String, crate::pcap::PcapWriter)>,
+    host: Vec<Option<usize>>,
+    dir: Vec<Option<usize>>,
+    flows: Vec<crate::pcap::FlowWire>,
+    ip_id: Vec<u16>,
+    buf: Vec<u8>,
+    error: Option<(String, std::io::Error)>,
+}
+
+impl Capture {
+    fn open(
+        sc: &Scenario,
+        out: &std::path::Path,
+        all_hosts: bool,
+    ) -> Result<Option<Capture>, RunError> {
+        let cs = &sc.measure.capture;
+        let hosts: Vec<usize> = if all_hosts {
+            (0..sc.nodes.len()).collect()
+        } else {
+            cs.hosts.clone()
+        };
+        if hosts.is_empty() && cs.dirs.is_empty() {
+            return Ok(None);
+        }
+        let io = |p: &std::path::Path, e: std::io::Error| RunError::Io {
+            path: p.display().to_string(),
+            message: e.to_string(),
+        };
+        std::fs::create_dir_all(out).map_err(|e| io(out, e))?;
+        let mut writers = Vec::new();
+        let mut host = vec![None; sc.nodes.len()];
+        let mut dir = vec![None; sc.links.len() * 2];
+        for &h in &hosts {
+            let path = out.join(format!("{}.pcap", sc.nodes[h]));
+            let w = crate::pcap::PcapWriter::create(&path, cs.snaplen).map_err(|e| io(&path, e))?;
+            host[h] = Some(writers.len());
+            writers.push((path.display().to_string(), w));
+        }
+        for &d in &cs.dirs {
+            let l = &sc.links[d / 2];
+            let name = format!("{}.{}", l.name, if d % 2 == 0 { "ab" } else { "ba" });
+            let path = out.join(format!("{name}.pcap"));
+            let w = crate::pcap::PcapWriter::create(&path, cs.snaplen).map_err(|e| io(&path, e))?;
+            dir[d] = Some(writers.len());
+            writers.push((path.display().to_string(), w));
+        }
+        let flows = sc
+            .flows
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let Transport::Tcp(cfg) = &f.transport;
+                let ws = cfg
+                    .wscale
+                    .unwrap_or_else(|| mobiflow_proto::tcp::receiver::auto_wscale(cfg.rcv_buf));
+                crate::pcap::FlowWire::new(i, f.src, f.dst, sc.seed, ws)
+            })
+            .collect();
+        Ok(Some(Capture {
+            writers,
+            host,
+            dir,
+            flows,
+            ip_id: vec![0; sc.nodes.len()],
+            buf: Vec::with_capacity(128),
+            error: None,
+        }))
+    }
+
+    /// Record `pkt` in writer `w` at `t` (the first write error is kept).
+    fn record(&mut self, w: usize, t: Instant, pkt: &Pkt) {
+        if self.error.is_some() {
+            return;
+        }
+        let fw = self.flows[pkt.flow as usize];
+        let src = if pkt.to_receiver {
+            fw.src_node
+        } else {
+            fw.dst_node
+        };
+        let id = self.ip_id[src];
+        let full = crate::pcap::encode_tcp(&mut self.buf, &fw, &pkt.seg, pkt.to_receiver, id);
+        let (name, writer) = &mut self.writers[w];
+        if let Err(e) = writer.record(t, &self.buf, full) {
+            self.error = Some((name.clone(), e));
+        }
+    }
+
+    /// A host sent a packet: also advances the host's IP identification counter.
+    fn sent(&mut self, node: usize, t: Instant, pkt: &Pkt) {
+        if let Some(w) = self.host[node] {
+            self.record(w, t, pkt);
+        }
+        self.ip_id[node] = self.ip_id[node].wrapping_add(1);
+    }
+
+    fn finish(self) -> Result<(), RunError> {
+        if let Some((path, e)) = self.error {
+            return Err(RunError::Io {
+                path,
+                message: e.to_string(),
+            });
+        }
+        for (path, w) in self.writers {
+            w.finish().map_err(|e| RunError::Io {
+                path,
+                message: e.to_string(),
+            })?;
+        }
+        Ok(())
+    }
 }
 
 impl Net {
@@ -324,6 +464,7 @@ impl<'a> World<'a> {
             interval_bytes: vec![vec![(0, 0); sc.flows.len()]; sc.measure.intervals.len()],
             series: Series::default(),
             scratch_lost: Vec::new(),
+            capture: None,
         };
         w.schedule_initial();
         Ok(w)
@@ -506,6 +647,11 @@ impl<'a> World<'a> {
                     self.net.at(next, Ev::Arrive(d, gen));
                 }
                 let node = self.net.dirs[d as usize].to;
+                if let Some(cap) = &mut self.capture {
+                    if let Some(w) = cap.dir[d as usize] {
+                        cap.record(w, now, &self.net.pkts[id as usize]);
+                    }
+                }
                 let pkt = &self.net.pkts[id as usize];
                 if pkt.dst as usize == node {
                     self.deliver(id);
@@ -571,6 +717,12 @@ impl<'a> World<'a> {
 
     fn deliver(&mut self, id: PktId) {
         let now = self.net.now;
+        if let Some(cap) = &mut self.capture {
+            let p = &self.net.pkts[id as usize];
+            if let Some(w) = cap.host[p.dst as usize] {
+                cap.record(w, now, p);
+            }
+        }
         let (f, to_receiver, seg) = {
             let p = &self.net.pkts[id as usize];
             (p.flow, p.to_receiver, p.seg)
@@ -636,6 +788,9 @@ impl<'a> World<'a> {
                 bytes,
                 seg,
             });
+            if let Some(cap) = &mut self.capture {
+                cap.sent(from, now, &net.pkts[id as usize]);
+            }
             net.forward(from, id);
         }
         let fr = &mut self.flows[f as usize];
@@ -681,6 +836,10 @@ impl<'a> World<'a> {
                 .push((rn - fr.prev_sample_rcv_nxt) as f64 * 8.0 / dt);
             fs.snd_una.push(fr.snd.snd_una());
             fs.snd_nxt.push(fr.snd.snd_nxt());
+            fs.flow_window_bytes.push(fr.snd.flow_window());
+            fs.ar_bps
+                .push(fr.rcv.rate_estimate().map_or(f64::NAN, |r| r * 8.0));
+            fs.rcv_buf_limit_bytes.push(fr.rcv.buffer_limit());
             fr.prev_sample_read = read;
             fr.prev_sample_rcv_nxt = rn;
         }
@@ -733,6 +892,7 @@ impl<'a> World<'a> {
                 dst: sc.nodes[spec.dst].clone(),
                 protocol: "tcp".into(),
                 cc: cfg.cc.name().into(),
+                flow_control: cfg.flow_control.name().into(),
                 bytes_delivered: delivered,
                 bytes_offered: if matches!(spec.app, AppSpec::Bulk) {
                     fr.snd.snd_nxt()
@@ -754,6 +914,14 @@ impl<'a> World<'a> {
                 zero_windows: rs.zero_window_episodes,
                 zero_window_acks: rs.zero_window_acks,
                 window_probes: ss.window_probes,
+                window_updates: rs.window_updates,
+                dup_acks: rs.dup_acks,
+                policy_updates: rs.policy_updates,
+                hidden_congestion_events: ss.hidden_congestion_events,
+                paced_segments: ss.paced_segments,
+                zero_window_stalls: ss.zero_window_stalls,
+                zero_window_stall_s: ss.zero_window_stall_time.as_secs_f64(),
+                zero_window_stall_rtts: ss.zero_window_stall_rtts,
                 idle_rtts: ss.idle_rtts,
                 total_rtts: ss.total_rtts,
                 rcv_buffer_drops: rs.buffer_drops,

@@ -4,7 +4,11 @@ use super::walk::{as_array, as_bool, as_f64, as_name, as_str, as_u32, expected, 
 use super::Ctx;
 use crate::model::{AppSpec, FlowSpec, LinkSpec, ReaderSpec, Transport};
 use crate::units::{duration_value, format_duration, format_size, rate_value, size_value};
-use mobiflow_proto::cc::CcKind;
+use mobiflow_proto::cc::{
+    CcKind, FldAlgo, FldCount, FldInitialWindow, FldParams, FldSwitch, RelentlessParams,
+    RelentlessTimeout,
+};
+use mobiflow_proto::flow::{AfcConfig, AutotuneConfig, FlowControl, Placement};
 use mobiflow_proto::tcp::{InitialWindow, Recovery, TcpConfig};
 use mobiflow_proto::time::Duration;
 use toml::Value;
@@ -20,6 +24,32 @@ const FLOW_KEYS: &[&str] = &[
     "app",
     "reader",
     "tcp",
+    "flow_control",
+    "afc",
+    "autotune",
+];
+
+/// Keys of `[flows.afc]`.
+const AFC_KEYS: &[&str] = &[
+    "placement",
+    "adapt_rate",
+    "hide_buffer_losses",
+    "proactive_feedback",
+    "pacing",
+    "ar_alpha",
+    "ar_sample_interval",
+    "feedback_threshold",
+    "feedback_min_interval",
+    "burst_segments",
+];
+
+/// Keys of `[flows.autotune]`.
+const AUTOTUNE_KEYS: &[&str] = &[
+    "initial_buf",
+    "min_buf",
+    "headroom",
+    "grow_only",
+    "interval",
 ];
 
 /// Every `TcpConfig` field a scenario may set, in the order of the documentation.
@@ -56,12 +86,31 @@ pub(crate) const TCP_FIELDS: &[&str] = &[
     "persist_max",
     "idle_restart",
     "limited_transmit",
+    "window_updates",
 ];
+
+/// Sub-tables of `[tcp]` and `[flows.tcp]` with the parameters of one controller.
+pub(crate) const CC_TABLES: &[&str] = &["fld", "relentless"];
+
+/// Keys of `[tcp.fld]` (FLD_TCP, seed 004). Every default is an assumption
+/// ([SLIDE] or [GUESS] in `shared/spec/schemes.md` §6.1).
+const FLD_KEYS: &[&str] = &[
+    "threshold",
+    "count",
+    "ss_factor",
+    "below",
+    "above",
+    "switch",
+];
+
+/// Keys of `[tcp.relentless]`.
+const RELENTLESS_KEYS: &[&str] = &["timeout"];
 
 /// Keys of `[tcp]` and `[flows.tcp]`.
 pub(crate) fn tcp_keys() -> Vec<&'static str> {
     std::iter::once("profile")
         .chain(TCP_FIELDS.iter().copied())
+        .chain(CC_TABLES.iter().copied())
         .collect()
 }
 
@@ -125,6 +174,9 @@ pub(crate) fn parse_flows(
         }
         flows.push(flow);
         tcp_assumed.push(assumed);
+    }
+    if let Some(g) = &global_tcp {
+        check_cc_tables_used(g, &flows)?;
     }
     // An assumed TCP default shared by every flow is reported once, as `tcp.<field>`.
     let shared = |kv: &(&str, String)| tcp_assumed.iter().all(|a| a.contains(kv));
@@ -217,7 +269,8 @@ fn parse_flow(
             ));
         }
     }
-    let (tcp, assumed) = tcp_config(ft, global_tcp)?;
+    let (mut tcp, assumed) = tcp_config(ft, global_tcp)?;
+    tcp.flow_control = flow_control(ft, ctx)?;
     let app = app(ft, start)?;
     let reader = reader(ft, ctx)?;
     Ok((
@@ -489,6 +542,150 @@ fn reader(ft: &Tbl, ctx: &mut Ctx) -> R<ReaderSpec> {
     }
 }
 
+/// A time, or `"rtt"` (`None`: one RTT as the endpoint estimates it).
+fn duration_or_rtt(v: &Value) -> Result<Option<Duration>, String> {
+    match v {
+        Value::String(s) if s.trim().eq_ignore_ascii_case("rtt") => Ok(None),
+        v => positive_duration(v)
+            .map(Some)
+            .map_err(|e| format!("{e}, or \"rtt\" for one round-trip time")),
+    }
+}
+
+fn text_or_rtt(d: Option<Duration>) -> String {
+    d.map_or_else(|| "rtt".to_string(), format_duration)
+}
+
+/// `flow_control` and its parameter table (`[flows.afc]` or `[flows.autotune]`).
+/// Defaults that are assumptions (seed 000 gives no value) are reported.
+fn flow_control(ft: &Tbl, ctx: &mut Ctx) -> R<FlowControl> {
+    let kind = ft
+        .opt("flow_control", |v| {
+            let s = as_str(v)?.to_ascii_lowercase();
+            if FlowControl::NAMES.contains(&s.as_str()) {
+                Ok(s)
+            } else {
+                Err(format!(
+                    "unknown flow control {s:?}; expected one of {}",
+                    FlowControl::NAMES.join(", ")
+                ))
+            }
+        })?
+        .unwrap_or_else(|| "classic".into());
+    for (table, needs) in [("afc", "afc"), ("autotune", "autotune")] {
+        if ft.has(table) && kind != needs {
+            return Err(key_err(
+                ft.key(table),
+                format!("only used with flow_control = {needs:?} (flow_control is {kind:?})"),
+            ));
+        }
+    }
+    match kind.as_str() {
+        "afc" => {
+            let mut c = AfcConfig::default();
+            if let Some(t) = ft.table("afc")? {
+                t.check_keys(AFC_KEYS)?;
+                if let Some(p) = t.opt("placement", |v| as_str(v)?.parse::<Placement>())? {
+                    c.placement = p;
+                }
+                for (k, slot) in [
+                    ("adapt_rate", &mut c.adapt_rate),
+                    ("hide_buffer_losses", &mut c.hide_buffer_losses),
+                    ("proactive_feedback", &mut c.proactive_feedback),
+                    ("pacing", &mut c.pacing),
+                ] {
+                    if let Some(b) = t.opt(k, as_bool)? {
+                        *slot = b;
+                    }
+                }
+                if let Some(x) = t.opt("ar_alpha", as_f64)? {
+                    c.ar_alpha = x;
+                }
+                if let Some(x) = t.opt("ar_sample_interval", positive_duration)? {
+                    c.ar_sample_interval = x;
+                }
+                if let Some(x) = t.opt("feedback_threshold", as_f64)? {
+                    c.feedback_threshold = x;
+                }
+                if let Some(x) = t.opt("feedback_min_interval", duration_or_rtt)? {
+                    c.feedback_min_interval = x;
+                }
+                if let Some(x) = t.opt("burst_segments", as_u32)? {
+                    c.burst_segments = x;
+                }
+                if let Err((f, why)) = c.validate() {
+                    return Err(key_err(t.key(f), why));
+                }
+            }
+            let set = |k: &str| {
+                ft.get("afc")
+                    .and_then(Value::as_table)
+                    .is_some_and(|t| t.contains_key(k))
+            };
+            let d = AfcConfig::default();
+            for (k, text) in [
+                ("placement", d.placement.name().to_string()),
+                ("ar_alpha", d.ar_alpha.to_string()),
+                ("ar_sample_interval", format_duration(d.ar_sample_interval)),
+                ("feedback_threshold", d.feedback_threshold.to_string()),
+                (
+                    "feedback_min_interval",
+                    text_or_rtt(d.feedback_min_interval),
+                ),
+                ("burst_segments", d.burst_segments.to_string()),
+            ] {
+                if !set(k) {
+                    ctx.assume(format!("{}.afc.{k}", ft.path), text);
+                }
+            }
+            Ok(FlowControl::Afc(c))
+        }
+        "autotune" => {
+            let mut c = AutotuneConfig::default();
+            if let Some(t) = ft.table("autotune")? {
+                t.check_keys(AUTOTUNE_KEYS)?;
+                if let Some(x) = t.opt("initial_buf", positive_size)? {
+                    c.initial_buf = x;
+                }
+                if let Some(x) = t.opt("min_buf", positive_size)? {
+                    c.min_buf = x;
+                }
+                if let Some(x) = t.opt("headroom", as_f64)? {
+                    c.headroom = x;
+                }
+                if let Some(x) = t.opt("grow_only", as_bool)? {
+                    c.grow_only = x;
+                }
+                if let Some(x) = t.opt("interval", duration_or_rtt)? {
+                    c.interval = x;
+                }
+                if let Err((f, why)) = c.validate() {
+                    return Err(key_err(t.key(f), why));
+                }
+            }
+            let set = |k: &str| {
+                ft.get("autotune")
+                    .and_then(Value::as_table)
+                    .is_some_and(|t| t.contains_key(k))
+            };
+            let d = AutotuneConfig::default();
+            for (k, text) in [
+                ("initial_buf", format_size(d.initial_buf)),
+                ("min_buf", format_size(d.min_buf)),
+                ("headroom", d.headroom.to_string()),
+                ("grow_only", d.grow_only.to_string()),
+                ("interval", text_or_rtt(d.interval)),
+            ] {
+                if !set(k) {
+                    ctx.assume(format!("{}.autotune.{k}", ft.path), text);
+                }
+            }
+            Ok(FlowControl::Autotune(c))
+        }
+        _ => Ok(FlowControl::Classic),
+    }
+}
+
 fn profile(v: &Value) -> Result<&'static str, String> {
     let s = as_str(v)?;
     match s.to_ascii_lowercase().as_str() {
@@ -543,6 +740,13 @@ fn tcp_config(ft: &Tbl, global: Option<&Tbl>) -> R<(TcpConfig, Vec<(&'static str
             set_field(&mut cfg, f, v).map_err(|e| key_err(key, e))?;
         }
     }
+    cc_params(
+        &mut cfg,
+        &layers,
+        local.as_ref(),
+        source("initial_window").is_some(),
+        &mut assumed,
+    )?;
     // Where a field's value came from, to blame the right key.
     let blame = |f: &str| -> (String, String) {
         if f == "cc" && cc_short {
@@ -602,6 +806,143 @@ fn tcp_config(ft: &Tbl, global: Option<&Tbl>) -> R<(TcpConfig, Vec<(&'static str
         "must be at most 30",
     )?;
     Ok((cfg, assumed))
+}
+
+/// `[tcp.fld]` and `[tcp.relentless]`: the parameters of FLD_TCP and Relentless TCP,
+/// merged key by key (`[flows.tcp]`, then `[tcp]`, then the defaults, all of which are
+/// assumptions). A flow with `cc = "fld"` takes its initial window from
+/// `tcp.initial_window` when the scenario sets it, and otherwise uses FLD's own
+/// (RFC 6928, 10 segments), which then also becomes the connection's restart window.
+fn cc_params(
+    cfg: &mut TcpConfig,
+    layers: &[&Tbl],
+    local: Option<&Tbl>,
+    iw_set: bool,
+    assumed: &mut Vec<(&'static str, String)>,
+) -> R<()> {
+    let uses_fld = matches!(cfg.cc, CcKind::Fld(_));
+    let uses_relentless = matches!(cfg.cc, CcKind::Relentless(_));
+    if let Some(l) = local {
+        if l.has("fld") && !uses_fld {
+            return Err(key_err(
+                l.key("fld"),
+                format!(
+                    "only used with cc = \"fld\" (this flow's cc is {:?})",
+                    cfg.cc.name()
+                ),
+            ));
+        }
+        if l.has("relentless") && !uses_fld && !uses_relentless {
+            return Err(key_err(
+                l.key("relentless"),
+                format!(
+                    "only used with cc = \"relentless\" or \"fld\" (this flow's cc is {:?})",
+                    cfg.cc.name()
+                ),
+            ));
+        }
+    }
+    let sub = |name: &str, keys: &[&str]| -> R<Vec<Tbl>> {
+        let mut found = Vec::new();
+        for l in layers {
+            if let Some(t) = l.table(name)? {
+                t.check_keys(keys)?;
+                found.push(t);
+            }
+        }
+        Ok(found)
+    };
+    let rtables = sub("relentless", RELENTLESS_KEYS)?;
+    let mut relentless = RelentlessParams::default();
+    let timeout_set = match rtables.iter().find(|t| t.has("timeout")) {
+        Some(t) => {
+            relentless.timeout = t.req("timeout", |v| as_str(v)?.parse::<RelentlessTimeout>())?;
+            true
+        }
+        None => false,
+    };
+    if uses_relentless {
+        cfg.cc = CcKind::Relentless(relentless);
+        if !timeout_set {
+            assumed.push(("relentless.timeout", relentless.timeout.name().into()));
+        }
+    }
+    if !uses_fld {
+        return Ok(());
+    }
+    let tables = sub("fld", FLD_KEYS)?;
+    let find = |k: &str| tables.iter().find(|t| t.has(k));
+    let mut p = FldParams {
+        relentless,
+        ..FldParams::default()
+    };
+    match find("threshold") {
+        Some(t) => p.threshold_bytes = t.req("threshold", size_or_inf)?,
+        None => assumed.push(("fld.threshold", format_size(p.threshold_bytes))),
+    }
+    match find("count") {
+        Some(t) => p.count = t.req("count", |v| as_str(v)?.parse::<FldCount>())?,
+        None => assumed.push(("fld.count", p.count.name().into())),
+    }
+    match find("ss_factor") {
+        Some(t) => {
+            p.ss_factor = t.req("ss_factor", |v| match as_u32(v)? {
+                f if f >= 2 => Ok(f),
+                f => Err(format!(
+                    "must be at least 2 (2 is the algorithm's own slow start), found {f}"
+                )),
+            })?
+        }
+        None => assumed.push(("fld.ss_factor", p.ss_factor.to_string())),
+    }
+    match find("below") {
+        Some(t) => p.below = t.req("below", |v| as_str(v)?.parse::<FldAlgo>())?,
+        None => assumed.push(("fld.below", p.below.name().into())),
+    }
+    match find("above") {
+        Some(t) => p.above = t.req("above", |v| as_str(v)?.parse::<FldAlgo>())?,
+        None => assumed.push(("fld.above", p.above.name().into())),
+    }
+    match find("switch") {
+        Some(t) => p.switch = t.req("switch", |v| as_str(v)?.parse::<FldSwitch>())?,
+        None => assumed.push(("fld.switch", p.switch.name().into())),
+    }
+    if iw_set {
+        p.initial_window = FldInitialWindow::Connection;
+    } else {
+        // FLD's IW10 is also the window the sender restarts from after an idle time.
+        p.initial_window = FldInitialWindow::Rfc6928;
+        cfg.initial_window = InitialWindow::Rfc6928;
+        assumed.push(("initial_window", "rfc6928".into()));
+    }
+    let relentless_runs = p.below == FldAlgo::Relentless || p.above == FldAlgo::Relentless;
+    if relentless_runs && !timeout_set {
+        assumed.push(("relentless.timeout", p.relentless.timeout.name().into()));
+    }
+    cfg.cc = CcKind::Fld(p);
+    Ok(())
+}
+
+/// `[tcp.fld]` or `[tcp.relentless]` that no flow's controller reads.
+fn check_cc_tables_used(t: &Tbl, flows: &[FlowSpec]) -> R<()> {
+    let uses = |f: fn(&CcKind) -> bool| {
+        flows
+            .iter()
+            .any(|fl| matches!(&fl.transport, Transport::Tcp(c) if f(&c.cc)))
+    };
+    if t.has("fld") && !uses(|c| matches!(c, CcKind::Fld(_))) {
+        return Err(key_err(
+            t.key("fld"),
+            "has no effect: no flow has cc = \"fld\"",
+        ));
+    }
+    if t.has("relentless") && !uses(|c| matches!(c, CcKind::Fld(_) | CcKind::Relentless(_))) {
+        return Err(key_err(
+            t.key("relentless"),
+            "has no effect: no flow has cc = \"relentless\" or \"fld\"",
+        ));
+    }
+    Ok(())
 }
 
 /// A size, or `"inf"` (also a TOML `inf`) for no limit.
@@ -691,6 +1032,7 @@ fn set_field(c: &mut TcpConfig, f: &str, v: &Value) -> Result<(), String> {
         "persist_max" => c.persist_max = duration_value(v)?,
         "idle_restart" => c.idle_restart = as_bool(v)?,
         "limited_transmit" => c.limited_transmit = as_bool(v)?,
+        "window_updates" => c.window_updates = as_bool(v)?,
         "hold_ssthresh_on_repeated_rto" => c.hold_ssthresh_on_repeated_rto = as_bool(v)?,
         _ => return Err("unknown TCP field".into()),
     }

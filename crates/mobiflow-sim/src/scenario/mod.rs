@@ -26,7 +26,7 @@ mod walk;
 
 pub use overrides::{apply_override, split_override};
 
-use crate::model::{MahimahiTrace, MeasureSpec, Scenario};
+use crate::model::{CaptureSpec, MahimahiTrace, MeasureSpec, Scenario};
 use crate::units::{duration_value, format_duration};
 use mobiflow_proto::time::Duration;
 use std::collections::HashMap;
@@ -217,7 +217,7 @@ fn build(doc: &toml::Table, source: Option<&Path>) -> R<Scenario> {
 
     let link::Links { nodes, links } = link::parse_links(&root, &mut ctx)?;
     let flows = flow::parse_flows(&root, &nodes, &links, duration, &mut ctx)?;
-    let measure = measure(&root, duration, &mut ctx)?;
+    let measure = measure(&root, duration, &nodes, &links, &mut ctx)?;
 
     Ok(Scenario {
         name,
@@ -232,11 +232,29 @@ fn build(doc: &toml::Table, source: Option<&Path>) -> R<Scenario> {
     })
 }
 
-fn measure(root: &Tbl, duration: Duration, ctx: &mut Ctx) -> R<MeasureSpec> {
+fn measure(
+    root: &Tbl,
+    duration: Duration,
+    nodes: &[String],
+    links: &[crate::model::LinkSpec],
+    ctx: &mut Ctx,
+) -> R<MeasureSpec> {
     let m = root.table("measure")?;
     if let Some(m) = &m {
-        m.check_keys(&["sample_interval", "intervals"])?;
+        m.check_keys(&["sample_interval", "intervals", "capture"])?;
     }
+    let capture = match m
+        .as_ref()
+        .map(|m| m.table("capture"))
+        .transpose()?
+        .flatten()
+    {
+        Some(c) => capture(&c, nodes, links)?,
+        None => CaptureSpec {
+            snaplen: DEFAULT_SNAPLEN,
+            ..CaptureSpec::default()
+        },
+    };
     let sample: Option<Option<Duration>> = match &m {
         Some(m) => m.opt("sample_interval", |v| match v {
             toml::Value::Boolean(false) => Ok(None),
@@ -294,5 +312,78 @@ fn measure(root: &Tbl, duration: Duration, ctx: &mut Ctx) -> R<MeasureSpec> {
     Ok(MeasureSpec {
         intervals,
         sample_interval,
+        capture,
+    })
+}
+
+/// Bytes of each captured packet kept by default: headers and options fit.
+pub const DEFAULT_SNAPLEN: u32 = 128;
+
+/// `[measure.capture]`: `hosts = ["phone"]`, `links = ["access.ab"]`, `snaplen = 128`.
+fn capture(c: &Tbl, nodes: &[String], links: &[crate::model::LinkSpec]) -> R<CaptureSpec> {
+    c.check_keys(&["hosts", "links", "snaplen"])?;
+    let names = |k: &str| -> R<Vec<(String, String)>> {
+        Ok(c.opt(k, |v| match v {
+            toml::Value::Array(a) => a
+                .iter()
+                .map(|x| as_str(x).map(str::to_string))
+                .collect::<Result<Vec<_>, _>>(),
+            _ => Err("expected an array of names".into()),
+        })?
+        .unwrap_or_default()
+        .into_iter()
+        .map(|n| (c.key(k), n))
+        .collect())
+    };
+    let mut hosts = Vec::new();
+    for (key, n) in names("hosts")? {
+        match nodes.iter().position(|x| *x == n) {
+            Some(i) if !hosts.contains(&i) => hosts.push(i),
+            Some(_) => {}
+            None => {
+                return Err(key_err(
+                    key,
+                    format!("unknown node {n:?}; nodes are {}", nodes.join(", ")),
+                ))
+            }
+        }
+    }
+    let mut dirs = Vec::new();
+    for (key, n) in names("links")? {
+        let (link, dir) = n.rsplit_once('.').unwrap_or((n.as_str(), ""));
+        let k = match dir {
+            "ab" => 0,
+            "ba" => 1,
+            _ => {
+                return Err(key_err(
+                    key,
+                    format!("{n:?}: name a link direction as LINK.ab or LINK.ba"),
+                ))
+            }
+        };
+        let Some(li) = links.iter().position(|l| l.name == link) else {
+            let known: Vec<&str> = links.iter().map(|l| l.name.as_str()).collect();
+            return Err(key_err(
+                key,
+                format!("unknown link {link:?}; links are {}", known.join(", ")),
+            ));
+        };
+        if !dirs.contains(&(li * 2 + k)) {
+            dirs.push(li * 2 + k);
+        }
+    }
+    let snaplen = c
+        .opt("snaplen", |v| {
+            let n = as_u64(v)?;
+            if !(68..=65535).contains(&n) {
+                return Err(format!("{n} is outside 68..=65535 bytes"));
+            }
+            Ok(n as u32)
+        })?
+        .unwrap_or(DEFAULT_SNAPLEN);
+    Ok(CaptureSpec {
+        hosts,
+        dirs,
+        snaplen,
     })
 }

@@ -1,0 +1,436 @@
+//! AFC's rules at the endpoints (seed 000, `flow::afc`): the flow window in both
+//! placements, buffer-loss hiding, proactive feedback, burst control, and the
+//! receiver's own RTT estimate that the receiver placement and auto-tuning use.
+//! The policy's own rules (AR EWMA, option encoding, feedback trigger) are tested in
+//! `flow::afc`.
+
+use super::pair::{Pair, Reader};
+use super::{ns2, rfc};
+use crate::flow::afc::{decode_rate, encode_rate};
+use crate::flow::{AfcConfig, FlowControl, Placement};
+use crate::tcp::{InitialWindow, Recovery, TcpConfig, TcpReceiver, TcpSender};
+use crate::time::{Duration, Instant};
+use crate::wire::{Flags, SackBlocks, Segment};
+
+const MSS: u64 = 1000;
+
+fn t_ms(x: u64) -> Instant {
+    Instant::from_millis(x)
+}
+
+fn ms(x: u64) -> Duration {
+    Duration::from_millis(x)
+}
+
+/// ns-2 conventions with SACK, `iw` initial segments, a big buffer, AFC as given.
+fn cfg(afc: Option<AfcConfig>, iw: u32) -> TcpConfig {
+    TcpConfig {
+        sack: true,
+        recovery: Recovery::Sack,
+        initial_window: InitialWindow::Segments(iw),
+        rcv_buf: 1_000_000,
+        flow_control: afc.map_or(FlowControl::Classic, FlowControl::Afc),
+        ..ns2()
+    }
+}
+
+fn ack(ack: u64, wnd: u64) -> Segment {
+    Segment {
+        ack,
+        wnd,
+        flags: Flags::ACK,
+        ..Segment::default()
+    }
+}
+
+fn sacked(a: u64, wnd: u64, blocks: &[(u64, u64)]) -> Segment {
+    let mut sack = SackBlocks::new();
+    for &(l, r) in blocks {
+        sack.push(l, r);
+    }
+    Segment {
+        sack,
+        ..ack(a, wnd)
+    }
+}
+
+/// Everything the sender will send at `t`.
+fn drain(s: &mut TcpSender, t: Instant) -> Vec<Segment> {
+    std::iter::from_fn(|| s.poll_transmit(t)).collect()
+}
+
+/// A sender that sent `iw` segments at 0 and got the first acknowledged at 500 ms
+/// (SRTT 500 ms) with window `wnd` and, optionally, AR in the option.
+fn sender_after_first_ack(afc: Option<AfcConfig>, iw: u32, wnd: u64, ar: Option<f64>) -> TcpSender {
+    let mut s = TcpSender::new(cfg(afc, iw));
+    s.set_unlimited();
+    assert_eq!(drain(&mut s, t_ms(0)).len(), iw as usize);
+    let mut a = ack(MSS, wnd);
+    a.afc_rate = ar.map(encode_rate);
+    s.handle_segment(t_ms(500), &a);
+    assert_eq!(s.rtt().srtt(), Some(ms(500)));
+    s
+}
+
+// ----- mechanism 1: flow window = advertised window + AR x RTT ------------------------
+
+#[test]
+fn sender_placement_flow_window_is_advertised_window_plus_ar_times_srtt() {
+    let s = sender_after_first_ack(Some(AfcConfig::default()), 2, 10_000, Some(100_000.0));
+    let ar = s.ar_peer().expect("AR from the option");
+    assert_eq!(ar, decode_rate(encode_rate(100_000.0)));
+    assert!((ar / 100_000.0 - 1.0).abs() < 0.03);
+    assert_eq!(s.flow_window(), 10_000 + (ar * 0.5) as u64);
+}
+
+#[test]
+fn sender_placement_sends_up_to_the_flow_window_beyond_the_advertised_one() {
+    let mut s = sender_after_first_ack(Some(AfcConfig::default()), 200, 10_000, Some(100_000.0));
+    let fw = s.flow_window();
+    assert!(fw > 50_000);
+    drain(&mut s, t_ms(500));
+    // Everything up to snd_una + flow window is out, not just the advertised 10 kB.
+    assert_eq!(s.snd_nxt(), (MSS + fw).max(200 * MSS));
+    let mut s = sender_after_first_ack(Some(AfcConfig::default()), 20, 100_000, Some(100_000.0));
+    drain(&mut s, t_ms(500));
+    assert!(
+        s.snd_nxt() > 20 * MSS,
+        "the window opens beyond what was sent"
+    );
+}
+
+#[test]
+fn without_rate_adaptation_or_in_receiver_placement_the_sender_keeps_the_advertised_window() {
+    let off = AfcConfig {
+        adapt_rate: false,
+        ..AfcConfig::default()
+    };
+    let s = sender_after_first_ack(Some(off), 2, 10_000, Some(100_000.0));
+    assert_eq!(s.flow_window(), 10_000);
+    let rcv = AfcConfig {
+        placement: Placement::Receiver,
+        ..AfcConfig::default()
+    };
+    let s = sender_after_first_ack(Some(rcv), 2, 10_000, Some(100_000.0));
+    assert_eq!(s.flow_window(), 10_000);
+    let s = sender_after_first_ack(None, 2, 10_000, Some(100_000.0));
+    assert_eq!(s.ar_peer(), None, "classic TCP ignores the option");
+    assert_eq!(s.flow_window(), 10_000);
+}
+
+#[test]
+fn sender_placement_receiver_carries_ar_on_every_ack() {
+    let mut p = Pair::new(cfg(Some(AfcConfig::default()), 2), ms(100));
+    p.reader = Reader::Periodic {
+        next: t_ms(10),
+        every: ms(10),
+        bytes: 2_000,
+    };
+    p.set_unlimited();
+    p.drive_until(t_ms(3000));
+    let acks: Vec<_> = p.rev.log.iter().filter(|s| s.at >= t_ms(1000)).collect();
+    assert!(!acks.is_empty());
+    assert!(acks.iter().all(|s| s.seg.afc_rate.is_some()));
+    // 2 kB every 10 ms = 200 kB/s
+    let ar = p.snd.ar_peer().unwrap();
+    assert!((ar / 200_000.0 - 1.0).abs() < 0.1, "{ar}");
+    assert_eq!(
+        p.snd.flow_window(),
+        p.snd.snd_wnd() + (ar * p.snd.rtt().srtt().unwrap().as_secs_f64()) as u64
+    );
+}
+
+#[test]
+fn receiver_placement_advertises_free_space_plus_ar_times_its_rtt_without_option() {
+    let afc = AfcConfig {
+        placement: Placement::Receiver,
+        ..AfcConfig::default()
+    };
+    let mut c = cfg(Some(afc), 2);
+    c.rcv_buf = 100_000;
+    let mut p = Pair::new(c, ms(100));
+    p.reader = Reader::Periodic {
+        next: t_ms(10),
+        every: ms(10),
+        bytes: 1_000,
+    };
+    p.set_unlimited();
+    p.drive_until(t_ms(5000));
+    assert!(p.rev.log.iter().all(|s| s.seg.afc_rate.is_none()));
+    let rtt = p.rcv.rcv_rtt().expect("receiver RTT estimate");
+    let ar = p.rcv.rate_estimate().expect("AR");
+    assert!((ar / 100_000.0 - 1.0).abs() < 0.1, "{ar}");
+    // The window goes beyond the free space by AR x RTT (to the scale's rounding, and
+    // one 1000-byte read that may have happened since the last ACK).
+    let free = 100_000 - p.rcv.readable();
+    let extra = (ar * rtt.as_secs_f64()) as u64;
+    let w = p.rcv.last_advertised_window();
+    let grain = 1u64 << p.rcv.wscale();
+    assert!(extra > 10_000);
+    assert!(
+        w + 2 * grain + 1_000 >= free + extra && w <= free + extra + grain + 1_000,
+        "{w} vs {free} + {extra}"
+    );
+}
+
+// ----- mechanism 2: buffer losses hidden from congestion control ------------------------
+
+/// Ten segments out; the first acknowledged with a zero window at 500 ms.
+fn after_zero_window(hide: bool) -> TcpSender {
+    let afc = AfcConfig {
+        hide_buffer_losses: hide,
+        pacing: false,
+        ..AfcConfig::default()
+    };
+    let s = sender_after_first_ack(Some(afc), 10, 0, Some(0.0));
+    assert_eq!(s.hiding_congestion(), hide);
+    s
+}
+
+#[test]
+fn after_a_zero_window_a_fast_retransmit_keeps_cwnd_and_ssthresh() {
+    let mut s = after_zero_window(true);
+    let (cwnd, ssthresh) = (s.cwnd(), s.ssthresh());
+    for k in 0..3 {
+        s.handle_segment(t_ms(510 + k), &sacked(MSS, 0, &[(2 * MSS, (3 + k) * MSS)]));
+    }
+    let out = drain(&mut s, t_ms(512));
+    assert!(
+        out.iter().any(|g| g.retransmission && g.seq == MSS),
+        "still retransmits"
+    );
+    assert_eq!(s.stats().fast_retransmits, 1);
+    assert_eq!(s.stats().hidden_congestion_events, 1);
+    assert_eq!(s.ssthresh(), ssthresh);
+    assert!(s.cc().window() >= cwnd);
+}
+
+#[test]
+fn without_hiding_the_same_fast_retransmit_halves_the_window() {
+    let mut s = after_zero_window(false);
+    for k in 0..3 {
+        s.handle_segment(t_ms(510 + k), &sacked(MSS, 0, &[(2 * MSS, (3 + k) * MSS)]));
+    }
+    drain(&mut s, t_ms(512));
+    assert_eq!(s.stats().hidden_congestion_events, 0);
+    assert_eq!(s.ssthresh(), 9 * MSS / 2); // FlightSize 9 segments / 2
+}
+
+#[test]
+fn after_a_zero_window_a_timeout_retransmits_without_collapsing_cwnd() {
+    let mut s = after_zero_window(true);
+    let cwnd = s.cc().window();
+    let rto_at = s.poll_timeout().expect("RTO armed");
+    s.handle_timeout(rto_at);
+    let out = drain(&mut s, rto_at);
+    assert_eq!(
+        out.first().map(|g| (g.seq, g.retransmission)),
+        Some((MSS, true))
+    );
+    assert_eq!(s.stats().timeouts, 1);
+    assert_eq!(s.stats().hidden_congestion_events, 1);
+    assert_eq!(s.cc().window(), cwnd);
+
+    let mut s = after_zero_window(false);
+    let rto_at = s.poll_timeout().unwrap();
+    s.handle_timeout(rto_at);
+    assert_eq!(
+        s.cc().window(),
+        MSS,
+        "RFC 5681: one segment after a timeout"
+    );
+}
+
+#[test]
+fn a_hidden_timeout_does_not_back_off_the_timer() {
+    let mut s = after_zero_window(true);
+    let rto = s.rto();
+    let rto_at = s.poll_timeout().unwrap();
+    s.handle_timeout(rto_at);
+    assert_eq!(s.rto(), rto);
+    assert_eq!(s.rtt().backoff_exponent(), 0);
+    let mut s = after_zero_window(false);
+    let rto_at = s.poll_timeout().unwrap();
+    s.handle_timeout(rto_at);
+    assert_eq!(s.rtt().backoff_exponent(), 1);
+}
+
+#[test]
+fn hiding_lasts_until_data_sent_after_the_window_reopened_is_acknowledged() {
+    let mut s = after_zero_window(true);
+    assert_eq!(s.snd_nxt(), 10 * MSS);
+    // The window reopens: data from 10 000 on is fresh.
+    s.handle_segment(t_ms(600), &ack(2 * MSS, 50_000));
+    drain(&mut s, t_ms(600));
+    assert!(s.snd_nxt() > 10 * MSS);
+    assert!(s.hiding_congestion());
+    s.handle_segment(t_ms(700), &ack(10 * MSS, 50_000));
+    assert!(s.hiding_congestion(), "only old data acknowledged");
+    s.handle_segment(t_ms(1100), &ack(11 * MSS, 50_000));
+    assert!(!s.hiding_congestion(), "fresh data acknowledged");
+    drain(&mut s, t_ms(1100));
+    assert!(s.snd_nxt() >= 15 * MSS);
+    // A later loss is congestion again.
+    let ssthresh = s.ssthresh();
+    let una = s.snd_una();
+    for k in 0..3 {
+        s.handle_segment(
+            t_ms(1110 + k),
+            &sacked(una, 50_000, &[(una + MSS, una + (2 + k) * MSS)]),
+        );
+    }
+    assert_eq!(s.stats().hidden_congestion_events, 0);
+    assert_eq!(s.stats().fast_retransmits, 1);
+    assert!(s.ssthresh() < ssthresh);
+}
+
+// ----- mechanism 3: proactive feedback ------------------------------------------------
+
+fn data(seq: u64) -> Segment {
+    Segment {
+        seq,
+        len: MSS as u32,
+        flags: Flags::ACK,
+        ..Segment::default()
+    }
+}
+
+#[test]
+fn receiver_sends_a_window_update_with_the_new_ar_when_the_application_rate_collapses() {
+    let mut c = cfg(Some(AfcConfig::default()), 2);
+    c.rcv_buf = 100_000;
+    let mut r = TcpReceiver::new(c);
+    for k in 0..10 {
+        r.handle_segment(t_ms(k), &data(k * MSS));
+        let a = r.poll_transmit(t_ms(k)).expect("an ACK per segment");
+        assert_eq!(a.afc_rate, None, "no AR before the first sample");
+    }
+    r.read(t_ms(50), 10_000); // 100 kB/s over [0, 100 ms)
+    assert_eq!(r.poll_timeout(), Some(t_ms(100)));
+    r.handle_timeout(t_ms(100));
+    let a = r.poll_transmit(t_ms(100)).expect("feedback: AR appeared");
+    assert_eq!(a.afc_rate, Some(encode_rate(100_000.0)));
+    // The application stops. AR falls by 1/8 per 100 ms; at 700 ms it is 0.875^6 of
+    // what the sender knows, a change of more than half: a window update carries it.
+    for t in (200..=600).step_by(100) {
+        r.handle_timeout(t_ms(t));
+        assert!(r.poll_transmit(t_ms(t)).is_none(), "no feedback at {t} ms");
+    }
+    r.handle_timeout(t_ms(700));
+    let a = r.poll_transmit(t_ms(700)).expect("proactive feedback");
+    assert_eq!(a.ack, 10 * MSS);
+    let sent = decode_rate(a.afc_rate.unwrap());
+    assert!(
+        (sent / (100_000.0 * 0.875f64.powi(6)) - 1.0).abs() < 0.03,
+        "{sent}"
+    );
+    assert_eq!(r.stats().policy_updates, 2);
+}
+
+#[test]
+fn without_proactive_feedback_the_receiver_stays_silent() {
+    let afc = AfcConfig {
+        proactive_feedback: false,
+        ..AfcConfig::default()
+    };
+    let mut c = cfg(Some(afc), 2);
+    c.rcv_buf = 100_000;
+    let mut r = TcpReceiver::new(c);
+    r.handle_segment(t_ms(0), &data(0));
+    r.poll_transmit(t_ms(0));
+    r.read(t_ms(50), 1_000);
+    assert_eq!(r.poll_timeout(), None);
+    r.handle_timeout(t_ms(5000));
+    assert!(r.poll_transmit(t_ms(5000)).is_none());
+    assert_eq!(r.stats().policy_updates, 0);
+}
+
+// ----- mechanism 4: burst control -------------------------------------------------------
+
+/// 50 segments sent at 0, all acknowledged at 500 ms with a zero window; at 600 ms a
+/// window update opens 40 000 bytes.
+fn window_jump(pacing: bool, ar: f64) -> TcpSender {
+    let afc = AfcConfig {
+        pacing,
+        adapt_rate: false,
+        ..AfcConfig::default()
+    };
+    let mut s = TcpSender::new(cfg(Some(afc), 50));
+    s.set_unlimited();
+    drain(&mut s, t_ms(0));
+    let mut a = ack(50 * MSS, 0);
+    a.afc_rate = Some(encode_rate(ar));
+    s.handle_segment(t_ms(500), &a);
+    assert!(drain(&mut s, t_ms(500)).is_empty());
+    s.handle_segment(t_ms(600), &ack(50 * MSS, 40_000));
+    s
+}
+
+#[test]
+fn a_window_jump_is_paced_after_burst_segments_at_cwnd_over_srtt() {
+    let mut s = window_jump(true, 1_000.0);
+    assert_eq!(
+        drain(&mut s, t_ms(600)).len(),
+        4,
+        "burst_segments leave at once"
+    );
+    // cwnd 51 segments over SRTT 500 ms: 102 000 bytes/s, one segment per 9.8 ms.
+    let gap = Duration::from_secs_f64(1000.0 / 102_000.0);
+    let next = s.poll_timeout().expect("pacing timer");
+    assert_eq!(next, t_ms(600) + gap);
+    s.handle_timeout(next);
+    assert_eq!(drain(&mut s, next).len(), 1);
+    assert_eq!(s.poll_timeout(), Some(next + gap));
+    assert_eq!(s.stats().paced_segments, 1);
+}
+
+#[test]
+fn pacing_rate_is_the_reported_ar_when_it_is_faster() {
+    let mut s = window_jump(true, 1_000_000.0); // AR 1 MB/s > cwnd/SRTT
+    drain(&mut s, t_ms(600));
+    let ar = decode_rate(encode_rate(1_000_000.0));
+    assert_eq!(
+        s.poll_timeout(),
+        Some(t_ms(600) + Duration::from_secs_f64(1000.0 / ar))
+    );
+}
+
+#[test]
+fn without_pacing_the_whole_window_jump_leaves_at_once() {
+    let mut s = window_jump(false, 1_000.0);
+    assert_eq!(drain(&mut s, t_ms(600)).len(), 40);
+    assert_eq!(s.stats().paced_segments, 0);
+}
+
+// ----- the receiver's RTT estimate ------------------------------------------------------
+
+#[test]
+fn receiver_estimates_rtt_from_the_window_without_timestamps() {
+    let mut c = ns2();
+    c.rcv_buf = 20_000; // window-limited
+    let mut p = Pair::new(c, ms(100));
+    p.write(500_000);
+    p.drive();
+    let rtt = p.rcv.rcv_rtt().expect("an estimate");
+    assert!(rtt >= ms(200) && rtt <= ms(202), "{rtt:?}");
+}
+
+#[test]
+fn receiver_estimates_rtt_from_timestamps_when_negotiated() {
+    let mut p = Pair::new(rfc(), ms(100));
+    p.write(500_000);
+    p.drive();
+    let rtt = p.rcv.rcv_rtt().expect("an estimate");
+    assert!(rtt >= ms(200) && rtt <= ms(260), "{rtt:?}");
+}
+
+// ----- classic flow control is unchanged ------------------------------------------------
+
+#[test]
+fn classic_receiver_never_carries_the_option() {
+    let mut p = Pair::new(ns2(), ms(50));
+    p.write(100_000);
+    p.drive();
+    assert!(p.rev.log.iter().all(|s| s.seg.afc_rate.is_none()));
+    assert_eq!(p.rcv.policy().name(), "classic");
+}

@@ -1,0 +1,319 @@
+//! Packet captures that Wireshark and tshark read.
+//!
+//! Each capture point (a host, or a link direction) is one pcap file (nanosecond
+//! timestamps, magic 0xa1b23c4d, link type Ethernet) stamped with simulation time.
+//! Segments are encoded as real Ethernet II / IPv4 / TCP headers: sequence and
+//! acknowledgment numbers (32-bit, from a per-flow ISN), flags, window (scaled as
+//! negotiated, RFC 7323 §2), and the options mobiflow models: MSS, SACK-permitted,
+//! window scale, timestamps (RFC 7323), SACK blocks (RFC 2018), and AFC's option as an
+//! RFC 6994 experimental option (kind 253, ExID 0x4146 "AF", one value byte: a bare
+//! 2-byte kind+value option, as the AFC paper describes it, would not parse as TCP
+//! options). Checksums are computed. The payload is zeros and only the first `snaplen`
+//! bytes of each packet are stored; the recorded original length is the full one.
+//!
+//! Addresses: node `i` is 10.0.0.(i+1) with MAC 02:00:00:00:00:(i+1); flow `f` runs from
+//! port 10000+f to port 5001+f... kept distinct per flow so that tshark's conversation
+//! tracking separates flows.
+
+use mobiflow_proto::time::Instant;
+use mobiflow_proto::wire::{Flags, Segment};
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::Path;
+
+/// Per-flow constants needed to put a segment on the wire.
+#[derive(Copy, Clone, Debug)]
+pub struct FlowWire {
+    pub src_node: usize,
+    pub dst_node: usize,
+    pub src_port: u16,
+    pub dst_port: u16,
+    /// Initial sequence numbers of the sender and of the receiver.
+    pub isn: u32,
+    pub irs: u32,
+    /// Window-scale shift the receiver announced (its window field is wnd >> shift).
+    pub rcv_wscale: u8,
+}
+
+impl FlowWire {
+    /// Deterministic wire constants of flow `f` (ISNs from the scenario seed).
+    pub fn new(f: usize, src_node: usize, dst_node: usize, seed: u64, rcv_wscale: u8) -> Self {
+        let h = splitmix(seed ^ (f as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        FlowWire {
+            src_node,
+            dst_node,
+            src_port: 10_000u16.wrapping_add(f as u16),
+            dst_port: 5_001u16.wrapping_add(f as u16),
+            isn: h as u32,
+            irs: (h >> 32) as u32,
+            rcv_wscale,
+        }
+    }
+}
+
+fn splitmix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = x;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+fn ip_of(node: usize) -> [u8; 4] {
+    let n = node as u32 + 1;
+    [10, (n >> 16) as u8, (n >> 8) as u8, n as u8]
+}
+
+fn mac_of(node: usize) -> [u8; 6] {
+    let n = node as u32 + 1;
+    [2, 0, 0, (n >> 16) as u8, (n >> 8) as u8, n as u8]
+}
+
+/// Internet checksum (RFC 1071) of `data`, starting from the partial sum `acc`.
+fn checksum(mut acc: u32, data: &[u8]) -> u16 {
+    let mut chunks = data.chunks_exact(2);
+    for c in &mut chunks {
+        acc += u16::from_be_bytes([c[0], c[1]]) as u32;
+    }
+    if let [b] = chunks.remainder() {
+        acc += (*b as u32) << 8;
+    }
+    while acc >> 16 != 0 {
+        acc = (acc & 0xffff) + (acc >> 16);
+    }
+    !(acc as u16)
+}
+
+/// Encode `seg` as an Ethernet frame into `buf` (cleared first); returns the frame's
+/// full length, payload included (only headers are written into `buf`).
+pub fn encode_tcp(
+    buf: &mut Vec<u8>,
+    fw: &FlowWire,
+    seg: &Segment,
+    to_receiver: bool,
+    ip_id: u16,
+) -> usize {
+    buf.clear();
+    let (src, dst, sport, dport) = if to_receiver {
+        (fw.src_node, fw.dst_node, fw.src_port, fw.dst_port)
+    } else {
+        (fw.dst_node, fw.src_node, fw.dst_port, fw.src_port)
+    };
+    // Sequence numbers: stream offset o is ISN + 1 + o; the SYN occupies ISN.
+    let (seq, ack) = if to_receiver {
+        let seq = if seg.flags.contains(Flags::SYN) {
+            fw.isn
+        } else if seg.window_probe {
+            // Linux-style probe: an already acknowledged sequence number (o - 1).
+            fw.isn.wrapping_add(seg.seq as u32)
+        } else {
+            fw.isn.wrapping_add(1).wrapping_add(seg.seq as u32)
+        };
+        (seq, fw.irs.wrapping_add(1))
+    } else {
+        let seq = if seg.flags.contains(Flags::SYN) {
+            fw.irs
+        } else {
+            fw.irs.wrapping_add(1)
+        };
+        (seq, fw.isn.wrapping_add(1).wrapping_add(seg.ack as u32))
+    };
+    let mut flags = seg.flags;
+    if !seg.flags.contains(Flags::SYN) {
+        flags = flags | Flags::ACK;
+    }
+    let window = if seg.flags.contains(Flags::SYN) {
+        // RFC 7323 §2.2: the window of a SYN is never scaled.
+        seg.wnd.min(65_535) as u16
+    } else if to_receiver {
+        seg.wnd.min(65_535) as u16
+    } else {
+        (seg.wnd >> fw.rcv_wscale).min(65_535) as u16
+    };
+
+    // TCP options.
+    let mut opts = [0u8; 40];
+    let mut n = 0;
+    let mut put = |bytes: &[u8], n: &mut usize| {
+        if *n + bytes.len() <= 40 {
+            opts[*n..*n + bytes.len()].copy_from_slice(bytes);
+            *n += bytes.len();
+        }
+    };
+    if let Some(mss) = seg.mss {
+        let m = mss.to_be_bytes();
+        put(&[2, 4, m[0], m[1]], &mut n);
+    }
+    if seg.sack_permitted {
+        put(&[4, 2], &mut n);
+    }
+    if let Some(ws) = seg.wscale {
+        put(&[1, 3, 3, ws], &mut n);
+    }
+    if let Some(ts) = seg.ts {
+        let v = ts.tsval.to_be_bytes();
+        let e = ts.tsecr.to_be_bytes();
+        put(
+            &[1, 1, 8, 10, v[0], v[1], v[2], v[3], e[0], e[1], e[2], e[3]],
+            &mut n,
+        );
+    }
+    if !seg.sack.is_empty() {
+        let base = fw.isn.wrapping_add(1);
+        let k = seg.sack.len().min(if seg.ts.is_some() { 3 } else { 4 });
+        put(&[1, 1, 5, 2 + 8 * k as u8], &mut n);
+        for (l, r) in seg.sack.iter().take(k) {
+            let l = base.wrapping_add(l as u32).to_be_bytes();
+            let r = base.wrapping_add(r as u32).to_be_bytes();
+            put(&[l[0], l[1], l[2], l[3], r[0], r[1], r[2], r[3]], &mut n);
+        }
+    }
+    if let Some(v) = seg.afc_rate {
+        put(&[253, 5, 0x41, 0x46, v], &mut n);
+    }
+    while n % 4 != 0 {
+        put(&[0], &mut n); // end-of-option-list padding
+    }
+    let tcp_hdr = 20 + n;
+    let payload = seg.len as usize;
+    let ip_len = 20 + tcp_hdr + payload;
+
+    // Ethernet II.
+    buf.extend_from_slice(&mac_of(dst));
+    buf.extend_from_slice(&mac_of(src));
+    buf.extend_from_slice(&[0x08, 0x00]);
+    // IPv4 (RFC 791), DF set, TTL 64, protocol 6.
+    let ip_start = buf.len();
+    let l = (ip_len as u16).to_be_bytes();
+    let id = ip_id.to_be_bytes();
+    buf.extend_from_slice(&[0x45, 0, l[0], l[1], id[0], id[1], 0x40, 0, 64, 6, 0, 0]);
+    buf.extend_from_slice(&ip_of(src));
+    buf.extend_from_slice(&ip_of(dst));
+    let c = checksum(0, &buf[ip_start..ip_start + 20]).to_be_bytes();
+    buf[ip_start + 10] = c[0];
+    buf[ip_start + 11] = c[1];
+    // TCP (RFC 9293 §3.1).
+    let tcp_start = buf.len();
+    buf.extend_from_slice(&sport.to_be_bytes());
+    buf.extend_from_slice(&dport.to_be_bytes());
+    buf.extend_from_slice(&seq.to_be_bytes());
+    buf.extend_from_slice(&ack.to_be_bytes());
+    buf.push(((tcp_hdr / 4) as u8) << 4);
+    buf.push(flags.0);
+    buf.extend_from_slice(&window.to_be_bytes());
+    buf.extend_from_slice(&[0, 0, 0, 0]); // checksum, urgent pointer
+    buf.extend_from_slice(&opts[..n]);
+    // Checksum over the pseudo-header, the header and the (all-zero) payload.
+    let tcp_len = (tcp_hdr + payload) as u32;
+    let s = ip_of(src);
+    let d = ip_of(dst);
+    let pseudo = u16::from_be_bytes([s[0], s[1]]) as u32
+        + u16::from_be_bytes([s[2], s[3]]) as u32
+        + u16::from_be_bytes([d[0], d[1]]) as u32
+        + u16::from_be_bytes([d[2], d[3]]) as u32
+        + 6
+        + (tcp_len >> 16)
+        + (tcp_len & 0xffff);
+    let c = checksum(pseudo, &buf[tcp_start..]).to_be_bytes();
+    buf[tcp_start + 16] = c[0];
+    buf[tcp_start + 17] = c[1];
+    14 + ip_len
+}
+
+/// One pcap file.
+pub struct PcapWriter {
+    out: BufWriter<File>,
+    snaplen: u32,
+    zeros: Vec<u8>,
+}
+
+impl PcapWriter {
+    pub fn create(path: &Path, snaplen: u32) -> io::Result<Self> {
+        let mut out = BufWriter::with_capacity(1 << 16, File::create(path)?);
+        // Global header: nanosecond-resolution magic, version 2.4, link type 1.
+        out.write_all(&0xa1b2_3c4du32.to_le_bytes())?;
+        out.write_all(&2u16.to_le_bytes())?;
+        out.write_all(&4u16.to_le_bytes())?;
+        out.write_all(&0i32.to_le_bytes())?;
+        out.write_all(&0u32.to_le_bytes())?;
+        out.write_all(&snaplen.to_le_bytes())?;
+        out.write_all(&1u32.to_le_bytes())?;
+        Ok(PcapWriter {
+            out,
+            snaplen,
+            zeros: vec![0; snaplen as usize],
+        })
+    }
+
+    /// Record a frame whose first bytes are `headers` and whose full length is
+    /// `full_len` (the rest is zero payload).
+    pub fn record(&mut self, t: Instant, headers: &[u8], full_len: usize) -> io::Result<()> {
+        let ns = t.as_nanos();
+        let incl = full_len.min(self.snaplen as usize);
+        self.out
+            .write_all(&((ns / 1_000_000_000) as u32).to_le_bytes())?;
+        self.out
+            .write_all(&((ns % 1_000_000_000) as u32).to_le_bytes())?;
+        self.out.write_all(&(incl as u32).to_le_bytes())?;
+        self.out.write_all(&(full_len as u32).to_le_bytes())?;
+        let h = headers.len().min(incl);
+        self.out.write_all(&headers[..h])?;
+        if incl > h {
+            self.out.write_all(&self.zeros[..incl - h])?;
+        }
+        Ok(())
+    }
+
+    pub fn finish(mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mobiflow_proto::wire::Timestamps;
+
+    #[test]
+    fn ipv4_header_checksum_verifies_to_zero() {
+        let fw = FlowWire::new(0, 0, 1, 1, 7);
+        let seg = Segment {
+            seq: 1000,
+            len: 1460,
+            flags: Flags::ACK,
+            ts: Some(Timestamps { tsval: 5, tsecr: 6 }),
+            ..Segment::default()
+        };
+        let mut buf = Vec::new();
+        let full = encode_tcp(&mut buf, &fw, &seg, true, 1);
+        assert_eq!(full, 14 + 20 + 32 + 1460);
+        assert_eq!(checksum(0, &buf[14..34]), 0, "IPv4 header checksum");
+        assert_eq!(buf[14 + 9], 6, "protocol TCP");
+        let seq = u32::from_be_bytes(buf[38..42].try_into().unwrap());
+        assert_eq!(seq, fw.isn.wrapping_add(1001));
+    }
+
+    #[test]
+    fn receiver_window_is_scaled_but_syn_window_is_not() {
+        let fw = FlowWire::new(0, 0, 1, 1, 3);
+        let ack = Segment {
+            ack: 5000,
+            wnd: 80_000,
+            flags: Flags::ACK,
+            ..Segment::default()
+        };
+        let mut buf = Vec::new();
+        encode_tcp(&mut buf, &fw, &ack, false, 1);
+        assert_eq!(u16::from_be_bytes([buf[48], buf[49]]), 10_000);
+        let ackno = u32::from_be_bytes(buf[42..46].try_into().unwrap());
+        assert_eq!(ackno, fw.isn.wrapping_add(5001));
+        let syn = Segment {
+            flags: Flags::SYN | Flags::ACK,
+            wnd: 80_000,
+            wscale: Some(3),
+            ..Segment::default()
+        };
+        encode_tcp(&mut buf, &fw, &syn, false, 2);
+        assert_eq!(u16::from_be_bytes([buf[48], buf[49]]), 65_535);
+    }
+}

@@ -1,0 +1,681 @@
+"""Reproduce seed 000: Adaptive Flow Control (AFC) for TCP on mobile phones (issue 5).
+
+The seed is a slide deck (S. Sanadhya and R. Sivakumar, IEEE INFOCOM 2011). Its ns-2
+simulations put a phone application that reads at a fluctuating rate behind a finite
+receive buffer. Classic flow control caps the connection at buffer/RTT, idles the
+sender at every zero window and keeps auto-tuned buffers small; AFC sets the flow
+window to the advertised window plus AR x RTT and adds three more mechanisms
+(``crates/mobiflow-proto/src/flow/afc.rs``).
+
+For every scenario in ``scenarios/afc/`` this script runs classic TCP, the auto-tuning
+baseline, AFC and AFC with each of its four mechanisms switched off (and AFC in the
+receiver placement), and writes to the output folder:
+
+* ``report.md``: the tables (expected throughput, the seed's number, every variant;
+  zero windows, idle RTTs, retransmissions), the seed-metric comparison, the
+  phase-length sensitivity of the motivation case and the check of the seed's model
+  of classic flow control (equations (5) and (6));
+* ``results.json``: every number;
+* ``fig_<case>.png``: throughput, advertised and flow window, and buffer occupancy
+  over time, classic against AFC; ``fig_theory.png``: simulated classic TCP against
+  equation (6).
+
+    python -m mobiflow.repro.afc                      # everything, into out/afc/
+    python -m mobiflow.repro.afc --cases motivation limitation1 --out /tmp/afc
+    python -m mobiflow.repro.afc --duration 30 --no-sensitivity   # a quick look
+
+Nothing here is tuned to the seed's numbers: the scenarios fix what the seed says and
+mark the rest as assumptions (the comments of each scenario file; AFC's own
+parameters are listed under ``assumed`` in every run's summary).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import mobiflow
+
+ROOT = Path(__file__).resolve().parents[4]
+SCENARIOS = ROOT / "scenarios" / "afc"
+FLOW = "flows.phone"
+
+
+@dataclass(frozen=True)
+class Case:
+    """One scenario of the seed, with what the seed says about it."""
+
+    name: str
+    file: str
+    title: str
+    expected_bps: float
+    """The seed's "expected throughput": min(AAR, average NW)."""
+    paper_bps: float | None = None
+    """Classic TCP's throughput in the seed (None: not given)."""
+    paper_note: str = ""
+
+
+CASES: tuple[Case, ...] = (
+    Case(
+        "motivation",
+        "motivation.toml",
+        "Motivation / Limitation 2: 15 Mb/s, RTT 530 ms, 256 KB, reads <0,6,6>",
+        4e6,
+        1.45e6,
+        "328 zero windows, 656 idle RTTs of 1132",
+    ),
+    Case(
+        "limitation1",
+        "limitation1.toml",
+        "Limitation 1: 4 Mb/s, RTT 1 s, 512 KB, reads <2,6>",
+        4e6,
+        3.0e6,
+    ),
+    Case(
+        "limitation3",
+        "limitation3.toml",
+        "Limitation 3: NW <2,4,4>, RTT 530 ms, 128 KB (auto-tuned), reads <0,6,6>",
+        10e6 / 3,
+        0.67e6,
+    ),
+    Case("eval1_step", "eval1_step.toml", "#1 AAR < NW, steps", 4e6),
+    Case("eval1_sine", "eval1_sine.toml", "#1 AAR < NW, sine", 4e6),
+    Case("eval2_step", "eval2_step.toml", "#2 AAR > NW, steps", 3e6),
+    Case("eval2_sine", "eval2_sine.toml", "#2 AAR > NW, sine", 3e6),
+    Case("eval3_step", "eval3_step.toml", "#3 NW fluctuates, AAR < avg NW, steps", 4e6),
+    Case("eval3_sine", "eval3_sine.toml", "#3 NW fluctuates, AAR < avg NW, sine", 4e6),
+    Case("eval4_step", "eval4_step.toml", "#4 NW fluctuates, AAR > avg NW, steps", 10e6 / 3),
+    Case("eval4_sine", "eval4_sine.toml", "#4 NW fluctuates, AAR > avg NW, sine", 10e6 / 3),
+    Case("eval5_step", "eval5_step.toml", "#5 max NW > 3 min NW, AAR > avg NW, steps", 5e6),
+    Case("eval5_sine", "eval5_sine.toml", "#5 max NW > 3 min NW, AAR > avg NW, sine", 5e6),
+    Case("cellular", "cellular_trace.toml", "AT&T LTE trace, reads <0,6,6>", 4e6),
+)
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A flow-control variant: overrides applied to the scenario's flow."""
+
+    name: str
+    label: str
+    sets: Mapping[str, object]
+
+
+def _afc(**afc: object) -> dict[str, object]:
+    sets: dict[str, object] = {f"{FLOW}.flow_control": "afc"}
+    sets.update({f"{FLOW}.afc.{k}": v for k, v in afc.items()})
+    return sets
+
+
+VARIANTS: tuple[Variant, ...] = (
+    Variant("classic", "classic", {}),
+    # Linux-like auto-tuning: the buffer may grow up to tcp_rmem[2] (4 MB, assumed)
+    # from the policy's 64 KB start; its rule is the seed's formula.
+    Variant("autotune", "auto-tuning", {f"{FLOW}.flow_control": "autotune", "tcp.rcv_buf": "4MB"}),
+    Variant("afc", "AFC", _afc()),
+    Variant("no_rate", "AFC -#1 rate", _afc(adapt_rate=False)),
+    Variant("no_hide", "AFC -#2 hide", _afc(hide_buffer_losses=False)),
+    Variant("no_feedback", "AFC -#3 feedback", _afc(proactive_feedback=False)),
+    Variant("no_pacing", "AFC -#4 pacing", _afc(pacing=False)),
+    Variant("afc_receiver", "AFC (receiver)", _afc(placement="receiver")),
+)
+
+# The seed's model check: periods of the sinusoidal read rate, and two buffers (one
+# large enough that alpha B0 exceeds the peak rate, one that caps it).
+THEORY_PERIODS_S = (2.0, 5.0, 10.0, 20.0)
+THEORY_BUFFERS = ("512KB", "128KB")
+THEORY_A0_BPS = 2e6
+THEORY_RTT_S = 0.53
+THEORY_SKIP_S = 40.0
+
+# Phase lengths of the motivation case's reads, for the sensitivity table.
+SENSITIVITY_STEPS = ("0.5s", "0.6s", "0.75s", "1s", "2s")
+
+# Counters copied from each run's summary.
+COUNTERS = (
+    "goodput_bps",
+    "zero_windows",
+    "zero_window_stalls",
+    "zero_window_stall_rtts",
+    "zero_window_stall_s",
+    "idle_rtts",
+    "total_rtts",
+    "retransmits",
+    "timeouts",
+    "fast_retransmits",
+    "rcv_buffer_drops",
+    "hidden_congestion_events",
+    "paced_segments",
+    "policy_updates",
+)
+
+
+# ----- running -------------------------------------------------------------------------
+
+
+def _sets(base: Mapping[str, object], duration: float | None) -> dict[str, object]:
+    sets = dict(base)
+    if duration is not None:
+        sets["run.duration"] = f"{duration:g}s"
+    return sets
+
+
+def run_one(path: Path, sets: Mapping[str, object], out: Path | None) -> dict[str, Any]:
+    """Run one scenario; the flow's counters and the run's assumptions."""
+    summary = mobiflow.run(path, set=dict(sets), out=out)
+    flow: Mapping[str, Any] = summary["flows"][0]
+    row: dict[str, Any] = {k: flow.get(k) for k in COUNTERS}
+    row["assumed"] = dict(summary["assumed"])
+    row["queue_drops"] = sum(link["drops"] for link in summary["links"])
+    return row
+
+
+def run_cases(
+    cases: Sequence[Case],
+    variants: Sequence[Variant],
+    out: Path,
+    duration: float | None,
+    jobs: int,
+) -> dict[str, dict[str, dict[str, Any]]]:
+    """Every case x variant; series of classic and AFC go to ``out/runs/``."""
+    results: dict[str, dict[str, dict[str, Any]]] = {c.name: {} for c in cases}
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        futures = []
+        for c in cases:
+            for v in variants:
+                keep = out / "runs" / f"{c.name}_{v.name}"
+                fut = pool.submit(run_one, SCENARIOS / c.file, _sets(v.sets, duration), keep)
+                futures.append((c.name, v.name, fut))
+        for case, variant, fut in futures:
+            results[case][variant] = fut.result()
+    return results
+
+
+def run_sensitivity(duration: float | None, jobs: int) -> dict[str, dict[str, dict[str, Any]]]:
+    """The motivation case with read phases of several lengths, classic and AFC."""
+    res: dict[str, dict[str, dict[str, Any]]] = {}
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        futures = []
+        for step in SENSITIVITY_STEPS:
+            for v in (VARIANTS[0], VARIANTS[2]):
+                sets = _sets(v.sets, duration)
+                sets[f"{FLOW}.reader.step"] = step
+                fut = pool.submit(run_one, SCENARIOS / "motivation.toml", sets, None)
+                futures.append((step, v.name, fut))
+        for step, variant, fut in futures:
+            res.setdefault(step, {})[variant] = fut.result()
+    return res
+
+
+# ----- the model of classic flow control (equations (5) and (6)) -------------------------
+
+
+def fit_sinusoid(
+    t: Sequence[float], y: Sequence[float], omega: float
+) -> tuple[float, float, float]:
+    """Least-squares fit of ``y = c + A sin(omega t - phi)``: (c, A, phi)."""
+    import numpy as np
+
+    tt = np.asarray(t, dtype=float)
+    yy = np.asarray(y, dtype=float)
+    m = np.column_stack([np.ones_like(tt), np.sin(omega * tt), np.cos(omega * tt)])
+    (c, a, b), *_ = np.linalg.lstsq(m, yy, rcond=None)
+    return float(c), float(math.hypot(a, b)), float(math.atan2(-b, a))
+
+
+def model_rate(t: float, a0: float, omega: float, alpha: float, b0_bits: float) -> float:
+    """Equation (6): TCP = min(alpha B0, A0 [1 + cos(theta) sin(omega t - theta)])."""
+    theta = math.atan(omega / alpha)
+    return min(alpha * b0_bits, a0 * (1.0 + math.cos(theta) * math.sin(omega * t - theta)))
+
+
+def _series(out: Path) -> tuple[list[float], list[float], list[float]]:
+    frames = mobiflow.read_series(out)
+    flow = frames["flow"]
+    t = [float(x) for x in flow["time_s"].to_list()]
+    gp = [float(x) for x in flow["goodput_bps"].to_list()]
+    rd = [float(x) for x in flow["read_rate_bps"].to_list()]
+    return t, gp, rd
+
+
+def run_theory(out: Path, duration: float | None, jobs: int) -> list[dict[str, Any]]:
+    """Classic and AFC under AR = A0 (1 + sin wt), against equations (5) and (6)."""
+    jobs_list = []
+    for buf in THEORY_BUFFERS:
+        for period in THEORY_PERIODS_S:
+            for v in (VARIANTS[0], VARIANTS[2]):
+                sets = _sets(v.sets, duration)
+                sets["tcp.rcv_buf"] = buf
+                sets[f"{FLOW}.reader.period"] = f"{period:g}s"
+                keep = out / "runs" / f"theory_{buf}_{period:g}s_{v.name}"
+                jobs_list.append((buf, period, v.name, sets, keep))
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        futs = [
+            pool.submit(run_one, SCENARIOS / "theory_sine.toml", s, k)
+            for (_, _, _, s, k) in jobs_list
+        ]
+        runs = [f.result() for f in futs]
+    rows = []
+    alpha = 1.0 / THEORY_RTT_S
+    for (buf, period, variant, _, keep), run in zip(jobs_list, runs, strict=True):
+        omega = 2 * math.pi / period
+        theta = math.atan(omega / alpha)
+        t, gp, rd = _series(keep)
+        skip = min(THEORY_SKIP_S, 0.3 * (t[-1] if t else 0.0))
+        idx = [i for i, x in enumerate(t) if x >= skip]
+        ts = [t[i] for i in idx]
+        gs = [gp[i] for i in idx]
+        rs = [rd[i] for i in idx]
+        if len(ts) < 10:
+            continue
+        c, amp, phi = fit_sinusoid(ts, gs, omega)
+        cr, ampr, phir = fit_sinusoid(ts, rs, omega)
+        # The error signal AR - TCP: fundamental of the read rate minus that of TCP.
+        _, ampe, _ = fit_sinusoid(ts, [r - g for r, g in zip(rs, gs, strict=True)], omega)
+        b0_bits = _size_bits(buf)
+        model = [model_rate(x, THEORY_A0_BPS, omega, alpha, b0_bits) for x in ts]
+        # The model's own fundamental (the cap at alpha B0 clips it).
+        cm, ampm, phim = fit_sinusoid(ts, model, omega)
+        fitted = [c + amp * math.sin(omega * x - phi) for x in ts]
+        rms = math.sqrt(sum((f - m) ** 2 for f, m in zip(fitted, model, strict=True)) / len(ts))
+        rows.append(
+            {
+                "buffer": buf,
+                "period_s": period,
+                "variant": variant,
+                "theta_deg": math.degrees(theta),
+                "model_mean_bps": cm,
+                "model_amp_bps": ampm,
+                "model_phase_deg": math.degrees(phim),
+                # A window-limited sender follows the advertised right edge, which moves
+                # with the reads: TCP(t) = AR(t - RTT), a pure delay.
+                "delay_phase_deg": math.degrees(omega * THEORY_RTT_S),
+                "model_err_amp_bps": THEORY_A0_BPS * math.sin(theta),
+                "alpha_b0_bps": alpha * b0_bits,
+                "mean_bps": c,
+                "amp_bps": amp,
+                "phase_deg": math.degrees(phi),
+                "read_mean_bps": cr,
+                "read_amp_bps": ampr,
+                "read_phase_deg": math.degrees(phir),
+                "err_amp_bps": ampe,
+                "rms_fit_vs_model_bps": rms,
+                "goodput_bps": run["goodput_bps"],
+                "retransmits": run["retransmits"],
+            }
+        )
+    return rows
+
+
+def _size_bits(text: str) -> float:
+    units = {"KB": 1024, "MB": 1024 * 1024}
+    for u, k in units.items():
+        if text.endswith(u):
+            return float(text[: -len(u)]) * k * 8
+    return float(text) * 8
+
+
+# ----- tables --------------------------------------------------------------------------
+
+
+def _mbps(x: float | None) -> str:
+    return "-" if x is None else f"{x / 1e6:.2f}"
+
+
+def throughput_table(
+    cases: Sequence[Case], variants: Sequence[Variant], res: Mapping[str, Mapping[str, Any]]
+) -> list[str]:
+    head = ["case", "expected", "seed (classic)"] + [v.label for v in variants]
+    head += ["AFC gain"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for c in cases:
+        r = res[c.name]
+        cl = r["classic"]["goodput_bps"]
+        afc = r["afc"]["goodput_bps"]
+        gain = f"{(afc / cl - 1) * 100:+.0f} %" if cl else "-"
+        cells = [c.name, _mbps(c.expected_bps), _mbps(c.paper_bps)]
+        cells += [_mbps(r[v.name]["goodput_bps"]) for v in variants]
+        cells.append(gain)
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+def counts_table(
+    cases: Sequence[Case], variants: Sequence[Variant], res: Mapping[str, Mapping[str, Any]]
+) -> list[str]:
+    head = [
+        "case",
+        "variant",
+        "Mb/s",
+        "zero windows",
+        "zw stall RTTs",
+        "idle RTTs / total",
+        "retransmits",
+        "timeouts",
+        "buffer drops",
+        "queue drops",
+        "hidden",
+        "paced",
+        "proactive",
+    ]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for c in cases:
+        for v in variants:
+            r = res[c.name][v.name]
+            cells = [
+                c.name,
+                v.label,
+                _mbps(r["goodput_bps"]),
+                str(r["zero_windows"]),
+                str(r["zero_window_stall_rtts"]),
+                f"{r['idle_rtts']} / {r['total_rtts']}",
+                str(r["retransmits"]),
+                str(r["timeouts"]),
+                str(r["rcv_buffer_drops"]),
+                str(r["queue_drops"]),
+                str(r["hidden_congestion_events"]),
+                str(r["paced_segments"]),
+                str(r["policy_updates"]),
+            ]
+            lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+def seed_metrics_table(res: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    r = res["classic"]
+    return [
+        "| metric | seed (ns-2) | mobiflow classic | definition here |",
+        "|---|---|---|---|",
+        f"| throughput | 1.45 Mb/s | {_mbps(r['goodput_bps'])} Mb/s | payload delivered "
+        "to the application / run time |",
+        f"| zero windows | 328 | {r['zero_windows']} | zero-window advertisements after a "
+        "non-zero one |",
+        f"| idle RTTs | 656 | {r['zero_window_stall_rtts']} | sum over zero-window stalls of "
+        "ceil(stall / SRTT): the seed's 656 is exactly 2 x 328 |",
+        f"| idle RTT slots | - | {r['idle_rtts']} | SRTT-long slots without any data sent "
+        "(`idle_rtts`) |",
+        f"| total RTTs | 1132 | {r['total_rtts']} | SRTT-long slots of the run |",
+        f"| zero-window stall time | - | {r['zero_window_stall_s']:.0f} s | from the last new "
+        "data before a zero window to the first after |",
+    ]
+
+
+def sensitivity_table(sens: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    lines = [
+        "| read phase | classic Mb/s | zero windows | zw stall RTTs | AFC Mb/s | AFC retransmits |",
+        "|---|---|---|---|---|---|",
+    ]
+    for step, r in sens.items():
+        cl, afc = r["classic"], r["afc"]
+        lines.append(
+            f"| {step} | {_mbps(cl['goodput_bps'])} | {cl['zero_windows']} | "
+            f"{cl['zero_window_stall_rtts']} | {_mbps(afc['goodput_bps'])} | "
+            f"{afc['retransmits']} |"
+        )
+    return lines
+
+
+def theory_table(rows: Sequence[Mapping[str, Any]]) -> list[str]:
+    lines = [
+        "| buffer | period | variant | theta | mean: model / sim | amplitude: model / sim | "
+        "phase lag: eq.(6) / delay / sim | error amplitude: eq.(5) / sim | "
+        "RMS(fit - eq.(6)) |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r['buffer']} | {r['period_s']:g} s | {r['variant']} | "
+            f"{r['theta_deg']:.0f} deg | {_mbps(r['model_mean_bps'])} / {_mbps(r['mean_bps'])} | "
+            f"{_mbps(r['model_amp_bps'])} / {_mbps(r['amp_bps'])} | "
+            f"{r['model_phase_deg']:.0f} / {r['delay_phase_deg']:.0f} / {r['phase_deg']:.0f} deg | "
+            f"{_mbps(r['model_err_amp_bps'])} / {_mbps(r['err_amp_bps'])} | "
+            f"{_mbps(r['rms_fit_vs_model_bps'])} |"
+        )
+    return lines
+
+
+# ----- figures -------------------------------------------------------------------------
+
+
+def _moving_average(y: Sequence[float], n: int) -> list[float]:
+    out: list[float] = []
+    acc = 0.0
+    for i, v in enumerate(y):
+        acc += v
+        if i >= n:
+            acc -= y[i - n]
+        out.append(acc / min(i + 1, n))
+    return out
+
+
+def figure_case(case: Case, out: Path, window_s: float = 30.0) -> Path | None:
+    """Throughput, advertised and flow window, buffer occupancy: classic | AFC."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:  # pragma: no cover - depends on the environment
+        return None
+    fig, axes = plt.subplots(3, 2, figsize=(12, 8), sharex="col")
+    for col, variant in enumerate(("classic", "afc")):
+        frames = mobiflow.read_series(out / "runs" / f"{case.name}_{variant}")
+        flow = frames["flow"]
+        t = [float(x) for x in flow["time_s"].to_list()]
+        if not t:
+            continue
+        t0 = min(100.0, t[-1] / 2)
+        idx = [i for i, x in enumerate(t) if t0 <= x <= t0 + window_s]
+        ts = [t[i] for i in idx]
+
+        def col_of(name: str, scale: float, idx: list[int] = idx, flow: Any = flow) -> list[float]:
+            vals = flow[name].to_list()
+            return [float(vals[i]) * scale for i in idx]
+
+        def smoothed(name: str, idx: list[int] = idx, flow: Any = flow) -> list[float]:
+            # 1 s moving average over the whole run, then the window shown.
+            ma = _moving_average([float(x) * 1e-6 for x in flow[name].to_list()], 10)
+            return [ma[i] for i in idx]
+
+        ax = axes[0][col]
+        ax.plot(ts, smoothed("goodput_bps"), label="throughput (1 s)")
+        ax.plot(ts, smoothed("read_rate_bps"), label="read rate (1 s)")
+        if variant == "afc":
+            ax.plot(ts, col_of("ar_bps", 1e-6), label="AR estimate", linestyle=":")
+        ax.axhline(case.expected_bps / 1e6, color="grey", linestyle="--", label="expected")
+        ax.set_ylabel("Mb/s")
+        ax.set_title(f"{case.name}: {'classic TCP' if variant == 'classic' else 'AFC'}")
+        ax.legend(fontsize=7, loc="upper right")
+        ax = axes[1][col]
+        ax.plot(ts, col_of("rwnd_bytes", 1e-3), label="advertised window")
+        ax.plot(ts, col_of("flow_window_bytes", 1e-3), label="flow window", linestyle="--")
+        ax.set_ylabel("kB")
+        ax.legend(fontsize=7, loc="upper right")
+        ax = axes[2][col]
+        ax.plot(ts, col_of("rcv_buffer_bytes", 1e-3), label="buffer occupancy")
+        ax.plot(ts, col_of("rcv_buf_limit_bytes", 1e-3), label="buffer size", linestyle="--")
+        ax.set_ylabel("kB")
+        ax.set_xlabel("time (s)")
+        ax.legend(fontsize=7, loc="upper right")
+    fig.tight_layout()
+    path = out / f"fig_{case.name}.png"
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def figure_theory(out: Path, period: float = 5.0, buf: str = "512KB") -> Path | None:
+    """Simulated classic TCP and AFC against equation (6), one sinusoidal read rate."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:  # pragma: no cover
+        return None
+    omega = 2 * math.pi / period
+    alpha = 1.0 / THEORY_RTT_S
+    fig, ax = plt.subplots(figsize=(10, 4))
+    t_end = 0.0
+    for variant in ("classic", "afc"):
+        keep = out / "runs" / f"theory_{buf}_{period:g}s_{variant}"
+        if not (keep / "flow_series.csv").exists():
+            continue
+        t, gp, _ = _series(keep)
+        t0 = min(100.0, t[-1] / 2)
+        idx = [i for i, x in enumerate(t) if t0 <= x <= t0 + 4 * period]
+        ts = [t[i] for i in idx]
+        t_end = max(t_end, ts[-1] if ts else 0.0)
+        ax.plot(ts, _moving_average([gp[i] / 1e6 for i in idx], 5), label=f"{variant} (0.5 s)")
+        if variant == "classic":
+            ar = [THEORY_A0_BPS * (1 + math.sin(omega * x)) / 1e6 for x in ts]
+            ax.plot(ts, ar, label="AR = A0(1 + sin wt)", color="black", linewidth=1)
+            eq6 = [model_rate(x, THEORY_A0_BPS, omega, alpha, _size_bits(buf)) / 1e6 for x in ts]
+            ax.plot(ts, eq6, label="equation (6)", color="red", linestyle="--")
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("Mb/s")
+    ax.set_title(f"Classic flow control as an integral controller: period {period:g} s, {buf}")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    path = out / "fig_theory.png"
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+# ----- report --------------------------------------------------------------------------
+
+NOTES = """\
+## How to read this
+
+* Throughput is payload delivered to the application divided by the run time.
+  "Expected" is the seed's: min(AAR, average NW). "AFC gain" is AFC over classic.
+* Every scenario is ns-2-like (the `ns2` TCP profile: 1000-byte packets, no delayed
+  ACKs, per-ACK window growth) with SACK, as the seed's evaluation; what the seed does
+  not say (phase lengths, run length, the 50-packet queue of ns-2, AFC's EWMA weight,
+  sampling interval, feedback threshold, burst size, the option's encoding, the
+  placement) is assumed and listed in each run's `assumed` (see `results.json`).
+* Variants: `AFC -#k` switches off one mechanism (#1 flow window = advertised window +
+  AR x RTT, #2 hiding receive-buffer losses from congestion control, #3 proactive
+  feedback, #4 burst control by pacing); `AFC (receiver)` computes the flow window at
+  the receiver instead of carrying AR in the 2-byte option; `auto-tuning` is the
+  buffer min(perceived NW, AAR) x RTT re-evaluated every RTT (grow-only, from 64 KB,
+  up to 4 MB).
+* Counters: `zero windows` = zero-window advertisement episodes; `zw stall RTTs` = sum
+  over zero-window stalls of the sender of ceil(stall / SRTT), the seed's way of
+  counting idle RTTs as it appears (656 = 2 x 328); `idle RTTs` = SRTT-long slots with
+  no data sent; `buffer drops` = segments the receiver dropped for want of buffer
+  space; `hidden` = congestion signals kept from congestion control by AFC #2;
+  `paced` = segments AFC #4 held back; `proactive` = window updates AFC #3 asked for.
+"""
+
+
+def write_report(
+    out: Path,
+    cases: Sequence[Case],
+    variants: Sequence[Variant],
+    res: Mapping[str, Mapping[str, Any]],
+    sens: Mapping[str, Mapping[str, Any]] | None,
+    theory: Sequence[Mapping[str, Any]] | None,
+    figures: Sequence[Path],
+) -> Path:
+    lines = ["# Seed 000: Adaptive Flow Control, reproduction", "", NOTES, "## Throughput (Mb/s)"]
+    lines += ["", *throughput_table(cases, variants, res), ""]
+    if "motivation" in res:
+        lines += ["## The seed's counters, motivation case (classic TCP)", ""]
+        lines += [*seed_metrics_table(res["motivation"]), ""]
+    if sens:
+        lines += ["## Motivation case: length of the read phases (not given by the seed)", ""]
+        lines += [*sensitivity_table(sens), ""]
+    if theory:
+        lines += [
+            "## The seed's model of classic flow control, equations (5) and (6)",
+            "",
+            f"AR = A0 (1 + sin wt), A0 = {THEORY_A0_BPS / 1e6:g} Mb/s, alpha = 1/RTT with "
+            f"RTT = {THEORY_RTT_S} s; sinusoids fitted by least squares to the simulated "
+            "rate (100 ms samples after the first 40 s) and, the same way, to equation "
+            "(6). Uncapped, the model predicts a mean of A0, an amplitude A0 cos(theta), "
+            "a phase lag theta and an error AR - TCP of amplitude A0 sin(theta) "
+            "(equation (5)); with the 128 KB buffer alpha B0 = 1.98 Mb/s clips the peaks. "
+            "The last column is the RMS difference between the fitted simulated rate and "
+            "equation (6). 'delay' is the phase lag omega x RTT of a pure delay, "
+            "TCP(t) = AR(t - RTT): a window-limited sender follows the advertised right "
+            "edge, which moves with the application's reads.",
+            "",
+            *theory_table(theory),
+            "",
+        ]
+    lines += ["## Counters per variant", "", *counts_table(cases, variants, res), ""]
+    if figures:
+        lines += ["## Figures", ""] + [f"![{p.stem}]({p.name})" for p in figures] + [""]
+    path = out / "report.md"
+    path.write_text("\n".join(lines))
+    return path
+
+
+# ----- entry point ---------------------------------------------------------------------
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(
+        prog="python -m mobiflow.repro.afc", description=__doc__.split("\n\n")[0]
+    )
+    ap.add_argument("--out", type=Path, default=ROOT / "out" / "afc", help="output folder")
+    ap.add_argument(
+        "--cases",
+        nargs="*",
+        default=None,
+        help=f"cases to run ({', '.join(c.name for c in CASES)})",
+    )
+    ap.add_argument("--duration", type=float, default=None, help="override every run's length, s")
+    ap.add_argument("--jobs", type=int, default=2, help="runs at once (default 2)")
+    ap.add_argument("--no-figures", action="store_true")
+    ap.add_argument("--no-theory", action="store_true")
+    ap.add_argument("--no-sensitivity", action="store_true")
+    args = ap.parse_args(argv)
+    known = {c.name: c for c in CASES}
+    names = args.cases if args.cases else list(known)
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        ap.error(f"unknown case(s) {', '.join(unknown)}; expected {', '.join(known)}")
+    cases = [known[n] for n in names]
+    out: Path = args.out
+    out.mkdir(parents=True, exist_ok=True)
+
+    res = run_cases(cases, VARIANTS, out, args.duration, args.jobs)
+    sens = None
+    if not args.no_sensitivity and "motivation" in names:
+        sens = run_sensitivity(args.duration, args.jobs)
+    theory = None if args.no_theory else run_theory(out, args.duration, args.jobs)
+    figures: list[Path] = []
+    if not args.no_figures:
+        for c in cases:
+            p = figure_case(c, out)
+            if p is not None:
+                figures.append(p)
+        if theory:
+            p = figure_theory(out)
+            if p is not None:
+                figures.append(p)
+    report = write_report(out, cases, VARIANTS, res, sens, theory, figures)
+    (out / "results.json").write_text(
+        json.dumps({"cases": res, "sensitivity": sens, "theory": theory}, indent=2, sort_keys=True)
+        + "\n"
+    )
+    print("\n".join(throughput_table(cases, VARIANTS, res)))
+    if theory:
+        print()
+        print("\n".join(theory_table(theory)))
+    print(f"\nreport: {report}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
