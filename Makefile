@@ -7,6 +7,7 @@
 #   make reproduce   run every example scenario, tables on stdout, files in out/examples/
 #   make validate    cross-check the simulator against ns-2 on twin scenarios
 #   make bench       speed and memory against ns-2, and the scale table
+#   make bench-sweep a 24-run sweep on 1 and on 2 worker processes: the wall-time ratio
 #   make clean       remove .venv, out/, the built extension (not target/)
 #
 # Needs: cargo (Rust >= 1.80 via rustup, with rustfmt and clippy), python3 (>= 3.11) with
@@ -37,10 +38,10 @@ DEPS_STAMP := $(VENV)/.mobiflow-deps
 BUILD_STAMP := $(VENV)/.mobiflow-build
 
 .PHONY: help setup build-dev test test-rust test-python lint lint-rust lint-python fmt \
-	reproduce validate bench clean
+	reproduce validate bench bench-sweep clean
 
 help:
-	@sed -n '3,11s/^# \{0,1\}//p' Makefile
+	@sed -n '3,12s/^# \{0,1\}//p' Makefile
 
 # --- set-up -------------------------------------------------------------------------
 
@@ -113,6 +114,10 @@ validate: setup
 bench: setup
 	$(CARGO) build --release -p mobiflow-sim --bin mobiflow-run
 	$(VPY) bench/bench.py
+
+## Time a 24-run sweep on 1 and on 2 local worker processes and print the ratio.
+bench-sweep: setup
+	$(VPY) bench/sweep_scaling.py
 
 clean:
 	rm -rf $(VENV) $(OUT) .pytest_cache .ruff_cache py/.pytest_cache

@@ -15,26 +15,43 @@
 //!
 //! The GIL is released while a scenario is loaded, run and written, so Python threads
 //! may run several scenarios at once.
+//!
+//! Besides running, the module converts between the forms a scenario takes in Python:
+//! TOML text with overrides applied (`apply_overrides`), and TOML <-> JSON
+//! (`toml_to_json`, `json_to_toml`) so that the package can show a scenario as a dict
+//! and build one from a dict without a TOML library of its own. `run_str_results`
+//! returns the series as the CSV bytes `output` writes, so that a run kept in memory
+//! and a run read back from its folder are the same bytes.
 
 use mobiflow_sim::model::{
     AppSpec, DelayModel, DirSpec, FlowSpec, LinkSpec, QueueLimit, QueueSpec, RateModel, ReaderSpec,
     Scenario, Transport,
 };
+use mobiflow_sim::scenario::apply_override;
 use mobiflow_sim::{output, ScenarioError};
-use pyo3::create_exception;
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::PyBytes;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-create_exception!(
-    mobiflow,
-    PyScenarioError,
-    PyValueError,
-    "A scenario that cannot be run: the file, the dotted key and the reason.\n\n\
-     Attributes: file (str | None), key (str | None), reason (str)."
-);
+/// The Python exception type, in a module of its own so that its Python name is
+/// `mobiflow.ScenarioError` (the name of the Rust item) without clashing with
+/// `mobiflow_sim::ScenarioError`.
+mod exceptions {
+    use pyo3::create_exception;
+    use pyo3::exceptions::PyValueError;
+
+    create_exception!(
+        mobiflow,
+        ScenarioError,
+        PyValueError,
+        "A scenario that cannot be run: the file, the dotted key and the reason.\n\n\
+         Attributes: file (str | None), key (str | None), reason (str)."
+    );
+}
+use exceptions::ScenarioError as PyScenarioError;
 
 /// Everything that can go wrong in a call, without holding the GIL.
 enum Failure {
@@ -78,6 +95,50 @@ fn run_scenario(scenario: &Scenario, out_dir: Option<&Path>) -> Result<String, F
         output::write_run(&result, dir).map_err(|e| Failure::Output(dir.to_path_buf(), e))?;
     }
     Ok(output::summary_json(&result.summary))
+}
+
+/// A run's summary JSON and its flow and link series as CSV bytes (the exact bytes of
+/// `summary.json`, `flow_series.csv` and `link_series.csv`).
+struct Results {
+    summary: String,
+    flow_csv: Vec<u8>,
+    link_csv: Vec<u8>,
+}
+
+/// Runs a loaded scenario and keeps everything it reports in memory; writes it to
+/// `out_dir` too if given.
+fn run_scenario_results(scenario: &Scenario, out_dir: Option<&Path>) -> Result<Results, Failure> {
+    let result = mobiflow_sim::run(scenario).map_err(|e| Failure::Run(e.to_string()))?;
+    if let Some(dir) = out_dir {
+        output::write_run(&result, dir).map_err(|e| Failure::Output(dir.to_path_buf(), e))?;
+    }
+    let csv_failure = |e: std::io::Error| Failure::Run(format!("cannot format the series: {e}"));
+    let mut flow_csv = Vec::new();
+    output::write_flow_series(&mut flow_csv, &result.series.flow, &result.summary)
+        .map_err(csv_failure)?;
+    let mut link_csv = Vec::new();
+    output::write_link_series(&mut link_csv, &result.series.link, &result.summary)
+        .map_err(csv_failure)?;
+    Ok(Results {
+        summary: output::summary_json(&result.summary),
+        flow_csv,
+        link_csv,
+    })
+}
+
+/// Parses TOML text into a table. A syntax error is reported exactly as loading the
+/// scenario reports it (`FILE: line L, column C: invalid TOML: ...`).
+fn parse_toml(text: &str, source: Option<&Path>) -> Result<toml::Table, ScenarioError> {
+    toml::from_str(text).map_err(|e| match mobiflow_sim::load_str(text, source, &[]) {
+        // Loading starts with the same parse, so it fails the same way, with the
+        // engine's wording of the message.
+        Err(err) if err.key.is_none() => err,
+        _ => ScenarioError {
+            file: source.map(Path::to_path_buf),
+            key: None,
+            reason: format!("invalid TOML: {}", e.message().trim()),
+        },
+    })
 }
 
 /// Checks a scenario file without running it and describes it as JSON.
@@ -155,6 +216,119 @@ fn validate_str(
     .map_err(|f: Failure| f.into_pyerr(py))
 }
 
+/// [`run_str`] that also returns the sampled series: `(summary JSON, flow series CSV,
+/// link series CSV)`, the bytes `out_dir` would receive. Writes them into `out_dir`
+/// too if it is given.
+#[pyfunction]
+#[pyo3(signature = (text, overrides = Vec::new(), out_dir = None, source = None))]
+fn run_str_results<'py>(
+    py: Python<'py>,
+    text: String,
+    overrides: Vec<(String, String)>,
+    out_dir: Option<PathBuf>,
+    source: Option<PathBuf>,
+) -> PyResult<(String, Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
+    let results = py
+        .allow_threads(|| {
+            let scenario = mobiflow_sim::load_str(&text, source.as_deref(), &overrides)
+                .map_err(Failure::Scenario)?;
+            run_scenario_results(&scenario, out_dir.as_deref())
+        })
+        .map_err(|f| f.into_pyerr(py))?;
+    Ok((
+        results.summary,
+        PyBytes::new(py, &results.flow_csv),
+        PyBytes::new(py, &results.link_csv),
+    ))
+}
+
+/// Applies overrides to TOML text and returns the resulting document as TOML text.
+///
+/// Without overrides the text is returned as it is (comments included). With them,
+/// the document is written anew (keys sorted, comments dropped). Only the paths are
+/// checked here, not the values: `validate_str` checks those. Raises `ScenarioError`
+/// for invalid TOML or an override whose path does not exist.
+#[pyfunction]
+#[pyo3(signature = (text, overrides = Vec::new(), source = None))]
+fn apply_overrides(
+    py: Python<'_>,
+    text: String,
+    overrides: Vec<(String, String)>,
+    source: Option<PathBuf>,
+) -> PyResult<String> {
+    py.allow_threads(|| {
+        let mut doc = parse_toml(&text, source.as_deref())?;
+        if overrides.is_empty() {
+            return Ok(text);
+        }
+        for (key, value) in &overrides {
+            let key = key.trim();
+            apply_override(&mut doc, key, value).map_err(|e| {
+                let reason = e.strip_prefix(&format!("{key}: ")).unwrap_or(&e);
+                ScenarioError {
+                    file: source.clone(),
+                    key: Some(key.to_string()),
+                    reason: format!("in override {key}={value}: {reason}"),
+                }
+            })?;
+        }
+        Ok(doc.to_string())
+    })
+    .map_err(|e: ScenarioError| scenario_error(py, &e))
+}
+
+/// Parses TOML text and returns it as JSON (tables as objects, arrays as arrays).
+/// Raises `ScenarioError` for invalid TOML, naming the line and column.
+#[pyfunction]
+#[pyo3(signature = (text, source = None))]
+fn toml_to_json(py: Python<'_>, text: String, source: Option<PathBuf>) -> PyResult<String> {
+    let doc = parse_toml(&text, source.as_deref()).map_err(|e| scenario_error(py, &e))?;
+    serde_json::to_string(&doc).map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+/// Writes a JSON object as a TOML document. Raises `ValueError` for what TOML cannot
+/// hold: a top level that is not an object, or `null` anywhere.
+#[pyfunction]
+fn json_to_toml(json: &str) -> PyResult<String> {
+    let value: serde_json::Value = serde_json::from_str(json)
+        .map_err(|e| PyValueError::new_err(format!("invalid JSON: {e}")))?;
+    if !value.is_object() {
+        return Err(PyValueError::new_err(
+            "a scenario is a table: expected a JSON object at the top level",
+        ));
+    }
+    if let Some(path) = find_null(&value, String::new()) {
+        return Err(PyValueError::new_err(format!(
+            "{path}: TOML has no null (None); leave the key out to get its default"
+        )));
+    }
+    toml::to_string(&value).map_err(|e| PyValueError::new_err(format!("cannot write TOML: {e}")))
+}
+
+/// The dotted path of the first `null` in `value`, if any.
+fn find_null(value: &serde_json::Value, path: String) -> Option<String> {
+    let join = |k: &str| {
+        if path.is_empty() {
+            k.to_string()
+        } else {
+            format!("{path}.{k}")
+        }
+    };
+    match value {
+        serde_json::Value::Null => Some(if path.is_empty() {
+            "value".into()
+        } else {
+            path
+        }),
+        serde_json::Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .find_map(|(i, v)| find_null(v, join(&i.to_string()))),
+        serde_json::Value::Object(map) => map.iter().find_map(|(k, v)| find_null(v, join(k))),
+        _ => None,
+    }
+}
+
 /// The version of the engine (the workspace version).
 #[pyfunction]
 fn version() -> &'static str {
@@ -167,6 +341,10 @@ fn _mobiflow(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate_str, m)?)?;
     m.add_function(wrap_pyfunction!(run_file, m)?)?;
     m.add_function(wrap_pyfunction!(run_str, m)?)?;
+    m.add_function(wrap_pyfunction!(run_str_results, m)?)?;
+    m.add_function(wrap_pyfunction!(apply_overrides, m)?)?;
+    m.add_function(wrap_pyfunction!(toml_to_json, m)?)?;
+    m.add_function(wrap_pyfunction!(json_to_toml, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add("ScenarioError", m.py().get_type::<PyScenarioError>())?;
     Ok(())

@@ -4,11 +4,23 @@ The engine is written in Rust (``crates/mobiflow-sim``); this package runs it::
 
     import mobiflow
 
-    summary = mobiflow.run("scenarios/examples/rwnd_limited.toml", set={"seed": 2})
-    summary["flows"][0]["goodput_bps"]  # bits per second of payload
+    sc = mobiflow.Scenario.load("scenarios/examples/rwnd_limited.toml")
+    run = sc.set("flows.bulk.cc", "cubic").run()
+    run.flows           # polars DataFrame, one row per flow (goodput_bps: bits per second)
+    run.flow_series     # polars DataFrame: time_s, cwnd_bytes, rwnd_bytes, srtt_ms, ...
+    run.plot_cwnd("cwnd.png")
 
-See :mod:`mobiflow.api` for the functions and their units, :mod:`mobiflow.results` for
-the shape of a summary, and ``mobiflow --help`` for the command line.
+    result = mobiflow.sweep(sc, grid={"tcp.rcv_buf": ["64KB", "1MB"]}, seeds=[1, 2, 3])
+    result.aggregate()  # mean and 95 % confidence interval across seeds
+
+Modules: :mod:`mobiflow.scenario` (:class:`Scenario`), :mod:`mobiflow.outputs`
+(:class:`Run`, the columns and their units), :mod:`mobiflow.plot` (figures),
+:mod:`mobiflow.sweeps` (:func:`sweep`), :mod:`mobiflow.api` (functions on scenario
+files), :mod:`mobiflow.results` (the shape of a summary). ``mobiflow --help`` for the
+command line; ``docs/python.md`` for a walk-through.
+
+Units are in the names: ``_bps`` bits per second, ``_s`` seconds, ``_ms``
+milliseconds, ``_bytes`` bytes, ``_packets`` packets.
 """
 
 from mobiflow._mobiflow import ScenarioError
@@ -22,7 +34,10 @@ from mobiflow.api import (
     validate,
     validate_text,
 )
+from mobiflow.outputs import Run
 from mobiflow.results import FlowSummary, LinkSummary, Summary
+from mobiflow.scenario import Scenario, flow, link
+from mobiflow.sweeps import SweepError, SweepResult, load_sweep, sweep
 
 __version__: str = _engine_version()
 """The version of the package and its engine (one workspace version)."""
@@ -30,14 +45,22 @@ __version__: str = _engine_version()
 __all__ = [
     "FlowSummary",
     "LinkSummary",
+    "Run",
+    "Scenario",
     "ScenarioError",
     "Summary",
+    "SweepError",
+    "SweepResult",
     "__version__",
+    "flow",
+    "link",
+    "load_sweep",
     "read_series",
     "read_summary",
     "run",
     "run_json",
     "run_text",
+    "sweep",
     "validate",
     "validate_text",
 ]

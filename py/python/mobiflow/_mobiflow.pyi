@@ -1,6 +1,6 @@
 """Type stubs of the compiled module ``mobiflow._mobiflow`` (crates/mobiflow-python).
 
-Every function returns JSON text; :mod:`mobiflow` parses it. Overrides are
+Functions return JSON text (or TOML text, or CSV bytes); :mod:`mobiflow` parses it. Overrides are
 ``(dotted key, value)`` pairs, as ``--set KEY=VALUE`` on the command line.
 """
 
@@ -39,6 +39,30 @@ def run_str(
     source: _Path | None = None,
 ) -> str:
     """Like :func:`run_file` for TOML text; ``source`` names the file it stands for."""
+
+def run_str_results(
+    text: str,
+    overrides: list[tuple[str, str]] = ...,
+    out_dir: _Path | None = None,
+    source: _Path | None = None,
+) -> tuple[str, bytes, bytes]:
+    """Like :func:`run_str`, also returning the series: ``(summary JSON, flow series CSV,
+    link series CSV)``, the bytes of ``summary.json``, ``flow_series.csv`` and
+    ``link_series.csv``."""
+
+def apply_overrides(
+    text: str, overrides: list[tuple[str, str]] = ..., source: _Path | None = None
+) -> str:
+    """TOML text with ``overrides`` applied (the text itself when there are none).
+
+    Checks paths, not values; raises :class:`ScenarioError` for invalid TOML or a path
+    that does not exist."""
+
+def toml_to_json(text: str, source: _Path | None = None) -> str:
+    """Parse TOML text into JSON; :class:`ScenarioError` names the line of a syntax error."""
+
+def json_to_toml(json: str) -> str:
+    """Write a JSON object as a TOML document; ``ValueError`` for ``null`` or a non-object."""
 
 def version() -> str:
     """The engine's version."""

@@ -24,6 +24,7 @@ The engine runs without the GIL: threads may run several scenarios at once.
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -59,24 +60,54 @@ FLOW_SERIES_FILE = "flow_series.csv"
 LINK_SERIES_FILE = "link_series.csv"
 
 
+def toml_value(value: object) -> str:
+    """Spell a Python value as a TOML value: ``"text"``, ``true``, ``3``, ``0.25``,
+    ``[1, "a"]``, ``{ kind = "constant", rate = "4Mbps" }``.
+
+    Raises ``TypeError`` for what TOML cannot hold (``None``, arbitrary objects).
+    """
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)  # a TOML basic string
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "nan"
+        if math.isinf(value):
+            return "inf" if value > 0 else "-inf"
+        return repr(value)
+    if isinstance(value, os.PathLike):
+        return toml_value(os.fspath(value))
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(toml_value(v) for v in value) + "]"
+    if isinstance(value, Mapping):
+        items = ", ".join(f"{_toml_key(k)} = {toml_value(v)}" for k, v in value.items())
+        return "{ " + items + " }" if items else "{}"
+    raise TypeError(f"cannot use a {type(value).__name__} as a scenario value: {value!r}")
+
+
+def _toml_key(key: object) -> str:
+    if not isinstance(key, str):
+        raise TypeError(f"table keys are strings, got {key!r}")
+    bare = key and all(c.isascii() and (c.isalnum() or c in "_-") for c in key)
+    return key if bare else json.dumps(key, ensure_ascii=False)
+
+
 def override_value(value: object) -> str:
     """Spell a Python value as the text of a ``--set KEY=VALUE`` value.
 
-    Strings pass as they are (``"6Mbps"``, ``"265ms"``); booleans become ``true`` and
-    ``false``; numbers their shortest ``repr``; paths their text; lists and tuples TOML
-    arrays.
+    Strings pass as they are (``"6Mbps"``, ``"265ms"``), so the engine reads them as the
+    command line does: as a TOML value if they are one (``"[\"1s\", \"2s\"]"``),
+    else as a string. Booleans become ``true`` and ``false``; numbers their shortest
+    ``repr``; paths their text; lists, tuples and dicts TOML arrays and inline tables.
     """
     if isinstance(value, str):
         return value
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return repr(value)
     if isinstance(value, os.PathLike):
         return str(os.fspath(value))
-    if isinstance(value, list | tuple):
-        return json.dumps(list(value))
-    raise TypeError(f"cannot use a {type(value).__name__} as a scenario value: {value!r}")
+    return toml_value(value)
 
 
 def to_overrides(set: Overrides | None) -> list[tuple[str, str]]:  # noqa: A002
@@ -166,18 +197,16 @@ def read_series(out: PathLike) -> dict[str, pl.DataFrame]:
     """Read the sampled time series of a results folder as polars DataFrames.
 
     Returns ``{"flow": ..., "link": ...}``. Columns carry their units in their names
-    (``time_s``, ``cwnd_bytes``, ``srtt_ms``, ``rate_bps``, ...); ``flow`` and ``dir``
-    index ``summary["flows"]`` and ``summary["links"]``, ``flow_name`` and ``dir_name``
-    name them. Missing values (an RTT before the first sample) are null. Needs polars
-    (``pip install mobiflow[frames]``).
+    (``time_s`` seconds, ``cwnd_bytes`` bytes, ``srtt_ms`` milliseconds, ``rate_bps``
+    bits per second, ...); ``flow`` and ``dir`` index ``summary["flows"]`` and
+    ``summary["links"]``, ``flow_name`` and ``dir_name`` name them. Missing values (an
+    RTT before the first sample, a slow-start threshold that is still infinite) are
+    null. See :mod:`mobiflow.outputs` for every column.
     """
-    try:
-        import polars as pl
-    except ImportError as e:  # pragma: no cover - depends on the environment
-        raise ImportError("mobiflow.read_series needs polars: pip install polars") from e
+    from mobiflow.outputs import read_flow_series, read_link_series
+
     folder = Path(out)
-    overrides = {"flow_name": pl.String, "dir_name": pl.String}
     return {
-        "flow": pl.read_csv(folder / FLOW_SERIES_FILE, schema_overrides=overrides),
-        "link": pl.read_csv(folder / LINK_SERIES_FILE, schema_overrides=overrides),
+        "flow": read_flow_series(folder / FLOW_SERIES_FILE),
+        "link": read_link_series(folder / LINK_SERIES_FILE),
     }

@@ -4,11 +4,16 @@
 
     mobiflow run SCENARIO.toml [--set KEY=VALUE ...] [--out DIR] [--json]
     mobiflow validate SCENARIO.toml [--set KEY=VALUE ...] [--json]
+    mobiflow plot RUN_DIR [RUN_DIR ...] [--kind cwnd|seq|throughput|queue|buffer|all]
+                  [--out FILE.png|FILE.svg] [--flow NAME] [--label TEXT ...]
+    mobiflow sweep SWEEP.toml [--backend local|ray] [--address ADDR] [--jobs N]
+                   [--out DIR] [--no-progress]
     mobiflow --version
 
 Exit status: 0 on success; 2 for a scenario that is wrong (a bad key or value in the
-file or in ``--set``, a malformed ``--set``, a missing file) or a usage error; 1 for any
-other failure; 130 when interrupted. Errors are one line on stderr, starting with
+file or in ``--set``, a malformed ``--set``, a missing file), a bad sweep file, a
+folder that holds no run, or a usage error; 1 for any other failure, and for a sweep
+in which some run failed; 130 when interrupted. Errors are one line on stderr, starting with
 ``error:``. With ``--json``, stdout holds the JSON and nothing else.
 """
 
@@ -431,6 +436,254 @@ def validate_command(
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
         return
     render_description(json.loads(text), make_console())
+
+
+@app.command("plot")
+def plot_command(
+    run_dirs: Annotated[
+        list[Path],
+        typer.Argument(
+            metavar="RUN_DIR...",
+            help="Results folders (mobiflow run --out, or a sweep's run folders); "
+            "several are drawn on one figure.",
+            show_default=False,
+        ),
+    ],
+    kind: Annotated[
+        str,
+        typer.Option(
+            "--kind",
+            "-k",
+            metavar="KIND",
+            help="cwnd (cwnd, ssthresh, rwnd), seq (time-sequence), throughput, queue, "
+            "buffer (receive buffer), or all.",
+        ),
+    ] = "all",
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            "-o",
+            metavar="FILE",
+            help="Figure file, .png or .svg (or .pdf). Default: RUN_DIR/KIND.png for one "
+            "folder, compare-KIND.png for several.",
+            show_default=False,
+        ),
+    ] = None,
+    flow: Annotated[
+        str | None,
+        typer.Option("--flow", "-f", metavar="NAME", help="Draw this flow only (name or index)."),
+    ] = None,
+    label: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--label",
+            "-l",
+            metavar="TEXT",
+            help="Legend label of each folder, in order (repeat once per folder).",
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
+    """Draw a figure of one or several runs (PNG or SVG)."""
+    from mobiflow import plot as plots
+    from mobiflow.outputs import Run
+
+    if kind not in plots.KINDS:
+        raise CliError(
+            f"--kind {kind}: unknown figure; expected one of {', '.join(plots.KINDS)}",
+            EXIT_USAGE,
+        )
+    runs = []
+    for folder in run_dirs:
+        if not folder.is_dir():
+            raise CliError(f"{folder}: no such folder", EXIT_USAGE)
+        try:
+            runs.append(Run.load(folder, label=folder.name if len(run_dirs) > 1 else None))
+        except FileNotFoundError as e:
+            raise CliError(str(e), EXIT_USAGE) from e
+    if out is None:
+        out = run_dirs[0] / f"{kind}.png" if len(run_dirs) == 1 else Path(f"compare-{kind}.png")
+    if out.suffix.lower() not in plots.FORMATS:
+        raise CliError(
+            f"--out {out}: unknown figure type; use one of {', '.join(plots.FORMATS)}",
+            EXIT_USAGE,
+        )
+    options: dict[str, Any] = {"labels": label}
+    if flow is not None:
+        options["flow"] = int(flow) if flow.isdigit() else flow
+    try:
+        plots.plot(runs, kind, path=out, **options)
+    except ValueError as e:  # an unknown flow, a wrong number of labels
+        raise CliError(str(e), EXIT_USAGE) from e
+    except ImportError as e:
+        raise CliError(str(e), EXIT_FAILURE) from e
+    sys.stdout.write(f"figure written to {out}\n")
+
+
+def _metric_cell(name: str, mean: float | None, low: float | None, high: float | None) -> str:
+    """``mean ± half-width`` in the unit a table shows: Mb/s for rates, ms, counts."""
+    if mean is None:
+        return "-"
+    scale, fmt = (1e6, "{:.3f}") if name.endswith("_bps") else (1.0, "{:.4g}")
+    if name.endswith("_ms"):
+        fmt = "{:.1f}"
+    text = fmt.format(mean / scale)
+    if low is not None and high is not None:
+        text += " ± " + fmt.format((high - low) / 2 / scale)
+    return text
+
+
+def _metric_header(name: str) -> str:
+    if name.endswith("_bps"):
+        return f"{name[: -len('_bps')]}\nMb/s"
+    if name.endswith("_ms"):
+        return f"{name[: -len('_ms')]}\nms"
+    if name.endswith("_s"):
+        return f"{name[: -len('_s')]}\ns"
+    return name
+
+
+DEFAULT_SWEEP_METRICS = ("goodput_bps", "retransmits", "timeouts", "rtt_mean_ms")
+"""What ``mobiflow sweep`` shows when the sweep file lists no ``metrics``."""
+
+
+def render_sweep(result: Any, metrics: list[str], console: Console, confidence: float) -> None:
+    """Print a sweep's means and confidence intervals per grid point and flow."""
+    table = Table(
+        title=f"means ± half-width of the {confidence:.0%} confidence interval across seeds",
+        title_justify="left",
+        show_edge=False,
+        pad_edge=False,
+    )
+    agg = result.aggregate(metrics, confidence)
+    keys = [*result.grid, "flow"]
+    for key in keys:
+        table.add_column(Text(key))
+    table.add_column("seeds", justify="right")
+    for m in metrics:
+        table.add_column(Text(_metric_header(m)), justify="right")
+    for row in agg.iter_rows(named=True):
+        cells = [Text(str(row.get(k))) for k in keys] + [Text(str(row["n"]))]
+        cells += [
+            Text(
+                _metric_cell(
+                    m, row.get(f"{m}_mean"), row.get(f"{m}_ci_low"), row.get(f"{m}_ci_high")
+                )
+            )
+            for m in metrics
+        ]
+        table.add_row(*cells)
+    console.print(table)
+
+
+@app.command("sweep")
+def sweep_command(
+    sweep_file: Annotated[
+        Path,
+        typer.Argument(
+            metavar="SWEEP.toml",
+            help="Sweep file: scenario, \\[grid] of dotted keys to lists, seeds, out "
+            "(see docs/python.md).",
+            show_default=False,
+        ),
+    ],
+    backend: Annotated[
+        str,
+        typer.Option("--backend", "-b", metavar="local|ray", help="Where the runs run."),
+    ] = "local",
+    address: Annotated[
+        str | None,
+        typer.Option(
+            "--address",
+            metavar="ADDR",
+            help="Ray cluster to use (e.g. ray://head:10001 or auto); default: a local "
+            "Ray instance.",
+            show_default=False,
+        ),
+    ] = None,
+    jobs: Annotated[
+        int | None,
+        typer.Option(
+            "--jobs",
+            "-j",
+            metavar="N",
+            help="Runs at once (default: every core).",
+            show_default=False,
+        ),
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            "-o",
+            metavar="DIR",
+            help="Sweep folder (default: the file's `out`, else runs/<file name>).",
+            show_default=False,
+        ),
+    ] = None,
+    no_progress: Annotated[
+        bool, typer.Option("--no-progress", help="No progress bar (on stderr).")
+    ] = False,
+) -> None:
+    """Run a scenario over a grid of values and seeds; resume where a sweep stopped."""
+    from mobiflow import sweeps
+    from mobiflow.scenario import Scenario
+
+    if backend not in ("local", "ray"):
+        raise CliError(f"--backend {backend}: expected local or ray", EXIT_USAGE)
+    if jobs is not None and jobs < 1:
+        raise CliError(f"--jobs {jobs}: expected at least 1", EXIT_USAGE)
+    try:
+        spec = sweeps.load_spec(sweep_file)
+        if not spec.scenario.is_file():
+            raise CliError(f"{sweep_file}: scenario: {spec.scenario}: no such file", EXIT_USAGE)
+        scenario = Scenario.load(spec.scenario)
+        metrics = spec.metrics or list(DEFAULT_SWEEP_METRICS)
+        folder = out or spec.out or Path("runs") / sweep_file.stem
+        result = sweeps.sweep(
+            scenario,
+            spec.grid,
+            spec.seeds,
+            out=folder,
+            backend="ray" if backend == "ray" else "local",
+            jobs=jobs,
+            address=address,
+            progress=not no_progress,
+        )
+    except (ScenarioError, sweeps.SweepError) as e:
+        raise CliError(str(e), EXIT_USAGE) from e
+    except KeyboardInterrupt:
+        sys.stderr.write("interrupted: finished runs are stored; run the same command to resume\n")
+        _interrupted()
+    console = make_console()
+    try:
+        results_csv, summary_csv = result.write_tables(metrics)
+        if result.done:
+            render_sweep(result, metrics, console, 0.95)
+    except sweeps.SweepError as e:  # an unknown metric: the runs are stored all the same
+        raise CliError(
+            f"{sweep_file}: metrics: {e} (the runs are stored: fix the file and run the "
+            "same command, nothing is run again)",
+            EXIT_USAGE,
+        ) from e
+    console.print(
+        Text(
+            f"{len(result.runs)} runs: {result.ran - len(result.failed)} finished now, "
+            f"{result.skipped} already done, {len(result.failed)} failed, "
+            f"in {result.seconds:.1f} s; "
+            f"results in {result.out}/ ({results_csv.name}, {summary_csv.name})",
+            style="dim",
+        )
+    )
+    if result.failed:
+        for record in result.failed:
+            sys.stderr.write(f"failed: {record.dir}: {record.error}\n")
+        raise CliError(
+            f"{len(result.failed)} of {len(result.runs)} runs failed; "
+            "run the same command again to retry them",
+            EXIT_FAILURE,
+        )
 
 
 # --------------------------------------------------------------------------------------
