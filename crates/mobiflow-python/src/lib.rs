@@ -87,10 +87,33 @@ fn scenario_error(py: Python<'_>, e: &ScenarioError) -> PyErr {
     }
 }
 
+/// Runs a scenario; packet captures (the scenario's `[measure.capture]` points, and
+/// every host with `pcap`) go into `out_dir`, which they need.
+fn simulate(
+    scenario: &Scenario,
+    out_dir: Option<&Path>,
+    pcap: bool,
+) -> Result<mobiflow_sim::RunResult, Failure> {
+    if pcap && out_dir.is_none() {
+        return Err(Failure::Run(
+            "packet captures need an output folder (--out DIR)".into(),
+        ));
+    }
+    let opts = mobiflow_sim::RunOptions {
+        out_dir: out_dir.map(Path::to_path_buf),
+        capture_all_hosts: pcap,
+    };
+    mobiflow_sim::run_with(scenario, &opts).map_err(|e| Failure::Run(e.to_string()))
+}
+
 /// Runs a loaded scenario, writes its results to `out_dir` if given, and returns the
 /// summary as JSON (the exact bytes of `summary.json`).
-fn run_scenario(scenario: &Scenario, out_dir: Option<&Path>) -> Result<String, Failure> {
-    let result = mobiflow_sim::run(scenario).map_err(|e| Failure::Run(e.to_string()))?;
+fn run_scenario(
+    scenario: &Scenario,
+    out_dir: Option<&Path>,
+    pcap: bool,
+) -> Result<String, Failure> {
+    let result = simulate(scenario, out_dir, pcap)?;
     if let Some(dir) = out_dir {
         output::write_run(&result, dir).map_err(|e| Failure::Output(dir.to_path_buf(), e))?;
     }
@@ -108,7 +131,7 @@ struct Results {
 /// Runs a loaded scenario and keeps everything it reports in memory; writes it to
 /// `out_dir` too if given.
 fn run_scenario_results(scenario: &Scenario, out_dir: Option<&Path>) -> Result<Results, Failure> {
-    let result = mobiflow_sim::run(scenario).map_err(|e| Failure::Run(e.to_string()))?;
+    let result = simulate(scenario, out_dir, false)?;
     if let Some(dir) = out_dir {
         output::write_run(&result, dir).map_err(|e| Failure::Output(dir.to_path_buf(), e))?;
     }
@@ -165,16 +188,17 @@ fn validate_file(
 /// Raises `ScenarioError` if the scenario is wrong, `RuntimeError` if the run fails and
 /// `OSError` if the results cannot be written.
 #[pyfunction]
-#[pyo3(signature = (path, overrides = Vec::new(), out_dir = None))]
+#[pyo3(signature = (path, overrides = Vec::new(), out_dir = None, pcap = false))]
 fn run_file(
     py: Python<'_>,
     path: PathBuf,
     overrides: Vec<(String, String)>,
     out_dir: Option<PathBuf>,
+    pcap: bool,
 ) -> PyResult<String> {
     py.allow_threads(|| {
         let scenario = mobiflow_sim::load_file(&path, &overrides).map_err(Failure::Scenario)?;
-        run_scenario(&scenario, out_dir.as_deref())
+        run_scenario(&scenario, out_dir.as_deref(), pcap)
     })
     .map_err(|f| f.into_pyerr(py))
 }
@@ -183,18 +207,19 @@ fn run_file(
 /// the text stands for: messages mention it and relative paths (traces) resolve
 /// against its folder.
 #[pyfunction]
-#[pyo3(signature = (text, overrides = Vec::new(), out_dir = None, source = None))]
+#[pyo3(signature = (text, overrides = Vec::new(), out_dir = None, source = None, pcap = false))]
 fn run_str(
     py: Python<'_>,
     text: String,
     overrides: Vec<(String, String)>,
     out_dir: Option<PathBuf>,
     source: Option<PathBuf>,
+    pcap: bool,
 ) -> PyResult<String> {
     py.allow_threads(|| {
         let scenario = mobiflow_sim::load_str(&text, source.as_deref(), &overrides)
             .map_err(Failure::Scenario)?;
-        run_scenario(&scenario, out_dir.as_deref())
+        run_scenario(&scenario, out_dir.as_deref(), pcap)
     })
     .map_err(|f| f.into_pyerr(py))
 }

@@ -28,15 +28,21 @@ def validate_str(
     """Like :func:`validate_file` for TOML text; ``source`` names the file it stands for."""
 
 def run_file(
-    path: _Path, overrides: list[tuple[str, str]] = ..., out_dir: _Path | None = None
+    path: _Path,
+    overrides: list[tuple[str, str]] = ...,
+    out_dir: _Path | None = None,
+    pcap: bool = False,
 ) -> str:
-    """Run a scenario file; write results into ``out_dir`` if given; return summary JSON."""
+    """Run a scenario file; write results into ``out_dir`` if given; return summary JSON.
+
+    ``pcap`` captures every host's packets into ``out_dir`` (``<host>.pcap``)."""
 
 def run_str(
     text: str,
     overrides: list[tuple[str, str]] = ...,
     out_dir: _Path | None = None,
     source: _Path | None = None,
+    pcap: bool = False,
 ) -> str:
     """Like :func:`run_file` for TOML text; ``source`` names the file it stands for."""
 

@@ -127,26 +127,37 @@ def _opt_path(path: PathLike | None) -> str | None:
     return None if path is None else os.fspath(path)
 
 
-def run_json(path: PathLike, set: Overrides | None = None, out: PathLike | None = None) -> str:  # noqa: A002
+def run_json(
+    path: PathLike,
+    set: Overrides | None = None,  # noqa: A002
+    out: PathLike | None = None,
+    pcap: bool = False,
+) -> str:
     """Run the scenario file ``path`` and return its summary as JSON text.
 
     The text is exactly what ``summary.json`` holds. With ``out``, the folder is created
     if needed and ``summary.json``, ``flow_series.csv`` and ``link_series.csv`` are
-    written into it (other files there are left alone).
+    written into it (other files there are left alone), with the pcap files of the
+    scenario's ``[measure.capture]`` points; ``pcap=True`` captures at every host too.
 
     Raises :class:`mobiflow.ScenarioError` if the scenario is wrong, ``RuntimeError`` if
     the run fails and ``OSError`` if the results cannot be written.
     """
-    return _mobiflow.run_file(os.fspath(path), to_overrides(set), _opt_path(out))
+    return _mobiflow.run_file(os.fspath(path), to_overrides(set), _opt_path(out), pcap)
 
 
-def run(path: PathLike, set: Overrides | None = None, out: PathLike | None = None) -> Summary:  # noqa: A002
+def run(
+    path: PathLike,
+    set: Overrides | None = None,  # noqa: A002
+    out: PathLike | None = None,
+    pcap: bool = False,
+) -> Summary:
     """Run the scenario file ``path`` and return its summary (see :func:`run_json`).
 
     Rates in the summary are bits per second (``goodput_bps``, ``intervals``), times
     seconds (``duration_s``, ``completion_time_s``) or milliseconds (``rtt_*_ms``).
     """
-    return cast(Summary, json.loads(run_json(path, set=set, out=out)))
+    return cast(Summary, json.loads(run_json(path, set=set, out=out, pcap=pcap)))
 
 
 def run_text(

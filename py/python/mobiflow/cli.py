@@ -2,7 +2,7 @@
 
 ::
 
-    mobiflow run SCENARIO.toml [--set KEY=VALUE ...] [--out DIR] [--json]
+    mobiflow run SCENARIO.toml [--set KEY=VALUE ...] [--out DIR] [--json] [--pcap]
     mobiflow validate SCENARIO.toml [--set KEY=VALUE ...] [--json]
     mobiflow plot RUN_DIR [RUN_DIR ...] [--kind cwnd|seq|throughput|queue|buffer|all]
                   [--out FILE.png|FILE.svg] [--flow NAME] [--label TEXT ...]
@@ -406,12 +406,21 @@ def run_command(
         bool,
         typer.Option("--json", help="Print the summary JSON (only) on stdout."),
     ] = False,
+    pcap: Annotated[
+        bool,
+        typer.Option(
+            "--pcap",
+            help="Capture every host's packets into DIR/<host>.pcap (needs --out).",
+        ),
+    ] = False,
 ) -> None:
     """Run a scenario and print its summary (goodput in Mb/s, RTTs in ms)."""
     overrides = parse_sets(set_)
     path = check_scenario_file(scenario)
+    if pcap and out is None:
+        raise CliError("--pcap needs --out DIR for the capture files", EXIT_USAGE)
     out_dir = None if out is None else os.fspath(out)
-    text = engine_errors(lambda: _mobiflow.run_file(path, overrides, out_dir))
+    text = engine_errors(lambda: _mobiflow.run_file(path, overrides, out_dir, pcap))
     if json_:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
         sys.stdout.flush()
