@@ -382,3 +382,31 @@ fn ten_flows_share_a_bottleneck_fairly() {
     assert!(jain > 0.9, "Jain index {jain}: {rates:?}");
     assert!(sum > 0.9 * 20e6 * payload_share(&TcpConfig::default()));
 }
+
+#[test]
+fn cwnd_does_not_grow_while_the_receive_window_limits_the_sender() {
+    // RFC 7661 §4: a receive-window-limited sender must not inflate cwnd; ns-2 (and
+    // cwnd_validation = false) lets it climb without bound.
+    let rcv_buf = 256 * 1024;
+    let max_cwnd = |validation: bool| {
+        let cfg = TcpConfig {
+            rcv_buf,
+            cwnd_validation: validation,
+            ..TcpConfig::default()
+        };
+        let r = run(&two_node(15_000_000, ms(265), 1000, cfg, 40)).unwrap();
+        *r.series.flow.cwnd_bytes.iter().max().unwrap()
+    };
+    // Slow start may still grow while the sender uses half of cwnd (Linux's rule), so
+    // cwnd ends within a segment or two of twice the window.
+    let validated = max_cwnd(true);
+    assert!(
+        validated <= 2 * rcv_buf + 2 * 1460,
+        "cwnd {validated} > 2 x rcv_buf"
+    );
+    let unvalidated = max_cwnd(false);
+    assert!(
+        unvalidated > 4 * rcv_buf,
+        "cwnd {unvalidated}: expected growth without validation"
+    );
+}

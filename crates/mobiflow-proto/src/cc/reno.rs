@@ -62,7 +62,9 @@ impl CongestionController for Reno {
     }
 
     fn on_ack(&mut self, ack: &AckSample) {
-        if ack.in_recovery || ack.acked_bytes == 0 {
+        // No growth during recovery, or while cwnd is not what limits the sender
+        // (RFC 7661 §4.3: application- or receiver-limited).
+        if ack.in_recovery || ack.acked_bytes == 0 || ack.app_limited {
             return;
         }
         if self.cwnd < self.ssthresh {

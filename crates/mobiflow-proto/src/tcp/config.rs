@@ -132,6 +132,10 @@ pub struct TcpConfig {
     pub idle_restart: bool,
     /// Limited transmit (RFC 3042).
     pub limited_transmit: bool,
+    /// Congestion-window validation (RFC 7661 §4, as Linux's `tcp_is_cwnd_limited`):
+    /// cwnd grows only while it limits the sender, not while the receiver's window or
+    /// the application does. ns-2 grows cwnd regardless.
+    pub cwnd_validation: bool,
     /// Send a window update when the application's reads open the window (RFC 9293
     /// §3.8.6.2.2). Off, the sender learns of a reopened window only from ACKs of
     /// arriving data or of its zero-window probes (a receiver without window updates).
@@ -177,6 +181,7 @@ impl Default for TcpConfig {
             persist_max: Duration::from_secs(60),
             idle_restart: true,
             limited_transmit: true,
+            cwnd_validation: true,
             window_updates: true,
             flow_control: FlowControl::Classic,
         }
@@ -210,6 +215,7 @@ impl TcpConfig {
             sender_sws: false,
             idle_restart: false,
             limited_transmit: false,
+            cwnd_validation: false,
             ..TcpConfig::default()
         }
     }

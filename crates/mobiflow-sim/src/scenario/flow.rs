@@ -86,6 +86,7 @@ pub(crate) const TCP_FIELDS: &[&str] = &[
     "persist_max",
     "idle_restart",
     "limited_transmit",
+    "cwnd_validation",
     "window_updates",
 ];
 
@@ -1032,6 +1033,7 @@ fn set_field(c: &mut TcpConfig, f: &str, v: &Value) -> Result<(), String> {
         "persist_max" => c.persist_max = duration_value(v)?,
         "idle_restart" => c.idle_restart = as_bool(v)?,
         "limited_transmit" => c.limited_transmit = as_bool(v)?,
+        "cwnd_validation" => c.cwnd_validation = as_bool(v)?,
         "window_updates" => c.window_updates = as_bool(v)?,
         "hold_ssthresh_on_repeated_rto" => c.hold_ssthresh_on_repeated_rto = as_bool(v)?,
         _ => return Err("unknown TCP field".into()),
