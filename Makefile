@@ -95,7 +95,8 @@ fmt: $(DEPS_STAMP)
 
 # --- results ------------------------------------------------------------------------
 
-## Run every example scenario; later this becomes `mobiflow reproduce all`.
+## Run every example scenario and the seed reproductions done so far (AFC, FLD_TCP);
+## later this becomes `mobiflow reproduce all`.
 reproduce: setup
 	@if [ -z "$(EXAMPLES)" ]; then \
 		echo "error: no scenarios in scenarios/examples/" >&2; exit 1; \
@@ -105,6 +106,10 @@ reproduce: setup
 		echo; echo "== $$f -> $(OUT)/examples/$$name/"; \
 		$(VENV)/bin/mobiflow run "$$f" --out "$(OUT)/examples/$$name"; \
 	done
+	@echo; echo "== seed 000 (AFC) -> $(OUT)/afc/report.md"
+	$(VPY) -m mobiflow.repro.afc --out $(OUT)/afc
+	@echo; echo "== seed 004 (FLD_TCP) -> $(OUT)/fld/summary.md"
+	$(VPY) -m mobiflow.repro.fld --out $(OUT)/fld
 
 ## Cross-check against ns-2 on twin scenarios (needs `ns`: apt-get install -y ns2).
 validate: setup
