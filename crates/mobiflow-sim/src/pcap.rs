@@ -38,7 +38,7 @@ pub struct FlowWire {
 impl FlowWire {
     /// Deterministic wire constants of flow `f` (ISNs from the scenario seed).
     pub fn new(f: usize, src_node: usize, dst_node: usize, seed: u64, rcv_wscale: u8) -> Self {
-        let h = splitmix(seed ^ (f as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        let h = crate::engine::splitmix(seed ^ (f as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
         FlowWire {
             src_node,
             dst_node,
@@ -49,14 +49,6 @@ impl FlowWire {
             rcv_wscale,
         }
     }
-}
-
-fn splitmix(mut x: u64) -> u64 {
-    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = x;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
 }
 
 fn ip_of(node: usize) -> [u8; 4] {

@@ -470,6 +470,7 @@ impl CongestionController for Cubic {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cc::test_util::*;
     use crate::cc::{CcKind, Reno, RenoConfig};
 
     const MSS: u32 = 1000;
@@ -499,17 +500,7 @@ mod tests {
     }
 
     fn ack_at(now: Instant, bytes: u64, rtt: Duration) -> AckSample {
-        AckSample {
-            now,
-            acked_bytes: bytes,
-            prior_in_flight: 0,
-            rtt: Some(rtt),
-            srtt: rtt,
-            min_rtt: rtt,
-            app_limited: false,
-            in_recovery: false,
-            mss: MSS,
-        }
+        ack_sample(now, bytes, Some(rtt), rtt, MSS)
     }
 
     fn ack(bytes: u64) -> AckSample {
@@ -517,14 +508,7 @@ mod tests {
     }
 
     fn event(kind: CongestionKind, now: Instant, in_flight: u64) -> CongestionEvent {
-        CongestionEvent {
-            now,
-            kind,
-            in_flight,
-            lost_bytes: M,
-            mss: MSS,
-            repeated: false,
-        }
+        congestion(kind, now, in_flight, MSS)
     }
 
     /// A controller in congestion avoidance at `cwnd` bytes.

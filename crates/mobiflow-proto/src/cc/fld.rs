@@ -530,6 +530,7 @@ impl super::CcFactory for FldFactory {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cc::test_util::*;
     use crate::cc::CongestionKind;
     use crate::time::Duration;
 
@@ -556,37 +557,15 @@ mod tests {
     }
 
     fn ack(bytes: u64) -> AckSample {
-        AckSample {
-            now: Instant::ZERO,
-            acked_bytes: bytes,
-            prior_in_flight: 0,
-            rtt: None,
-            srtt: Duration::from_millis(30),
-            min_rtt: Duration::from_millis(30),
-            app_limited: false,
-            in_recovery: false,
-            mss: MSS,
-        }
+        ack_sample(Instant::ZERO, bytes, None, Duration::from_millis(30), MSS)
     }
 
     fn loss() -> CongestionEvent {
-        CongestionEvent {
-            now: Instant::ZERO,
-            kind: CongestionKind::FastRetransmit,
-            in_flight: 0,
-            lost_bytes: M,
-            mss: MSS,
-            repeated: false,
-        }
+        congestion(CongestionKind::FastRetransmit, Instant::ZERO, 0, MSS)
     }
 
     fn exit(retransmitted_segments: u64) -> RecoveryExit {
-        RecoveryExit {
-            now: Instant::ZERO,
-            in_flight: 0,
-            retransmitted_segments,
-            mss: MSS,
-        }
+        recovery_exit(retransmitted_segments, MSS)
     }
 
     /// One round trip: every segment of the window is acknowledged by its own ACK.

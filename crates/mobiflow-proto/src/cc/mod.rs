@@ -25,6 +25,8 @@ pub mod cubic;
 pub mod fld;
 pub mod relentless;
 pub mod reno;
+#[cfg(test)]
+pub(crate) mod test_util;
 
 pub use cubic::{Cubic, CubicConfig};
 pub use fld::{Fld, FldAlgo, FldConfig, FldCount, FldInitialWindow, FldParams, FldSwitch};

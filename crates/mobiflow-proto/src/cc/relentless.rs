@@ -255,6 +255,7 @@ impl super::CcFactory for RelentlessFactory {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cc::test_util::*;
     use crate::time::{Duration, Instant};
 
     const MSS: u32 = 1000;
@@ -277,37 +278,15 @@ mod tests {
     }
 
     fn ack(bytes: u64) -> AckSample {
-        AckSample {
-            now: Instant::ZERO,
-            acked_bytes: bytes,
-            prior_in_flight: 0,
-            rtt: None,
-            srtt: Duration::from_millis(100),
-            min_rtt: Duration::from_millis(100),
-            app_limited: false,
-            in_recovery: false,
-            mss: MSS,
-        }
+        ack_sample(Instant::ZERO, bytes, None, Duration::from_millis(100), MSS)
     }
 
     fn signal(kind: CongestionKind, in_flight: u64) -> CongestionEvent {
-        CongestionEvent {
-            now: Instant::ZERO,
-            kind,
-            in_flight,
-            lost_bytes: M,
-            mss: MSS,
-            repeated: false,
-        }
+        congestion(kind, Instant::ZERO, in_flight, MSS)
     }
 
     fn exit(retransmitted_segments: u64) -> RecoveryExit {
-        RecoveryExit {
-            now: Instant::ZERO,
-            in_flight: 0,
-            retransmitted_segments,
-            mss: MSS,
-        }
+        recovery_exit(retransmitted_segments, MSS)
     }
 
     #[test]

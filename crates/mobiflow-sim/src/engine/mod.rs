@@ -157,7 +157,8 @@ pub struct World<'a> {
     capture: Option<Capture>,
 }
 
-fn splitmix(mut x: u64) -> u64 {
+/// SplitMix64 (Steele, Lea, Flood 2014): derives independent seeds from the run's seed.
+pub(crate) fn splitmix(mut x: u64) -> u64 {
     x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
     let mut z = x;
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
