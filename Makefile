@@ -95,8 +95,8 @@ fmt: $(DEPS_STAMP)
 
 # --- results ------------------------------------------------------------------------
 
-## Run every example scenario and the seed reproductions done so far (AFC, FLD_TCP);
-## later this becomes `mobiflow reproduce all`.
+## Run every example scenario, then `mobiflow reproduce all` (the seed reproductions
+## done so far, and the ns-2 cross-validation where ns-2 is installed).
 reproduce: setup
 	@if [ -z "$(EXAMPLES)" ]; then \
 		echo "error: no scenarios in scenarios/examples/" >&2; exit 1; \
@@ -106,10 +106,8 @@ reproduce: setup
 		echo; echo "== $$f -> $(OUT)/examples/$$name/"; \
 		$(VENV)/bin/mobiflow run "$$f" --out "$(OUT)/examples/$$name"; \
 	done
-	@echo; echo "== seed 000 (AFC) -> $(OUT)/afc/report.md"
-	$(VPY) -m mobiflow.repro.afc --out $(OUT)/afc
-	@echo; echo "== seed 004 (FLD_TCP) -> $(OUT)/fld/summary.md"
-	$(VPY) -m mobiflow.repro.fld --out $(OUT)/fld
+	@echo; echo "== seed documents -> $(OUT)/reproduce/report.html"
+	$(VENV)/bin/mobiflow reproduce all --out $(OUT)/reproduce
 
 ## Cross-check against ns-2 on twin scenarios (needs `ns`: apt-get install -y ns2).
 validate: setup

@@ -586,6 +586,67 @@ def render_sweep(result: Any, metrics: list[str], console: Console, confidence: 
     console.print(table)
 
 
+@app.command("reproduce")
+def reproduce_command(
+    targets: Annotated[
+        list[str] | None,
+        typer.Argument(
+            metavar="[afc|rsfc|handoff|freeze-dccp|fld|all]...",
+            help="Seed documents to reproduce (default: all).",
+            show_default=False,
+        ),
+    ] = None,
+    out: Annotated[
+        Path,
+        typer.Option("--out", "-o", metavar="DIR", help="Folder for the report and results."),
+    ] = Path("out/reproduce"),
+    json_: Annotated[
+        bool,
+        typer.Option("--json", help="Print the tables' data as JSON on stdout."),
+    ] = False,
+    quick: Annotated[
+        bool,
+        typer.Option("--quick", help="Shortened runs (minutes become seconds); indicative only."),
+    ] = False,
+    no_validation: Annotated[
+        bool,
+        typer.Option("--no-validation", help="Leave out the ns-2 cross-validation section."),
+    ] = False,
+) -> None:
+    """Reproduce the seed documents' results; write OUT/report.html and report.md."""
+    from mobiflow.repro import report as repro
+
+    wanted = targets or ["all"]
+    unknown = [t for t in wanted if t != "all" and t not in repro.SEEDS]
+    if unknown:
+        raise CliError(
+            f"unknown seed {', '.join(unknown)}; choose from {', '.join(repro.SEEDS)} or all",
+            EXIT_USAGE,
+        )
+    console = make_console() if not json_ else Console(stderr=True)
+
+    def say(msg: str) -> None:
+        console.print(f"[dim]{msg}[/dim]")
+
+    sections = call_engine(
+        lambda: repro.reproduce(
+            wanted, out, quick=quick, validation=not no_validation, progress=say
+        )
+    )
+    if json_:
+        sys.stdout.write((out / "results.json").read_text())
+        return
+    table = Table(title="Reproduction")
+    for col in ("section", "status", "time"):
+        table.add_column(col)
+    for sec in sections:
+        table.add_row(sec.seed.title, sec.status, f"{sec.seconds:.0f} s")
+    console.print(table)
+    console.print(f"report: {out / 'report.html'} (and report.md)")
+    if any(sec.status == "failed" for sec in sections):
+        raise CliError("some reproductions failed; see the report", EXIT_FAILURE)
+
+
 @app.command("sweep")
 def sweep_command(
     sweep_file: Annotated[

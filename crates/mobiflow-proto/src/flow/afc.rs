@@ -457,6 +457,7 @@ mod tests {
             ooo_bytes: 0,
             mss: 1000,
             rtt,
+            ts_tick: None,
         }
     }
 

@@ -202,6 +202,7 @@ mod tests {
             ooo_bytes: 0,
             mss: 1000,
             rtt: Some(ms(500)),
+            ts_tick: None,
         }
     }
 

@@ -30,6 +30,7 @@ mod tests {
             ooo_bytes: 2_000,
             mss: 1000,
             rtt: None,
+            ts_tick: None,
         };
         // Out-of-order data lies inside the window already advertised.
         assert_eq!(Classic.window(&st), 6_000);

@@ -15,9 +15,11 @@ use std::fmt;
 pub mod afc;
 pub mod autotune;
 pub mod classic;
+pub mod rsfc;
 pub use afc::{Afc, AfcConfig, Placement};
 pub use autotune::{Autotune, AutotuneConfig};
 pub use classic::Classic;
+pub use rsfc::{Estimator, Growth, Rsfc, RsfcConfig, RsfcState};
 
 /// The receive buffer as a policy sees it.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -35,6 +37,10 @@ pub struct RcvState {
     /// The receiver's own RTT estimate (RFC 7323 timestamps when negotiated, else the
     /// time to receive one window of data, as Linux's `tcp_rcv_rtt_measure`), if any.
     pub rtt: Option<Duration>,
+    /// The receiver's own timestamp clock tick (`ts_granularity`) when RFC 7323
+    /// timestamps are in use on this connection, so that a policy can turn the echo of
+    /// its own TSval (TSecr) back into time (RSFC); `None` without timestamps.
+    pub ts_tick: Option<Duration>,
 }
 
 impl RcvState {
@@ -119,16 +125,20 @@ pub enum FlowControl {
     /// Receive-buffer auto-tuning, `buffer = min(perceived NW, AAR) × RTT`, see
     /// [`autotune`].
     Autotune(AutotuneConfig),
+    /// Receiver-Side Flow Control for the phone's uplink buffer (seed 001), see
+    /// [`rsfc`]. Needs RFC 7323 timestamps.
+    Rsfc(RsfcConfig),
 }
 
 impl FlowControl {
-    pub const NAMES: &'static [&'static str] = &["classic", "afc", "autotune"];
+    pub const NAMES: &'static [&'static str] = &["classic", "afc", "autotune", "rsfc"];
 
     pub fn name(&self) -> &'static str {
         match self {
             FlowControl::Classic => "classic",
             FlowControl::Afc(_) => "afc",
             FlowControl::Autotune(_) => "autotune",
+            FlowControl::Rsfc(_) => "rsfc",
         }
     }
 
@@ -138,6 +148,7 @@ impl FlowControl {
             FlowControl::Classic => Box::new(Classic),
             FlowControl::Afc(c) => Box::new(c.policy()),
             FlowControl::Autotune(c) => Box::new(Autotune::new(c.clone())),
+            FlowControl::Rsfc(c) => Box::new(Rsfc::new(c.clone())),
         }
     }
 
@@ -155,6 +166,7 @@ impl FlowControl {
             FlowControl::Classic => Ok(()),
             FlowControl::Afc(c) => c.validate(),
             FlowControl::Autotune(c) => c.validate(),
+            FlowControl::Rsfc(c) => c.validate(),
         }
     }
 }

@@ -267,6 +267,14 @@ impl TcpConfig {
                 format!("must hold at least one segment ({} bytes)", self.mss),
             ));
         }
+        if matches!(self.flow_control, crate::flow::FlowControl::Rsfc(_)) && !self.timestamps {
+            return Err((
+                "timestamps",
+                "flow_control = \"rsfc\" needs timestamps = true (RSFC estimates the \
+                 uplink queueing delay from RFC 7323 timestamps)"
+                    .into(),
+            ));
+        }
         self.flow_control.validate()
     }
 }

@@ -162,6 +162,7 @@ impl TcpReceiver {
             ooo_bytes: self.ooo_bytes,
             mss: self.cfg.mss,
             rtt: self.rcv_rtt,
+            ts_tick: self.ts_ok.then_some(self.cfg.ts_granularity),
         }
     }
 

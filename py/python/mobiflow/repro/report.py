@@ -1,0 +1,242 @@
+"""`mobiflow reproduce`: run the seed documents' reproductions and write one report.
+
+Each seed document has a reproduction module (:mod:`mobiflow.repro.afc`,
+:mod:`mobiflow.repro.fld`) that runs its scenarios and writes a Markdown report with
+the paper's numbers beside mobiflow's, figures and a ``results.json``. This module runs
+the ones asked for, each into ``OUT/<seed>/``, adds the ns-2 cross-validation of the
+simulator's baseline where ns-2 is installed, and joins everything into
+``OUT/report.md`` and ``OUT/report.html`` (self-contained apart from the figures, which
+it links by relative path, so the page opens from the file without a server).
+
+Seeds whose reproduction does not exist yet are listed as such in the report, never
+filled in.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import importlib.util
+import io
+import json
+import re
+import shutil
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[4]
+
+
+@dataclass(frozen=True)
+class Seed:
+    """One seed document and how to reproduce it."""
+
+    key: str
+    title: str
+    module: str | None
+    report: str
+    quick_args: tuple[str, ...] = ()
+    full_args: tuple[str, ...] = ()
+
+
+SEEDS: dict[str, Seed] = {
+    "afc": Seed(
+        "afc",
+        "Seed 000: Adaptive Flow Control for TCP on mobile phones (AFC)",
+        "mobiflow.repro.afc",
+        "report.md",
+        quick_args=("--duration", "60", "--no-sensitivity", "--no-theory", "--no-figures"),
+    ),
+    "rsfc": Seed("rsfc", "Seed 001: receiver-side flow control of the 3G uplink (RSFC)", None, ""),
+    "handoff": Seed(
+        "handoff",
+        "Seed 002: TCP schemes for multimodal mobile hosts (IETT, BA-SST, Freeze-TCP)",
+        None,
+        "",
+    ),
+    "freeze-dccp": Seed(
+        "freeze-dccp", "Seed 003: TFRC under disconnection and Freeze-DCCP", None, ""
+    ),
+    "fld": Seed(
+        "fld",
+        "Seed 004: flow-length dependent congestion control (FLD_TCP)",
+        "mobiflow.repro.fld",
+        "summary.md",
+        quick_args=("--quick", "--ns2", "no"),
+    ),
+}
+
+
+@dataclass
+class Section:
+    """What one seed's reproduction produced."""
+
+    seed: Seed
+    status: str  # "done", "missing" (no reproduction yet) or "failed"
+    seconds: float = 0.0
+    markdown: str = ""
+    results: Any = None
+    error: str = ""
+
+
+def _retarget_links(markdown: str, sub: str) -> str:
+    """Rewrite relative links and images of a seed's report to point into ``sub/``."""
+
+    def fix(m: re.Match[str]) -> str:
+        target = m.group(2)
+        if re.match(r"^[a-z]+:|^/|^#", target):
+            return m.group(0)
+        return f"{m.group(1)}({sub}/{target})"
+
+    return re.sub(r"(!?\[[^\]]*\])\(([^)\s]+)\)", fix, markdown)
+
+
+def _demote(markdown: str) -> str:
+    """Push a seed report's headings one level down under the seed's section."""
+    return re.sub(r"^(#{1,5}) ", r"#\1 ", markdown, flags=re.MULTILINE)
+
+
+def run_seed(seed: Seed, out: Path, quick: bool) -> Section:
+    """Run one seed's reproduction into ``out/<key>/`` and collect its report."""
+    if seed.module is None:
+        return Section(seed, "missing")
+    module = importlib.import_module(seed.module)
+    dest = out / seed.key
+    args = ["--out", str(dest), *(seed.quick_args if quick else seed.full_args)]
+    t0 = time.perf_counter()
+    buf = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(buf):
+            code = module.main(args)
+    except Exception as e:  # noqa: BLE001 - one failed seed must not stop the others
+        return Section(seed, "failed", time.perf_counter() - t0, error=f"{type(e).__name__}: {e}")
+    seconds = time.perf_counter() - t0
+    report = dest / seed.report
+    if code not in (0, None) or not report.is_file():
+        return Section(seed, "failed", seconds, error=f"exit status {code}; see {dest}")
+    results_path = dest / "results.json"
+    results = json.loads(results_path.read_text()) if results_path.is_file() else None
+    text = _demote(_retarget_links(report.read_text(), seed.key))
+    return Section(seed, "done", seconds, text, results)
+
+
+def run_validation() -> Section:
+    """The ns-2 cross-validation table, when ns-2 is installed."""
+    seed = Seed("validation", "The simulator's baseline against ns-2", None, "")
+    if shutil.which("ns") is None:
+        return Section(seed, "missing", error="ns-2 is not installed (apt-get install -y ns2)")
+    spec = importlib.util.spec_from_file_location(
+        "mobiflow_validate_ns2", ROOT / "validation" / "ns2" / "validate.py"
+    )
+    if spec is None or spec.loader is None:
+        return Section(seed, "failed", error="validation/ns2/validate.py not found")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    t0 = time.perf_counter()
+    rows = module.validate(list(module.CASES), have_ns=True)
+    lines = [
+        "| scenario | metric | ns-2 | mobiflow | difference | tolerance | result |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        fmt = "{:.3f}" if "goodput" in r.metric else "{:.0f}"
+        lines.append(
+            f"| {r.case} | {r.metric} | {fmt.format(r.ns2)} | {fmt.format(r.mobiflow)} | "
+            + ("" if r.difference is None else f"{r.difference:+.1%}")
+            + " | "
+            + ("" if r.tolerance is None else f"±{r.tolerance:.0%}")
+            + f" | {r.status} |"
+        )
+    text = (
+        "Twin scenarios run in ns-2.35 and in mobiflow with its `ns2` TCP profile; see "
+        "`validation/README.md` for the conventions and the differences that remain.\n\n"
+        + "\n".join(lines)
+        + "\n"
+    )
+    results = [r.__dict__ for r in rows]
+    return Section(seed, "done", time.perf_counter() - t0, text, results)
+
+
+def compose(sections: Sequence[Section], quick: bool) -> str:
+    """The whole report as Markdown."""
+    out = ["# mobiflow: reproduction of the seed documents", ""]
+    if quick:
+        out += ["*Quick mode: shortened runs; numbers are indicative only.*", ""]
+    out += ["| section | status | time |", "|---|---|---|"]
+    for s in sections:
+        status = {"done": "reproduced", "missing": "not yet", "failed": "FAILED"}[s.status]
+        out.append(f"| {s.seed.title} | {status} | {s.seconds:.0f} s |")
+    out.append("")
+    for s in sections:
+        out += [f"## {s.seed.title}", ""]
+        if s.status == "done":
+            out += [s.markdown.strip(), ""]
+        elif s.status == "missing":
+            out += [s.error or "This reproduction does not exist yet.", ""]
+        else:
+            out += [f"The reproduction failed: `{s.error}`", ""]
+    return "\n".join(out) + "\n"
+
+
+def to_html(markdown_text: str, title: str) -> str:
+    """A standalone HTML page of the report."""
+    import markdown  # type: ignore[import-untyped]
+
+    body = markdown.markdown(markdown_text, extensions=["tables", "fenced_code", "toc"])
+    style = (
+        "body{font-family:system-ui,sans-serif;max-width:72rem;margin:2rem auto;padding:0 1rem}"
+        "table{border-collapse:collapse;margin:1rem 0;font-size:.9rem}"
+        "th,td{border:1px solid #ccc;padding:.25rem .5rem;text-align:right}"
+        "th:first-child,td:first-child{text-align:left}img{max-width:100%}"
+    )
+    return (
+        f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f"<title>{title}</title><style>{style}</style></head>\n<body>\n{body}\n</body></html>\n"
+    )
+
+
+def reproduce(
+    targets: Sequence[str],
+    out: Path,
+    quick: bool = False,
+    validation: bool = True,
+    progress: Callable[[str], None] | None = None,
+) -> list[Section]:
+    """Run the reproductions of ``targets`` (seed keys, or ``all``) into ``out``.
+
+    Writes ``out/report.md``, ``out/report.html`` and ``out/results.json``; returns the
+    sections. Raises ``ValueError`` for an unknown target.
+    """
+    keys = list(SEEDS) if "all" in targets else list(dict.fromkeys(targets))
+    unknown = [k for k in keys if k not in SEEDS]
+    if unknown:
+        raise ValueError(
+            f"unknown seed(s) {', '.join(unknown)}; choose from {', '.join(SEEDS)} or all"
+        )
+    out.mkdir(parents=True, exist_ok=True)
+    sections = []
+    for k in keys:
+        if progress:
+            progress(f"{SEEDS[k].title} …")
+        sections.append(run_seed(SEEDS[k], out, quick))
+    if validation:
+        if progress:
+            progress("ns-2 cross-validation …")
+        sections.append(run_validation())
+    text = compose(sections, quick)
+    (out / "report.md").write_text(text)
+    (out / "report.html").write_text(to_html(text, "mobiflow: reproduction of the seed documents"))
+    (out / "results.json").write_text(
+        json.dumps(
+            {
+                s.seed.key: {"status": s.status, "seconds": s.seconds, "results": s.results}
+                for s in sections
+            },
+            indent=2,
+            default=str,
+        )
+    )
+    return sections
