@@ -655,7 +655,7 @@ fn error_unknown_keys_everywhere() {
     assert_eq!(
         e,
         "x.toml: flows.0.redaer: unknown key (did you mean \"reader\"?); expected one of name, \
-         from, to, transport, start, stop, cc, app, reader, tcp, flow_control, afc, autotune"
+         from, to, transport, start, stop, cc, app, reader, tcp, flow_control, afc, autotune, rsfc"
     );
     assert_starts(
         &error(&format!("nmae = 1\n{BASE}")),
@@ -1167,4 +1167,85 @@ fn no_panic_on_mutated_examples() {
             }
         }
     }
+}
+
+#[test]
+fn rsfc_parameters_parse_and_unset_guesses_are_assumed() {
+    use mobiflow_proto::flow::{Estimator, FlowControl, Growth, RsfcConfig};
+    let s = load(&format!(
+        "{BASE}flow_control = \"rsfc\"\n[flows.rsfc]\nestimator = \"echo\"\nts_tick = \"4ms\"\n\
+         rho_window = \"rtt_min\"\nmonitor = false\nrho_check = false\nrho_rise = 0.2\n"
+    ))
+    .unwrap();
+    let want = RsfcConfig {
+        estimator: Estimator::Echo,
+        ts_tick: Some(ms(4)),
+        rho_window: None,
+        monitor: false,
+        rho_check: false,
+        rho_rise: 0.2,
+        ..RsfcConfig::default()
+    };
+    assert_eq!(tcp(&s, 0).flow_control, FlowControl::Rsfc(want));
+    assert_eq!(assumed(&s, "flows.0.rsfc.estimator"), None);
+    assert_eq!(assumed(&s, "flows.0.rsfc.rho_rise"), None);
+    assert_eq!(
+        assumed(&s, "flows.0.rsfc.rtt_min_window").as_deref(),
+        Some("10s")
+    );
+    assert_eq!(
+        assumed(&s, "flows.0.rsfc.growth").as_deref(),
+        Some("per_rtt")
+    );
+    // Defaults without a table: every guess reported.
+    let s = load(&format!("{BASE}flow_control = \"rsfc\"\n")).unwrap();
+    assert_eq!(
+        tcp(&s, 0).flow_control,
+        FlowControl::Rsfc(RsfcConfig {
+            growth: Growth::PerRtt,
+            ..RsfcConfig::default()
+        })
+    );
+    assert_eq!(
+        assumed(&s, "flows.0.rsfc.estimator").as_deref(),
+        Some("owd")
+    );
+    assert_eq!(assumed(&s, "flows.0.rsfc.ts_tick").as_deref(), Some("auto"));
+    assert_eq!(
+        assumed(&s, "flows.0.rsfc.rho_window").as_deref(),
+        Some("500ms")
+    );
+    assert_eq!(assumed(&s, "flows.0.rsfc.rho_rise").as_deref(), Some("0.1"));
+}
+
+#[test]
+fn error_rsfc_needs_timestamps_and_valid_parameters() {
+    assert_starts(
+        &error(&format!(
+            "{BASE}flow_control = \"rsfc\"\n[flows.tcp]\ntimestamps = false\n"
+        )),
+        "x.toml: flows.0.flow_control: \"rsfc\" needs TCP timestamps",
+    );
+    assert_starts(
+        &error(&format!(
+            "[tcp]\nprofile = \"ns2\"\n{BASE}flow_control = \"rsfc\"\n"
+        )),
+        "x.toml: flows.0.flow_control: \"rsfc\" needs TCP timestamps",
+    );
+    assert_eq!(
+        error(&format!(
+            "{BASE}flow_control = \"rsfc\"\n[flows.rsfc]\nthreshold_factor = 0\n"
+        )),
+        "x.toml: flows.0.rsfc.threshold_factor: must be a positive number"
+    );
+    assert_starts(
+        &error(&format!(
+            "{BASE}flow_control = \"rsfc\"\n[flows.rsfc]\nestimator = \"gps\"\n"
+        )),
+        "x.toml: flows.0.rsfc.estimator: unknown estimator \"gps\"",
+    );
+    assert_starts(
+        &error(&format!("{BASE}[flows.rsfc]\nmonitor = false\n")),
+        "x.toml: flows.0.rsfc: only used with flow_control = \"rsfc\"",
+    );
 }

@@ -8,7 +8,9 @@ use mobiflow_proto::cc::{
     CcKind, FldAlgo, FldCount, FldInitialWindow, FldParams, FldSwitch, RelentlessParams,
     RelentlessTimeout,
 };
-use mobiflow_proto::flow::{AfcConfig, AutotuneConfig, FlowControl, Placement};
+use mobiflow_proto::flow::{
+    AfcConfig, AutotuneConfig, Estimator, FlowControl, Growth, Placement, RsfcConfig,
+};
 use mobiflow_proto::tcp::{InitialWindow, Recovery, TcpConfig};
 use mobiflow_proto::time::Duration;
 use toml::Value;
@@ -27,6 +29,7 @@ const FLOW_KEYS: &[&str] = &[
     "flow_control",
     "afc",
     "autotune",
+    "rsfc",
 ];
 
 /// Keys of `[flows.afc]`.
@@ -41,6 +44,19 @@ const AFC_KEYS: &[&str] = &[
     "feedback_threshold",
     "feedback_min_interval",
     "burst_segments",
+];
+
+/// Keys of `[flows.rsfc]`.
+const RSFC_KEYS: &[&str] = &[
+    "estimator",
+    "ts_tick",
+    "rho_window",
+    "rtt_min_window",
+    "threshold_factor",
+    "growth",
+    "monitor",
+    "rho_check",
+    "rho_rise",
 ];
 
 /// Keys of `[flows.autotune]`.
@@ -272,6 +288,14 @@ fn parse_flow(
     }
     let (mut tcp, assumed) = tcp_config(ft, global_tcp)?;
     tcp.flow_control = flow_control(ft, ctx)?;
+    if matches!(tcp.flow_control, FlowControl::Rsfc(_)) && !tcp.timestamps {
+        return Err(key_err(
+            ft.key("flow_control"),
+            "\"rsfc\" needs TCP timestamps (it estimates the uplink queueing delay from \
+             them), but timestamps = false for this flow (set [tcp] or [flows.tcp] \
+             timestamps = true; the ns2 profile turns them off)",
+        ));
+    }
     let app = app(ft, start)?;
     let reader = reader(ft, ctx)?;
     Ok((
@@ -557,8 +581,19 @@ fn text_or_rtt(d: Option<Duration>) -> String {
     d.map_or_else(|| "rtt".to_string(), format_duration)
 }
 
-/// `flow_control` and its parameter table (`[flows.afc]` or `[flows.autotune]`).
-/// Defaults that are assumptions (seed 000 gives no value) are reported.
+/// A time, or `word` (`None`).
+fn duration_or(word: &'static str) -> impl Fn(&Value) -> Result<Option<Duration>, String> {
+    move |v| match v {
+        Value::String(s) if s.trim().eq_ignore_ascii_case(word) => Ok(None),
+        v => positive_duration(v)
+            .map(Some)
+            .map_err(|e| format!("{e}, or \"{word}\"")),
+    }
+}
+
+/// `flow_control` and its parameter table (`[flows.afc]`, `[flows.autotune]` or
+/// `[flows.rsfc]`). Defaults that are assumptions (the seeds give no value) are
+/// reported.
 fn flow_control(ft: &Tbl, ctx: &mut Ctx) -> R<FlowControl> {
     let kind = ft
         .opt("flow_control", |v| {
@@ -573,7 +608,7 @@ fn flow_control(ft: &Tbl, ctx: &mut Ctx) -> R<FlowControl> {
             }
         })?
         .unwrap_or_else(|| "classic".into());
-    for (table, needs) in [("afc", "afc"), ("autotune", "autotune")] {
+    for (table, needs) in [("afc", "afc"), ("autotune", "autotune"), ("rsfc", "rsfc")] {
         if ft.has(table) && kind != needs {
             return Err(key_err(
                 ft.key(table),
@@ -682,6 +717,67 @@ fn flow_control(ft: &Tbl, ctx: &mut Ctx) -> R<FlowControl> {
                 }
             }
             Ok(FlowControl::Autotune(c))
+        }
+        "rsfc" => {
+            let mut c = RsfcConfig::default();
+            if let Some(t) = ft.table("rsfc")? {
+                t.check_keys(RSFC_KEYS)?;
+                if let Some(x) = t.opt("estimator", |v| as_str(v)?.parse::<Estimator>())? {
+                    c.estimator = x;
+                }
+                if let Some(x) = t.opt("ts_tick", duration_or("auto"))? {
+                    c.ts_tick = x;
+                }
+                if let Some(x) = t.opt("rho_window", duration_or("rtt_min"))? {
+                    c.rho_window = x;
+                }
+                if let Some(x) = t.opt("rtt_min_window", positive_duration)? {
+                    c.rtt_min_window = x;
+                }
+                if let Some(x) = t.opt("threshold_factor", as_f64)? {
+                    c.threshold_factor = x;
+                }
+                if let Some(x) = t.opt("growth", |v| as_str(v)?.parse::<Growth>())? {
+                    c.growth = x;
+                }
+                for (k, slot) in [("monitor", &mut c.monitor), ("rho_check", &mut c.rho_check)] {
+                    if let Some(b) = t.opt(k, as_bool)? {
+                        *slot = b;
+                    }
+                }
+                if let Some(x) = t.opt("rho_rise", as_f64)? {
+                    c.rho_rise = x;
+                }
+                if let Err((f, why)) = c.validate() {
+                    return Err(key_err(t.key(f), why));
+                }
+            }
+            let set = |k: &str| {
+                ft.get("rsfc")
+                    .and_then(Value::as_table)
+                    .is_some_and(|t| t.contains_key(k))
+            };
+            let d = RsfcConfig::default();
+            for (k, text) in [
+                ("estimator", d.estimator.name().to_string()),
+                (
+                    "ts_tick",
+                    d.ts_tick.map_or_else(|| "auto".into(), format_duration),
+                ),
+                (
+                    "rho_window",
+                    d.rho_window
+                        .map_or_else(|| "rtt_min".into(), format_duration),
+                ),
+                ("rtt_min_window", format_duration(d.rtt_min_window)),
+                ("growth", d.growth.name().to_string()),
+                ("rho_rise", d.rho_rise.to_string()),
+            ] {
+                if !set(k) {
+                    ctx.assume(format!("{}.rsfc.{k}", ft.path), text);
+                }
+            }
+            Ok(FlowControl::Rsfc(c))
         }
         _ => Ok(FlowControl::Classic),
     }

@@ -1,0 +1,1056 @@
+//! RSFC: Receiver-Side Flow Control (Xu, Leong, Leong, Razeen, "Dynamic Regulation of
+//! Mobile 3G/HSPA Uplink Buffer with Receiver-side Flow Control", IEEE ICNP 2012;
+//! seed 001, digest in `shared/spec/schemes.md` §2). Read the seed's slides first.
+//!
+//! A phone's upload fills the deep uplink buffer of its modem; the ACKs of a
+//! concurrent download wait behind it. RSFC runs at the TCP *receiver* of the upload
+//! (a server or an ISP proxy) and keeps that buffer short through the receive window
+//! alone, by negative feedback on the time a segment spends in the buffer, `t_buff`:
+//!
+//! ```text
+//!   t_buff > T   FAST state: rwnd ← ρ × RTT_min          ([SLIDE], T = RTT_min)
+//!   t_buff ≤ T   SLOW state: rwnd ← rwnd + 1 MSS          ([SLIDE] "rwnd++")
+//! ```
+//!
+//! with `ρ` the measured receive rate and `RTT_min` the minimum RTT. The slides add a
+//! MONITOR state and a check of ρ for changes of the network ("see details in paper");
+//! the paper was not readable, so what follows marks each unknown *assumed* and makes
+//! it a parameter of [`RsfcConfig`].
+//!
+//! ## t_buff from timestamps, without clock synchronisation ([SLIDE]; method assumed)
+//!
+//! Two estimators ([`Estimator`]):
+//!
+//! * `owd`, one-way-delay variation. For data segment i, `d_i = t_arr_i − g·TSval_i`
+//!   with `t_arr` the local arrival time and `g` the phone's timestamp tick;
+//!   `t_buff = d_i − min d_j` over `rtt_min_window`. The unknown clock offset cancels.
+//!   `g` is configured (`ts_tick`) or estimated as (arrival span)/(TSval span) from the
+//!   first data segment, once the arrivals span at least [`TICK_SPAN`], and snapped to
+//!   the nearest (in the log domain) of the usual ticks, 1, 4 and 10 ms
+//!   ([`TICK_CANDIDATES`]) unless it is more than a factor of 2 from all of them.
+//!   The estimate is refined with every segment (the span grows, the bias from queue
+//!   changes shrinks). The quantisation error of `t_buff` is below one tick.
+//! * `echo`, the receiver's RTT. A data segment echoes (TSecr) the TSval of the last
+//!   ACK the phone had received when it built the segment, so
+//!   `r = t_arr − (time of our TSval = TSecr)` spans ACK path, phone, uplink queue and
+//!   uplink; `t_buff = r − RTT_min`. Only our own clock is involved.
+//!
+//! `RTT_min` is the minimum of the echo samples `r` over `rtt_min_window` (assumed
+//! 10 s), whatever the estimator, so that a handover that changes the base RTT is
+//! tracked. `T = threshold_factor × RTT_min` (factor 1 [SLIDE]).
+//!
+//! ## ρ
+//!
+//! Payload bytes arrived in the last `rho_window` (assumed 500 ms; `None`: one
+//! `RTT_min`) divided by the window, available once data has been arriving for a
+//! whole window.
+//!
+//! ## States (evaluated at every arriving data segment)
+//!
+//! * SLOW (initial): if `t_buff > T` and ρ is known, clamp (below). Else grow `rwnd`
+//!   by one MSS per RTT (`growth = per_rtt`, assumed default) or per data segment
+//!   (`per_ack`). One RTT is the receiver's RTT estimate, at least `RTT_min`.
+//! * A clamp sets `rwnd = max(ρ × RTT_min, 2 MSS)`; then, with `monitor` on,
+//!   MONITOR, else FAST. A clamp from SLOW starts an episode and records ρ for the
+//!   ρ check (assumed: the reference is the episode's first clamp, not the last one).
+//! * MONITOR (assumed): hold `rwnd` for one RTT while ρ and `t_buff` are re-measured.
+//!   Then: to SLOW if `rho_check` is on and ρ rose by more than `rho_rise` (assumed
+//!   10 %) since the episode's first clamp (more capacity than the clamp assumed); else clamp again
+//!   (FAST with the new ρ) if `t_buff > T`; else SLOW.
+//! * FAST (only with `monitor` off): clamp again at every segment while `t_buff > T`
+//!   (no hold), to SLOW when `t_buff ≤ T` or (with `rho_check`) ρ rose by more than
+//!   `rho_rise`.
+//!
+//! `rwnd` starts at the receive buffer, never exceeds it and never falls below 2 MSS.
+//! The window advertised is `min(rwnd, free space)`. The right edge never moves back
+//! ([`RwndPolicy::allow_shrink`] is false, the receiver enforces it): a clamp takes
+//! effect as `rcv_nxt` catches up with the edge already offered (RFC 9293 §3.8.6.2.2).
+
+use super::{RcvState, RwndPolicy};
+use crate::time::{Duration, Instant};
+use crate::wire::Segment;
+use std::collections::VecDeque;
+use std::str::FromStr;
+
+/// The usual TSval ticks the `owd` estimator snaps its estimate to.
+pub const TICK_CANDIDATES: [Duration; 3] = [
+    Duration::from_millis(1),
+    Duration::from_millis(4),
+    Duration::from_millis(10),
+];
+/// Arrival span after which the `owd` estimator first estimates the peer's tick.
+pub const TICK_SPAN: Duration = Duration::from_secs(1);
+
+/// How `t_buff` is estimated (see the module documentation).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Estimator {
+    /// One-way-delay variation from the phone's TSval.
+    Owd,
+    /// The receiver's RTT from the echo of its own TSval.
+    Echo,
+}
+
+impl Estimator {
+    pub const NAMES: &'static [&'static str] = &["owd", "echo"];
+    pub fn name(self) -> &'static str {
+        match self {
+            Estimator::Owd => "owd",
+            Estimator::Echo => "echo",
+        }
+    }
+}
+
+impl FromStr for Estimator {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.to_ascii_lowercase().as_str() {
+            "owd" => Ok(Estimator::Owd),
+            "echo" => Ok(Estimator::Echo),
+            _ => Err(format!(
+                "unknown estimator {s:?}; expected one of {}",
+                Estimator::NAMES.join(", ")
+            )),
+        }
+    }
+}
+
+/// How the SLOW state grows `rwnd`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Growth {
+    /// One MSS per RTT.
+    PerRtt,
+    /// One MSS per data segment received.
+    PerAck,
+}
+
+impl Growth {
+    pub const NAMES: &'static [&'static str] = &["per_rtt", "per_ack"];
+    pub fn name(self) -> &'static str {
+        match self {
+            Growth::PerRtt => "per_rtt",
+            Growth::PerAck => "per_ack",
+        }
+    }
+}
+
+impl FromStr for Growth {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.to_ascii_lowercase().as_str() {
+            "per_rtt" => Ok(Growth::PerRtt),
+            "per_ack" => Ok(Growth::PerAck),
+            _ => Err(format!(
+                "unknown growth {s:?}; expected one of {}",
+                Growth::NAMES.join(", ")
+            )),
+        }
+    }
+}
+
+/// RSFC's control state.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum RsfcState {
+    Slow,
+    Fast,
+    Monitor,
+}
+
+/// Parameters of RSFC. The defaults other than `threshold_factor`, `monitor` and
+/// `rho_check` are assumptions (the seed gives none), see the module documentation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RsfcConfig {
+    /// t_buff estimator (assumed `Owd`).
+    pub estimator: Estimator,
+    /// The phone's TSval tick for the `owd` estimator; `None`: estimated (assumed).
+    pub ts_tick: Option<Duration>,
+    /// Window of the receive-rate measurement; `None`: one RTT_min (assumed 500 ms).
+    pub rho_window: Option<Duration>,
+    /// Window of the RTT_min (and min d) measurement (assumed 10 s).
+    pub rtt_min_window: Duration,
+    /// `T = threshold_factor × RTT_min` (1 [SLIDE]).
+    pub threshold_factor: f64,
+    /// SLOW-state growth (assumed `PerRtt`).
+    pub growth: Growth,
+    /// Hold the clamped window for one RTT (MONITOR state).
+    pub monitor: bool,
+    /// Leave FAST/MONITOR for SLOW when ρ rises by more than `rho_rise`.
+    pub rho_check: bool,
+    /// Relative rise of ρ that counts (assumed 0.1).
+    pub rho_rise: f64,
+}
+
+impl Default for RsfcConfig {
+    fn default() -> Self {
+        RsfcConfig {
+            estimator: Estimator::Owd,
+            ts_tick: None,
+            rho_window: Some(Duration::from_millis(500)),
+            rtt_min_window: Duration::from_secs(10),
+            threshold_factor: 1.0,
+            growth: Growth::PerRtt,
+            monitor: true,
+            rho_check: true,
+            rho_rise: 0.1,
+        }
+    }
+}
+
+impl RsfcConfig {
+    /// Check the parameters; the error names the offending field.
+    pub fn validate(&self) -> Result<(), (&'static str, String)> {
+        if self.ts_tick.is_some_and(|d| d.is_zero()) {
+            return Err(("ts_tick", "must be positive".into()));
+        }
+        if self.rho_window.is_some_and(|d| d.is_zero()) {
+            return Err(("rho_window", "must be positive".into()));
+        }
+        if self.rtt_min_window.is_zero() {
+            return Err(("rtt_min_window", "must be positive".into()));
+        }
+        if !(self.threshold_factor > 0.0 && self.threshold_factor.is_finite()) {
+            return Err(("threshold_factor", "must be a positive number".into()));
+        }
+        if !(self.rho_rise >= 0.0 && self.rho_rise.is_finite()) {
+            return Err(("rho_rise", "must be a non-negative number".into()));
+        }
+        Ok(())
+    }
+}
+
+/// Minimum of timed samples over a sliding window (monotonic deque).
+#[derive(Clone, Debug, Default)]
+struct WindowedMin {
+    q: VecDeque<(Instant, i128)>,
+}
+
+impl WindowedMin {
+    fn push(&mut self, t: Instant, v: i128, window: Duration) {
+        while self.q.back().is_some_and(|&(_, b)| b >= v) {
+            self.q.pop_back();
+        }
+        self.q.push_back((t, v));
+        while self.q.front().is_some_and(|&(s, _)| s + window < t) {
+            self.q.pop_front();
+        }
+    }
+    fn min(&self) -> Option<i128> {
+        self.q.front().map(|&(_, v)| v)
+    }
+    fn clear(&mut self) {
+        self.q.clear();
+    }
+}
+
+/// The `owd` estimator's state.
+#[derive(Clone, Debug, Default)]
+struct Owd {
+    /// First sample: arrival and unwrapped TSval.
+    first: Option<(Instant, i64)>,
+    last_tsval: u32,
+    tsval: i64,
+    /// Samples within the window (to rebuild the minimum when the tick changes).
+    samples: VecDeque<(Instant, i64)>,
+    tick: Option<Duration>,
+    dmin: WindowedMin,
+}
+
+impl Owd {
+    fn d(t: Instant, ts: i64, tick: Duration) -> i128 {
+        t.as_nanos() as i128 - tick.as_nanos() as i128 * ts as i128
+    }
+
+    /// A data segment stamped `tsval` arrived at `now`; returns t_buff when known.
+    fn sample(
+        &mut self,
+        now: Instant,
+        tsval: u32,
+        fixed: Option<Duration>,
+        window: Duration,
+    ) -> Option<Duration> {
+        match self.first {
+            None => {
+                self.first = Some((now, 0));
+                self.tsval = 0;
+            }
+            Some(_) => self.tsval += tsval.wrapping_sub(self.last_tsval) as i32 as i64,
+        }
+        self.last_tsval = tsval;
+        self.samples.push_back((now, self.tsval));
+        while self.samples.front().is_some_and(|&(s, _)| s + window < now) {
+            self.samples.pop_front();
+        }
+        let tick = match fixed {
+            Some(g) => Some(g),
+            None => {
+                let (t0, ts0) = self.first.unwrap();
+                let span = now - t0;
+                let ticks = self.tsval - ts0;
+                if span >= TICK_SPAN && ticks > 0 {
+                    Some(snap_tick(span.as_nanos() as f64 / ticks as f64))
+                } else {
+                    self.tick
+                }
+            }
+        };
+        if tick != self.tick {
+            self.tick = tick;
+            self.dmin.clear();
+            if let Some(g) = tick {
+                for &(t, ts) in &self.samples {
+                    self.dmin.push(t, Self::d(t, ts, g), window);
+                }
+            }
+        } else if let Some(g) = tick {
+            self.dmin.push(now, Self::d(now, self.tsval, g), window);
+        }
+        let g = self.tick?;
+        let d = Self::d(now, self.tsval, g);
+        let m = self.dmin.min()?;
+        Some(Duration::from_nanos((d - m).max(0) as u64))
+    }
+}
+
+/// The usual tick nearest (log domain) to `ns` nanoseconds per tick, or `ns` itself
+/// when it is more than a factor of 2 from all of them.
+fn snap_tick(ns: f64) -> Duration {
+    let (best, dist) = TICK_CANDIDATES
+        .iter()
+        .map(|c| (*c, (ns / c.as_nanos() as f64).ln().abs()))
+        .fold((TICK_CANDIDATES[0], f64::INFINITY), |a, b| {
+            if b.1 < a.1 {
+                b
+            } else {
+                a
+            }
+        });
+    if dist <= 2f64.ln() {
+        best
+    } else {
+        Duration::from_nanos(ns.max(1.0) as u64)
+    }
+}
+
+/// RSFC's receive-window policy. See the module documentation.
+#[derive(Clone, Debug)]
+pub struct Rsfc {
+    cfg: RsfcConfig,
+    state: RsfcState,
+    /// `None` until the buffer size is known (then the buffer).
+    rwnd: Option<u64>,
+    mss: u32,
+    owd: Owd,
+    rtt_min: WindowedMin,
+    t_buff: Option<Duration>,
+    /// Arrivals in the ρ window and their byte sum; the first arrival.
+    arrivals: VecDeque<(Instant, u64)>,
+    arrived: u64,
+    first_arrival: Option<Instant>,
+    rho: Option<f64>,
+    rho_at_clamp: f64,
+    monitor_end: Instant,
+    last_growth: Option<Instant>,
+    /// Clamps made (SLOW/MONITOR/FAST → rwnd = ρ × RTT_min).
+    pub clamps: u64,
+}
+
+impl Rsfc {
+    pub fn new(cfg: RsfcConfig) -> Self {
+        Rsfc {
+            cfg,
+            state: RsfcState::Slow,
+            rwnd: None,
+            mss: 1,
+            owd: Owd::default(),
+            rtt_min: WindowedMin::default(),
+            t_buff: None,
+            arrivals: VecDeque::new(),
+            arrived: 0,
+            first_arrival: None,
+            rho: None,
+            rho_at_clamp: 0.0,
+            monitor_end: Instant::ZERO,
+            last_growth: None,
+            clamps: 0,
+        }
+    }
+
+    pub fn config(&self) -> &RsfcConfig {
+        &self.cfg
+    }
+    pub fn state(&self) -> RsfcState {
+        self.state
+    }
+    /// The window RSFC grants, bytes (before the buffer's free space caps it).
+    pub fn rwnd(&self) -> Option<u64> {
+        self.rwnd
+    }
+    /// The last t_buff estimate.
+    pub fn t_buff(&self) -> Option<Duration> {
+        self.t_buff
+    }
+    /// The receive rate ρ, bytes per second.
+    pub fn rho(&self) -> Option<f64> {
+        self.rho
+    }
+    pub fn rtt_min(&self) -> Option<Duration> {
+        self.rtt_min.min().map(|v| Duration::from_nanos(v as u64))
+    }
+    /// The phone's TSval tick the `owd` estimator uses (configured or estimated).
+    pub fn peer_tick(&self) -> Option<Duration> {
+        self.owd.tick
+    }
+
+    fn min_rwnd(&self) -> u64 {
+        2 * self.mss as u64
+    }
+
+    fn set_rwnd(&mut self, w: u64, rcv_buf: u64) {
+        self.rwnd = Some(w.min(rcv_buf).max(self.min_rwnd().min(rcv_buf)));
+    }
+
+    fn measure_rho(&mut self, now: Instant, bytes: u64) {
+        self.first_arrival.get_or_insert(now);
+        self.arrivals.push_back((now, bytes));
+        self.arrived += bytes;
+        let Some(w) = self.cfg.rho_window.or(self.rtt_min()) else {
+            return;
+        };
+        // Arrivals in (now − w, now].
+        while let Some(&(t, b)) = self.arrivals.front() {
+            if t + w <= now {
+                self.arrivals.pop_front();
+                self.arrived -= b;
+            } else {
+                break;
+            }
+        }
+        if now - self.first_arrival.unwrap() >= w && !w.is_zero() {
+            self.rho = Some(self.arrived as f64 / w.as_secs_f64());
+        }
+    }
+
+    fn measure_delay(&mut self, now: Instant, seg: &Segment, st: &RcvState) {
+        let Some(ts) = seg.ts else { return };
+        let window = self.cfg.rtt_min_window;
+        let mut echo = None;
+        if let Some(tick) = st.ts_tick.filter(|_| ts.tsecr != 0) {
+            let g = tick.as_nanos().max(1);
+            let ticks_now = (now.as_nanos() / g) as u32;
+            let r = ticks_now.wrapping_sub(ts.tsecr) as u64 * g;
+            // An echo from the future (wrap, or a bogus peer) is no sample.
+            if r < (1u64 << 31) * g {
+                self.rtt_min.push(now, r as i128, window);
+                echo = Some(Duration::from_nanos(r));
+            }
+        }
+        self.t_buff = match self.cfg.estimator {
+            Estimator::Owd => self.owd.sample(now, ts.tsval, self.cfg.ts_tick, window),
+            Estimator::Echo => echo.zip(self.rtt_min()).map(|(r, m)| r.saturating_sub(m)),
+        };
+    }
+
+    /// One RTT: the receiver's estimate, at least RTT_min.
+    fn round(&self, st: &RcvState) -> Option<Duration> {
+        match (st.rtt, self.rtt_min()) {
+            (Some(r), Some(m)) => Some(r.max(m)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    fn above_threshold(&self) -> bool {
+        match (self.t_buff, self.rtt_min()) {
+            (Some(t), Some(m)) => t.as_secs_f64() > self.cfg.threshold_factor * m.as_secs_f64(),
+            _ => false,
+        }
+    }
+
+    fn rho_rose(&self) -> bool {
+        self.cfg.rho_check
+            && self
+                .rho
+                .is_some_and(|r| r > self.rho_at_clamp * (1.0 + self.cfg.rho_rise))
+    }
+
+    /// rwnd = ρ × RTT_min, then MONITOR (or FAST). Needs ρ and RTT_min.
+    fn clamp(&mut self, now: Instant, st: &RcvState) -> bool {
+        let (Some(rho), Some(m)) = (self.rho, self.rtt_min()) else {
+            return false;
+        };
+        self.set_rwnd((rho * m.as_secs_f64()) as u64, st.rcv_buf);
+        if self.state == RsfcState::Slow {
+            // The ρ check compares with ρ at the start of the episode, so that a
+            // steady rise is not hidden by re-clamps of a few per cent each.
+            self.rho_at_clamp = rho;
+        }
+        self.clamps += 1;
+        if self.cfg.monitor {
+            self.state = RsfcState::Monitor;
+            self.monitor_end = now + self.round(st).unwrap_or(m);
+        } else {
+            self.state = RsfcState::Fast;
+        }
+        true
+    }
+
+    fn enter_slow(&mut self, now: Instant) {
+        self.state = RsfcState::Slow;
+        self.last_growth = Some(now);
+    }
+
+    fn step(&mut self, now: Instant, st: &RcvState) {
+        match self.state {
+            RsfcState::Slow => {
+                if self.above_threshold() && self.clamp(now, st) {
+                    return;
+                }
+                let rwnd = self.rwnd.unwrap_or(st.rcv_buf);
+                match self.cfg.growth {
+                    Growth::PerAck => self.set_rwnd(rwnd + self.mss as u64, st.rcv_buf),
+                    Growth::PerRtt => {
+                        let Some(round) = self.round(st) else { return };
+                        let last = *self.last_growth.get_or_insert(now);
+                        if now >= last + round {
+                            self.set_rwnd(rwnd + self.mss as u64, st.rcv_buf);
+                            self.last_growth = Some(now);
+                        }
+                    }
+                }
+            }
+            RsfcState::Monitor => {
+                if now < self.monitor_end {
+                    return;
+                }
+                // ρ rose since the clamp: more capacity than the clamp assumed.
+                // Else clamp again with the new ρ while the queue is still long.
+                if self.rho_rose() || !(self.above_threshold() && self.clamp(now, st)) {
+                    self.enter_slow(now);
+                }
+            }
+            RsfcState::Fast => {
+                if self.rho_rose() || !(self.above_threshold() && self.clamp(now, st)) {
+                    self.enter_slow(now);
+                }
+            }
+        }
+    }
+}
+
+impl RwndPolicy for Rsfc {
+    fn name(&self) -> &'static str {
+        "rsfc"
+    }
+
+    fn on_segment(&mut self, now: Instant, seg: &Segment, st: &RcvState) {
+        self.mss = st.mss;
+        if self.rwnd.is_none() {
+            self.rwnd = Some(st.rcv_buf);
+        }
+        if seg.len == 0 || seg.window_probe {
+            return;
+        }
+        self.measure_delay(now, seg, st);
+        self.measure_rho(now, seg.len as u64);
+        self.step(now, st);
+    }
+
+    fn window(&mut self, st: &RcvState) -> u64 {
+        self.mss = st.mss;
+        let rwnd = *self.rwnd.get_or_insert(st.rcv_buf);
+        rwnd.min(st.free_window())
+    }
+
+    fn rate_estimate(&self) -> Option<f64> {
+        self.rho
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::Timestamps;
+
+    const MSS: u32 = 1000;
+
+    fn ms(x: u64) -> Duration {
+        Duration::from_millis(x)
+    }
+    fn at_us(x: u64) -> Instant {
+        Instant::from_micros(x)
+    }
+
+    fn st(now: Instant, own_tick: Duration) -> RcvState {
+        RcvState {
+            now,
+            rcv_buf: 1_000_000,
+            rcv_nxt: 0,
+            rcv_read: 0,
+            ooo_bytes: 0,
+            mss: MSS,
+            rtt: None,
+            ts_tick: Some(own_tick),
+        }
+    }
+
+    fn seg(seq: u64, tsval: u32, tsecr: u32) -> Segment {
+        Segment {
+            seq,
+            len: MSS,
+            ts: Some(Timestamps { tsval, tsecr }),
+            ..Segment::default()
+        }
+    }
+
+    /// Queueing delay of the synthetic uplink at send time `t` (µs): none for 2 s,
+    /// a ramp to 300 ms over 3 s, then 300 ms.
+    fn queue_us(t: u64) -> u64 {
+        if t < 2_000_000 {
+            0
+        } else if t < 5_000_000 {
+            (t - 2_000_000) / 10
+        } else {
+            300_000
+        }
+    }
+
+    #[test]
+    fn owd_estimator_recovers_queueing_delay_with_unknown_offset_and_estimated_tick() {
+        for tick_ms in [1u64, 4, 10] {
+            let g = tick_ms * 1000; // µs
+            let cfg = RsfcConfig {
+                estimator: Estimator::Owd,
+                ..RsfcConfig::default()
+            };
+            let mut p = Rsfc::new(cfg);
+            let offset_us = 3_141_592_653u64; // the phone's clock: unknown to the receiver
+            let mut t_send = 0u64;
+            let mut seq = 0;
+            while t_send < 9_000_000 {
+                let q = queue_us(t_send);
+                let arr = at_us(t_send + 40_000 + q);
+                let tsval = ((offset_us + t_send) / g) as u32;
+                p.on_segment(arr, &seg(seq, tsval, 0), &st(arr, ms(1)));
+                seq += MSS as u64;
+                if t_send >= 1_500_000 {
+                    assert_eq!(p.peer_tick(), Some(ms(tick_ms)), "tick at {t_send} µs");
+                    let tb = p.t_buff().unwrap().as_nanos() as i64 / 1000;
+                    assert!(
+                        (tb - q as i64).abs() <= g as i64,
+                        "tick {tick_ms} ms, t {t_send} µs: t_buff {tb} µs vs {q} µs"
+                    );
+                }
+                t_send += 3_700; // not a multiple of any tick
+            }
+        }
+    }
+
+    #[test]
+    fn owd_estimator_uses_a_configured_tick() {
+        let cfg = RsfcConfig {
+            ts_tick: Some(ms(4)),
+            ..RsfcConfig::default()
+        };
+        let mut p = Rsfc::new(cfg);
+        let mut t = 0;
+        while t < 500_000 {
+            let q = if t > 200_000 { 50_000 } else { 0 };
+            let arr = at_us(t + 20_000 + q);
+            p.on_segment(
+                arr,
+                &seg(0, (7_777_777 + t / 4000) as u32, 0),
+                &st(arr, ms(1)),
+            );
+            t += 2_000;
+        }
+        assert_eq!(p.peer_tick(), Some(ms(4)));
+        let tb = p.t_buff().unwrap();
+        assert!(tb >= ms(46) && tb <= ms(54), "{tb:?}");
+    }
+
+    #[test]
+    fn owd_estimator_handles_tsval_wraparound() {
+        let mut p = Rsfc::new(RsfcConfig {
+            ts_tick: Some(ms(1)),
+            ..RsfcConfig::default()
+        });
+        for k in 0..200u64 {
+            let t = k * 5_000;
+            let q = if k >= 100 { 30_000 } else { 0 };
+            let arr = at_us(t + 10_000 + q);
+            let tsval = (u32::MAX - 500).wrapping_add((t / 1000) as u32);
+            p.on_segment(arr, &seg(0, tsval, 0), &st(arr, ms(1)));
+        }
+        let tb = p.t_buff().unwrap();
+        assert!(tb >= ms(29) && tb <= ms(31), "{tb:?}");
+    }
+
+    #[test]
+    fn echo_estimator_recovers_queueing_delay_with_a_coarse_own_tick() {
+        for tick_ms in [1u64, 4, 10] {
+            let g = tick_ms * 1000;
+            let cfg = RsfcConfig {
+                estimator: Estimator::Echo,
+                ..RsfcConfig::default()
+            };
+            let mut p = Rsfc::new(cfg);
+            // Our ACKs leave every 3.7 ms; the phone answers each at once; the data
+            // reaches us 40 ms (base RTT) plus the queueing delay later.
+            let mut a = 0u64;
+            while a < 9_000_000 {
+                let q = queue_us(a);
+                let tsecr = (a / g) as u32 + 1; // our TSval of the ACK (clock ≠ 0)
+                let arr_us = a + g + 40_000 + q; // ack sent at our tick `tsecr`
+                let arr = at_us(arr_us);
+                p.on_segment(arr, &seg(0, 99, tsecr), &st(arr, ms(tick_ms)));
+                if a >= 500_000 {
+                    let tb = p.t_buff().unwrap().as_nanos() as i64 / 1000;
+                    assert!(
+                        (tb - q as i64).abs() <= g as i64,
+                        "tick {tick_ms} ms, t {a} µs: t_buff {tb} µs vs {q} µs"
+                    );
+                    let m = p.rtt_min().unwrap().as_nanos() as i64 / 1000;
+                    assert!((m - 40_000).abs() <= g as i64, "rtt_min {m} µs");
+                }
+                a += 3_700;
+            }
+        }
+    }
+
+    #[test]
+    fn rho_is_bytes_over_the_window() {
+        let mut p = Rsfc::new(RsfcConfig::default());
+        // 1000 bytes every 4 ms: 250 kB/s.
+        for k in 0..300u64 {
+            let t = Instant::from_millis(4 * k);
+            p.on_segment(t, &seg(k * 1000, k as u32, 0), &st(t, ms(1)));
+            if k < 125 {
+                assert_eq!(p.rho(), None, "no ρ before one window at {k}");
+            }
+        }
+        let r = p.rho().unwrap();
+        assert!((r / 250_000.0 - 1.0).abs() < 0.01, "{r}");
+        assert_eq!(p.rate_estimate(), Some(r));
+    }
+
+    /// Drives a policy with the `echo` estimator: data every 4 ms (250 kB/s), base RTT
+    /// 100 ms, queueing delay chosen per segment.
+    struct Drive {
+        p: Rsfc,
+        t_us: u64,
+        seq: u64,
+    }
+
+    impl Drive {
+        fn new(cfg: RsfcConfig) -> Self {
+            let cfg = RsfcConfig {
+                estimator: Estimator::Echo,
+                ..cfg
+            };
+            Drive {
+                p: Rsfc::new(cfg),
+                t_us: 1_000_000,
+                seq: 0,
+            }
+        }
+        /// One segment of `len` bytes with queueing delay `q_ms`.
+        fn seg_len(&mut self, q_ms: u64, len: u32) {
+            self.t_us += 4_000;
+            let now = at_us(self.t_us);
+            let tsecr = ((self.t_us - 100_000 - q_ms * 1000) / 1000) as u32;
+            let mut s = seg(self.seq, 1, tsecr);
+            s.len = len;
+            self.seq += len as u64;
+            self.p.on_segment(now, &s, &st(now, ms(1)));
+        }
+        fn run(&mut self, q_ms: u64, millis: u64) {
+            for _ in 0..millis / 4 {
+                self.seg_len(q_ms, MSS);
+            }
+        }
+        fn rwnd(&self) -> u64 {
+            self.p.rwnd().unwrap()
+        }
+    }
+
+    #[test]
+    fn slow_state_with_short_queue_keeps_the_buffer_window() {
+        let mut d = Drive::new(RsfcConfig::default());
+        d.run(0, 1000);
+        assert_eq!(d.p.state(), RsfcState::Slow);
+        assert_eq!(
+            d.rwnd(),
+            1_000_000,
+            "initial rwnd is the buffer, capped there"
+        );
+        assert_eq!(d.p.rtt_min(), Some(ms(100)));
+        assert_eq!(d.p.clamps, 0);
+    }
+
+    #[test]
+    fn slow_to_fast_when_t_buff_exceeds_threshold_sets_rwnd_to_rho_times_rtt_min() {
+        for monitor in [true, false] {
+            let mut d = Drive::new(RsfcConfig {
+                monitor,
+                ..RsfcConfig::default()
+            });
+            d.run(0, 1000);
+            d.run(90, 4); // t_buff = 90 ms < T = 100 ms
+            assert_eq!(d.p.state(), RsfcState::Slow);
+            d.run(150, 4);
+            let want = if monitor {
+                RsfcState::Monitor
+            } else {
+                RsfcState::Fast
+            };
+            assert_eq!(d.p.state(), want);
+            assert_eq!(d.p.clamps, 1);
+            // ρ = 250 kB/s, RTT_min = 100 ms.
+            let w = d.rwnd() as f64;
+            assert!((w / 25_000.0 - 1.0).abs() < 0.01, "{w}");
+        }
+    }
+
+    #[test]
+    fn threshold_factor_scales_the_threshold() {
+        let mut d = Drive::new(RsfcConfig {
+            threshold_factor: 2.0,
+            ..RsfcConfig::default()
+        });
+        d.run(0, 1000);
+        d.run(150, 40);
+        assert_eq!(d.p.state(), RsfcState::Slow);
+        d.run(250, 4);
+        assert_eq!(d.p.state(), RsfcState::Monitor);
+    }
+
+    #[test]
+    fn slow_growth_is_one_mss_per_rtt() {
+        let mut d = Drive::new(RsfcConfig::default());
+        d.run(0, 1000);
+        d.run(150, 4); // clamp to 25 000
+        d.run(0, 104); // MONITOR ends after one RTT with t_buff < T: SLOW
+        assert_eq!(d.p.state(), RsfcState::Slow);
+        let w0 = d.rwnd();
+        d.run(0, 1000); // ten RTTs of 100 ms
+        assert_eq!(d.rwnd() - w0, 10 * MSS as u64);
+    }
+
+    #[test]
+    fn slow_growth_per_ack_adds_one_mss_per_segment() {
+        let mut d = Drive::new(RsfcConfig {
+            growth: Growth::PerAck,
+            ..RsfcConfig::default()
+        });
+        d.run(0, 1000);
+        d.run(150, 4);
+        d.run(0, 104);
+        assert_eq!(d.p.state(), RsfcState::Slow);
+        let w0 = d.rwnd();
+        d.run(0, 40); // ten segments
+        assert_eq!(d.rwnd() - w0, 10 * MSS as u64);
+    }
+
+    #[test]
+    fn monitor_holds_one_rtt_then_back_to_fast_when_t_buff_stays_high() {
+        let mut d = Drive::new(RsfcConfig::default());
+        d.run(0, 1000);
+        d.run(150, 4);
+        assert_eq!(d.p.clamps, 1);
+        d.run(150, 96); // within the hold: no new clamp
+        assert_eq!((d.p.state(), d.p.clamps), (RsfcState::Monitor, 1));
+        // ρ falls to 200 kB/s (1000 bytes every 5 ms on average) while t_buff stays
+        // high: the next clamp uses the new ρ.
+        for _ in 0..200 {
+            d.seg_len(150, 800);
+        }
+        assert!(d.p.clamps > 1);
+        assert_eq!(d.p.state(), RsfcState::Monitor);
+        let w = d.rwnd() as f64;
+        assert!((w / 20_000.0 - 1.0).abs() < 0.02, "{w}");
+    }
+
+    #[test]
+    fn monitor_to_slow_when_t_buff_falls_below_threshold() {
+        let mut d = Drive::new(RsfcConfig::default());
+        d.run(0, 1000);
+        d.run(150, 4);
+        d.run(50, 100);
+        assert_eq!(d.p.state(), RsfcState::Slow);
+        assert_eq!(d.p.clamps, 1);
+    }
+
+    /// A clamp at ρ = 200 kB/s, then ρ climbs to 250 kB/s (+25 %) over 500 ms while
+    /// t_buff stays above T. Returns the driver and whether SLOW was seen meanwhile.
+    fn rho_rise_after_clamp(rho_check: bool, monitor: bool) -> (Drive, bool) {
+        let mut d = Drive::new(RsfcConfig {
+            rho_check,
+            monitor,
+            ..RsfcConfig::default()
+        });
+        d.run(0, 1000);
+        for _ in 0..125 {
+            d.seg_len(0, 800); // ρ settles at 200 kB/s
+        }
+        d.seg_len(150, 800); // clamp at ρ = 200 kB/s
+        assert_eq!(d.p.clamps, 1);
+        let mut saw_slow = false;
+        for _ in 0..125 {
+            d.seg_len(150, MSS);
+            saw_slow |= d.p.state() == RsfcState::Slow;
+        }
+        (d, saw_slow)
+    }
+
+    #[test]
+    fn monitor_to_slow_when_rho_rises_with_rho_check() {
+        let (d, saw_slow) = rho_rise_after_clamp(true, true);
+        assert!(saw_slow, "the rise of ρ ends the episode");
+        // From SLOW the still-long queue clamps again, at the higher ρ.
+        assert!(d.p.clamps >= 2);
+        let w = d.rwnd() as f64;
+        assert!(w >= 22_000.0, "{w}");
+    }
+
+    #[test]
+    fn rho_check_off_goes_back_to_fast_and_never_slow_while_t_buff_high() {
+        let (d, saw_slow) = rho_rise_after_clamp(false, true);
+        assert!(!saw_slow);
+        assert_eq!(d.p.state(), RsfcState::Monitor);
+        assert!(d.p.clamps >= 3, "{}", d.p.clamps);
+    }
+
+    #[test]
+    fn monitor_off_reclamps_at_every_segment_while_t_buff_high() {
+        let mut d = Drive::new(RsfcConfig {
+            monitor: false,
+            rho_check: false,
+            ..RsfcConfig::default()
+        });
+        d.run(0, 1000);
+        d.run(150, 40); // ten segments
+        assert_eq!(d.p.clamps, 10);
+        assert_eq!(d.p.state(), RsfcState::Fast);
+        d.run(20, 4);
+        assert_eq!(d.p.state(), RsfcState::Slow);
+        // FAST leaves for SLOW on a rise of ρ only when the check is on.
+        assert!(rho_rise_after_clamp(true, false).1);
+        assert!(!rho_rise_after_clamp(false, false).1);
+    }
+
+    #[test]
+    fn window_is_capped_by_free_space_and_floored_at_two_mss() {
+        let mut d = Drive::new(RsfcConfig::default());
+        d.run(0, 1000);
+        // A trickle: 50 bytes every 4 ms = 12.5 kB/s, ρ × RTT_min = 1.25 kB < 2 MSS.
+        for _ in 0..200 {
+            d.seg_len(0, 50);
+        }
+        d.seg_len(150, 50);
+        assert_eq!(d.rwnd(), 2 * MSS as u64);
+        let mut s = st(Instant::ZERO, ms(1));
+        s.rcv_nxt = 999_500; // 500 bytes of free space
+        assert_eq!(d.p.window(&s), 500);
+        assert!(!d.p.allow_shrink());
+    }
+
+    #[test]
+    fn right_edge_never_retracts_at_the_receiver() {
+        use crate::flow::FlowControl;
+        use crate::tcp::{TcpConfig, TcpReceiver};
+        let cfg = TcpConfig {
+            handshake: false,
+            delayed_ack: false,
+            rcv_buf: 200_000,
+            mss: MSS,
+            flow_control: FlowControl::Rsfc(RsfcConfig {
+                estimator: Estimator::Echo,
+                ..RsfcConfig::default()
+            }),
+            ..TcpConfig::default()
+        };
+        let mut r = TcpReceiver::new(cfg);
+        let mut right = 0u64;
+        let mut clamped_below = false;
+        for k in 0..1000u64 {
+            let t = 4_000 * (k + 1);
+            let now = at_us(t);
+            let q = if k > 400 { 300_000 } else { 0 };
+            let tsecr = ((t.saturating_sub(100_000 + q)) / 1000) as u32 + 1;
+            r.handle_segment(now, &seg(k * MSS as u64, 1, tsecr));
+            r.read(now, u64::MAX);
+            while let Some(a) = r.poll_transmit(now) {
+                let edge = a.ack + a.wnd;
+                assert!(edge >= right, "edge moved back at {k}: {edge} < {right}");
+                right = edge;
+                clamped_below |= a.wnd < 200_000 && k > 400;
+            }
+        }
+        assert!(clamped_below, "the clamp took effect");
+    }
+
+    #[test]
+    fn config_validation_names_the_field() {
+        assert!(RsfcConfig::default().validate().is_ok());
+        for (bad, field) in [
+            (
+                RsfcConfig {
+                    ts_tick: Some(Duration::ZERO),
+                    ..RsfcConfig::default()
+                },
+                "ts_tick",
+            ),
+            (
+                RsfcConfig {
+                    rho_window: Some(Duration::ZERO),
+                    ..RsfcConfig::default()
+                },
+                "rho_window",
+            ),
+            (
+                RsfcConfig {
+                    rtt_min_window: Duration::ZERO,
+                    ..RsfcConfig::default()
+                },
+                "rtt_min_window",
+            ),
+            (
+                RsfcConfig {
+                    threshold_factor: 0.0,
+                    ..RsfcConfig::default()
+                },
+                "threshold_factor",
+            ),
+            (
+                RsfcConfig {
+                    rho_rise: -0.1,
+                    ..RsfcConfig::default()
+                },
+                "rho_rise",
+            ),
+        ] {
+            assert_eq!(bad.validate().unwrap_err().0, field);
+        }
+        assert_eq!("ECHO".parse::<Estimator>(), Ok(Estimator::Echo));
+        assert!("gps".parse::<Estimator>().is_err());
+        assert_eq!("per_ack".parse::<Growth>(), Ok(Growth::PerAck));
+        assert!("per_byte".parse::<Growth>().is_err());
+    }
+
+    #[test]
+    fn rsfc_without_timestamps_is_refused_naming_the_key() {
+        use crate::flow::FlowControl;
+        use crate::tcp::TcpConfig;
+        let cfg = TcpConfig {
+            timestamps: false,
+            flow_control: FlowControl::Rsfc(RsfcConfig::default()),
+            ..TcpConfig::default()
+        };
+        let (field, why) = cfg.validate().unwrap_err();
+        assert_eq!(field, "timestamps");
+        assert!(why.contains("rsfc"), "{why}");
+        let ok = TcpConfig {
+            flow_control: FlowControl::Rsfc(RsfcConfig::default()),
+            ..TcpConfig::default()
+        };
+        assert!(ok.validate().is_ok());
+    }
+}
