@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -69,3 +70,13 @@ def test_unknown_seed_is_a_usage_error(cli: Cli, tmp_path: Path) -> None:
     assert proc.returncode == 2
     assert "unknown seed bogus" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.skipif(shutil.which("ns") is None, reason="ns-2 is not installed")
+def test_validation_section_sets_ns2_beside_mobiflow() -> None:
+    sec = repro.run_validation()
+    assert sec.status == "done"
+    rows = _table_rows(sec.markdown)
+    results = [r[-1] for r in rows[1:]]
+    assert "pass" in results
+    assert "FAIL" not in results
