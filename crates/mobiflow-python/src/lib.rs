@@ -87,6 +87,15 @@ fn scenario_error(py: Python<'_>, e: &ScenarioError) -> PyErr {
     }
 }
 
+/// Loads a scenario given as TOML text (`source` names the file it stands for).
+fn load_text(
+    text: &str,
+    source: Option<&Path>,
+    overrides: &[(String, String)],
+) -> Result<Scenario, Failure> {
+    mobiflow_sim::load_str(text, source, overrides).map_err(Failure::Scenario)
+}
+
 /// Runs a scenario; packet captures (the scenario's `[measure.capture]` points, and
 /// every host with `pcap`) go into `out_dir`, which they need.
 fn simulate(
@@ -217,8 +226,7 @@ fn run_str(
     pcap: bool,
 ) -> PyResult<String> {
     py.allow_threads(|| {
-        let scenario = mobiflow_sim::load_str(&text, source.as_deref(), &overrides)
-            .map_err(Failure::Scenario)?;
+        let scenario = load_text(&text, source.as_deref(), &overrides)?;
         run_scenario(&scenario, out_dir.as_deref(), pcap)
     })
     .map_err(|f| f.into_pyerr(py))
@@ -234,8 +242,7 @@ fn validate_str(
     source: Option<PathBuf>,
 ) -> PyResult<String> {
     py.allow_threads(|| {
-        let scenario = mobiflow_sim::load_str(&text, source.as_deref(), &overrides)
-            .map_err(Failure::Scenario)?;
+        let scenario = load_text(&text, source.as_deref(), &overrides)?;
         Ok(describe_json(&scenario))
     })
     .map_err(|f: Failure| f.into_pyerr(py))
@@ -255,8 +262,7 @@ fn run_str_results<'py>(
 ) -> PyResult<(String, Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
     let results = py
         .allow_threads(|| {
-            let scenario = mobiflow_sim::load_str(&text, source.as_deref(), &overrides)
-                .map_err(Failure::Scenario)?;
+            let scenario = load_text(&text, source.as_deref(), &overrides)?;
             run_scenario_results(&scenario, out_dir.as_deref())
         })
         .map_err(|f| f.into_pyerr(py))?;
