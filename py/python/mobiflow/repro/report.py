@@ -100,7 +100,31 @@ def _demote(markdown: str) -> str:
     return re.sub(r"^(#{1,5}) ", r"#\1 ", markdown, flags=re.MULTILINE)
 
 
-def run_seed(seed: Seed, out: Path, quick: bool) -> Section:
+class _Relay(io.StringIO):
+    """Collects what a seed's module prints and hands each finished line to ``progress``
+    (prefixed with the seed's key), so a long reproduction shows where it is."""
+
+    def __init__(self, key: str, progress: Callable[[str], None] | None) -> None:
+        super().__init__()
+        self._key = key
+        self._progress = progress
+        self._partial = ""
+        self._outer = sys.stdout  # taken before the redirection: progress goes there
+
+    def write(self, s: str) -> int:
+        if self._progress is not None:
+            lines = (self._partial + s).split("\n")
+            self._partial = lines.pop()
+            for line in lines:
+                if line.strip():
+                    with contextlib.redirect_stdout(self._outer):
+                        self._progress(f"  {self._key}: {line.strip()}")
+        return super().write(s)
+
+
+def run_seed(
+    seed: Seed, out: Path, quick: bool, progress: Callable[[str], None] | None = None
+) -> Section:
     """Run one seed's reproduction into ``out/<key>/`` and collect its report."""
     if seed.module is None:
         return Section(seed, "missing")
@@ -108,7 +132,7 @@ def run_seed(seed: Seed, out: Path, quick: bool) -> Section:
     dest = out / seed.key
     args = ["--out", str(dest), *(seed.quick_args if quick else seed.full_args)]
     t0 = time.perf_counter()
-    buf = io.StringIO()
+    buf = _Relay(seed.key, progress)
     try:
         with contextlib.redirect_stdout(buf):
             code = module.main(args)
@@ -224,7 +248,7 @@ def reproduce(
     for k in keys:
         if progress:
             progress(f"{SEEDS[k].title} …")
-        sections.append(run_seed(SEEDS[k], out, quick))
+        sections.append(run_seed(SEEDS[k], out, quick, progress))
     if validation:
         if progress:
             progress("ns-2 cross-validation …")
