@@ -937,6 +937,7 @@ impl<'a> World<'a> {
                 rtt_mean_ms: ms(ss.rtt.mean()),
                 rtt_p95_ms: ms(ss.rtt.quantile(0.95)),
                 rtt_samples: ss.rtt.count,
+                handoff: mobility::summary(&ss, &rs),
             });
         }
         let mut links = Vec::new();

@@ -432,7 +432,12 @@ fn schedule<T>(
 fn handoffs(lt: &Tbl, ab: &Option<Tbl>, ba: &Option<Tbl>) -> R<Vec<Handoff>> {
     let key = lt.key("handoffs");
     for l in std::iter::once(lt).chain(ab.iter()).chain(ba.iter()) {
-        for k in ["rate_schedule", "delay_schedule", "trace", "schedule_period"] {
+        for k in [
+            "rate_schedule",
+            "delay_schedule",
+            "trace",
+            "schedule_period",
+        ] {
             if l.has(k) {
                 return Err(key_err(
                     l.key(k),
