@@ -2,6 +2,8 @@
 # mobile host mh; fh-ar wired 10 Mb/s, 10 ms; the access link ar-mh changes interface.
 # The TCP baseline only (ns-2 has none of the reactions).
 source [file join [file dirname [info script]] lib.tcl]
+# Optional argument: minrto_ in seconds (the reproduction's sensitivity run uses 1).
+if {$argc > 0} { Agent/TCP set minrto_ [lindex $argv 0] }
 set fh [$ns node]; set ar [$ns node]; set mh [$ns node]
 mf_link $fh $ar 10Mb 10ms 50
 mf_link $ar $mh 20Mb 1ms 50
