@@ -1,12 +1,13 @@
 """Cross-validation of mobiflow against ns-2 on twin scenarios.
 
 Each case is a mobiflow scenario (``NAME.toml``, or the file ``SCENARIOS`` names) and
-an ns-2 script (``NAME.tcl``) describing the same network and traffic. Both are run; the payload goodput over each
-named interval is compared with a tolerance (5 % for steady-state intervals, 15 % for
-transient ones: outages, handoffs, rate changes), and retransmissions and timeouts are
-reported beside ns-2's. Prints a table; exits 0 when every comparison passes, 1 when
-one fails, 2 on a usage error. Without ``ns`` on the PATH it says so and exits 0 with
-every row marked ``skipped`` (use ``--require-ns`` to make that an error).
+an ns-2 script (``NAME.tcl``) describing the same network and traffic. Both are run;
+the payload goodput over each named interval is compared with a tolerance (5 % for
+steady-state intervals, 15 % for transient ones: outages, handoffs, rate changes), and
+retransmissions and timeouts are reported beside ns-2's. Prints a table; exits 0 when
+every comparison passes, 1 when one fails, 2 on a usage error. Without ``ns`` on the
+PATH it says so and exits 0 with every row marked ``skipped`` (use ``--require-ns`` to
+make that an error).
 
 Usage: python validation/ns2/validate.py [--json] [--require-ns] [CASE ...]
 """

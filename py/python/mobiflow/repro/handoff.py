@@ -18,12 +18,10 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import re
 import shutil
 import subprocess
 import sys
 import tempfile
-import tomllib
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -125,52 +123,47 @@ FIG_SCHEMES = ("tcp", "iett", "ba", "freeze")
 
 # --- the scenario's own description ----------------------------------------------------------
 
-_RATE = re.compile(r"^\s*([0-9.]+)\s*([kMG]?)bps\s*$")
-_TIME = re.compile(r"^\s*([0-9.]+)\s*(ms|s)\s*$")
-
-
-def rate_bps(text: str) -> float:
-    m = _RATE.match(text)
-    if not m:
-        raise ValueError(f"not a rate: {text!r}")
-    return float(m.group(1)) * {"": 1.0, "k": 1e3, "M": 1e6, "G": 1e9}[m.group(2)]
-
-
-def seconds(text: str) -> float:
-    m = _TIME.match(text)
-    if not m:
-        raise ValueError(f"not a time: {text!r}")
-    return float(m.group(1)) * (1e-3 if m.group(2) == "ms" else 1.0)
-
 
 @dataclass(frozen=True)
 class Path_:
-    """The path of a case as its scenario file describes it."""
+    """The path of a case as the engine sees it (the scenario after lowering)."""
 
     wired_bps: float
-    wired_delay_s: float
     #: (start, end, access rate) pieces, the access link down between them.
     pieces: tuple[tuple[float, float, float], ...]
     intervals: Mapping[str, tuple[float, float]]
 
 
 def read_case(path: Path) -> Path_:
-    doc = tomllib.loads(path.read_text(encoding="utf-8"))
-    links = {lk["name"]: lk for lk in doc["links"]}
-    wired, access = links["wired"], links["access"]
-    duration = seconds(doc["run"]["duration"])
-    t, rate = 0.0, rate_bps(access["rate"])
-    pieces = []
-    for h in access.get("handoffs", []):
-        at = seconds(h["at"])
-        pieces.append((t, at, rate))
-        t = at + seconds(h["interruption"])
-        rate = rate_bps(h.get("rate", f"{rate}bps"))
-    pieces.append((t, duration, rate))
-    intervals = {k: (seconds(a), seconds(b)) for k, (a, b) in doc["measure"]["intervals"].items()}
-    return Path_(
-        rate_bps(wired["rate"]), seconds(wired["delay"]), tuple(pieces), intervals
+    """The wired rate, the access link's up periods with their rates, and the
+    measurement intervals, from the validated scenario (handoffs already lowered to
+    outages and a rate schedule)."""
+    d = mobiflow.validate(path)
+    links = {lk["name"]: lk for lk in d["links"]}
+    wired = links["wired"]["dirs"][0]["rate"]
+    access = links["access"]["dirs"][0]
+    rate = access["rate"]
+    points = (
+        [(0.0, float(rate["bps"]))]
+        if rate["kind"] == "constant"
+        else [(float(t), float(r)) for t, r in rate["points"]]
     )
+    duration = float(d["duration_s"])
+    bounds = [0.0]
+    for s, e in access["outages_s"]:
+        bounds += [float(s), float(e)]
+    bounds.append(duration)
+    pieces = []
+    for a, b in zip(bounds[0::2], bounds[1::2], strict=True):
+        r = [rv for t, rv in points if t <= a + 1e-9][-1]
+        pieces.append((a, b, r))
+    intervals = _intervals(d)
+    return Path_(float(wired["bps"]), tuple(pieces), intervals)
+
+
+def _intervals(d: Mapping[str, Any]) -> dict[str, tuple[float, float]]:
+    iv = d["intervals"]
+    return {x["name"]: (float(x["start_s"]), float(x["end_s"])) for x in iv}
 
 
 def ideal_bps(p: Path_, t0: float, t1: float) -> float:
@@ -251,24 +244,29 @@ def plot_case(case: Case, data: Mapping[str, dict[str, list[float]]], dest: Path
         t1 = 20.0
     names = []
     labels = {s.key: s.label for s in SCHEMES}
-    for kind, ylabel in (("cwnd", "cwnd (segments)"), ("seq", "sequence number (segments)")):
+    for kind, ylabel in (
+        ("cwnd", "cwnd (segments)"),
+        ("una", "segments acknowledged since 10 s"),
+    ):
         fig, ax = plt.subplots(figsize=(7.5, 4))
+        lo = 10.0 if kind == "una" else t0
         for key in FIG_SCHEMES:
             s = data[key]
-            idx = [i for i, t in enumerate(s["t"]) if t0 <= t <= t1]
+            idx = [i for i, t in enumerate(s["t"]) if lo <= t <= t1]
             ys = [s[kind][i] for i in idx]
-            if kind == "seq":
-                base = s["seq"][idx[0]] if idx else 0.0
+            if kind == "una":
+                base = s["una"][idx[0]] if idx else 0.0
                 ys = [y - base for y in ys]
             ax.plot([s["t"][i] for i in idx], ys, label=labels[key], lw=0.9)
         if kind == "cwnd":
             ax.set_yscale("symlog", linthresh=10)
         ax.set_xlabel("time (s)")
-        ax.set_ylabel(ylabel + (" since 9 s" if kind == "seq" else ""))
-        ax.set_title(f"{case.title} ({kind})", fontsize=10)
+        ax.set_ylabel(ylabel)
+        what = "cwnd" if kind == "cwnd" else "time-sequence"
+        ax.set_title(f"{case.title} ({what})", fontsize=10)
         ax.legend(fontsize=8)
         fig.tight_layout()
-        name = f"{case.key}_{kind}.png"
+        name = f"{case.key}_{'cwnd' if kind == 'cwnd' else 'seq'}.png"
         fig.savefig(dest / name, dpi=110)
         plt.close(fig)
         names.append(name)
@@ -361,14 +359,9 @@ def case_table(case: Case, res: Mapping[str, Any]) -> list[str]:
             "",
             f"The same over {lo2:g}-{hi2:g} s (ideal {res['ideal_extra_bps'] / 1e6:.3f} Mb/s): "
             + ", ".join(
-                f"{s.label} {res['mobiflow'][s.key]['intervals'][ex] / 1e6:.3f}"
-                for s in SCHEMES
+                f"{s.label} {res['mobiflow'][s.key]['intervals'][ex] / 1e6:.3f}" for s in SCHEMES
             )
-            + (
-                f"; ns-2 TCP {res['ns2'][ex] / 1e6:.3f}"
-                if res["ns2"] and ex in res["ns2"]
-                else ""
-            )
+            + (f"; ns-2 TCP {res['ns2'][ex] / 1e6:.3f}" if res["ns2"] and ex in res["ns2"] else "")
             + " Mb/s.",
         ]
     lines += ["", "Per scheme (mobiflow): retransmissions, timeouts, what the reaction did:", ""]
@@ -382,7 +375,8 @@ def case_table(case: Case, res: Mapping[str, Any]) -> list[str]:
         h = f["handoff"]
         bw = "-" if h["ba_sst_bps"] is None else f"{h['ba_sst_bps'] / 1e3:.0f}"
         rtt = "-" if h["ba_sst_rtt_ms"] is None else f"{h['ba_sst_rtt_ms']:.0f}"
-        ss = "-" if h["ba_sst_ssthresh_bytes"] is None else f"{h['ba_sst_ssthresh_bytes'] / 1000:.1f}"
+        ssb = h["ba_sst_ssthresh_bytes"]
+        ss = "-" if ssb is None else f"{ssb / 1000:.1f}"
         lines.append(
             f"| {s.label} | {f['retransmits']} | {f['timeouts']} | {h['forced_expirations']} | "
             f"{bw} | {rtt} | {ss} | {h['freezes']} / {h['tr_acks']} |"
@@ -406,7 +400,7 @@ def sensitivity_table(results: Mapping[str, Any]) -> list[str]:
     lines = [
         "## Sensitivity: a 1 s minimum RTO",
         "",
-        "The seed's TCP restarts \"at 11 s\" after an interface that is back at 10.5 s "
+        'The seed\'s TCP restarts "at 11 s" after an interface that is back at 10.5 s '
         "(Fig. 2): one second after its last ACK, as with RFC 2988's 1 s minimum RTO, "
         "which ns-2 scripts of the time often set (`minrto_ 1`), rather than ns-2.35's "
         "0.2 s used above. The same runs with `tcp.min_rto = 1s` (ns-2: `minrto_ 1`), "
@@ -442,15 +436,19 @@ def observations(results: Mapping[str, Any]) -> list[str]:
         order_mine = sorted(rows, key=lambda k: m[rows[k]])
         same = "the same" if order_paper == order_mine else "a different"
         line = (
-            f"- Table {case.table}: BA/TCP = {m['ba'] / m['tcp']:.2f} "
-            f"(paper {paper['BA'][0] / paper['TCP'][0]:.2f}), IE/TCP = "
-            f"{m['iett'] / m['tcp']:.2f} (paper {paper['IE'][0] / paper['TCP'][0]:.2f}); "
-            f"{same} ranking of the three schemes as the paper "
-            f"(mobiflow {' < '.join(order_mine)}, paper {' < '.join(order_paper)})"
-        ) if m["tcp"] > 0 else (
-            f"- Table {case.table}: TCP delivers nothing in {case.interval}; IE "
-            f"{m['iett']:.3f}, BA {m['ba']:.3f} Mb/s (paper TCP {paper['TCP'][0]}, IE "
-            f"{paper['IE'][0]}, BA {paper['BA'][0]})"
+            (
+                f"- Table {case.table}: BA/TCP = {m['ba'] / m['tcp']:.2f} "
+                f"(paper {paper['BA'][0] / paper['TCP'][0]:.2f}), IE/TCP = "
+                f"{m['iett'] / m['tcp']:.2f} (paper {paper['IE'][0] / paper['TCP'][0]:.2f}); "
+                f"{same} ranking of the three schemes as the paper "
+                f"(mobiflow {' < '.join(order_mine)}, paper {' < '.join(order_paper)})"
+            )
+            if m["tcp"] > 0
+            else (
+                f"- Table {case.table}: TCP delivers nothing in {case.interval}; IE "
+                f"{m['iett']:.3f}, BA {m['ba']:.3f} Mb/s (paper TCP {paper['TCP'][0]}, IE "
+                f"{paper['IE'][0]}, BA {paper['BA'][0]})"
+            )
         )
         if r["ns2"]:
             ns2 = r["ns2"][case.interval] / 1e6

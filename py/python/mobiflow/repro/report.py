@@ -1,7 +1,7 @@
 """`mobiflow reproduce`: run the seed documents' reproductions and write one report.
 
 Each seed document has a reproduction module (:mod:`mobiflow.repro.afc`,
-:mod:`mobiflow.repro.fld`, :mod:`mobiflow.repro.handoff`) that runs its scenarios and writes a Markdown report with
+:mod:`mobiflow.repro.fld`) that runs its scenarios and writes a Markdown report with
 the paper's numbers beside mobiflow's, figures and a ``results.json``. This module runs
 the ones asked for, each into ``OUT/<seed>/``, adds the ns-2 cross-validation of the
 simulator's baseline where ns-2 is installed, and joins everything into
