@@ -125,7 +125,7 @@ FIG_SCHEMES = ("tcp", "iett", "ba", "freeze")
 
 
 @dataclass(frozen=True)
-class Path_:
+class CasePath:
     """The path of a case as the engine sees it (the scenario after lowering)."""
 
     wired_bps: float
@@ -134,7 +134,7 @@ class Path_:
     intervals: Mapping[str, tuple[float, float]]
 
 
-def read_case(path: Path) -> Path_:
+def read_case(path: Path) -> CasePath:
     """The wired rate, the access link's up periods with their rates, and the
     measurement intervals, from the validated scenario (handoffs already lowered to
     outages and a rate schedule)."""
@@ -158,7 +158,7 @@ def read_case(path: Path) -> Path_:
         r = [rv for t, rv in points if t <= a + 1e-9][-1]
         pieces.append((a, b, r))
     intervals = _intervals(d)
-    return Path_(float(wired["bps"]), tuple(pieces), intervals)
+    return CasePath(float(wired["bps"]), tuple(pieces), intervals)
 
 
 def _intervals(d: Mapping[str, Any]) -> dict[str, tuple[float, float]]:
@@ -166,7 +166,7 @@ def _intervals(d: Mapping[str, Any]) -> dict[str, tuple[float, float]]:
     return {x["name"]: (float(x["start_s"]), float(x["end_s"])) for x in iv}
 
 
-def ideal_bps(p: Path_, t0: float, t1: float) -> float:
+def ideal_bps(p: CasePath, t0: float, t1: float) -> float:
     """Equation (3): sum of (bandwidth x duration) over the interval, divided by its
     length, the bandwidth being the path's bottleneck (the slower of the wired link
     and the access link) while the access link is up."""
@@ -178,7 +178,7 @@ def ideal_bps(p: Path_, t0: float, t1: float) -> float:
     return total / (t1 - t0)
 
 
-def bottleneck_after(p: Path_, t: float) -> float:
+def bottleneck_after(p: CasePath, t: float) -> float:
     """The path's bottleneck after the first change (the paper's normaliser for
     Tables I-III)."""
     for a, _, rate in p.pieces:
@@ -452,8 +452,8 @@ def observations(results: Mapping[str, Any]) -> list[str]:
         )
         if r["ns2"]:
             ns2 = r["ns2"][case.interval] / 1e6
-            diff = m["tcp"] / ns2 - 1 if ns2 else float("nan")
-            line += f"; mobiflow's TCP vs ns-2's: {m['tcp']:.3f} vs {ns2:.3f} Mb/s ({diff:+.0%})"
+            diff = f" ({m['tcp'] / ns2 - 1:+.0%})" if ns2 else ""
+            line += f"; mobiflow's TCP vs ns-2's: {m['tcp']:.3f} vs {ns2:.3f} Mb/s{diff}"
         out.append(line + ".")
         ideal = r["ideal_bps"] / 1e6
         over = [k for k, (v, _) in paper.items() if v > ideal * 1.0001]
