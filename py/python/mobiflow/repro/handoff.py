@@ -497,6 +497,18 @@ DIFFERENCES = """\
   signal, the notice ACK can acknowledge data whose ACK was lost in the interruption,
   which restarts the (backed-off) timer; the restart then comes later than TCP's. This
   is a consequence of the assumed signal, not of BA-SST.
+- **The window at the instant of the change matters.** A timeout's ssthresh is half
+  the window in flight, so TCP's restart depends on where in its sawtooth (on the
+  10 Mb/s wired bottleneck) the handoff catches it, and whether the slow start that
+  follows overshoots the 384 kb/s path (a BDP of about 8 segments plus the queue)
+  depends on that. The two simulators agree on the average throughput before the change
+  but not on the phase of the sawtooth at 10 s: for Table I with a 1 s minimum RTO,
+  cwnd at 10 s is 67 segments in mobiflow and 51 in ns-2, ssthresh after the restart
+  33 and 25. With a 50-packet queue neither overshoots; with a 20-packet queue at the
+  access router mobiflow's restart (33) overshoots and its TCP falls to 0.09 Mb/s
+  while ns-2's (25) does not (0.256 Mb/s). The seed's TCP (Fig. 2: slow start, then
+  multiple losses and a long NewReno recovery from 12.5 s) is in the overshooting
+  regime; its router queue is not given.
 - **Table IV with a 1 s minimum RTO: mobiflow's TCP below ns-2's.** After the first
   handoff mobiflow's sender takes no RTT sample from an ACK that covers any
   retransmitted segment (Karn's rule as Linux applies it), and the go-back-N restart
