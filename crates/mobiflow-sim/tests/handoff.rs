@@ -246,3 +246,35 @@ fn bad_handoffs_are_refused_with_the_key() {
     assert!(e.contains("flows.0.tcp.handoff_reaction"), "{e}");
     assert!(e.contains("iett+ba-sst"), "{e}");
 }
+
+#[test]
+fn freeze_starts_the_configured_warning_before_the_outage_and_ends_at_reconnection() {
+    for (warning, from_ms) in [("100ms", 9900), ("300ms", 9700)] {
+        let text = format!(
+            "{CASE}{}[measure]\nsample_interval = \"10ms\"\n",
+            flow("fh", "mh")
+        )
+        .replace(
+            "[measure]\nintervals = { handoff = [\"10s\", \"15s\"] }\n",
+            "",
+        );
+        let sets = vec![
+            ("tcp.freeze".to_string(), "true".to_string()),
+            ("tcp.freeze_warning".to_string(), warning.to_string()),
+        ];
+        let sc = load_str(&text, None, &sets).expect("scenario loads");
+        let series = mobiflow_sim::run(&sc).expect("run").series.flow;
+        let zero: Vec<u64> = series
+            .time_s
+            .iter()
+            .zip(&series.rwnd_bytes)
+            // (Before the first ACK the last advertised window is 0 too.)
+            .filter(|(t, w)| **w == 0 && **t > 1.0)
+            .map(|(t, _)| (t * 1000.0).round() as u64)
+            .collect();
+        // Sampled every 10 ms: the window is zero from the warning to reconnection.
+        assert_eq!(zero.first(), Some(&from_ms), "{warning}");
+        assert_eq!(zero.last(), Some(&10_490), "{warning}");
+        assert_eq!(zero.len() as u64, (10_500 - from_ms) / 10, "{warning}");
+    }
+}
