@@ -152,6 +152,10 @@ pub struct TcpConfig {
     /// BA-SST re-estimates from later packet pairs of the slow start after the change
     /// (Aron & Druschel); off, only the first pair counts (Hoe) ([GUESS]).
     pub ba_sst_refine: bool,
+    /// On an interface change (with a reaction), forget SRTT/RTTVAR: the RTO starts
+    /// again from `initial_rto` and the new path's first sample ([GUESS]; the seed
+    /// does not say).
+    pub handoff_reset_rtt: bool,
     /// Freeze-TCP at the receiver (Goff et al. 2000): a zero window `freeze_warning`
     /// before each predicted disconnection, three TR-ACKs on reconnection.
     pub freeze: bool,
@@ -202,6 +206,7 @@ impl Default for TcpConfig {
             handoff_reaction: HandoffReaction::None,
             handoff_signal: HandoffSignal::AckOption,
             ba_sst_refine: true,
+            handoff_reset_rtt: false,
             freeze: false,
             freeze_warning: Duration::from_millis(100),
         }

@@ -40,7 +40,7 @@
 //! returns `None`, then schedule a wake-up at `poll_timeout()`.
 
 use super::config::{Recovery, TcpConfig};
-use super::handoff::{InterfaceChange, PacketPair};
+use super::handoff::{HandoffReaction, InterfaceChange, PacketPair};
 use super::rtt::RttEstimator;
 use super::sack::{Scoreboard, SegRec};
 use crate::cc::{
@@ -1165,12 +1165,16 @@ impl TcpSender {
     ///   now: the sender restarts by slow start from `snd_una` (the RFC 5681 §3.1
     ///   timeout response), and the RTO is not backed off for it; a backoff from
     ///   timeouts during the interruption is undone (Karn's backed-off RTO belongs to
-    ///   the old path).
+    ///   the old path). With `handoff_reset_rtt`, SRTT and RTTVAR are forgotten
+    ///   first, so the RTO restarts from `initial_rto`.
     /// * BA-SST (seed §IV.B): a packet-pair estimator is armed; its estimate sets
     ///   `ssthresh = max(2·MSS, BW × RTT)` (equations (1)–(2)).
     pub fn on_interface_change(&mut self, now: Instant, _change: &InterfaceChange) {
         self.stats.interface_changes += 1;
         let reaction = self.cfg.handoff_reaction;
+        if self.cfg.handoff_reset_rtt && reaction != HandoffReaction::None {
+            self.rtt.reset(self.cfg.initial_rto);
+        }
         if reaction.ba_sst() {
             self.pair = Some(PacketPair::new(now, self.cfg.ba_sst_refine));
         }

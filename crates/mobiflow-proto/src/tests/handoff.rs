@@ -106,6 +106,24 @@ fn iett_restarts_sooner_and_delivers_more_than_tcp_after_a_long_outage() {
 }
 
 #[test]
+fn handoff_reset_rtt_forgets_the_old_paths_estimate() {
+    for reset in [false, true] {
+        let mut c = cfg(HandoffReaction::Iett, 20);
+        c.handoff_reset_rtt = reset;
+        let mut p = Pair::new(c, ms(10));
+        p.set_unlimited();
+        p.drive_until(t_ms(1000));
+        assert!(p.snd.rtt().srtt().is_some());
+        p.snd
+            .on_interface_change(p.now, &InterfaceChange::default());
+        assert_eq!(p.snd.rtt().srtt().is_none(), reset);
+        if reset {
+            assert_eq!(p.snd.rto(), ns2().initial_rto);
+        }
+    }
+}
+
+#[test]
 fn iett_does_nothing_without_outstanding_data() {
     let mut p = Pair::new(cfg(HandoffReaction::Iett, 20), ms(10));
     p.write(5 * MSS);

@@ -107,6 +107,7 @@ pub(crate) const TCP_FIELDS: &[&str] = &[
     "handoff_reaction",
     "handoff_signal",
     "ba_sst_refine",
+    "handoff_reset_rtt",
     "freeze",
     "freeze_warning",
 ];
@@ -847,6 +848,9 @@ fn tcp_config(ft: &Tbl, global: Option<&Tbl>) -> R<(TcpConfig, Vec<(&'static str
         if source("handoff_signal").is_none() {
             assumed.push(("handoff_signal", cfg.handoff_signal.name().into()));
         }
+        if source("handoff_reset_rtt").is_none() {
+            assumed.push(("handoff_reset_rtt", cfg.handoff_reset_rtt.to_string()));
+        }
         if cfg.handoff_reaction.ba_sst() && source("ba_sst_refine").is_none() {
             assumed.push(("ba_sst_refine", cfg.ba_sst_refine.to_string()));
         }
@@ -1152,6 +1156,7 @@ fn set_field(c: &mut TcpConfig, f: &str, v: &Value) -> Result<(), String> {
         "handoff_reaction" => c.handoff_reaction = as_str(v)?.parse::<HandoffReaction>()?,
         "handoff_signal" => c.handoff_signal = as_str(v)?.parse::<HandoffSignal>()?,
         "ba_sst_refine" => c.ba_sst_refine = as_bool(v)?,
+        "handoff_reset_rtt" => c.handoff_reset_rtt = as_bool(v)?,
         "freeze" => c.freeze = as_bool(v)?,
         "freeze_warning" => c.freeze_warning = duration_value(v)?,
         _ => return Err("unknown TCP field".into()),

@@ -302,7 +302,9 @@ What the seed does not give, and what mobiflow assumes (the ns-2 twins assume th
   interface's rate and delay; the reactions do not use them (BA-SST measures the path).
 - **IETT**: the forced expiry is the RFC 5681 timeout response (ssthresh from the
   flight size, cwnd one segment, go-back-N from `snd_una`) without a backoff; a backoff
-  from timeouts during the interruption is undone.
+  from timeouts during the interruption is undone. For IETT and BA-SST alike, SRTT and
+  RTTVAR of the old path are kept (`handoff_reset_rtt = false`, assumed; resetting them
+  would start the new path at ns-2's 3 s initial RTO).
 - **BA-SST**: the estimate counts only ACKs of segments sent after the change; the RTT
   is the first such segment's (Hoe); a sample is a pair of ACKs whose segments left at
   most half as far apart as the ACKs arrived; the first sample sets
