@@ -51,7 +51,7 @@ def test_twin_scenario_agrees_with_ns2(case: str) -> None:
 def test_every_case_has_both_twins() -> None:
     here = ROOT / "validation" / "ns2"
     for case in validate.CASES:
-        assert (here / f"{case}.toml").is_file(), case
+        assert validate.scenario_path(case).is_file(), case
         assert (here / f"{case}.tcl").is_file(), case
 
 

@@ -315,6 +315,7 @@ mod tests {
             rtt_mean_ms: Some(120.5),
             rtt_p95_ms: None,
             rtt_samples: 9,
+            handoff: Default::default(),
         }
     }
 

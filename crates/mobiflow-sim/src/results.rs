@@ -68,6 +68,29 @@ pub struct FlowSummary {
     pub rtt_mean_ms: Option<f64>,
     pub rtt_p95_ms: Option<f64>,
     pub rtt_samples: u64,
+    /// Reactions to interface changes (seed 002).
+    pub handoff: HandoffSummary,
+}
+
+/// What a flow did about interface changes of its mobile host (seed 002,
+/// `mobiflow_proto::tcp::handoff`).
+#[derive(Clone, Debug, Serialize, PartialEq, Default)]
+pub struct HandoffSummary {
+    /// Interface changes the sender learnt of.
+    pub interface_changes: u64,
+    /// Retransmission timers IETT expired at once.
+    pub forced_expirations: u64,
+    /// Notices the receiver sent on an ACK.
+    pub notices: u64,
+    /// BA-SST estimates applied, and the last one: bandwidth (payload bits/s), RTT
+    /// (ms) and the ssthresh it set (bytes).
+    pub ba_sst_estimates: u64,
+    pub ba_sst_bps: Option<f64>,
+    pub ba_sst_rtt_ms: Option<f64>,
+    pub ba_sst_ssthresh_bytes: Option<u64>,
+    /// Freeze-TCP: freezes (zero windows on a warning) and TR-ACKs sent.
+    pub freezes: u64,
+    pub tr_acks: u64,
 }
 
 /// Per link-direction results.

@@ -115,15 +115,26 @@ def read_link_series(source: PathLike | bytes) -> pl.DataFrame:
 
 # Summary columns whose values may be missing: typed so that an all-null column is
 # still a float column.
-_FLOW_FLOATS = ("goodput_bps", "completion_time_s", "rtt_min_ms", "rtt_mean_ms", "rtt_p95_ms")
+_FLOW_FLOATS = (
+    "goodput_bps",
+    "completion_time_s",
+    "rtt_min_ms",
+    "rtt_mean_ms",
+    "rtt_p95_ms",
+    "handoff_ba_sst_bps",
+    "handoff_ba_sst_rtt_ms",
+)
 
 
 def flow_rows(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The summary's flows as flat rows: ``intervals`` becomes one column per interval,
-    ``interval_<name>_bps`` (goodput over that interval, bits per second)."""
+    ``interval_<name>_bps`` (goodput over that interval, bits per second), and
+    ``handoff`` one column per counter, ``handoff_<name>``."""
     rows = []
     for flow in summary.get("flows", []):
-        row = {k: v for k, v in flow.items() if k != "intervals"}
+        row = {k: v for k, v in flow.items() if k not in ("intervals", "handoff")}
+        for name, v in flow.get("handoff", {}).items():
+            row[f"handoff_{name}"] = v
         for name, bps in flow.get("intervals", {}).items():
             row[f"interval_{name}_bps"] = bps
         rows.append(row)

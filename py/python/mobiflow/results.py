@@ -9,6 +9,20 @@ from __future__ import annotations
 from typing import TypedDict
 
 
+class HandoffStats(TypedDict):
+    """What a flow did about interface changes of its mobile host (seed 002)."""
+
+    interface_changes: int
+    forced_expirations: int
+    notices: int
+    ba_sst_estimates: int
+    ba_sst_bps: float | None
+    ba_sst_rtt_ms: float | None
+    ba_sst_ssthresh_bytes: int | None
+    freezes: int
+    tr_acks: int
+
+
 class FlowSummary(TypedDict):
     """Results of one flow."""
 
@@ -45,6 +59,8 @@ class FlowSummary(TypedDict):
     rtt_mean_ms: float | None
     rtt_p95_ms: float | None
     rtt_samples: int
+    handoff: HandoffStats
+    """Reactions to interface changes (seed 002)."""
 
 
 # Functional form: "from" is a Python keyword.

@@ -3,6 +3,7 @@
 //! agents (Agent/TCP/Newreno + TCPSink) so that cross-checks compare models, not
 //! settings.
 
+use super::handoff::{HandoffReaction, HandoffSignal};
 use crate::cc::CcKind;
 use crate::flow::FlowControl;
 use crate::time::Duration;
@@ -143,6 +144,24 @@ pub struct TcpConfig {
     /// Receive-window policy (classic, AFC, auto-tuning). AFC also changes the
     /// sender (`flow::afc`).
     pub flow_control: FlowControl,
+    /// Sender's reaction to an interface change of the mobile host (seed 002,
+    /// `tcp::handoff`): none, IETT, BA-SST or both.
+    pub handoff_reaction: HandoffReaction,
+    /// How a mobile receiver tells the sender of the change ([GUESS]).
+    pub handoff_signal: HandoffSignal,
+    /// BA-SST re-estimates from later packet pairs of the slow start after the change
+    /// (Aron & Druschel); off, only the first pair counts (Hoe) ([GUESS]).
+    pub ba_sst_refine: bool,
+    /// On an interface change (with a reaction), forget SRTT/RTTVAR: the RTO starts
+    /// again from `initial_rto` and the new path's first sample ([GUESS]; the seed
+    /// does not say).
+    pub handoff_reset_rtt: bool,
+    /// Freeze-TCP at the receiver (Goff et al. 2000): a zero window `freeze_warning`
+    /// before each predicted disconnection, three TR-ACKs on reconnection.
+    pub freeze: bool,
+    /// How long before the disconnection the receiver learns of it and freezes
+    /// (ideally about one RTT; [SLIDE/GUESS]).
+    pub freeze_warning: Duration,
 }
 
 impl Default for TcpConfig {
@@ -184,6 +203,12 @@ impl Default for TcpConfig {
             cwnd_validation: true,
             window_updates: true,
             flow_control: FlowControl::Classic,
+            handoff_reaction: HandoffReaction::None,
+            handoff_signal: HandoffSignal::AckOption,
+            ba_sst_refine: true,
+            handoff_reset_rtt: false,
+            freeze: false,
+            freeze_warning: Duration::from_millis(100),
         }
     }
 }

@@ -9,12 +9,14 @@
 //! other. Two opposite transfers are two connections.
 
 pub mod config;
+pub mod handoff;
 pub mod receiver;
 pub mod rtt;
 pub mod sack;
 pub mod sender;
 
 pub use config::{InitialWindow, Recovery, TcpConfig};
+pub use handoff::{HandoffReaction, HandoffSignal, InterfaceChange, PacketPair};
 pub use receiver::{ReceiverStats, TcpReceiver};
 pub use rtt::RttEstimator;
 pub use sender::{SenderStats, TcpSender};

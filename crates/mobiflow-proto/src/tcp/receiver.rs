@@ -19,6 +19,13 @@
 //!   time to receive one advertised window of data, keeping the minimum (Linux's
 //!   `tcp_rcv_rtt_measure` / `tcp_rcv_rtt_measure_ts`).
 //!
+//! * Freeze-TCP at a mobile receiver (Goff, Moronski, Phatak, Gupta, INFOCOM 2000;
+//!   `tcp::handoff`): [`TcpReceiver::freeze`] advertises a zero window at once and
+//!   on every ACK until [`TcpReceiver::unfreeze`], which sends three copies of the
+//!   ACK of the last in-order byte with the window reopened (TR-ACKs);
+//!   [`TcpReceiver::signal_interface_change`] sends an ACK carrying the explicit
+//!   interface-change notification (seed 002's signal, an assumption).
+//!
 //! Polling order: after `handle_segment`, `handle_timeout` or `read`, call
 //! `poll_transmit` until it returns `None`, then schedule `poll_timeout`.
 
@@ -50,6 +57,11 @@ pub struct ReceiverStats {
     pub bytes_read: u64,
     /// Window updates sent because the policy asked (AFC's proactive feedback).
     pub policy_updates: u64,
+    /// Freeze-TCP: freezes (zero windows on a warning), TR-ACKs sent, and
+    /// interface-change notifications sent to the sender.
+    pub freezes: u64,
+    pub tr_acks: u64,
+    pub handoff_notices: u64,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -101,6 +113,12 @@ pub struct TcpReceiver {
     /// measurement in progress: (right edge advertised, when).
     rcv_rtt: Option<Duration>,
     rtt_probe: Option<(u64, Instant)>,
+    /// Freeze-TCP: the window is held at zero.
+    frozen: bool,
+    /// ACKs owed regardless of anything new to say (the ZWA of a freeze, TR-ACKs).
+    extra_acks: u32,
+    /// The next ACK carries the interface-change notification.
+    notice_due: bool,
     stats: ReceiverStats,
 }
 
@@ -148,6 +166,9 @@ impl TcpReceiver {
             forced_update: false,
             rcv_rtt: None,
             rtt_probe: None,
+            frozen: false,
+            extra_acks: 0,
+            notice_due: false,
             stats: ReceiverStats::default(),
             cfg,
         }
@@ -371,6 +392,47 @@ impl TcpReceiver {
         }
     }
 
+    // ----- mobility (`tcp::handoff`) -------------------------------------------------
+
+    /// Freeze-TCP: a disconnection is predicted. Advertise a zero window now (one
+    /// ACK at once) and on every ACK until [`Self::unfreeze`]. The unmodified sender
+    /// stops sending new data, lets what is in flight drain, and enters persist mode
+    /// keeping cwnd and its RTO.
+    pub fn freeze(&mut self, _now: Instant) {
+        if self.frozen || self.state != State::Established {
+            return;
+        }
+        self.frozen = true;
+        self.stats.freezes += 1;
+        self.extra_acks = self.extra_acks.max(1);
+    }
+
+    /// Freeze-TCP: reconnected. Send three copies of the ACK of the last in-order
+    /// byte with the real window (TR-ACKs), so the sender leaves persist at once
+    /// instead of waiting for its backed-off window probe; if segments were lost, the
+    /// duplicates also trigger a fast retransmit.
+    pub fn unfreeze(&mut self, _now: Instant) {
+        if !self.frozen {
+            return;
+        }
+        self.frozen = false;
+        self.extra_acks = 3;
+        self.stats.tr_acks += 3;
+    }
+
+    /// The mobile receiver changed interface: tell the sender on an ACK sent at once
+    /// (`HandoffSignal::AckOption`).
+    pub fn signal_interface_change(&mut self, _now: Instant) {
+        if self.state == State::Established {
+            self.notice_due = true;
+        }
+    }
+
+    /// Freeze-TCP holds the window at zero.
+    pub fn is_frozen(&self) -> bool {
+        self.frozen
+    }
+
     // ----- application --------------------------------------------------------------
 
     /// In-order bytes the application can read.
@@ -409,6 +471,12 @@ impl TcpReceiver {
 
     /// The window to put in the next ACK, in bytes, and the right edge it implies.
     fn window_to_advertise(&mut self, now: Instant) -> u64 {
+        if self.frozen {
+            // Freeze-TCP: a zero window while a disconnection is expected or under
+            // way, even though it shrinks the window (Goff et al.; Mehani's Linux patch
+            // makes `tcp_select_window` return 0).
+            return 0;
+        }
         let st = self.rcv_state(now);
         let want = self.policy.window(&st);
         let mut right = self.rcv_nxt + want;
@@ -451,6 +519,18 @@ impl TcpReceiver {
                 }),
                 ..Segment::default()
             });
+        }
+        if self.extra_acks > 0 || self.notice_due {
+            let wnd = self.window_to_advertise(now);
+            let mut seg = self.build_ack(now, wnd);
+            if self.extra_acks > 0 {
+                self.extra_acks -= 1;
+            }
+            if std::mem::take(&mut self.notice_due) {
+                seg.handoff_notice = true;
+                self.stats.handoff_notices += 1;
+            }
+            return Some(seg);
         }
         let window_only = self.pending != Pending::Now && self.window_update_due;
         if self.pending != Pending::Now && !self.window_update_due {

@@ -30,10 +30,17 @@
 //!   of the usable window by more than `burst_segments` is paced at
 //!   `max(AR, cwnd/SRTT)`.
 //!
+//! * Reactions to an interface change of the mobile host (seed 002, `tcp::handoff`):
+//!   [`TcpSender::on_interface_change`] expires the retransmission timer at once
+//!   (IETT) and/or arms a packet-pair estimator whose estimate sets ssthresh
+//!   (BA-SST). Freeze-TCP needs nothing here: its zero window puts this unmodified
+//!   sender into persist mode, which keeps cwnd and the RTO.
+//!
 //! Polling order: after any `handle_*` call or `write`, call `poll_transmit` until it
 //! returns `None`, then schedule a wake-up at `poll_timeout()`.
 
 use super::config::{Recovery, TcpConfig};
+use super::handoff::{HandoffReaction, InterfaceChange, PacketPair};
 use super::rtt::RttEstimator;
 use super::sack::{Scoreboard, SegRec};
 use crate::cc::{
@@ -146,6 +153,15 @@ pub struct SenderStats {
     /// zero window idles the sender ("up to two" each, seed 000).
     pub zero_window_stall_time: Duration,
     pub zero_window_stall_rtts: u64,
+    /// Interface changes the sender learnt of (seed 002), timers it expired at once
+    /// because of one (IETT), and BA-SST estimates applied, with the last estimate of
+    /// the bandwidth (bits/s), the RTT it used and the ssthresh it set (bytes).
+    pub interface_changes: u64,
+    pub forced_expirations: u64,
+    pub ba_sst_estimates: u64,
+    pub ba_sst_last_bps: f64,
+    pub ba_sst_last_rtt: Duration,
+    pub ba_sst_last_ssthresh: u64,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -216,6 +232,8 @@ pub struct TcpSender {
     /// When new data last left, and the start of the zero-window stall in progress.
     last_new_data_at: Option<Instant>,
     zw_stall_from: Option<Instant>,
+    /// BA-SST's estimator, armed by an interface change.
+    pair: Option<PacketPair>,
     stats: SenderStats,
 }
 
@@ -286,6 +304,7 @@ impl TcpSender {
             pace_next: None,
             last_new_data_at: None,
             zw_stall_from: None,
+            pair: None,
             stats: SenderStats::default(),
             cfg,
         }
@@ -524,6 +543,9 @@ impl TcpSender {
         self.pace_account(now, len);
         self.max_pipe[1] = self.max_pipe[1].max(self.sb.pipe());
         self.cc.on_sent(now, len, self.sb.pipe());
+        if let Some(p) = &mut self.pair {
+            p.on_sent(now);
+        }
     }
 
     /// Was the sender limited by cwnd lately (RFC 7661 §4; Linux
@@ -783,6 +805,15 @@ impl TcpSender {
         if !self.zw_seen {
             self.rtt.backoff();
         }
+        self.expire(now);
+    }
+
+    /// What an expiry of the retransmission timer does, besides counting and backing
+    /// off: RFC 5681 §3.1 / RFC 6298 §5.4–5.6.
+    fn expire(&mut self, now: Instant) {
+        if self.pair.as_ref().is_some_and(|p| p.samples() > 0) {
+            self.close_pair();
+        }
         if self.state == State::SynSent {
             // RFC 6298 §5 applied to the SYN; RFC 5681 §3.1: the window after a lost
             // SYN is one segment.
@@ -834,6 +865,9 @@ impl TcpSender {
 
     fn enter_recovery(&mut self, now: Instant) {
         self.stats.fast_retransmits += 1;
+        if self.pair.as_ref().is_some_and(|p| p.samples() > 0) {
+            self.close_pair();
+        }
         // RFC 5681 §3.2 step 2 (and RFC 6675 §5 step 4.2): data sent by limited
         // transmit is not part of FlightSize for ssthresh.
         let flight = self.flight_size().saturating_sub(self.limited_tx_bytes);
@@ -964,8 +998,26 @@ impl TcpSender {
                 .iter()
                 .take_while(|r| r.start < ack)
                 .any(|r| r.tx_count > 1);
+            // BA-SST: the ACK was triggered by the latest segment it covers (a
+            // retransmission that filled a hole acknowledges older ones too).
+            let latest_sent = match &self.pair {
+                Some(p) if !p.is_closed() => self
+                    .sb
+                    .iter()
+                    .take_while(|r| r.end <= ack)
+                    .map(|r| r.sent_at)
+                    .max(),
+                _ => None,
+            };
             let (last, newly_acked) = self.sb.ack_to(ack);
             self.snd_una = ack;
+            if let (Some(p), Some(sent_at)) =
+                (&mut self.pair, latest_sent.or(last.map(|l| l.sent_at)))
+            {
+                if let Some(bw) = p.on_ack(now, newly_acked, sent_at) {
+                    self.apply_ba_sst(bw);
+                }
+            }
             // RTT sample: RFC 7323 §4.1 from the echoed timestamp, else RFC 6298 §3
             // Karn's rule (never from a retransmitted segment).
             let sample = match (self.ts_ok, seg.ts) {
@@ -1057,7 +1109,7 @@ impl TcpSender {
                 newly_sacked > 0
             } else {
                 seg.wnd == old_wnd && !seg.flags.contains(Flags::SYN)
-            };
+            } && !seg.handoff_notice;
             if dup {
                 self.dupacks += 1;
                 match self.ca {
@@ -1091,7 +1143,71 @@ impl TcpSender {
         if self.snd_wnd > 0 {
             self.persist_at = None;
         }
+        // BA-SST: sampling ends with the slow start that follows the change.
+        if self
+            .pair
+            .as_ref()
+            .is_some_and(|p| p.samples() > 0 && !self.cc.in_slow_start())
+        {
+            self.close_pair();
+        }
+        if seg.handoff_notice {
+            self.on_interface_change(now, &InterfaceChange::default());
+        }
         self.check_burst(room_before);
+    }
+
+    // ----- mobility (seed 002, `tcp::handoff`) --------------------------------------
+
+    /// The mobile host changed its datalink interface (it is this host, or the
+    /// receiver told us: `HandoffSignal`). With `handoff_reaction`:
+    /// * IETT (seed §IV.A): if data is outstanding, the retransmission timer expires
+    ///   now: the sender restarts by slow start from `snd_una` (the RFC 5681 §3.1
+    ///   timeout response), and the RTO is not backed off for it; a backoff from
+    ///   timeouts during the interruption is undone (Karn's backed-off RTO belongs to
+    ///   the old path). With `handoff_reset_rtt`, SRTT and RTTVAR are forgotten
+    ///   first, so the RTO restarts from `initial_rto`.
+    /// * BA-SST (seed §IV.B): a packet-pair estimator is armed; its estimate sets
+    ///   `ssthresh = max(2·MSS, BW × RTT)` (equations (1)–(2)).
+    pub fn on_interface_change(&mut self, now: Instant, _change: &InterfaceChange) {
+        self.stats.interface_changes += 1;
+        let reaction = self.cfg.handoff_reaction;
+        if self.cfg.handoff_reset_rtt && reaction != HandoffReaction::None {
+            self.rtt.reset(self.cfg.initial_rto);
+        }
+        if reaction.ba_sst() {
+            self.pair = Some(PacketPair::new(now, self.cfg.ba_sst_refine));
+        }
+        if reaction.iett() && self.state == State::Established && !self.sb.is_empty() {
+            self.stats.forced_expirations += 1;
+            self.rto_at = None;
+            self.rtt.reset_backoff();
+            self.expire(now);
+        }
+    }
+
+    fn apply_ba_sst(&mut self, bw: f64) {
+        let mss = self.cfg.mss;
+        let Some(p) = &self.pair else { return };
+        let (Some(ss), Some(rtt)) = (p.ssthresh(mss), p.rtt()) else {
+            return;
+        };
+        self.cc.set_ssthresh(ss);
+        self.stats.ba_sst_estimates += 1;
+        self.stats.ba_sst_last_bps = bw * 8.0;
+        self.stats.ba_sst_last_rtt = rtt;
+        self.stats.ba_sst_last_ssthresh = ss;
+    }
+
+    fn close_pair(&mut self) {
+        if let Some(p) = &mut self.pair {
+            p.close();
+        }
+    }
+
+    /// BA-SST's estimator, if an interface change armed one.
+    pub fn packet_pair(&self) -> Option<&PacketPair> {
+        self.pair.as_ref()
     }
 
     // ----- getters ------------------------------------------------------------------

@@ -10,6 +10,7 @@
 pub mod pair;
 
 mod afc;
+mod handoff;
 mod tcp_pair;
 mod tcp_state;
 

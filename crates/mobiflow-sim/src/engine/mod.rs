@@ -9,6 +9,7 @@
 //! has at most one pending wake-up that is earlier than all its timers.
 
 pub mod link;
+mod mobility;
 
 use crate::model::{AppSpec, DelayModel, RateModel, ReaderSpec, Scenario, Transport};
 use crate::results::{FlowSeries, FlowSummary, LinkSeries, LinkSummary, Series, Summary};
@@ -74,6 +75,8 @@ enum Ev {
     OutageEnd(u32),
     Sample,
     Mark(u32),
+    /// Mobility event `k` (`mobility.rs`).
+    Mobility(u32),
 }
 
 #[derive(Copy, Clone, Debug)]
@@ -155,6 +158,7 @@ pub struct World<'a> {
     series: Series,
     scratch_lost: Vec<PktId>,
     capture: Option<Capture>,
+    mobility: Vec<mobility::MobEvent>,
 }
 
 /// SplitMix64 (Steele, Lea, Flood 2014): derives independent seeds from the run's seed.
@@ -466,6 +470,7 @@ impl<'a> World<'a> {
             series: Series::default(),
             scratch_lost: Vec::new(),
             capture: None,
+            mobility: Vec::new(),
         };
         w.schedule_initial();
         Ok(w)
@@ -524,6 +529,7 @@ impl<'a> World<'a> {
         if sc.measure.sample_interval.is_some() {
             self.net.at(Instant::ZERO, Ev::Sample);
         }
+        self.plan_mobility();
     }
 
     /// Current simulated time.
@@ -696,6 +702,7 @@ impl<'a> World<'a> {
                     self.net.at(now + iv, Ev::Sample);
                 }
             }
+            Ev::Mobility(k) => self.mobility(k),
             Ev::Mark(m) => {
                 let (k, is_end) = self.marks[m as usize];
                 for (fi, fr) in self.flows.iter().enumerate() {
@@ -930,6 +937,7 @@ impl<'a> World<'a> {
                 rtt_mean_ms: ms(ss.rtt.mean()),
                 rtt_p95_ms: ms(ss.rtt.quantile(0.95)),
                 rtt_samples: ss.rtt.count,
+                handoff: mobility::summary(&ss, &rs),
             });
         }
         let mut links = Vec::new();

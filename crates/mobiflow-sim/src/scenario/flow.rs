@@ -11,7 +11,7 @@ use mobiflow_proto::cc::{
 use mobiflow_proto::flow::{
     AfcConfig, AutotuneConfig, Estimator, FlowControl, Growth, Placement, RsfcConfig,
 };
-use mobiflow_proto::tcp::{InitialWindow, Recovery, TcpConfig};
+use mobiflow_proto::tcp::{HandoffReaction, HandoffSignal, InitialWindow, Recovery, TcpConfig};
 use mobiflow_proto::time::Duration;
 use toml::Value;
 
@@ -104,6 +104,12 @@ pub(crate) const TCP_FIELDS: &[&str] = &[
     "limited_transmit",
     "cwnd_validation",
     "window_updates",
+    "handoff_reaction",
+    "handoff_signal",
+    "ba_sst_refine",
+    "handoff_reset_rtt",
+    "freeze",
+    "freeze_warning",
 ];
 
 /// Sub-tables of `[tcp]` and `[flows.tcp]` with the parameters of one controller.
@@ -837,6 +843,21 @@ fn tcp_config(ft: &Tbl, global: Option<&Tbl>) -> R<(TcpConfig, Vec<(&'static str
             set_field(&mut cfg, f, v).map_err(|e| key_err(key, e))?;
         }
     }
+    // Seed 002's unknowns, reported as assumed when a flow relies on them.
+    if cfg.handoff_reaction != HandoffReaction::None {
+        if source("handoff_signal").is_none() {
+            assumed.push(("handoff_signal", cfg.handoff_signal.name().into()));
+        }
+        if source("handoff_reset_rtt").is_none() {
+            assumed.push(("handoff_reset_rtt", cfg.handoff_reset_rtt.to_string()));
+        }
+        if cfg.handoff_reaction.ba_sst() && source("ba_sst_refine").is_none() {
+            assumed.push(("ba_sst_refine", cfg.ba_sst_refine.to_string()));
+        }
+    }
+    if cfg.freeze && source("freeze_warning").is_none() {
+        assumed.push(("freeze_warning", format_duration(cfg.freeze_warning)));
+    }
     cc_params(
         &mut cfg,
         &layers,
@@ -1132,6 +1153,12 @@ fn set_field(c: &mut TcpConfig, f: &str, v: &Value) -> Result<(), String> {
         "cwnd_validation" => c.cwnd_validation = as_bool(v)?,
         "window_updates" => c.window_updates = as_bool(v)?,
         "hold_ssthresh_on_repeated_rto" => c.hold_ssthresh_on_repeated_rto = as_bool(v)?,
+        "handoff_reaction" => c.handoff_reaction = as_str(v)?.parse::<HandoffReaction>()?,
+        "handoff_signal" => c.handoff_signal = as_str(v)?.parse::<HandoffSignal>()?,
+        "ba_sst_refine" => c.ba_sst_refine = as_bool(v)?,
+        "handoff_reset_rtt" => c.handoff_reset_rtt = as_bool(v)?,
+        "freeze" => c.freeze = as_bool(v)?,
+        "freeze_warning" => c.freeze_warning = duration_value(v)?,
         _ => return Err("unknown TCP field".into()),
     }
     Ok(())

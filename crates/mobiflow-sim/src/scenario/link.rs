@@ -1,4 +1,9 @@
-//! `[[links]]`: nodes, rates, delays, schedules, traces, queues, outages.
+//! `[[links]]`: nodes, rates, delays, schedules, traces, queues, outages, handoffs.
+//!
+//! A handoff (a change of the access link's datalink interface, seed 002) is sugar:
+//! `handoffs = [{ at, interruption, rate, delay }]` lowers to an outage
+//! `[at, at + interruption)` on both directions plus rate and delay schedule points at
+//! its end, so `DirSpec::outages` stays the one description of disconnections.
 
 use super::walk::{as_array, as_bool, as_f64, as_name, as_pair, as_str, as_u32, key_err, Tbl, R};
 use super::Ctx;
@@ -27,7 +32,19 @@ pub(crate) const DIR_KEYS: &[&str] = &[
     "outages",
 ];
 
-const LINK_ONLY_KEYS: &[&str] = &["name", "a", "b", "ab", "ba"];
+const LINK_ONLY_KEYS: &[&str] = &["name", "a", "b", "ab", "ba", "handoffs"];
+
+/// Keys of one entry of `handoffs`.
+const HANDOFF_KEYS: &[&str] = &["at", "interruption", "rate", "delay"];
+
+/// One handoff: the link goes down at `at` for `interruption`, and comes back with
+/// `rate` and `delay` (unchanged when not given).
+struct Handoff {
+    at: Duration,
+    interruption: Duration,
+    rate: Option<u64>,
+    delay: Option<Duration>,
+}
 
 const RED_KEYS: &[&str] = &["min_th", "max_th", "w_q", "max_p", "gentle", "mean_pktsize"];
 
@@ -165,6 +182,13 @@ fn parse_link(lt: &Tbl, i: usize, nodes: &mut Vec<String>, ctx: &mut Ctx) -> R<L
         ctx,
     )?;
     check_unused(lt, &ab, &ba, &used)?;
+    let (mut dir_ab, mut dir_ba) = (dir_ab, dir_ba);
+    if lt.has("handoffs") {
+        let hs = handoffs(lt, &ab, &ba)?;
+        let key = lt.key("handoffs");
+        lower_handoffs(&mut dir_ab, &hs, &key)?;
+        lower_handoffs(&mut dir_ba, &hs, &key)?;
+    }
     // Defaults used by both directions are reported once, for the link.
     for (d, dir) in ["ab", "ba"].iter().enumerate() {
         for (k, v) in &defaults[d] {
@@ -400,6 +424,123 @@ fn schedule<T>(
         points.push((t, v));
     }
     Ok(points)
+}
+
+/// `handoffs = [{ at, interruption, rate, delay }, ...]`: sorted, each after the end
+/// of the previous interruption. The link's interface before the first handoff is
+/// its constant `rate` and `delay`.
+fn handoffs(lt: &Tbl, ab: &Option<Tbl>, ba: &Option<Tbl>) -> R<Vec<Handoff>> {
+    let key = lt.key("handoffs");
+    for l in std::iter::once(lt).chain(ab.iter()).chain(ba.iter()) {
+        for k in [
+            "rate_schedule",
+            "delay_schedule",
+            "trace",
+            "schedule_period",
+        ] {
+            if l.has(k) {
+                return Err(key_err(
+                    l.key(k),
+                    format!(
+                        "conflicts with {key}: a link with handoffs starts with its constant \
+                         rate and delay, and each handoff sets the next ones"
+                    ),
+                ));
+            }
+        }
+    }
+    let arr = lt.req("handoffs", as_array)?;
+    let mut out: Vec<Handoff> = Vec::with_capacity(arr.len());
+    for (i, v) in arr.iter().enumerate() {
+        let path = format!("{key}.{i}");
+        let t = v.as_table().ok_or_else(|| {
+            key_err(
+                &path,
+                super::walk::expected(
+                    "a table like { at = \"10s\", interruption = \"0.5s\", rate = \"384kbps\", \
+                     delay = \"70ms\" }",
+                    v,
+                ),
+            )
+        })?;
+        let h = Tbl::new(t, path.clone());
+        h.check_keys(HANDOFF_KEYS)?;
+        let at = h.req("at", duration_value)?;
+        let interruption = h.req("interruption", positive_duration)?;
+        let rate = h.opt("rate", |v| match rate_value(v)? {
+            0 => Err("must be positive".to_string()),
+            r => Ok(r),
+        })?;
+        let delay = h.opt("delay", duration_value)?;
+        if let Some(prev) = out.last() {
+            let end = prev.at + prev.interruption;
+            if at < end {
+                return Err(key_err(
+                    h.key("at"),
+                    format!(
+                        "{} is before the end of the previous handoff's interruption ({}); \
+                         handoffs must be sorted and must not overlap",
+                        format_duration(at),
+                        format_duration(end)
+                    ),
+                ));
+            }
+        }
+        out.push(Handoff {
+            at,
+            interruption,
+            rate,
+            delay,
+        });
+    }
+    Ok(out)
+}
+
+/// Lower handoffs onto one direction: outages plus rate and delay schedules.
+fn lower_handoffs(d: &mut DirSpec, hs: &[Handoff], key: &str) -> R<()> {
+    let (RateModel::Constant(r0), DelayModel::Constant(d0)) = (&d.rate, &d.delay) else {
+        return Err(key_err(
+            key,
+            "a link with handoffs needs a constant rate and delay (its first interface)",
+        ));
+    };
+    let (mut rate, mut delay) = (*r0, *d0);
+    let mut rates = vec![(Duration::ZERO, rate)];
+    let mut delays = vec![(Duration::ZERO, delay)];
+    let mut outages = d.outages.clone();
+    for h in hs {
+        let end = h.at + h.interruption;
+        rate = h.rate.unwrap_or(rate);
+        delay = h.delay.unwrap_or(delay);
+        rates.push((end, rate));
+        delays.push((end, delay));
+        outages.push((h.at, end));
+    }
+    outages.sort();
+    for w in outages.windows(2) {
+        if w[1].0 < w[0].1 {
+            return Err(key_err(
+                key,
+                format!(
+                    "the interruption [{}, {}] overlaps the outage [{}, {}]",
+                    format_duration(w[1].0),
+                    format_duration(w[1].1),
+                    format_duration(w[0].0),
+                    format_duration(w[0].1)
+                ),
+            ));
+        }
+    }
+    d.rate = RateModel::Schedule {
+        points: rates,
+        period: None,
+    };
+    d.delay = DelayModel::Schedule {
+        points: delays,
+        period: None,
+    };
+    d.outages = outages;
+    Ok(())
 }
 
 /// `[[start, end], ...]`: sorted, not overlapping, each non-empty.

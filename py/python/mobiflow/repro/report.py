@@ -55,8 +55,9 @@ SEEDS: dict[str, Seed] = {
     "handoff": Seed(
         "handoff",
         "Seed 002: TCP schemes for multimodal mobile hosts (IETT, BA-SST, Freeze-TCP)",
-        None,
-        "",
+        "mobiflow.repro.handoff",
+        "report.md",
+        quick_args=("--ns2", "no"),
     ),
     "freeze-dccp": Seed(
         "freeze-dccp", "Seed 003: TFRC under disconnection and Freeze-DCCP", None, ""

@@ -1,0 +1,249 @@
+//! Reactions of TCP to a vertical handoff (a change of datalink interface).
+//!
+//! Seed 002 (Tsukamoto, Fukuda, Hori, Oie, "New flow control schemes of TCP for
+//! multimodal mobile hosts"; IEICE Trans. Commun. E89-B(6), 2006 for the journal
+//! version) proposes two sender-side reactions, and cites Freeze-TCP as the
+//! receiver-side alternative:
+//!
+//! * **Immediate Expiration of the Timeout Timer** (IETT, seed §IV.A): on the
+//!   interface change the sender "forces the timer to immediately expire" and restarts
+//!   by slow start, instead of waiting for the (backed-off) RTO. The forced expiry is
+//!   not a backoff: the RTO is reset to its un-backed-off value.
+//! * **Bandwidth-Aware ssthresh** (BA-SST, seed §IV.B, equations (1)–(2)): on the
+//!   change, estimate the new path's bandwidth by packet pair on the ACKs of the first
+//!   segments sent over it (Hoe, "Improving the start-up behavior of a congestion
+//!   control scheme for TCP", SIGCOMM '96: the RTT from timing the first segment, the
+//!   bandwidth from the spacing of the second and third ACKs) and set
+//!   `ssthresh = max(2·MSS, BW × RTT)`. Refined, as Aron & Druschel ("TCP: Improving
+//!   startup dynamics by adaptive timers and congestion control", Rice TR98-318,
+//!   1998) do, by re-estimating from later packet pairs while the slow start that
+//!   follows the change lasts ([`PacketPair`]).
+//! * **Freeze-TCP** (Goff, Moronski, Phatak, Gupta, INFOCOM 2000): the mobile
+//!   *receiver* advertises a zero window a warning time before a predicted
+//!   disconnection, so the unmodified sender enters persist mode and keeps its cwnd
+//!   and RTO; on reconnection the receiver sends three copies of its last ACK with the
+//!   window reopened (TR-ACKs). Implemented in [`super::TcpReceiver::freeze`] and
+//!   [`super::TcpReceiver::unfreeze`].
+//!
+//! How a mobile receiver tells the sender of the change is not in the seed
+//! ([`HandoffSignal`], a named parameter whose default is reported as assumed).
+
+use crate::time::{Duration, Instant};
+
+/// Which sender-side reaction to an interface change a flow uses.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub enum HandoffReaction {
+    /// Plain TCP: the change goes unnoticed.
+    #[default]
+    None,
+    /// Immediate Expiration of the Timeout Timer only.
+    Iett,
+    /// Bandwidth-aware ssthresh only (the restart still waits for the RTO).
+    BaSst,
+    /// Both: the seed's "Bandwidth Aware" scheme, which "also begins transmitting
+    /// packets using slow start immediately after hand-off" (§VI.A).
+    IettBaSst,
+}
+
+impl HandoffReaction {
+    pub const NAMES: &'static [&'static str] = &["none", "iett", "ba-sst", "iett+ba-sst"];
+    pub fn name(self) -> &'static str {
+        match self {
+            HandoffReaction::None => "none",
+            HandoffReaction::Iett => "iett",
+            HandoffReaction::BaSst => "ba-sst",
+            HandoffReaction::IettBaSst => "iett+ba-sst",
+        }
+    }
+    /// Expire the retransmission timer at once on a change.
+    pub fn iett(self) -> bool {
+        matches!(self, HandoffReaction::Iett | HandoffReaction::IettBaSst)
+    }
+    /// Estimate the new bandwidth and set ssthresh from it.
+    pub fn ba_sst(self) -> bool {
+        matches!(self, HandoffReaction::BaSst | HandoffReaction::IettBaSst)
+    }
+}
+
+impl std::str::FromStr for HandoffReaction {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.to_ascii_lowercase().replace('_', "-").as_str() {
+            "none" | "tcp" => Ok(HandoffReaction::None),
+            "iett" | "immediate-expiration" => Ok(HandoffReaction::Iett),
+            "ba-sst" | "bandwidth-aware" => Ok(HandoffReaction::BaSst),
+            "iett+ba-sst" | "ba-sst+iett" => Ok(HandoffReaction::IettBaSst),
+            _ => Err(format!(
+                "unknown handoff reaction {s:?}; expected one of {}",
+                HandoffReaction::NAMES.join(", ")
+            )),
+        }
+    }
+}
+
+/// How the sender learns of an interface change at the mobile receiver (unknown in
+/// the seed: [GUESS], reported as assumed).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub enum HandoffSignal {
+    /// The mobile receiver sends an ACK at once on reconnection carrying an explicit
+    /// "interface changed" notification (an experimental TCP option; mobiflow marks
+    /// the segment, [`crate::wire::Segment::handoff_notice`]). The sender reacts when
+    /// that ACK arrives; a lost notification is not repeated.
+    #[default]
+    AckOption,
+    /// An out-of-band signal (e.g. a Mobile IP binding update seen by the
+    /// correspondent host) that reaches the sender one path one-way propagation delay
+    /// after the reconnection, and cannot be lost.
+    OutOfBand,
+}
+
+impl HandoffSignal {
+    pub const NAMES: &'static [&'static str] = &["ack-option", "out-of-band"];
+    pub fn name(self) -> &'static str {
+        match self {
+            HandoffSignal::AckOption => "ack-option",
+            HandoffSignal::OutOfBand => "out-of-band",
+        }
+    }
+}
+
+impl std::str::FromStr for HandoffSignal {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.to_ascii_lowercase().replace('_', "-").as_str() {
+            "ack-option" | "option" => Ok(HandoffSignal::AckOption),
+            "out-of-band" | "oob" => Ok(HandoffSignal::OutOfBand),
+            _ => Err(format!(
+                "unknown handoff signal {s:?}; expected one of {}",
+                HandoffSignal::NAMES.join(", ")
+            )),
+        }
+    }
+}
+
+/// What the mobile host knows of its new interface when it comes up. The reactions do
+/// not use it (BA-SST measures the path end to end); it is kept for traces.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub struct InterfaceChange {
+    /// Rate of the new access link, bits per second (0 when unknown).
+    pub rate_bps: u64,
+    /// Its propagation delay.
+    pub delay: Duration,
+}
+
+/// Packet-pair bandwidth estimator for BA-SST.
+///
+/// Armed at the interface change (`since`). Only ACKs of segments sent at or after
+/// `since` count, so every sample measures the new path.
+/// * The first such ACK times the first segment sent after the change: the RTT of
+///   equation (1) (Hoe). Later ACKs lower it if they see a shorter round trip.
+/// * Two consecutive ACKs whose segments left nearly back to back (sent at most half
+///   as far apart as their ACKs arrived: a slow-start pair, [GUESS] threshold) give a
+///   sample `acked bytes / ACK spacing`: the bottleneck rate (Hoe's packet pair).
+/// * The first sample yields the estimate (Hoe: the second and third ACKs). With
+///   `refine` (Aron & Druschel), every later sample during the same slow start
+///   re-estimates with the median of the samples so far.
+#[derive(Clone, Debug)]
+pub struct PacketPair {
+    since: Instant,
+    refine: bool,
+    first_sent: Option<Instant>,
+    rtt: Option<Duration>,
+    prev: Option<(Instant, Instant)>,
+    samples: Vec<f64>,
+    /// No more samples are taken (the slow start after the change ended).
+    closed: bool,
+}
+
+impl PacketPair {
+    pub fn new(since: Instant, refine: bool) -> Self {
+        PacketPair {
+            since,
+            refine,
+            first_sent: None,
+            rtt: None,
+            prev: None,
+            samples: Vec::new(),
+            closed: false,
+        }
+    }
+
+    /// A data segment (new or retransmitted) left at `now`.
+    pub fn on_sent(&mut self, now: Instant) {
+        if now >= self.since && self.first_sent.is_none() {
+            self.first_sent = Some(now);
+        }
+    }
+
+    /// An ACK arrived at `now`, newly acknowledging `bytes`, the last of which was
+    /// sent at `sent_at`. Returns a new bandwidth estimate (bytes per second) when this
+    /// ACK produced one.
+    pub fn on_ack(&mut self, now: Instant, bytes: u64, sent_at: Instant) -> Option<f64> {
+        if self.closed || sent_at < self.since || bytes == 0 {
+            return None;
+        }
+        let own = now - sent_at;
+        self.rtt = Some(match self.rtt {
+            // Hoe: "the RTT can be approximated by timing the first segment".
+            None => now - self.first_sent.unwrap_or(sent_at).min(sent_at),
+            Some(r) => r.min(own),
+        });
+        let mut estimate = None;
+        if let Some((prev_ack, prev_sent)) = self.prev {
+            let gap_ack = now - prev_ack;
+            let gap_sent = sent_at - prev_sent;
+            if !gap_ack.is_zero() && gap_sent.as_nanos() * 2 <= gap_ack.as_nanos() {
+                let bw = bytes as f64 / gap_ack.as_secs_f64();
+                if self.samples.is_empty() || self.refine {
+                    self.samples.push(bw);
+                    estimate = Some(self.bandwidth().expect("a sample exists"));
+                }
+            }
+        }
+        self.prev = Some((now, sent_at));
+        estimate
+    }
+
+    /// The bandwidth estimate, bytes per second: the median of the samples.
+    pub fn bandwidth(&self) -> Option<f64> {
+        if self.samples.is_empty() {
+            return None;
+        }
+        let mut s = self.samples.clone();
+        s.sort_by(|a, b| a.total_cmp(b));
+        let n = s.len();
+        Some(if n % 2 == 1 {
+            s[n / 2]
+        } else {
+            (s[n / 2 - 1] + s[n / 2]) / 2.0
+        })
+    }
+
+    /// The RTT of the new path (equation (1)): the first segment's, or a shorter one
+    /// seen since.
+    pub fn rtt(&self) -> Option<Duration> {
+        self.rtt
+    }
+
+    /// `ssthresh = max(2·MSS, BW × RTT)` in bytes (equations (1)–(2)), once both are
+    /// known.
+    pub fn ssthresh(&self, mss: u32) -> Option<u64> {
+        let bw = self.bandwidth()?;
+        let rtt = self.rtt?;
+        Some(((bw * rtt.as_secs_f64()) as u64).max(2 * mss as u64))
+    }
+
+    /// Stop sampling (the slow start after the change ended, or a loss).
+    pub fn close(&mut self) {
+        self.closed = true;
+    }
+
+    pub fn is_closed(&self) -> bool {
+        self.closed
+    }
+
+    /// Samples taken so far.
+    pub fn samples(&self) -> usize {
+        self.samples.len()
+    }
+}

@@ -1,0 +1,205 @@
+//! Mobility: what the endpoints of a flow learn when a link on its path goes down and
+//! comes back (a vertical handoff, seed 002, or any outage).
+//!
+//! Disconnections are the links' outages (`DirSpec::outages`, into which `handoffs`
+//! lower); the two directions' outages of a link are merged into the link's down
+//! periods. For each flow whose path (either way) crosses the link, and each down
+//! period `[s, e)`:
+//! * the **mobile host** is the sender when the link touches the flow's source node,
+//!   otherwise the receiver;
+//! * **warning** at `s - freeze_warning`: a mobile receiver with Freeze-TCP freezes
+//!   (zero window);
+//! * **down** at `s`: nothing for TCP (a sender cannot tell a disconnection from
+//!   loss; the seed's reactions act on reconnection);
+//! * **up** at `e`, with the rate and delay the link has then (the new interface): a
+//!   mobile sender reacts at once (`TcpSender::on_interface_change`); a mobile
+//!   receiver unfreezes (TR-ACKs) and tells the sender as `handoff_signal` says, by
+//!   a notice on an ACK sent at once, or out of band, delivered to the sender one
+//!   path one-way propagation delay later.
+//!
+//! Flows with neither a handoff reaction nor Freeze-TCP get no events at all, so runs
+//! without them are unchanged. Events are scheduled after the link's own outage and
+//! schedule events of the same instant (FIFO ties), so at `e` the link is already up
+//! with its new rate and delay.
+
+use super::{Ev, World};
+use crate::model::Transport;
+use crate::results::HandoffSummary;
+use mobiflow_proto::tcp::{
+    HandoffReaction, HandoffSignal, InterfaceChange, ReceiverStats, SenderStats,
+};
+use mobiflow_proto::time::{Duration, Instant};
+
+#[derive(Copy, Clone, Debug)]
+pub(super) enum MobKind {
+    Warning,
+    Down,
+    Up,
+    /// The out-of-band notice reaches the sender.
+    NotifySender(InterfaceChange),
+}
+
+#[derive(Copy, Clone, Debug)]
+pub(super) struct MobEvent {
+    flow: u32,
+    link: u32,
+    receiver_mobile: bool,
+    kind: MobKind,
+}
+
+/// Union of sorted interval lists.
+fn merge(mut iv: Vec<(Duration, Duration)>) -> Vec<(Duration, Duration)> {
+    iv.sort();
+    let mut out: Vec<(Duration, Duration)> = Vec::with_capacity(iv.len());
+    for (s, e) in iv {
+        match out.last_mut() {
+            Some(last) if s <= last.1 => last.1 = last.1.max(e),
+            _ => out.push((s, e)),
+        }
+    }
+    out
+}
+
+impl World<'_> {
+    /// Link indices on the route from node `a` to node `b`.
+    fn path_links(&self, a: usize, b: usize) -> Vec<u32> {
+        let mut out = Vec::new();
+        let mut node = a;
+        while node != b {
+            let Some(d) = self.net.route[node * self.net.n_nodes + b] else {
+                break;
+            };
+            out.push(d / 2);
+            node = self.net.dirs[d as usize].to;
+        }
+        out
+    }
+
+    /// Propagation delay from node `a` to node `b` now.
+    fn path_delay(&self, a: usize, b: usize) -> Duration {
+        let mut total = Duration::ZERO;
+        let mut node = a;
+        while node != b {
+            let Some(d) = self.net.route[node * self.net.n_nodes + b] else {
+                break;
+            };
+            let dir = &self.net.dirs[d as usize];
+            total += dir.delay;
+            node = dir.to;
+        }
+        total
+    }
+
+    /// Schedule the mobility events of every flow that reacts to them.
+    pub(super) fn plan_mobility(&mut self) {
+        let sc = self.sc;
+        for (fi, f) in sc.flows.iter().enumerate() {
+            let Transport::Tcp(cfg) = &f.transport;
+            if cfg.handoff_reaction == HandoffReaction::None && !cfg.freeze {
+                continue;
+            }
+            let mut links = self.path_links(f.src, f.dst);
+            links.extend(self.path_links(f.dst, f.src));
+            links.sort_unstable();
+            links.dedup();
+            for l in links {
+                let spec = &sc.links[l as usize];
+                let down = merge(
+                    spec.dirs
+                        .iter()
+                        .flat_map(|d| d.outages.iter().copied())
+                        .collect(),
+                );
+                let receiver_mobile = spec.a != f.src && spec.b != f.src;
+                for (s, e) in down {
+                    let push = |w: &mut World, t: Duration, kind| {
+                        w.mobility.push(MobEvent {
+                            flow: fi as u32,
+                            link: l,
+                            receiver_mobile,
+                            kind,
+                        });
+                        let k = (w.mobility.len() - 1) as u32;
+                        w.net.at(Instant::ZERO + t, Ev::Mobility(k));
+                    };
+                    if cfg.freeze && receiver_mobile {
+                        push(self, s.saturating_sub(cfg.freeze_warning), MobKind::Warning);
+                    }
+                    push(self, s, MobKind::Down);
+                    push(self, e, MobKind::Up);
+                }
+            }
+        }
+    }
+
+    /// Deliver mobility event `k`.
+    pub(super) fn mobility(&mut self, k: u32) {
+        let now = self.net.now;
+        let ev = self.mobility[k as usize];
+        let f = ev.flow;
+        let spec = &self.sc.flows[f as usize];
+        let Transport::Tcp(cfg) = &spec.transport;
+        let (reaction, signal, freeze) = (cfg.handoff_reaction, cfg.handoff_signal, cfg.freeze);
+        let (src, dst) = (spec.src, spec.dst);
+        match ev.kind {
+            MobKind::Warning => {
+                self.flows[f as usize].rcv.freeze(now);
+                self.flush(f, true);
+            }
+            MobKind::Down => {}
+            MobKind::Up => {
+                let dir = &self.net.dirs[ev.link as usize * 2];
+                let change = InterfaceChange {
+                    rate_bps: dir.rate_bps,
+                    delay: dir.delay,
+                };
+                if !ev.receiver_mobile {
+                    if reaction != HandoffReaction::None {
+                        self.flows[f as usize].snd.on_interface_change(now, &change);
+                        self.flush(f, false);
+                    }
+                    return;
+                }
+                let fr = &mut self.flows[f as usize];
+                if freeze {
+                    fr.rcv.unfreeze(now);
+                }
+                if reaction != HandoffReaction::None {
+                    match signal {
+                        HandoffSignal::AckOption => fr.rcv.signal_interface_change(now),
+                        HandoffSignal::OutOfBand => {
+                            let t = now + self.path_delay(dst, src);
+                            self.mobility.push(MobEvent {
+                                kind: MobKind::NotifySender(change),
+                                ..ev
+                            });
+                            let k = (self.mobility.len() - 1) as u32;
+                            self.net.at(t, Ev::Mobility(k));
+                        }
+                    }
+                }
+                self.flush(f, true);
+            }
+            MobKind::NotifySender(change) => {
+                self.flows[f as usize].snd.on_interface_change(now, &change);
+                self.flush(f, false);
+            }
+        }
+    }
+}
+
+/// A flow's handoff counters for its summary.
+pub(super) fn summary(ss: &SenderStats, rs: &ReceiverStats) -> HandoffSummary {
+    let est = ss.ba_sst_estimates > 0;
+    HandoffSummary {
+        interface_changes: ss.interface_changes,
+        forced_expirations: ss.forced_expirations,
+        notices: rs.handoff_notices,
+        ba_sst_estimates: ss.ba_sst_estimates,
+        ba_sst_bps: est.then_some(ss.ba_sst_last_bps),
+        ba_sst_rtt_ms: est.then(|| ss.ba_sst_last_rtt.as_millis_f64()),
+        ba_sst_ssthresh_bytes: est.then_some(ss.ba_sst_last_ssthresh),
+        freezes: rs.freezes,
+        tr_acks: rs.tr_acks,
+    }
+}
