@@ -49,6 +49,46 @@ impl std::str::FromStr for Recovery {
     }
 }
 
+/// Which ACKs give RTT samples when timestamps are off (RFC 6298 §3 leaves the
+/// choice to the implementation, within Karn's rule).
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum RttSampling {
+    /// Every ACK of new data, timed from the newest segment it covers, unless it
+    /// covers a retransmitted segment (Linux's `FLAG_RETRANS_DATA_ACKED`): after a
+    /// timeout no sample comes until all retransmitted data is acknowledged.
+    EveryAck,
+    /// One segment timed at a time (the BSD "rtt timer", as ns-2's `rtt_active_` /
+    /// `rtt_seq_`): timing starts at a new (never sent) segment when none is timed,
+    /// stops on a timeout or fast retransmit, and the sample comes from the ACK that
+    /// covers the timed segment, even if it also covers retransmitted ones (the timed
+    /// segment itself was sent once: Karn's rule holds). One sample per RTT.
+    TimedSegment,
+}
+
+impl RttSampling {
+    pub const NAMES: &'static [&'static str] = &["every-ack", "timed-segment"];
+    pub fn name(self) -> &'static str {
+        match self {
+            RttSampling::EveryAck => "every-ack",
+            RttSampling::TimedSegment => "timed-segment",
+        }
+    }
+}
+
+impl std::str::FromStr for RttSampling {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.to_ascii_lowercase().replace('_', "-").as_str() {
+            "every-ack" => Ok(RttSampling::EveryAck),
+            "timed-segment" => Ok(RttSampling::TimedSegment),
+            _ => Err(format!(
+                "unknown rtt_sampling {s:?}; expected one of {}",
+                RttSampling::NAMES.join(", ")
+            )),
+        }
+    }
+}
+
 /// How the initial window is chosen.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub enum InitialWindow {
@@ -94,6 +134,8 @@ pub struct TcpConfig {
     pub initial_rto: Duration,
     /// Clock granularity G of RFC 6298 §2.3, and the tick of RTO arithmetic.
     pub clock_granularity: Duration,
+    /// Which ACKs give RTT samples when timestamps are off.
+    pub rtt_sampling: RttSampling,
     /// Maximum number of RTO backoff doublings (RFC 6298 §5.5 leaves it open).
     pub max_backoff_exponent: u32,
     /// On a second timeout of the same data, hold ssthresh (RFC 5681 §3.1) rather than
@@ -183,6 +225,7 @@ impl Default for TcpConfig {
             max_rto: Duration::from_secs(60),
             initial_rto: Duration::from_secs(1),
             clock_granularity: Duration::from_millis(1),
+            rtt_sampling: RttSampling::EveryAck,
             max_backoff_exponent: 6,
             hold_ssthresh_on_repeated_rto: true,
             timestamps: true,
@@ -231,6 +274,7 @@ impl TcpConfig {
             max_rto: Duration::from_secs(60),
             initial_rto: Duration::from_secs(3),
             clock_granularity: Duration::from_millis(10),
+            rtt_sampling: RttSampling::TimedSegment,
             hold_ssthresh_on_repeated_rto: false,
             timestamps: false,
             sack: false,

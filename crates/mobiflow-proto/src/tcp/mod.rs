@@ -15,7 +15,7 @@ pub mod rtt;
 pub mod sack;
 pub mod sender;
 
-pub use config::{InitialWindow, Recovery, TcpConfig};
+pub use config::{InitialWindow, Recovery, RttSampling, TcpConfig};
 pub use handoff::{HandoffReaction, HandoffSignal, InterfaceChange, PacketPair};
 pub use receiver::{ReceiverStats, TcpReceiver};
 pub use rtt::RttEstimator;

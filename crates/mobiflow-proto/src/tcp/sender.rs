@@ -39,7 +39,7 @@
 //! Polling order: after any `handle_*` call or `write`, call `poll_transmit` until it
 //! returns `None`, then schedule a wake-up at `poll_timeout()`.
 
-use super::config::{Recovery, TcpConfig};
+use super::config::{Recovery, RttSampling, TcpConfig};
 use super::handoff::{HandoffReaction, InterfaceChange, PacketPair};
 use super::rtt::RttEstimator;
 use super::sack::{Scoreboard, SegRec};
@@ -179,6 +179,9 @@ pub struct TcpSender {
     state: State,
     syn_due: bool,
     syn_sent_at: Option<Instant>,
+    /// `RttSampling::TimedSegment`: the end of the segment being timed and when it
+    /// was sent (ns-2's `rtt_seq_`, `rtt_ts_` while `rtt_active_`).
+    rtt_timed: Option<(u64, Instant)>,
     syn_retransmitted: bool,
     ts_ok: bool,
     sack_ok: bool,
@@ -264,6 +267,7 @@ impl TcpSender {
             },
             syn_due: handshake,
             syn_sent_at: None,
+            rtt_timed: None,
             syn_retransmitted: false,
             cc,
             rtt,
@@ -741,6 +745,9 @@ impl TcpSender {
         if self.cfg.limited_transmit && self.ca == CaState::Open && self.dupacks > 0 {
             self.limited_tx_bytes += len;
         }
+        if self.cfg.rtt_sampling == RttSampling::TimedSegment && self.rtt_timed.is_none() {
+            self.rtt_timed = Some((seq + len, now));
+        }
         self.sb.push(SegRec {
             start: seq,
             end: seq + len,
@@ -855,6 +862,9 @@ impl TcpSender {
             });
         }
         self.sb.mark_all_lost();
+        // The timed segment may be among those resent: stop timing (ns-2's
+        // reset_rtx_timer clears rtt_active_).
+        self.rtt_timed = None;
         self.recover = Some(self.snd_nxt);
         self.dupacks = 0;
         self.limited_tx_bytes = 0;
@@ -865,6 +875,7 @@ impl TcpSender {
 
     fn enter_recovery(&mut self, now: Instant) {
         self.stats.fast_retransmits += 1;
+        self.rtt_timed = None;
         if self.pair.as_ref().is_some_and(|p| p.samples() > 0) {
             self.close_pair();
         }
@@ -1027,7 +1038,16 @@ impl TcpSender {
                         ticks * self.cfg.ts_granularity.as_nanos(),
                     ))
                 }
-                _ => last.filter(|_| !rtx_acked).map(|r| now - r.sent_at),
+                _ => match self.cfg.rtt_sampling {
+                    RttSampling::EveryAck => last.filter(|_| !rtx_acked).map(|r| now - r.sent_at),
+                    RttSampling::TimedSegment => match self.rtt_timed {
+                        Some((end, sent)) if ack >= end => {
+                            self.rtt_timed = None;
+                            Some(now - sent)
+                        }
+                        _ => None,
+                    },
+                },
             };
             if let Some(r) = sample {
                 self.rtt.on_sample(r);

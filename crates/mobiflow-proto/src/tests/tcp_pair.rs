@@ -888,14 +888,30 @@ fn after_a_timeout_slow_start_resends_the_window_and_completes() {
 
 #[test]
 fn rtt_samples_match_the_path_rtt() {
-    let mut p = Pair::new(ns2(), ms(50));
-    p.write(50_000);
-    p.drive();
-    let st = &p.snd.stats().rtt;
-    assert!(st.count >= 40);
-    assert_eq!(st.min, Some(ms(100)));
-    assert_eq!(st.max, Some(ms(100)));
-    assert_eq!(p.snd.rtt().srtt(), Some(ms(100)));
+    use crate::tcp::RttSampling;
+    // Every ACK of new data is a sample, or one timed segment per round trip (ns-2):
+    // 50 segments in slow start from 2 take 5 rounds (2+4+8+16+20).
+    for (sampling, lo, hi) in [
+        (RttSampling::EveryAck, 40, 50),
+        (RttSampling::TimedSegment, 5, 6),
+    ] {
+        let cfg = TcpConfig {
+            rtt_sampling: sampling,
+            ..ns2()
+        };
+        let mut p = Pair::new(cfg, ms(50));
+        p.write(50_000);
+        p.drive();
+        let st = &p.snd.stats().rtt;
+        assert!(
+            (lo..=hi).contains(&st.count),
+            "{sampling:?}: {} samples",
+            st.count
+        );
+        assert_eq!(st.min, Some(ms(100)));
+        assert_eq!(st.max, Some(ms(100)));
+        assert_eq!(p.snd.rtt().srtt(), Some(ms(100)));
+    }
 }
 
 #[test]

@@ -512,6 +512,61 @@ fn test_established_rto_resends_the_first_segment_with_a_backed_off_timer() {
     assert_eq!(s.poll_timeout(), Some(Instant::ZERO + rto + rto * 2));
 }
 
+/// After a timeout, the first ACK that covers both resent data and a segment sent for
+/// the first time after the timeout: with one timed segment (ns-2, BSD) it is a valid
+/// sample of that segment and ends the RTO backoff (RFC 6298 §5 note on Karn's
+/// algorithm); with per-ACK sampling that refuses ACKs covering retransmitted data
+/// (Linux without timestamps) the backed-off RTO stays.
+#[test]
+fn test_established_rtt_sampling_after_a_timeout() {
+    use crate::tcp::RttSampling;
+    let run = |sampling: RttSampling| -> (Duration, Duration) {
+        let mut s = TcpSender::new(TcpConfig {
+            rcv_buf: 100 * MSS,
+            rtt_sampling: sampling,
+            ..ns2()
+        });
+        s.set_unlimited();
+        recv!(s, t_ms(0), seq: 0);
+        recv!(s, t_ms(0), seq: 1000);
+        recv_nothing!(s, t_ms(0));
+        let t0 = t_ms(3000); // ns-2's initial RTO
+        s.handle_timeout(t0);
+        recv!(s, t0, seq: 0, retransmission: true);
+        let backed_off = s.rto();
+        // The ACK of the resent first segment: no sample either way (Karn).
+        send!(
+            s,
+            t0 + Duration::from_millis(100),
+            recv_templ(1000, 100 * MSS)
+        );
+        assert_eq!(
+            s.rto(),
+            backed_off,
+            "{sampling:?}: sampled a retransmission"
+        );
+        // Slow start resends 1000.. and sends 2000.. for the first time.
+        recv!(s, t0 + Duration::from_millis(100), seq: 1000, retransmission: true);
+        recv!(s, t0 + Duration::from_millis(100), seq: 2000);
+        send!(
+            s,
+            t0 + Duration::from_millis(200),
+            recv_templ(3000, 100 * MSS)
+        );
+        (backed_off, s.rto())
+    };
+    let (backed_off, timed) = run(RttSampling::TimedSegment);
+    assert_eq!(
+        backed_off,
+        Duration::from_secs(6),
+        "3 s initial RTO doubled"
+    );
+    // One 100 ms sample: SRTT 100 ms, RTTVAR 50 ms, RTO max(200 ms, 100 + 4*50) = 300 ms.
+    assert_eq!(timed, Duration::from_millis(300));
+    let (_, every) = run(RttSampling::EveryAck);
+    assert_eq!(every, backed_off);
+}
+
 // =====================================================================================
 // Scoreboard (RFC 6675 §4)
 // =====================================================================================

@@ -11,7 +11,9 @@ use mobiflow_proto::cc::{
 use mobiflow_proto::flow::{
     AfcConfig, AutotuneConfig, Estimator, FlowControl, Growth, Placement, RsfcConfig,
 };
-use mobiflow_proto::tcp::{HandoffReaction, HandoffSignal, InitialWindow, Recovery, TcpConfig};
+use mobiflow_proto::tcp::{
+    HandoffReaction, HandoffSignal, InitialWindow, Recovery, RttSampling, TcpConfig,
+};
 use mobiflow_proto::time::Duration;
 use toml::Value;
 
@@ -85,6 +87,7 @@ pub(crate) const TCP_FIELDS: &[&str] = &[
     "max_rto",
     "initial_rto",
     "clock_granularity",
+    "rtt_sampling",
     "max_backoff_exponent",
     "hold_ssthresh_on_repeated_rto",
     "timestamps",
@@ -1091,6 +1094,7 @@ fn set_field(c: &mut TcpConfig, f: &str, v: &Value) -> Result<(), String> {
         "count_option_bytes" => c.count_option_bytes = as_bool(v)?,
         "cc" => c.cc = as_str(v)?.parse::<CcKind>()?,
         "recovery" => c.recovery = as_str(v)?.parse::<Recovery>()?,
+        "rtt_sampling" => c.rtt_sampling = as_str(v)?.parse::<RttSampling>()?,
         "dupack_threshold" => c.dupack_threshold = as_u32(v)?,
         "initial_window" => {
             c.initial_window = match v {

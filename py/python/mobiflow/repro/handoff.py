@@ -511,16 +511,18 @@ DIFFERENCES = """\
   while ns-2's (25) does not (0.256 Mb/s). The seed's TCP (Fig. 2: slow start, then
   multiple losses and a long NewReno recovery from 12.5 s) is in the overshooting
   regime; its router queue is not given.
-- **Table IV with a 1 s minimum RTO: mobiflow's TCP below ns-2's.** After the first
-  handoff mobiflow's sender takes no RTT sample from an ACK that covers any
-  retransmitted segment (Karn's rule as Linux applies it), and the go-back-N restart
-  and the fast recovery that follow acknowledge only such data until the second
-  handoff; so the RTO backed off at the first timeout (2 s) is still in force when the
-  second interruption hits, and TCP idles until 15.1 s (its SRTT stays at the 54 ms of
-  the 20 Mb/s path from 10.1 to 15.2 s in the cwnd trace). ns-2 times one new segment
-  and resets the backoff when it is acknowledged, and resumes in the 14th second. With
-  the 0.2 s minimum (the tables above) the backed-off RTO is short either way and the
-  two agree (1.977 vs 1.955 Mb/s).
+- **Table IV with a 1 s minimum RTO: mobiflow's TCP below ns-2's.** Both time one
+  segment at a time (ns-2's rule; `rtt_sampling = "timed-segment"` in mobiflow's `ns2`
+  profile): after a timeout the backed-off RTO ends only when a segment sent for the
+  first time after it is acknowledged. mobiflow meets the first interruption with 67
+  segments outstanding, ns-2 with 51 (the phase of the sawtooth, below). After the 11 s
+  timeout mobiflow's slow start has to resend all 67 on the 384 kb/s path before it
+  sends (at 12.3 s) and times a new segment; at 13 s, when the second interruption
+  hits, that segment is two segments short of being acknowledged, so the 2 s backed-off
+  RTO is still in force and TCP idles until 15.1 s. ns-2, with a smaller window to
+  resend, has its timed segment acknowledged before 13 s and resumes in the 14th
+  second. With the 0.2 s minimum (the tables above) the backed-off RTO is short either
+  way and the two agree.
 - **Freeze-TCP** keeps the old interface's cwnd across the change. Going to a slower
   interface (Tables I, III, IV) that window overruns the new bottleneck at once and
   costs a loss recovery, which is the seed's criticism of Freeze-TCP (§III: "it does
