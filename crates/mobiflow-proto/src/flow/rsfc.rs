@@ -61,7 +61,9 @@
 //!   (no hold), to SLOW when `t_buff ≤ T` or (with `rho_check`) ρ rose by more than
 //!   `rho_rise`.
 //!
-//! `rwnd` starts at the receive buffer, never exceeds it and never falls below 2 MSS.
+//! `rwnd` starts at `initial_rwnd` segments (assumed 10, Linux's initial receive
+//! window; or the whole receive buffer), never exceeds the buffer and never falls
+//! below 2 MSS.
 //! The window advertised is `min(rwnd, free space)`. The right edge never moves back
 //! ([`RwndPolicy::allow_shrink`] is false, the receiver enforces it): a clamp takes
 //! effect as `rcv_nxt` catches up with the edge already offered (RFC 9293 §3.8.6.2.2).
@@ -155,6 +157,17 @@ pub enum RsfcState {
     Monitor,
 }
 
+impl RsfcState {
+    /// The code traced in the `policy_state` series: 0 SLOW, 1 FAST, 2 MONITOR.
+    pub fn code(self) -> u8 {
+        match self {
+            RsfcState::Slow => 0,
+            RsfcState::Fast => 1,
+            RsfcState::Monitor => 2,
+        }
+    }
+}
+
 /// Parameters of RSFC. The defaults other than `threshold_factor`, `monitor` and
 /// `rho_check` are assumptions (the seed gives none), see the module documentation.
 #[derive(Clone, Debug, PartialEq)]
@@ -177,6 +190,13 @@ pub struct RsfcConfig {
     pub rho_check: bool,
     /// Relative rise of ρ that counts (assumed 0.1).
     pub rho_rise: f64,
+    /// The first window, in segments; `None`: the whole receive buffer. Assumed 10,
+    /// the initial receive window of Linux since 3.0 (RFC 6928's IW10 on the receive
+    /// side), the kernel the seed's RSFC was built in. With the whole buffer (the
+    /// classic first offer), a clamp can only bite once the data in flight has used
+    /// that offer up, because the right edge never moves back: with a 4 MiB buffer
+    /// and a 2 Mb/s uplink, ~17 s.
+    pub initial_rwnd_segments: Option<u32>,
 }
 
 impl Default for RsfcConfig {
@@ -191,6 +211,7 @@ impl Default for RsfcConfig {
             monitor: true,
             rho_check: true,
             rho_rise: 0.1,
+            initial_rwnd_segments: Some(10),
         }
     }
 }
@@ -212,6 +233,9 @@ impl RsfcConfig {
         }
         if !(self.rho_rise >= 0.0 && self.rho_rise.is_finite()) {
             return Err(("rho_rise", "must be a non-negative number".into()));
+        }
+        if self.initial_rwnd_segments == Some(0) {
+            return Err(("initial_rwnd", "must be at least 1 segment".into()));
         }
         Ok(())
     }
@@ -400,6 +424,13 @@ impl Rsfc {
         self.owd.tick
     }
 
+    /// The first window: `initial_rwnd_segments` MSS, or the buffer.
+    fn initial_rwnd(&self, st: &RcvState) -> u64 {
+        self.cfg
+            .initial_rwnd_segments
+            .map_or(st.rcv_buf, |n| (n as u64 * st.mss as u64).min(st.rcv_buf))
+    }
+
     fn min_rwnd(&self) -> u64 {
         2 * self.mss as u64
     }
@@ -503,7 +534,7 @@ impl Rsfc {
                 if self.above_threshold() && self.clamp(now, st) {
                     return;
                 }
-                let rwnd = self.rwnd.unwrap_or(st.rcv_buf);
+                let rwnd = self.rwnd.unwrap_or_else(|| self.initial_rwnd(st));
                 match self.cfg.growth {
                     Growth::PerAck => self.set_rwnd(rwnd + self.mss as u64, st.rcv_buf),
                     Growth::PerRtt => {
@@ -543,7 +574,7 @@ impl RwndPolicy for Rsfc {
     fn on_segment(&mut self, now: Instant, seg: &Segment, st: &RcvState) {
         self.mss = st.mss;
         if self.rwnd.is_none() {
-            self.rwnd = Some(st.rcv_buf);
+            self.rwnd = Some(self.initial_rwnd(st));
         }
         if seg.len == 0 || seg.window_probe {
             return;
@@ -555,12 +586,21 @@ impl RwndPolicy for Rsfc {
 
     fn window(&mut self, st: &RcvState) -> u64 {
         self.mss = st.mss;
-        let rwnd = *self.rwnd.get_or_insert(st.rcv_buf);
+        let first = self.initial_rwnd(st);
+        let rwnd = *self.rwnd.get_or_insert(first);
         rwnd.min(st.free_window())
     }
 
     fn rate_estimate(&self) -> Option<f64> {
         self.rho
+    }
+
+    fn delay_estimate(&self) -> Option<Duration> {
+        self.t_buff
+    }
+
+    fn state_code(&self) -> Option<u8> {
+        Some(self.state.code())
     }
 }
 
@@ -772,17 +812,87 @@ mod tests {
     }
 
     #[test]
-    fn slow_state_with_short_queue_keeps_the_buffer_window() {
+    fn slow_state_with_short_queue_starts_at_ten_segments_and_grows_one_per_rtt() {
         let mut d = Drive::new(RsfcConfig::default());
+        d.seg_len(0, MSS);
+        assert_eq!(d.rwnd(), 10 * MSS as u64, "initial rwnd: 10 segments");
+        d.run(0, 1000);
+        assert_eq!(d.p.state(), RsfcState::Slow);
+        // 1 s of 100 ms rounds, the first starting at the first segment.
+        assert_eq!(d.rwnd(), 20 * MSS as u64);
+        assert_eq!(d.p.rtt_min(), Some(ms(100)));
+        assert_eq!(d.p.clamps, 0);
+        assert_eq!(d.p.state_code(), Some(0));
+        assert_eq!(d.p.delay_estimate(), Some(Duration::ZERO));
+    }
+
+    #[test]
+    fn initial_rwnd_buffer_starts_at_the_whole_buffer_and_stays_capped_there() {
+        let mut d = Drive::new(RsfcConfig {
+            initial_rwnd_segments: None,
+            ..RsfcConfig::default()
+        });
         d.run(0, 1000);
         assert_eq!(d.p.state(), RsfcState::Slow);
         assert_eq!(
             d.rwnd(),
             1_000_000,
-            "initial rwnd is the buffer, capped there"
+            "the buffer, and growth is capped there"
         );
+    }
+
+    #[test]
+    fn window_before_any_segment_is_the_initial_window_capped_by_the_buffer() {
+        let mut p = Rsfc::new(RsfcConfig::default());
+        let mut s = st(Instant::ZERO, ms(1));
+        assert_eq!(p.window(&s), 10 * MSS as u64);
+        let mut q = Rsfc::new(RsfcConfig::default());
+        s.rcv_buf = 4 * MSS as u64;
+        assert_eq!(q.window(&s), 4 * MSS as u64);
+    }
+
+    #[test]
+    fn no_clamp_before_rho_is_known() {
+        // t_buff far above T from the first segment, but ρ needs one window (500 ms).
+        let mut d = Drive::new(RsfcConfig::default());
+        d.run(0, 4); // RTT_min = 100 ms from the first echo
+        d.run(400, 400);
+        assert_eq!((d.p.state(), d.p.clamps), (RsfcState::Slow, 0));
+        assert_eq!(d.p.rho(), None);
+        d.run(400, 200);
+        assert_eq!(d.p.state(), RsfcState::Monitor);
+        assert!(d.p.clamps >= 1);
+    }
+
+    #[test]
+    fn rtt_min_window_forgets_an_old_base_delay_after_a_delay_increase() {
+        // Base RTT 100 ms, then the path's delay rises by 150 ms for good (seen as a
+        // constant 150 ms "queue" by the echo estimator): t_buff > T and RSFC clamps,
+        // until RTT_min (10 s window) forgets the old base; then t_buff ≈ 0 and SLOW.
+        let mut d = Drive::new(RsfcConfig::default());
+        d.run(0, 2000);
+        d.run(150, 1000);
+        assert_ne!(d.p.state(), RsfcState::Slow);
         assert_eq!(d.p.rtt_min(), Some(ms(100)));
-        assert_eq!(d.p.clamps, 0);
+        d.run(150, 10_000);
+        assert_eq!(d.p.rtt_min(), Some(ms(250)));
+        assert_eq!(d.p.state(), RsfcState::Slow);
+        assert_eq!(d.p.t_buff(), Some(Duration::ZERO));
+    }
+
+    #[test]
+    fn traced_state_codes_follow_the_state() {
+        for (monitor, code) in [(true, 2u8), (false, 1u8)] {
+            let mut d = Drive::new(RsfcConfig {
+                monitor,
+                ..RsfcConfig::default()
+            });
+            d.run(0, 1000);
+            d.run(150, 4);
+            assert_eq!(d.p.state_code(), Some(code));
+            assert_eq!(d.p.delay_estimate(), Some(ms(150)));
+            assert_eq!(d.p.state().code(), code);
+        }
     }
 
     #[test]
@@ -954,6 +1064,13 @@ mod tests {
 
     #[test]
     fn right_edge_never_retracts_at_the_receiver() {
+        // From the whole buffer (the clamp must wait for the offer to be used up) and
+        // from 10 segments (growth, clamps, growth again).
+        right_edge_never_retracts(None);
+        right_edge_never_retracts(Some(10));
+    }
+
+    fn right_edge_never_retracts(initial: Option<u32>) {
         use crate::flow::FlowControl;
         use crate::tcp::{TcpConfig, TcpReceiver};
         let cfg = TcpConfig {
@@ -963,6 +1080,7 @@ mod tests {
             mss: MSS,
             flow_control: FlowControl::Rsfc(RsfcConfig {
                 estimator: Estimator::Echo,
+                initial_rwnd_segments: initial,
                 ..RsfcConfig::default()
             }),
             ..TcpConfig::default()
@@ -971,20 +1089,27 @@ mod tests {
         let mut right = 0u64;
         let mut clamped_below = false;
         for k in 0..1000u64 {
-            let t = 4_000 * (k + 1);
+            // Our clock starts 1 s before the data: every echo is of a real TSval.
+            let t = 1_000_000 + 4_000 * (k + 1);
             let now = at_us(t);
-            let q = if k > 400 { 300_000 } else { 0 };
-            let tsecr = ((t.saturating_sub(100_000 + q)) / 1000) as u32 + 1;
+            let q = if (400..800).contains(&k) { 300_000 } else { 0 };
+            let tsecr = ((t - 100_000 - q) / 1000) as u32;
             r.handle_segment(now, &seg(k * MSS as u64, 1, tsecr));
             r.read(now, u64::MAX);
             while let Some(a) = r.poll_transmit(now) {
                 let edge = a.ack + a.wnd;
                 assert!(edge >= right, "edge moved back at {k}: {edge} < {right}");
                 right = edge;
-                clamped_below |= a.wnd < 200_000 && k > 400;
+                clamped_below |=
+                    (400..800).contains(&k) && a.wnd < 50_000 && r.policy().state_code() != Some(0);
             }
         }
         assert!(clamped_below, "the clamp took effect");
+        assert_eq!(
+            r.policy().state_code(),
+            Some(0),
+            "SLOW again after the queue went"
+        );
     }
 
     #[test]
@@ -1025,6 +1150,13 @@ mod tests {
                     ..RsfcConfig::default()
                 },
                 "rho_rise",
+            ),
+            (
+                RsfcConfig {
+                    initial_rwnd_segments: Some(0),
+                    ..RsfcConfig::default()
+                },
+                "initial_rwnd",
             ),
         ] {
             assert_eq!(bad.validate().unwrap_err().0, field);

@@ -9,6 +9,7 @@
 //! has at most one pending wake-up that is earlier than all its timers.
 
 pub mod link;
+mod web;
 
 use crate::model::{AppSpec, DelayModel, RateModel, ReaderSpec, Scenario, Transport};
 use crate::results::{FlowSeries, FlowSummary, LinkSeries, LinkSummary, Series, Summary};
@@ -74,6 +75,8 @@ enum Ev {
     OutageEnd(u32),
     Sample,
     Mark(u32),
+    /// The web flow starts its next page.
+    WebPage(u32),
 }
 
 #[derive(Copy, Clone, Debug)]
@@ -155,6 +158,7 @@ pub struct World<'a> {
     series: Series,
     scratch_lost: Vec<PktId>,
     capture: Option<Capture>,
+    web: web::Web,
 }
 
 /// SplitMix64 (Steele, Lea, Flood 2014): derives independent seeds from the run's seed.
@@ -466,6 +470,7 @@ impl<'a> World<'a> {
             series: Series::default(),
             scratch_lost: Vec::new(),
             capture: None,
+            web: web::Web::build(sc),
         };
         w.schedule_initial();
         Ok(w)
@@ -497,7 +502,7 @@ impl<'a> World<'a> {
         for (i, f) in sc.flows.iter().enumerate() {
             let i = i as u32;
             self.net.at(Instant::ZERO + f.start, Ev::FlowStart(i));
-            if let Some(stop) = f.stop {
+            if let Some(stop) = f.stop.filter(|_| !matches!(f.app, AppSpec::Web(_))) {
                 self.net.at(Instant::ZERO + stop, Ev::FlowStop(i));
             }
             match &f.app {
@@ -507,6 +512,7 @@ impl<'a> World<'a> {
                     }
                 }
                 AppSpec::OnOff { .. } => self.net.at(Instant::ZERO + f.start, Ev::AppWrite(i, 0)),
+                AppSpec::Web(_) => self.net.at(Instant::ZERO + f.start, Ev::WebPage(i)),
                 _ => {}
             }
             if reader_interval(&f.reader).is_some() {
@@ -696,6 +702,7 @@ impl<'a> World<'a> {
                     self.net.at(now + iv, Ev::Sample);
                 }
             }
+            Ev::WebPage(f) => self.web_page(f),
             Ev::Mark(m) => {
                 let (k, is_end) = self.marks[m as usize];
                 for (fi, fr) in self.flows.iter().enumerate() {
@@ -757,6 +764,9 @@ impl<'a> World<'a> {
             fr.completion = Some(now);
             fr.snd.finish(now);
             fr.finished = true;
+        }
+        if self.web.watches(f) {
+            self.web_read(f);
         }
     }
 
@@ -841,6 +851,14 @@ impl<'a> World<'a> {
             fs.ar_bps
                 .push(fr.rcv.rate_estimate().map_or(f64::NAN, |r| r * 8.0));
             fs.rcv_buf_limit_bytes.push(fr.rcv.buffer_limit());
+            let policy = fr.rcv.policy();
+            fs.t_buff_ms.push(
+                policy
+                    .delay_estimate()
+                    .map_or(f64::NAN, |d| d.as_millis_f64()),
+            );
+            fs.policy_state
+                .push(policy.state_code().map_or(-1, i32::from));
             fr.prev_sample_read = read;
             fr.prev_sample_rcv_nxt = rn;
         }
@@ -908,6 +926,14 @@ impl<'a> World<'a> {
                 intervals,
                 completion_time_s: fr.completion.map(|c| (c - fr.start).as_secs_f64()),
                 burst_completion_times_s: fr.burst_done.clone(),
+                page_load_times_s: self
+                    .web
+                    .app_of_main(i as u32)
+                    .map_or_else(Vec::new, |a| a.load_times_s.clone()),
+                pages_started: self
+                    .web
+                    .app_of_main(i as u32)
+                    .map_or(0, |a| a.pages_started),
                 segments_sent: ss.data_segments_sent,
                 retransmits: ss.retransmits,
                 timeouts: ss.timeouts,
