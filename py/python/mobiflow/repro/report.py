@@ -56,7 +56,6 @@ SEEDS: dict[str, Seed] = {
         "Seed 001: receiver-side flow control of the 3G uplink (RSFC)",
         "mobiflow.repro.rsfc",
         "report.md",
-        quick_args=("--no-figures",),
     ),
     "handoff": Seed(
         "handoff",
