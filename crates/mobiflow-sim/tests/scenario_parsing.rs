@@ -1222,14 +1222,19 @@ fn rsfc_parameters_parse_and_unset_guesses_are_assumed() {
         assumed(&s, "flows.0.rsfc.initial_rwnd").as_deref(),
         Some("10")
     );
+    assert_eq!(
+        assumed(&s, "flows.0.rsfc.rebase_after").as_deref(),
+        Some("2")
+    );
     let s = load(&format!(
-        "{BASE}flow_control = \"rsfc\"\n[flows.rsfc]\ninitial_rwnd = 4\n"
+        "{BASE}flow_control = \"rsfc\"\n[flows.rsfc]\ninitial_rwnd = 4\nrebase_after = 0\n"
     ))
     .unwrap();
     assert_eq!(
         tcp(&s, 0).flow_control,
         FlowControl::Rsfc(RsfcConfig {
             initial_rwnd_segments: Some(4),
+            rebase_after: 0,
             ..RsfcConfig::default()
         })
     );

@@ -57,6 +57,14 @@
 //!   Then: to SLOW if `rho_check` is on and ρ rose by more than `rho_rise` (assumed
 //!   10 %) since the episode's first clamp (more capacity than the clamp assumed); else clamp again
 //!   (FAST with the new ρ) if `t_buff > T`; else SLOW.
+//! * A large delay increase (the slides: "large increase: monitor state"; assumed
+//!   form): a clamped window drains a real queue within a hold, so when `rebase_after`
+//!   (assumed 2) holds in a row end with `t_buff` above T and not a tenth below its
+//!   value at the clamp, while the clamped window was in force (no larger offer made
+//!   before it still outstanding), the "queue" is taken for a longer path: RTT_min and
+//!   min d restart from the current samples (t_buff = 0) and RSFC goes to SLOW.
+//!   Without this, the new base delay counts as queueing until `rtt_min_window` has
+//!   passed, and each clamp to ρ × the old RTT_min lowers ρ further.
 //! * FAST (only with `monitor` off): clamp again at every segment while `t_buff > T`
 //!   (no hold), to SLOW when `t_buff ≤ T` or (with `rho_check`) ρ rose by more than
 //!   `rho_rise`.
@@ -197,6 +205,11 @@ pub struct RsfcConfig {
     /// that offer up, because the right edge never moves back: with a 4 MiB buffer
     /// and a 2 Mb/s uplink, ~17 s.
     pub initial_rwnd_segments: Option<u32>,
+    /// MONITOR holds in a row after which a t_buff that stays above T without
+    /// shrinking, although the window has been clamped, is taken for a rise of the
+    /// path's base delay rather than a queue: RTT_min and min d restart from the
+    /// current sample. 0: never (assumed; see the module documentation).
+    pub rebase_after: u32,
 }
 
 impl Default for RsfcConfig {
@@ -212,6 +225,7 @@ impl Default for RsfcConfig {
             rho_check: true,
             rho_rise: 0.1,
             initial_rwnd_segments: Some(10),
+            rebase_after: 2,
         }
     }
 }
@@ -332,6 +346,19 @@ impl Owd {
         let m = self.dmin.min()?;
         Some(Duration::from_nanos((d - m).max(0) as u64))
     }
+
+    /// Forget the samples before the latest: min d restarts from it.
+    fn rebase(&mut self, now: Instant, window: Duration) {
+        let Some(&(t, ts)) = self.samples.back() else {
+            return;
+        };
+        self.samples.clear();
+        self.samples.push_back((t, ts));
+        self.dmin.clear();
+        if let Some(g) = self.tick {
+            self.dmin.push(now.max(t), Self::d(t, ts, g), window);
+        }
+    }
 }
 
 /// The usual tick nearest (log domain) to `ns` nanoseconds per tick, or `ns` itself
@@ -373,8 +400,18 @@ pub struct Rsfc {
     rho_at_clamp: f64,
     monitor_end: Instant,
     last_growth: Option<Instant>,
+    /// The last echo RTT sample.
+    last_echo: Option<(Instant, Duration)>,
+    /// t_buff at the last clamp, and MONITOR holds in a row that ended with t_buff
+    /// above T and not below it (for `rebase_after`).
+    t_buff_at_clamp: Option<Duration>,
+    stuck_holds: u32,
+    /// The right edge this policy has offered (`rcv_nxt` + window, never back).
+    edge: u64,
     /// Clamps made (SLOW/MONITOR/FAST → rwnd = ρ × RTT_min).
     pub clamps: u64,
+    /// Restarts of RTT_min and min d (`rebase_after`).
+    pub rebases: u64,
 }
 
 impl Rsfc {
@@ -394,7 +431,12 @@ impl Rsfc {
             rho_at_clamp: 0.0,
             monitor_end: Instant::ZERO,
             last_growth: None,
+            last_echo: None,
+            t_buff_at_clamp: None,
+            stuck_holds: 0,
+            edge: 0,
             clamps: 0,
+            rebases: 0,
         }
     }
 
@@ -472,6 +514,7 @@ impl Rsfc {
             if r < (1u64 << 31) * g {
                 self.rtt_min.push(now, r as i128, window);
                 echo = Some(Duration::from_nanos(r));
+                self.last_echo = Some((now, Duration::from_nanos(r)));
             }
         }
         self.t_buff = match self.cfg.estimator {
@@ -508,6 +551,7 @@ impl Rsfc {
             return false;
         };
         self.set_rwnd((rho * m.as_secs_f64()) as u64, st.rcv_buf);
+        self.t_buff_at_clamp = self.t_buff;
         if self.state == RsfcState::Slow {
             // The ρ check compares with ρ at the start of the episode, so that a
             // steady rise is not hidden by re-clamps of a few per cent each.
@@ -526,6 +570,34 @@ impl Rsfc {
     fn enter_slow(&mut self, now: Instant) {
         self.state = RsfcState::Slow;
         self.last_growth = Some(now);
+        self.stuck_holds = 0;
+    }
+
+    /// A hold ended with t_buff still above T: did it fail to shrink since the clamp
+    /// (by at least a tenth) although the clamped window was in force (no larger
+    /// offer made earlier still outstanding)? Counts such holds in a row.
+    fn hold_was_stuck(&mut self, st: &RcvState) -> bool {
+        let in_force = st.rcv_nxt + self.rwnd.unwrap_or(0) >= self.edge;
+        let stuck = in_force
+            && match (self.t_buff, self.t_buff_at_clamp) {
+                (Some(now), Some(then)) => now.as_nanos() * 10 >= then.as_nanos() * 9,
+                _ => false,
+            };
+        self.stuck_holds = if stuck { self.stuck_holds + 1 } else { 0 };
+        stuck
+    }
+
+    /// Take the current delay for the path's base delay: RTT_min and min d restart
+    /// from the latest samples, so t_buff is zero.
+    fn rebase(&mut self, now: Instant) {
+        let window = self.cfg.rtt_min_window;
+        self.rtt_min.clear();
+        if let Some((t, r)) = self.last_echo {
+            self.rtt_min.push(t, r.as_nanos() as i128, window);
+        }
+        self.owd.rebase(now, window);
+        self.t_buff = Some(Duration::ZERO);
+        self.rebases += 1;
     }
 
     fn step(&mut self, now: Instant, st: &RcvState) {
@@ -552,8 +624,22 @@ impl Rsfc {
                     return;
                 }
                 // ρ rose since the clamp: more capacity than the clamp assumed.
-                // Else clamp again with the new ρ while the queue is still long.
-                if self.rho_rose() || !(self.above_threshold() && self.clamp(now, st)) {
+                // Else clamp again with the new ρ while the queue is still long,
+                // unless it has not shrunk for `rebase_after` holds in a row under
+                // clamped windows: then it is no queue but a longer path.
+                if self.rho_rose() {
+                    self.enter_slow(now);
+                } else if self.above_threshold() {
+                    if self.cfg.rebase_after > 0
+                        && self.hold_was_stuck(st)
+                        && self.stuck_holds >= self.cfg.rebase_after
+                    {
+                        self.rebase(now);
+                        self.enter_slow(now);
+                    } else if !self.clamp(now, st) {
+                        self.enter_slow(now);
+                    }
+                } else {
                     self.enter_slow(now);
                 }
             }
@@ -588,7 +674,9 @@ impl RwndPolicy for Rsfc {
         self.mss = st.mss;
         let first = self.initial_rwnd(st);
         let rwnd = *self.rwnd.get_or_insert(first);
-        rwnd.min(st.free_window())
+        let w = rwnd.min(st.free_window());
+        self.edge = self.edge.max(st.rcv_nxt + w);
+        w
     }
 
     fn rate_estimate(&self) -> Option<f64> {
@@ -656,8 +744,11 @@ mod tests {
     fn owd_estimator_recovers_queueing_delay_with_unknown_offset_and_estimated_tick() {
         for tick_ms in [1u64, 4, 10] {
             let g = tick_ms * 1000; // µs
+                                    // The synthetic path ignores the window, so keep RSFC from taking the
+                                    // ramp for a longer path.
             let cfg = RsfcConfig {
                 estimator: Estimator::Owd,
+                rebase_after: 0,
                 ..RsfcConfig::default()
             };
             let mut p = Rsfc::new(cfg);
@@ -729,6 +820,7 @@ mod tests {
             let g = tick_ms * 1000;
             let cfg = RsfcConfig {
                 estimator: Estimator::Echo,
+                rebase_after: 0,
                 ..RsfcConfig::default()
             };
             let mut p = Rsfc::new(cfg);
@@ -798,8 +890,10 @@ mod tests {
             let tsecr = ((self.t_us - 100_000 - q_ms * 1000) / 1000) as u32;
             let mut s = seg(self.seq, 1, tsecr);
             s.len = len;
+            let mut state = st(now, ms(1));
+            (state.rcv_nxt, state.rcv_read) = (self.seq, self.seq);
             self.seq += len as u64;
-            self.p.on_segment(now, &s, &st(now, ms(1)));
+            self.p.on_segment(now, &s, &state);
         }
         fn run(&mut self, q_ms: u64, millis: u64) {
             for _ in 0..millis / 4 {
@@ -869,7 +963,11 @@ mod tests {
         // Base RTT 100 ms, then the path's delay rises by 150 ms for good (seen as a
         // constant 150 ms "queue" by the echo estimator): t_buff > T and RSFC clamps,
         // until RTT_min (10 s window) forgets the old base; then t_buff ≈ 0 and SLOW.
-        let mut d = Drive::new(RsfcConfig::default());
+        // (MONITOR's rebase, off here, shortcuts this: `monitor_rebases_*`.)
+        let mut d = Drive::new(RsfcConfig {
+            rebase_after: 0,
+            ..RsfcConfig::default()
+        });
         d.run(0, 2000);
         d.run(150, 1000);
         assert_ne!(d.p.state(), RsfcState::Slow);
@@ -961,7 +1059,12 @@ mod tests {
 
     #[test]
     fn monitor_holds_one_rtt_then_back_to_fast_when_t_buff_stays_high() {
-        let mut d = Drive::new(RsfcConfig::default());
+        // A constant t_buff under clamped windows would be taken for a longer path
+        // after two holds (see `rebase_*`); here the queue is the point.
+        let mut d = Drive::new(RsfcConfig {
+            rebase_after: 0,
+            ..RsfcConfig::default()
+        });
         d.run(0, 1000);
         d.run(150, 4);
         assert_eq!(d.p.clamps, 1);
@@ -994,6 +1097,7 @@ mod tests {
         let mut d = Drive::new(RsfcConfig {
             rho_check,
             monitor,
+            rebase_after: 0,
             ..RsfcConfig::default()
         });
         d.run(0, 1000);
@@ -1110,6 +1214,78 @@ mod tests {
             Some(0),
             "SLOW again after the queue went"
         );
+    }
+
+    #[test]
+    fn monitor_rebases_after_a_large_delay_increase_and_goes_slow() {
+        // Base RTT 100 ms, then 150 ms more for good: clamps, two holds in which the
+        // "queue" does not shrink under the clamped window, then RTT_min restarts.
+        let mut d = Drive::new(RsfcConfig::default());
+        d.run(0, 1000);
+        d.run(150, 4);
+        assert_eq!((d.p.state(), d.p.clamps), (RsfcState::Monitor, 1));
+        d.run(150, 100); // first hold ends: stuck once, clamp again
+        assert_eq!((d.p.clamps, d.p.rebases), (2, 0));
+        d.run(150, 104); // second hold ends: stuck twice, rebase
+        assert_eq!(d.p.rebases, 1);
+        assert_eq!(d.p.state(), RsfcState::Slow);
+        assert_eq!(d.p.rtt_min(), Some(ms(250)));
+        d.run(150, 1000);
+        assert_eq!(d.p.t_buff(), Some(Duration::ZERO));
+        assert_eq!(
+            (d.p.state(), d.p.rebases, d.p.clamps),
+            (RsfcState::Slow, 1, 2)
+        );
+    }
+
+    #[test]
+    fn no_rebase_while_the_queue_shrinks_under_the_clamp() {
+        // A real queue: 300 ms at the clamp, draining by 40 ms every 100 ms hold.
+        let mut d = Drive::new(RsfcConfig::default());
+        d.run(0, 1000);
+        let mut q = 300;
+        while q > 100 {
+            d.run(q, 100);
+            q -= 40;
+        }
+        assert!(d.p.clamps >= 4, "{}", d.p.clamps);
+        assert_eq!(d.p.rebases, 0);
+        assert_eq!(d.p.rtt_min(), Some(ms(100)));
+    }
+
+    #[test]
+    fn no_rebase_before_the_clamped_window_is_in_force() {
+        // The whole buffer was offered first: until rcv_nxt reaches that edge less the
+        // clamped window, a queue that does not shrink says nothing about the path.
+        let mut d = Drive::new(RsfcConfig {
+            initial_rwnd_segments: None,
+            ..RsfcConfig::default()
+        });
+        d.run(0, 1000);
+        let mut s = st(Instant::ZERO, ms(1));
+        (s.rcv_nxt, s.rcv_read) = (d.seq, d.seq);
+        assert_eq!(d.p.window(&s), 1_000_000); // the edge: seq + 1 MB
+        d.run(150, 2000); // 2 s of 250 kB/s: 500 kB, short of the edge
+        assert_eq!(d.p.rebases, 0);
+        assert!(d.p.clamps >= 10);
+        d.run(150, 2400); // past the edge less rwnd: now two stuck holds rebase
+        assert_eq!(d.p.rebases, 1);
+    }
+
+    #[test]
+    fn rebase_after_zero_never_rebases_and_fast_never_does() {
+        for (monitor, rebase_after) in [(true, 0), (false, 2)] {
+            let mut d = Drive::new(RsfcConfig {
+                monitor,
+                rebase_after,
+                ..RsfcConfig::default()
+            });
+            d.run(0, 1000);
+            d.run(150, 5000);
+            assert_eq!(d.p.rebases, 0);
+            assert_ne!(d.p.state(), RsfcState::Slow);
+            assert_eq!(d.p.rtt_min(), Some(ms(100)));
+        }
     }
 
     #[test]

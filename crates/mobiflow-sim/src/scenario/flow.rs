@@ -70,6 +70,7 @@ const RSFC_KEYS: &[&str] = &[
     "rho_check",
     "rho_rise",
     "initial_rwnd",
+    "rebase_after",
 ];
 
 /// Keys of `[flows.autotune]`.
@@ -927,6 +928,9 @@ fn flow_control(ft: &Tbl, ctx: &mut Ctx) -> R<FlowControl> {
                 })? {
                     c.initial_rwnd_segments = x;
                 }
+                if let Some(x) = t.opt("rebase_after", as_u32)? {
+                    c.rebase_after = x;
+                }
                 if let Err((f, why)) = c.validate() {
                     return Err(key_err(t.key(f), why));
                 }
@@ -956,6 +960,7 @@ fn flow_control(ft: &Tbl, ctx: &mut Ctx) -> R<FlowControl> {
                     d.initial_rwnd_segments
                         .map_or_else(|| "buffer".into(), |n| n.to_string()),
                 ),
+                ("rebase_after", d.rebase_after.to_string()),
             ] {
                 if !set(k) {
                     ctx.assume(format!("{}.rsfc.{k}", ft.path), text);
