@@ -58,10 +58,11 @@
 //!   10 %) since the episode's first clamp (more capacity than the clamp assumed); else clamp again
 //!   (FAST with the new ρ) if `t_buff > T`; else SLOW.
 //! * A large delay increase (the slides: "large increase: monitor state"; assumed
-//!   form): a clamped window drains a real queue within a hold, so when `rebase_after`
-//!   (assumed 2) holds in a row end with `t_buff` above T and not a tenth below its
-//!   value at the clamp, while the clamped window was in force (no larger offer made
-//!   before it still outstanding), the "queue" is taken for a longer path: RTT_min and
+//!   form): a clamped window drains a real queue within a hold (or, if the rate fell,
+//!   the queue still grows), so when `rebase_after` (assumed 2) holds in a row end
+//!   with `t_buff` above T and within a tenth of its value at the clamp, while the
+//!   clamped window was in force (no larger offer made before it still outstanding),
+//!   the "queue" is taken for a longer path: RTT_min and
 //!   min d restart from the current samples (t_buff = 0) and RSFC goes to SLOW.
 //!   Without this, the new base delay counts as queueing until `rtt_min_window` has
 //!   passed, and each clamp to ρ × the old RTT_min lowers ρ further.
@@ -573,14 +574,19 @@ impl Rsfc {
         self.stuck_holds = 0;
     }
 
-    /// A hold ended with t_buff still above T: did it fail to shrink since the clamp
-    /// (by at least a tenth) although the clamped window was in force (no larger
-    /// offer made earlier still outstanding)? Counts such holds in a row.
+    /// A hold ended with t_buff still above T: did it stay within a tenth of its value
+    /// at the clamp although the clamped window was in force (no larger offer made
+    /// earlier still outstanding)? A real queue shrinks under a window that fits the
+    /// path, or grows under one that does not (the rate fell); a longer path keeps
+    /// t_buff where it is. Counts such holds in a row.
     fn hold_was_stuck(&mut self, st: &RcvState) -> bool {
         let in_force = st.rcv_nxt + self.rwnd.unwrap_or(0) >= self.edge;
         let stuck = in_force
             && match (self.t_buff, self.t_buff_at_clamp) {
-                (Some(now), Some(then)) => now.as_nanos() * 10 >= then.as_nanos() * 9,
+                (Some(now), Some(then)) => {
+                    now.as_nanos() * 10 >= then.as_nanos() * 9
+                        && now.as_nanos() * 10 <= then.as_nanos() * 11
+                }
                 _ => false,
             };
         self.stuck_holds = if stuck { self.stuck_holds + 1 } else { 0 };
@@ -1251,6 +1257,22 @@ mod tests {
         assert!(d.p.clamps >= 4, "{}", d.p.clamps);
         assert_eq!(d.p.rebases, 0);
         assert_eq!(d.p.rtt_min(), Some(ms(100)));
+    }
+
+    #[test]
+    fn no_rebase_while_the_queue_grows_under_the_clamp() {
+        // The rate fell: the clamped window is still too large and the queue grows by
+        // 20 % a hold.
+        let mut d = Drive::new(RsfcConfig::default());
+        d.run(0, 1000);
+        let mut q = 150.0f64;
+        for _ in 0..8 {
+            d.run(q as u64, 100);
+            q *= 1.2;
+        }
+        assert!(d.p.clamps >= 6, "{}", d.p.clamps);
+        assert_eq!(d.p.rebases, 0);
+        assert_eq!(d.p.state(), RsfcState::Monitor);
     }
 
     #[test]
