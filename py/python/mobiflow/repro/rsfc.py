@@ -352,7 +352,7 @@ Runs are deterministic (no random loss): one run per case."""
 PAGES_SETTING = """\
 Pages of 44 objects of 7475 bytes (seed 004's web metrics: 320 KB average page,
 7.3 KB average GET), 700-byte requests over 6 persistent connections, the main
-document first, 2 s between pages, 600 s. Page load time: first request to the
+document first, 2 s between pages, 1800 s. Page load time: first request to the
 last byte of the last object read. Unfinished pages (still loading at the end) count
 as infinite in the percentiles."""
 
