@@ -82,7 +82,7 @@ def test_numbers_come_from_real_runs_and_show_the_effects(out: Path) -> None:
     )
     pages = d["pages"]
     assert pages["web_upload_rsfc"]["p50_s"] * 5 < pages["web_upload"]["p50_s"]
-    assert pages["web_alone"]["unfinished"] == 0
+    assert pages["web_alone"]["unfinished"] <= 1  # at most the page the run ended in
     fair = d["fairness"]["two_uploads_rsfc"]
     assert 0.5 <= fair["jain"] <= 1.0
     assert 0.0 < fair["efficiency"] <= 1.05
