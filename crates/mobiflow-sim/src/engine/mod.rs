@@ -73,10 +73,10 @@ enum Ev {
     DelayChange(u32),
     OutageStart(u32),
     OutageEnd(u32),
-    Sample,
-    Mark(u32),
     /// The web flow starts its next page.
     WebPage(u32),
+    Sample,
+    Mark(u32),
 }
 
 #[derive(Copy, Clone, Debug)]
@@ -156,9 +156,9 @@ pub struct World<'a> {
     marks: Vec<(usize, bool)>,
     interval_bytes: Vec<Vec<(u64, u64)>>,
     series: Series,
+    web: web::Web,
     scratch_lost: Vec<PktId>,
     capture: Option<Capture>,
-    web: web::Web,
 }
 
 /// SplitMix64 (Steele, Lea, Flood 2014): derives independent seeds from the run's seed.
@@ -468,9 +468,9 @@ impl<'a> World<'a> {
             marks: Vec::new(),
             interval_bytes: vec![vec![(0, 0); sc.flows.len()]; sc.measure.intervals.len()],
             series: Series::default(),
+            web: web::Web::build(sc),
             scratch_lost: Vec::new(),
             capture: None,
-            web: web::Web::build(sc),
         };
         w.schedule_initial();
         Ok(w)
@@ -696,13 +696,13 @@ impl<'a> World<'a> {
                 self.net.dirs[d as usize].go_up(now);
                 self.net.kick(d);
             }
+            Ev::WebPage(f) => self.web_page(f),
             Ev::Sample => {
                 self.sample();
                 if let Some(iv) = self.sc.measure.sample_interval {
                     self.net.at(now + iv, Ev::Sample);
                 }
             }
-            Ev::WebPage(f) => self.web_page(f),
             Ev::Mark(m) => {
                 let (k, is_end) = self.marks[m as usize];
                 for (fi, fr) in self.flows.iter().enumerate() {
