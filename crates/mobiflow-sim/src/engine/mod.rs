@@ -9,7 +9,6 @@
 //! has at most one pending wake-up that is earlier than all its timers.
 
 pub mod link;
-mod web;
 
 use crate::model::{AppSpec, DelayModel, RateModel, ReaderSpec, Scenario, Transport};
 use crate::results::{FlowSeries, FlowSummary, LinkSeries, LinkSummary, Series, Summary};
@@ -21,6 +20,8 @@ use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BinaryHeap, VecDeque};
+
+mod web;
 
 /// The result of a run.
 #[derive(Clone, Debug)]
