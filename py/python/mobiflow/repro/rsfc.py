@@ -707,8 +707,10 @@ def explanation(d: Mapping[str, Any]) -> list[str]:
         f"{_f(din['after'])} kb/s, and the basic version {_f(dib['first5s'])} / "
         f"{_f(dib['after'])} kb/s: both keep clamping to rho x the old RTT_min, which "
         "lowers rho further, until the 10 s RTT_min window forgets the old base delay. The "
-        "paper's figures show the same contrast (the basic version slow to adapt); the "
-        "mechanism that produces it here is our guess.",
+        "seed compares the two versions in figures whose content its text does not carry "
+        '("without the two methods", "with the two methods"), so there is nothing to '
+        "set these numbers against; the mechanism that makes the difference here is our "
+        "guess.",
         "* **UMTS trace.** Plain TCP collapses the download as on the HSPA link "
         f"({_f(um['umts_trace']['download_kbps'])} kb/s against "
         f"{_f(um['umts_alone']['download_kbps'])} alone); RSFC restores it "
