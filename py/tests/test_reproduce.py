@@ -31,11 +31,12 @@ def _table_rows(markdown: str) -> list[list[str]]:
 
 def test_report_sections_and_files(quick_report: Path) -> None:
     text = (quick_report / "report.md").read_text()
-    for seed in ("afc", "fld"):
+    for seed in ("afc", "rsfc", "fld"):
         assert (quick_report / seed / "results.json").is_file()
         assert f"]({seed}/" in text or seed == "afc"  # figures are linked into the seed folder
     assert "Seed 000" in text
     assert "Seed 004" in text
+    assert "Seed 001" in text
     assert "not yet" in text  # seeds without a reproduction are said to be missing
     html = (quick_report / "report.html").read_text()
     assert "<table>" in html
@@ -43,7 +44,7 @@ def test_report_sections_and_files(quick_report: Path) -> None:
     status = json.loads((quick_report / "results.json").read_text())
     assert status["afc"]["status"] == "done"
     assert status["fld"]["status"] == "done"
-    assert status["rsfc"]["status"] == "missing"
+    assert status["rsfc"]["status"] == "done"
 
 
 def test_every_table_row_holds_measured_numbers(quick_report: Path) -> None:

@@ -510,10 +510,34 @@ enum TransportDesc {
 #[serde(tag = "kind", rename_all = "snake_case")]
 enum AppDesc {
     Bulk,
-    Sized { bytes: u64 },
-    Bursts { at_s: Vec<f64>, bytes: Vec<u64> },
-    OnOff { burst_bytes: u64, period_s: f64 },
-    Other { debug: String },
+    Sized {
+        bytes: u64,
+    },
+    Bursts {
+        at_s: Vec<f64>,
+        bytes: Vec<u64>,
+    },
+    OnOff {
+        burst_bytes: u64,
+        period_s: f64,
+    },
+    Web {
+        pages: Option<u32>,
+        think_s: f64,
+        objects: u32,
+        object_bytes: Vec<u64>,
+        request_bytes: u64,
+        connections: u32,
+        main_first: bool,
+    },
+    WebChannel {
+        main: usize,
+        conn: u32,
+        request: bool,
+    },
+    Other {
+        debug: String,
+    },
 }
 
 #[derive(Serialize)]
@@ -745,6 +769,24 @@ fn describe_app(a: &AppSpec) -> AppDesc {
         AppSpec::OnOff { burst, period } => AppDesc::OnOff {
             burst_bytes: *burst,
             period_s: period.as_secs_f64(),
+        },
+        AppSpec::Web(w) => AppDesc::Web {
+            pages: w.pages,
+            think_s: w.think.as_secs_f64(),
+            objects: w.objects,
+            object_bytes: w.object_sizes.clone(),
+            request_bytes: w.request_size,
+            connections: w.connections,
+            main_first: w.main_first,
+        },
+        AppSpec::WebChannel {
+            main,
+            conn,
+            request,
+        } => AppDesc::WebChannel {
+            main: *main,
+            conn: *conn,
+            request: *request,
         },
         #[allow(unreachable_patterns)]
         other => AppDesc::Other {

@@ -135,6 +135,54 @@ pub enum AppSpec {
     Bursts { at: Vec<Duration>, sizes: Vec<u64> },
     /// On/off source: `burst` bytes every `period`, starting at the flow's start.
     OnOff { burst: u64, period: Duration },
+    /// Web page loads: the flow carries the responses of connection 0 (server to
+    /// phone); its companion channels are flows of kind [`AppSpec::WebChannel`]
+    /// appended after the declared flows (see `engine/web.rs`).
+    Web(Arc<WebSpec>),
+    /// A companion channel of the web flow `main`: connection `conn`'s requests (phone
+    /// to server) when `request`, else its responses (connections 1 and up).
+    WebChannel {
+        main: usize,
+        conn: u32,
+        request: bool,
+    },
+}
+
+/// The pages a web application loads (`[flows.web]`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct WebSpec {
+    /// Pages to load, one after the other; `None`: until the end of the run (or `stop`).
+    pub pages: Option<u32>,
+    /// Pause between the end of one page and the first request of the next.
+    pub think: Duration,
+    /// Objects per page (the main document and what it refers to).
+    pub objects: u32,
+    /// Response size of object `k` is `object_sizes[k % len]`.
+    pub object_sizes: Vec<u64>,
+    /// Bytes of each request (phone to server).
+    pub request_size: u64,
+    /// Persistent connections, each with one request outstanding at a time.
+    pub connections: u32,
+    /// The main document (object 0) is fetched alone before the others are requested.
+    pub main_first: bool,
+}
+
+impl Default for WebSpec {
+    /// 44 objects of 7475 bytes (7.3 KiB): the average page (320 KB) and GET (7.3 KB)
+    /// of the web metrics seed 004 cites (Ramachandran, Google, 2010). Assumed: 700-byte
+    /// requests (HTTP/1.1 request headers run to several hundred bytes), 6 persistent
+    /// connections (browsers' per-host limit), 1 s think time, main document first.
+    fn default() -> Self {
+        WebSpec {
+            pages: None,
+            think: Duration::from_secs(1),
+            objects: 44,
+            object_sizes: vec![7475],
+            request_size: 700,
+            connections: 6,
+            main_first: true,
+        }
+    }
 }
 
 /// How the receiving application reads from the receive buffer.

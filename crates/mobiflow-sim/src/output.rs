@@ -56,6 +56,8 @@ pub const FLOW_SERIES_COLUMNS: &[&str] = &[
     "flow_window_bytes",
     "ar_bps",
     "rcv_buf_limit_bytes",
+    "t_buff_ms",
+    "policy_state",
 ];
 
 /// Column names of `link_series.csv`, in order.
@@ -132,7 +134,7 @@ pub fn write_flow_series<W: Write>(w: W, s: &FlowSeries, summary: &Summary) -> i
         write_field(&mut w, name)?;
         writeln!(
             w,
-            ",{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            ",{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             s.cwnd_bytes[i],
             s.ssthresh_bytes[i],
             s.rwnd_bytes[i],
@@ -146,6 +148,8 @@ pub fn write_flow_series<W: Write>(w: W, s: &FlowSeries, summary: &Summary) -> i
             s.flow_window_bytes[i],
             F(s.ar_bps[i]),
             s.rcv_buf_limit_bytes[i],
+            F(s.t_buff_ms[i]),
+            s.policy_state[i],
         )?;
     }
     w.flush()
@@ -235,6 +239,8 @@ fn check_flow_series(s: &FlowSeries) -> io::Result<usize> {
             ("flow_window_bytes", s.flow_window_bytes.len()),
             ("ar_bps", s.ar_bps.len()),
             ("rcv_buf_limit_bytes", s.rcv_buf_limit_bytes.len()),
+            ("t_buff_ms", s.t_buff_ms.len()),
+            ("policy_state", s.policy_state.len()),
         ],
     )
 }
@@ -293,6 +299,8 @@ mod tests {
             intervals: BTreeMap::from([("all".to_string(), 1.25e6), ("b".into(), 0.1)]),
             completion_time_s: None,
             burst_completion_times_s: vec![0.5],
+            page_load_times_s: vec![],
+            pages_started: 0,
             segments_sent: 10,
             retransmits: 1,
             timeouts: 0,
@@ -361,6 +369,8 @@ mod tests {
                 flow_window_bytes: vec![65535, 0],
                 ar_bps: vec![f64::NAN, 4e6],
                 rcv_buf_limit_bytes: vec![262144, 262144],
+                t_buff_ms: vec![f64::NAN, 12.5],
+                policy_state: vec![-1, 2],
             },
             link: LinkSeries {
                 time_s: vec![0.1],
@@ -388,12 +398,12 @@ mod tests {
         assert_eq!(lines[0], FLOW_SERIES_COLUMNS.join(","));
         assert_eq!(
             lines[1],
-            "0.1,0,bulk,1460,18446744073709551615,65535,0,,0,6000000,0.0000001,1,3,65535,,262144"
+            "0.1,0,bulk,1460,18446744073709551615,65535,0,,0,6000000,0.0000001,1,3,65535,,262144,,-1"
         );
         assert_eq!(
             lines[2],
             "0.2,1,\"odd, \"\"name\"\"\",2920,65535,0,1460,100.25,10,0,\
-             1000000000000000000000,2,4,0,4000000,262144"
+             1000000000000000000000,2,4,0,4000000,262144,12.5,2"
         );
         assert_eq!(lines.len(), 3);
     }

@@ -11,7 +11,7 @@ pub struct FlowSummary {
     pub dst: String,
     pub protocol: String,
     pub cc: String,
-    /// Receive-window policy: "classic", "afc" or "autotune".
+    /// Receive-window policy: "classic", "afc", "autotune" or "rsfc".
     pub flow_control: String,
     /// Payload bytes delivered in order to the receiving application.
     pub bytes_delivered: u64,
@@ -27,6 +27,12 @@ pub struct FlowSummary {
     pub completion_time_s: Option<f64>,
     /// Completion times of each burst of a bursts/on-off application, seconds.
     pub burst_completion_times_s: Vec<f64>,
+    /// Load times of the pages a web application finished, seconds: from a page's
+    /// first request to the last byte of its last object read (web flows only).
+    pub page_load_times_s: Vec<f64>,
+    /// Pages a web application started (more than finished when the run ended during
+    /// a page).
+    pub pages_started: u64,
     pub segments_sent: u64,
     pub retransmits: u64,
     pub timeouts: u64,
@@ -158,11 +164,17 @@ pub struct FlowSeries {
     /// The sender's flow-control window: the advertised window, plus AR × SRTT under
     /// AFC's sender placement.
     pub flow_window_bytes: Vec<u64>,
-    /// The receiver's application-rate estimate (AFC's AR), bits per second; NaN
-    /// when the policy keeps none.
+    /// The receiver's rate estimate, bits per second: AFC's application rate AR,
+    /// RSFC's receive rate ρ; NaN when the policy keeps none.
     pub ar_bps: Vec<f64>,
     /// Receive buffer the policy grants (auto-tuning); the buffer size otherwise.
     pub rcv_buf_limit_bytes: Vec<u64>,
+    /// The policy's estimate of the time segments wait in the sender's uplink
+    /// buffer (RSFC's t_buff), milliseconds; NaN when the policy keeps none.
+    pub t_buff_ms: Vec<f64>,
+    /// The policy's control state (RSFC: 0 SLOW, 1 FAST, 2 MONITOR); -1 when it has
+    /// none.
+    pub policy_state: Vec<i32>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]

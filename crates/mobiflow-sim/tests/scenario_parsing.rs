@@ -655,7 +655,7 @@ fn error_unknown_keys_everywhere() {
     assert_eq!(
         e,
         "x.toml: flows.0.redaer: unknown key (did you mean \"reader\"?); expected one of name, \
-         from, to, transport, start, stop, cc, app, reader, tcp, flow_control, afc, autotune, rsfc"
+         from, to, transport, start, stop, cc, app, reader, tcp, flow_control, afc, autotune, rsfc, web"
     );
     assert_starts(
         &error(&format!("nmae = 1\n{BASE}")),
@@ -1174,10 +1174,12 @@ fn rsfc_parameters_parse_and_unset_guesses_are_assumed() {
     use mobiflow_proto::flow::{Estimator, FlowControl, Growth, RsfcConfig};
     let s = load(&format!(
         "{BASE}flow_control = \"rsfc\"\n[flows.rsfc]\nestimator = \"echo\"\nts_tick = \"4ms\"\n\
-         rho_window = \"rtt_min\"\nmonitor = false\nrho_check = false\nrho_rise = 0.2\n"
+         rho_window = \"rtt_min\"\nmonitor = false\nrho_check = false\nrho_rise = 0.2\n\
+         initial_rwnd = \"buffer\"\n"
     ))
     .unwrap();
     let want = RsfcConfig {
+        initial_rwnd_segments: None,
         estimator: Estimator::Echo,
         ts_tick: Some(ms(4)),
         rho_window: None,
@@ -1216,6 +1218,27 @@ fn rsfc_parameters_parse_and_unset_guesses_are_assumed() {
         Some("500ms")
     );
     assert_eq!(assumed(&s, "flows.0.rsfc.rho_rise").as_deref(), Some("0.1"));
+    assert_eq!(
+        assumed(&s, "flows.0.rsfc.initial_rwnd").as_deref(),
+        Some("10")
+    );
+    assert_eq!(
+        assumed(&s, "flows.0.rsfc.rebase_after").as_deref(),
+        Some("2")
+    );
+    let s = load(&format!(
+        "{BASE}flow_control = \"rsfc\"\n[flows.rsfc]\ninitial_rwnd = 4\nrebase_after = 0\n"
+    ))
+    .unwrap();
+    assert_eq!(
+        tcp(&s, 0).flow_control,
+        FlowControl::Rsfc(RsfcConfig {
+            initial_rwnd_segments: Some(4),
+            rebase_after: 0,
+            ..RsfcConfig::default()
+        })
+    );
+    assert_eq!(assumed(&s, "flows.0.rsfc.initial_rwnd"), None);
 }
 
 #[test]
@@ -1243,6 +1266,18 @@ fn error_rsfc_needs_timestamps_and_valid_parameters() {
             "{BASE}flow_control = \"rsfc\"\n[flows.rsfc]\nestimator = \"gps\"\n"
         )),
         "x.toml: flows.0.rsfc.estimator: unknown estimator \"gps\"",
+    );
+    assert_eq!(
+        error(&format!(
+            "{BASE}flow_control = \"rsfc\"\n[flows.rsfc]\ninitial_rwnd = 0\n"
+        )),
+        "x.toml: flows.0.rsfc.initial_rwnd: must be at least 1 segment"
+    );
+    assert_starts(
+        &error(&format!(
+            "{BASE}flow_control = \"rsfc\"\n[flows.rsfc]\ninitial_rwnd = \"all\"\n"
+        )),
+        "x.toml: flows.0.rsfc.initial_rwnd: expected a number of segments or \"buffer\"",
     );
     assert_starts(
         &error(&format!("{BASE}[flows.rsfc]\nmonitor = false\n")),

@@ -23,7 +23,10 @@ Flow series (:attr:`Run.flow_series`), one row per (sample time, flow):
 the receiver advertised), ``flight_bytes``, ``srtt_ms`` (null before the first RTT
 sample), ``rcv_buffer_bytes`` (bytes held in the receive buffer), ``read_rate_bps`` and
 ``goodput_bps`` (over the last sampling period), ``snd_una`` and ``snd_nxt`` (bytes:
-highest acknowledged and highest sent, for time-sequence plots).
+highest acknowledged and highest sent, for time-sequence plots), ``flow_window_bytes``,
+``ar_bps`` (the receiver's rate estimate: AFC's AR, RSFC's rho), ``rcv_buf_limit_bytes``,
+``t_buff_ms`` (RSFC's estimate of the wait in the sender's uplink buffer; null for other
+policies) and ``policy_state`` (RSFC: 0 SLOW, 1 FAST, 2 MONITOR; -1 for other policies).
 
 Link series (:attr:`Run.link_series`), one row per (sample time, link direction):
 ``time_s``, ``dir`` (index into the summary's links), ``dir_name`` (``link:a->b``),
@@ -152,8 +155,9 @@ def flows_frame(summary: Mapping[str, Any]) -> pl.DataFrame:
         for c in frame.columns
         if c in _FLOW_FLOATS or (c.startswith("interval_") and c.endswith("_bps"))
     ]
-    if "burst_completion_times_s" in frame.columns:
-        casts.append(pl.col("burst_completion_times_s").cast(pl.List(pl.Float64)))
+    for col in ("burst_completion_times_s", "page_load_times_s"):
+        if col in frame.columns:
+            casts.append(pl.col(col).cast(pl.List(pl.Float64)))
     return frame.with_columns(casts) if casts else frame
 
 

@@ -42,6 +42,10 @@ class FlowSummary(TypedDict):
     completion_time_s: float | None
     """Seconds from the flow's start until the receiver had every byte; None if unfinished."""
     burst_completion_times_s: list[float]
+    page_load_times_s: list[float]
+    """Load times of the pages a web flow finished, seconds (empty for other flows)."""
+    pages_started: int
+    """Pages a web flow started (more than finished if the run ended during one)."""
     segments_sent: int
     retransmits: int
     timeouts: int

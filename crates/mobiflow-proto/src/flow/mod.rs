@@ -108,6 +108,18 @@ pub trait RwndPolicy: Send + fmt::Debug {
         None
     }
 
+    /// The time the policy estimates segments wait in the sender's uplink buffer
+    /// (RSFC's t_buff), for tracing.
+    fn delay_estimate(&self) -> Option<Duration> {
+        None
+    }
+
+    /// The policy's control state as a small code (RSFC: [`RsfcState::code`]), for
+    /// tracing.
+    fn state_code(&self) -> Option<u8> {
+        None
+    }
+
     /// The buffer size the policy currently grants (auto-tuning), for tracing.
     fn buffer_limit(&self, rcv_buf: u64) -> u64 {
         rcv_buf

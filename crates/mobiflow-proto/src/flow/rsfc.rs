@@ -57,11 +57,22 @@
 //!   Then: to SLOW if `rho_check` is on and ρ rose by more than `rho_rise` (assumed
 //!   10 %) since the episode's first clamp (more capacity than the clamp assumed); else clamp again
 //!   (FAST with the new ρ) if `t_buff > T`; else SLOW.
+//! * A large delay increase (the slides: "large increase: monitor state"; assumed
+//!   form): a clamped window drains a real queue within a hold (or, if the rate fell,
+//!   the queue still grows), so when `rebase_after` (assumed 2) holds in a row end
+//!   with `t_buff` above T and within a tenth of its value at the clamp, while the
+//!   clamped window was in force (no larger offer made before it still outstanding),
+//!   the "queue" is taken for a longer path: RTT_min and
+//!   min d restart from the current samples (t_buff = 0) and RSFC goes to SLOW.
+//!   Without this, the new base delay counts as queueing until `rtt_min_window` has
+//!   passed, and each clamp to ρ × the old RTT_min lowers ρ further.
 //! * FAST (only with `monitor` off): clamp again at every segment while `t_buff > T`
 //!   (no hold), to SLOW when `t_buff ≤ T` or (with `rho_check`) ρ rose by more than
 //!   `rho_rise`.
 //!
-//! `rwnd` starts at the receive buffer, never exceeds it and never falls below 2 MSS.
+//! `rwnd` starts at `initial_rwnd` segments (assumed 10, Linux's initial receive
+//! window; or the whole receive buffer), never exceeds the buffer and never falls
+//! below 2 MSS.
 //! The window advertised is `min(rwnd, free space)`. The right edge never moves back
 //! ([`RwndPolicy::allow_shrink`] is false, the receiver enforces it): a clamp takes
 //! effect as `rcv_nxt` catches up with the edge already offered (RFC 9293 §3.8.6.2.2).
@@ -155,6 +166,17 @@ pub enum RsfcState {
     Monitor,
 }
 
+impl RsfcState {
+    /// The code traced in the `policy_state` series: 0 SLOW, 1 FAST, 2 MONITOR.
+    pub fn code(self) -> u8 {
+        match self {
+            RsfcState::Slow => 0,
+            RsfcState::Fast => 1,
+            RsfcState::Monitor => 2,
+        }
+    }
+}
+
 /// Parameters of RSFC. The defaults other than `threshold_factor`, `monitor` and
 /// `rho_check` are assumptions (the seed gives none), see the module documentation.
 #[derive(Clone, Debug, PartialEq)]
@@ -177,6 +199,18 @@ pub struct RsfcConfig {
     pub rho_check: bool,
     /// Relative rise of ρ that counts (assumed 0.1).
     pub rho_rise: f64,
+    /// The first window, in segments; `None`: the whole receive buffer. Assumed 10,
+    /// the initial receive window of Linux since 3.0 (RFC 6928's IW10 on the receive
+    /// side), the kernel the seed's RSFC was built in. With the whole buffer (the
+    /// classic first offer), a clamp can only bite once the data in flight has used
+    /// that offer up, because the right edge never moves back: with a 4 MiB buffer
+    /// and a 2 Mb/s uplink, ~17 s.
+    pub initial_rwnd_segments: Option<u32>,
+    /// MONITOR holds in a row after which a t_buff that stays above T without
+    /// shrinking, although the window has been clamped, is taken for a rise of the
+    /// path's base delay rather than a queue: RTT_min and min d restart from the
+    /// current sample. 0: never (assumed; see the module documentation).
+    pub rebase_after: u32,
 }
 
 impl Default for RsfcConfig {
@@ -191,6 +225,8 @@ impl Default for RsfcConfig {
             monitor: true,
             rho_check: true,
             rho_rise: 0.1,
+            initial_rwnd_segments: Some(10),
+            rebase_after: 2,
         }
     }
 }
@@ -212,6 +248,9 @@ impl RsfcConfig {
         }
         if !(self.rho_rise >= 0.0 && self.rho_rise.is_finite()) {
             return Err(("rho_rise", "must be a non-negative number".into()));
+        }
+        if self.initial_rwnd_segments == Some(0) {
+            return Err(("initial_rwnd", "must be at least 1 segment".into()));
         }
         Ok(())
     }
@@ -308,6 +347,19 @@ impl Owd {
         let m = self.dmin.min()?;
         Some(Duration::from_nanos((d - m).max(0) as u64))
     }
+
+    /// Forget the samples before the latest: min d restarts from it.
+    fn rebase(&mut self, now: Instant, window: Duration) {
+        let Some(&(t, ts)) = self.samples.back() else {
+            return;
+        };
+        self.samples.clear();
+        self.samples.push_back((t, ts));
+        self.dmin.clear();
+        if let Some(g) = self.tick {
+            self.dmin.push(now.max(t), Self::d(t, ts, g), window);
+        }
+    }
 }
 
 /// The usual tick nearest (log domain) to `ns` nanoseconds per tick, or `ns` itself
@@ -349,8 +401,18 @@ pub struct Rsfc {
     rho_at_clamp: f64,
     monitor_end: Instant,
     last_growth: Option<Instant>,
+    /// The last echo RTT sample.
+    last_echo: Option<(Instant, Duration)>,
+    /// t_buff at the last clamp, and MONITOR holds in a row that ended with t_buff
+    /// above T and not below it (for `rebase_after`).
+    t_buff_at_clamp: Option<Duration>,
+    stuck_holds: u32,
+    /// The right edge this policy has offered (`rcv_nxt` + window, never back).
+    edge: u64,
     /// Clamps made (SLOW/MONITOR/FAST → rwnd = ρ × RTT_min).
     pub clamps: u64,
+    /// Restarts of RTT_min and min d (`rebase_after`).
+    pub rebases: u64,
 }
 
 impl Rsfc {
@@ -370,7 +432,12 @@ impl Rsfc {
             rho_at_clamp: 0.0,
             monitor_end: Instant::ZERO,
             last_growth: None,
+            last_echo: None,
+            t_buff_at_clamp: None,
+            stuck_holds: 0,
+            edge: 0,
             clamps: 0,
+            rebases: 0,
         }
     }
 
@@ -398,6 +465,13 @@ impl Rsfc {
     /// The phone's TSval tick the `owd` estimator uses (configured or estimated).
     pub fn peer_tick(&self) -> Option<Duration> {
         self.owd.tick
+    }
+
+    /// The first window: `initial_rwnd_segments` MSS, or the buffer.
+    fn initial_rwnd(&self, st: &RcvState) -> u64 {
+        self.cfg
+            .initial_rwnd_segments
+            .map_or(st.rcv_buf, |n| (n as u64 * st.mss as u64).min(st.rcv_buf))
     }
 
     fn min_rwnd(&self) -> u64 {
@@ -441,6 +515,7 @@ impl Rsfc {
             if r < (1u64 << 31) * g {
                 self.rtt_min.push(now, r as i128, window);
                 echo = Some(Duration::from_nanos(r));
+                self.last_echo = Some((now, Duration::from_nanos(r)));
             }
         }
         self.t_buff = match self.cfg.estimator {
@@ -477,6 +552,7 @@ impl Rsfc {
             return false;
         };
         self.set_rwnd((rho * m.as_secs_f64()) as u64, st.rcv_buf);
+        self.t_buff_at_clamp = self.t_buff;
         if self.state == RsfcState::Slow {
             // The ρ check compares with ρ at the start of the episode, so that a
             // steady rise is not hidden by re-clamps of a few per cent each.
@@ -495,6 +571,39 @@ impl Rsfc {
     fn enter_slow(&mut self, now: Instant) {
         self.state = RsfcState::Slow;
         self.last_growth = Some(now);
+        self.stuck_holds = 0;
+    }
+
+    /// A hold ended with t_buff still above T: did it stay within a tenth of its value
+    /// at the clamp although the clamped window was in force (no larger offer made
+    /// earlier still outstanding)? A real queue shrinks under a window that fits the
+    /// path, or grows under one that does not (the rate fell); a longer path keeps
+    /// t_buff where it is. Counts such holds in a row.
+    fn hold_was_stuck(&mut self, st: &RcvState) -> bool {
+        let in_force = st.rcv_nxt + self.rwnd.unwrap_or(0) >= self.edge;
+        let stuck = in_force
+            && match (self.t_buff, self.t_buff_at_clamp) {
+                (Some(now), Some(then)) => {
+                    now.as_nanos() * 10 >= then.as_nanos() * 9
+                        && now.as_nanos() * 10 <= then.as_nanos() * 11
+                }
+                _ => false,
+            };
+        self.stuck_holds = if stuck { self.stuck_holds + 1 } else { 0 };
+        stuck
+    }
+
+    /// Take the current delay for the path's base delay: RTT_min and min d restart
+    /// from the latest samples, so t_buff is zero.
+    fn rebase(&mut self, now: Instant) {
+        let window = self.cfg.rtt_min_window;
+        self.rtt_min.clear();
+        if let Some((t, r)) = self.last_echo {
+            self.rtt_min.push(t, r.as_nanos() as i128, window);
+        }
+        self.owd.rebase(now, window);
+        self.t_buff = Some(Duration::ZERO);
+        self.rebases += 1;
     }
 
     fn step(&mut self, now: Instant, st: &RcvState) {
@@ -503,7 +612,7 @@ impl Rsfc {
                 if self.above_threshold() && self.clamp(now, st) {
                     return;
                 }
-                let rwnd = self.rwnd.unwrap_or(st.rcv_buf);
+                let rwnd = self.rwnd.unwrap_or_else(|| self.initial_rwnd(st));
                 match self.cfg.growth {
                     Growth::PerAck => self.set_rwnd(rwnd + self.mss as u64, st.rcv_buf),
                     Growth::PerRtt => {
@@ -521,8 +630,22 @@ impl Rsfc {
                     return;
                 }
                 // ρ rose since the clamp: more capacity than the clamp assumed.
-                // Else clamp again with the new ρ while the queue is still long.
-                if self.rho_rose() || !(self.above_threshold() && self.clamp(now, st)) {
+                // Else clamp again with the new ρ while the queue is still long,
+                // unless it has not shrunk for `rebase_after` holds in a row under
+                // clamped windows: then it is no queue but a longer path.
+                if self.rho_rose() {
+                    self.enter_slow(now);
+                } else if self.above_threshold() {
+                    if self.cfg.rebase_after > 0
+                        && self.hold_was_stuck(st)
+                        && self.stuck_holds >= self.cfg.rebase_after
+                    {
+                        self.rebase(now);
+                        self.enter_slow(now);
+                    } else if !self.clamp(now, st) {
+                        self.enter_slow(now);
+                    }
+                } else {
                     self.enter_slow(now);
                 }
             }
@@ -543,7 +666,7 @@ impl RwndPolicy for Rsfc {
     fn on_segment(&mut self, now: Instant, seg: &Segment, st: &RcvState) {
         self.mss = st.mss;
         if self.rwnd.is_none() {
-            self.rwnd = Some(st.rcv_buf);
+            self.rwnd = Some(self.initial_rwnd(st));
         }
         if seg.len == 0 || seg.window_probe {
             return;
@@ -555,12 +678,23 @@ impl RwndPolicy for Rsfc {
 
     fn window(&mut self, st: &RcvState) -> u64 {
         self.mss = st.mss;
-        let rwnd = *self.rwnd.get_or_insert(st.rcv_buf);
-        rwnd.min(st.free_window())
+        let first = self.initial_rwnd(st);
+        let rwnd = *self.rwnd.get_or_insert(first);
+        let w = rwnd.min(st.free_window());
+        self.edge = self.edge.max(st.rcv_nxt + w);
+        w
     }
 
     fn rate_estimate(&self) -> Option<f64> {
         self.rho
+    }
+
+    fn delay_estimate(&self) -> Option<Duration> {
+        self.t_buff
+    }
+
+    fn state_code(&self) -> Option<u8> {
+        Some(self.state.code())
     }
 }
 
@@ -616,8 +750,11 @@ mod tests {
     fn owd_estimator_recovers_queueing_delay_with_unknown_offset_and_estimated_tick() {
         for tick_ms in [1u64, 4, 10] {
             let g = tick_ms * 1000; // µs
+                                    // The synthetic path ignores the window, so keep RSFC from taking the
+                                    // ramp for a longer path.
             let cfg = RsfcConfig {
                 estimator: Estimator::Owd,
+                rebase_after: 0,
                 ..RsfcConfig::default()
             };
             let mut p = Rsfc::new(cfg);
@@ -689,6 +826,7 @@ mod tests {
             let g = tick_ms * 1000;
             let cfg = RsfcConfig {
                 estimator: Estimator::Echo,
+                rebase_after: 0,
                 ..RsfcConfig::default()
             };
             let mut p = Rsfc::new(cfg);
@@ -758,8 +896,10 @@ mod tests {
             let tsecr = ((self.t_us - 100_000 - q_ms * 1000) / 1000) as u32;
             let mut s = seg(self.seq, 1, tsecr);
             s.len = len;
+            let mut state = st(now, ms(1));
+            (state.rcv_nxt, state.rcv_read) = (self.seq, self.seq);
             self.seq += len as u64;
-            self.p.on_segment(now, &s, &st(now, ms(1)));
+            self.p.on_segment(now, &s, &state);
         }
         fn run(&mut self, q_ms: u64, millis: u64) {
             for _ in 0..millis / 4 {
@@ -772,17 +912,91 @@ mod tests {
     }
 
     #[test]
-    fn slow_state_with_short_queue_keeps_the_buffer_window() {
+    fn slow_state_with_short_queue_starts_at_ten_segments_and_grows_one_per_rtt() {
         let mut d = Drive::new(RsfcConfig::default());
+        d.seg_len(0, MSS);
+        assert_eq!(d.rwnd(), 10 * MSS as u64, "initial rwnd: 10 segments");
+        d.run(0, 1000);
+        assert_eq!(d.p.state(), RsfcState::Slow);
+        // 1 s of 100 ms rounds, the first starting at the first segment.
+        assert_eq!(d.rwnd(), 20 * MSS as u64);
+        assert_eq!(d.p.rtt_min(), Some(ms(100)));
+        assert_eq!(d.p.clamps, 0);
+        assert_eq!(d.p.state_code(), Some(0));
+        assert_eq!(d.p.delay_estimate(), Some(Duration::ZERO));
+    }
+
+    #[test]
+    fn initial_rwnd_buffer_starts_at_the_whole_buffer_and_stays_capped_there() {
+        let mut d = Drive::new(RsfcConfig {
+            initial_rwnd_segments: None,
+            ..RsfcConfig::default()
+        });
         d.run(0, 1000);
         assert_eq!(d.p.state(), RsfcState::Slow);
         assert_eq!(
             d.rwnd(),
             1_000_000,
-            "initial rwnd is the buffer, capped there"
+            "the buffer, and growth is capped there"
         );
+    }
+
+    #[test]
+    fn window_before_any_segment_is_the_initial_window_capped_by_the_buffer() {
+        let mut p = Rsfc::new(RsfcConfig::default());
+        let mut s = st(Instant::ZERO, ms(1));
+        assert_eq!(p.window(&s), 10 * MSS as u64);
+        let mut q = Rsfc::new(RsfcConfig::default());
+        s.rcv_buf = 4 * MSS as u64;
+        assert_eq!(q.window(&s), 4 * MSS as u64);
+    }
+
+    #[test]
+    fn no_clamp_before_rho_is_known() {
+        // t_buff far above T from the first segment, but ρ needs one window (500 ms).
+        let mut d = Drive::new(RsfcConfig::default());
+        d.run(0, 4); // RTT_min = 100 ms from the first echo
+        d.run(400, 400);
+        assert_eq!((d.p.state(), d.p.clamps), (RsfcState::Slow, 0));
+        assert_eq!(d.p.rho(), None);
+        d.run(400, 200);
+        assert_eq!(d.p.state(), RsfcState::Monitor);
+        assert!(d.p.clamps >= 1);
+    }
+
+    #[test]
+    fn rtt_min_window_forgets_an_old_base_delay_after_a_delay_increase() {
+        // Base RTT 100 ms, then the path's delay rises by 150 ms for good (seen as a
+        // constant 150 ms "queue" by the echo estimator): t_buff > T and RSFC clamps,
+        // until RTT_min (10 s window) forgets the old base; then t_buff ≈ 0 and SLOW.
+        // (MONITOR's rebase, off here, shortcuts this: `monitor_rebases_*`.)
+        let mut d = Drive::new(RsfcConfig {
+            rebase_after: 0,
+            ..RsfcConfig::default()
+        });
+        d.run(0, 2000);
+        d.run(150, 1000);
+        assert_ne!(d.p.state(), RsfcState::Slow);
         assert_eq!(d.p.rtt_min(), Some(ms(100)));
-        assert_eq!(d.p.clamps, 0);
+        d.run(150, 10_000);
+        assert_eq!(d.p.rtt_min(), Some(ms(250)));
+        assert_eq!(d.p.state(), RsfcState::Slow);
+        assert_eq!(d.p.t_buff(), Some(Duration::ZERO));
+    }
+
+    #[test]
+    fn traced_state_codes_follow_the_state() {
+        for (monitor, code) in [(true, 2u8), (false, 1u8)] {
+            let mut d = Drive::new(RsfcConfig {
+                monitor,
+                ..RsfcConfig::default()
+            });
+            d.run(0, 1000);
+            d.run(150, 4);
+            assert_eq!(d.p.state_code(), Some(code));
+            assert_eq!(d.p.delay_estimate(), Some(ms(150)));
+            assert_eq!(d.p.state().code(), code);
+        }
     }
 
     #[test]
@@ -851,7 +1065,12 @@ mod tests {
 
     #[test]
     fn monitor_holds_one_rtt_then_back_to_fast_when_t_buff_stays_high() {
-        let mut d = Drive::new(RsfcConfig::default());
+        // A constant t_buff under clamped windows would be taken for a longer path
+        // after two holds (see `rebase_*`); here the queue is the point.
+        let mut d = Drive::new(RsfcConfig {
+            rebase_after: 0,
+            ..RsfcConfig::default()
+        });
         d.run(0, 1000);
         d.run(150, 4);
         assert_eq!(d.p.clamps, 1);
@@ -884,6 +1103,7 @@ mod tests {
         let mut d = Drive::new(RsfcConfig {
             rho_check,
             monitor,
+            rebase_after: 0,
             ..RsfcConfig::default()
         });
         d.run(0, 1000);
@@ -954,6 +1174,13 @@ mod tests {
 
     #[test]
     fn right_edge_never_retracts_at_the_receiver() {
+        // From the whole buffer (the clamp must wait for the offer to be used up) and
+        // from 10 segments (growth, clamps, growth again).
+        right_edge_never_retracts(None);
+        right_edge_never_retracts(Some(10));
+    }
+
+    fn right_edge_never_retracts(initial: Option<u32>) {
         use crate::flow::FlowControl;
         use crate::tcp::{TcpConfig, TcpReceiver};
         let cfg = TcpConfig {
@@ -963,6 +1190,7 @@ mod tests {
             mss: MSS,
             flow_control: FlowControl::Rsfc(RsfcConfig {
                 estimator: Estimator::Echo,
+                initial_rwnd_segments: initial,
                 ..RsfcConfig::default()
             }),
             ..TcpConfig::default()
@@ -971,20 +1199,115 @@ mod tests {
         let mut right = 0u64;
         let mut clamped_below = false;
         for k in 0..1000u64 {
-            let t = 4_000 * (k + 1);
+            // Our clock starts 1 s before the data: every echo is of a real TSval.
+            let t = 1_000_000 + 4_000 * (k + 1);
             let now = at_us(t);
-            let q = if k > 400 { 300_000 } else { 0 };
-            let tsecr = ((t.saturating_sub(100_000 + q)) / 1000) as u32 + 1;
+            let q = if (400..800).contains(&k) { 300_000 } else { 0 };
+            let tsecr = ((t - 100_000 - q) / 1000) as u32;
             r.handle_segment(now, &seg(k * MSS as u64, 1, tsecr));
             r.read(now, u64::MAX);
             while let Some(a) = r.poll_transmit(now) {
                 let edge = a.ack + a.wnd;
                 assert!(edge >= right, "edge moved back at {k}: {edge} < {right}");
                 right = edge;
-                clamped_below |= a.wnd < 200_000 && k > 400;
+                clamped_below |=
+                    (400..800).contains(&k) && a.wnd < 50_000 && r.policy().state_code() != Some(0);
             }
         }
         assert!(clamped_below, "the clamp took effect");
+        assert_eq!(
+            r.policy().state_code(),
+            Some(0),
+            "SLOW again after the queue went"
+        );
+    }
+
+    #[test]
+    fn monitor_rebases_after_a_large_delay_increase_and_goes_slow() {
+        // Base RTT 100 ms, then 150 ms more for good: clamps, two holds in which the
+        // "queue" does not shrink under the clamped window, then RTT_min restarts.
+        let mut d = Drive::new(RsfcConfig::default());
+        d.run(0, 1000);
+        d.run(150, 4);
+        assert_eq!((d.p.state(), d.p.clamps), (RsfcState::Monitor, 1));
+        d.run(150, 100); // first hold ends: stuck once, clamp again
+        assert_eq!((d.p.clamps, d.p.rebases), (2, 0));
+        d.run(150, 104); // second hold ends: stuck twice, rebase
+        assert_eq!(d.p.rebases, 1);
+        assert_eq!(d.p.state(), RsfcState::Slow);
+        assert_eq!(d.p.rtt_min(), Some(ms(250)));
+        d.run(150, 1000);
+        assert_eq!(d.p.t_buff(), Some(Duration::ZERO));
+        assert_eq!(
+            (d.p.state(), d.p.rebases, d.p.clamps),
+            (RsfcState::Slow, 1, 2)
+        );
+    }
+
+    #[test]
+    fn no_rebase_while_the_queue_shrinks_under_the_clamp() {
+        // A real queue: 300 ms at the clamp, draining by 40 ms every 100 ms hold.
+        let mut d = Drive::new(RsfcConfig::default());
+        d.run(0, 1000);
+        let mut q = 300;
+        while q > 100 {
+            d.run(q, 100);
+            q -= 40;
+        }
+        assert!(d.p.clamps >= 4, "{}", d.p.clamps);
+        assert_eq!(d.p.rebases, 0);
+        assert_eq!(d.p.rtt_min(), Some(ms(100)));
+    }
+
+    #[test]
+    fn no_rebase_while_the_queue_grows_under_the_clamp() {
+        // The rate fell: the clamped window is still too large and the queue grows by
+        // 20 % a hold.
+        let mut d = Drive::new(RsfcConfig::default());
+        d.run(0, 1000);
+        let mut q = 150.0f64;
+        for _ in 0..8 {
+            d.run(q as u64, 100);
+            q *= 1.2;
+        }
+        assert!(d.p.clamps >= 6, "{}", d.p.clamps);
+        assert_eq!(d.p.rebases, 0);
+        assert_eq!(d.p.state(), RsfcState::Monitor);
+    }
+
+    #[test]
+    fn no_rebase_before_the_clamped_window_is_in_force() {
+        // The whole buffer was offered first: until rcv_nxt reaches that edge less the
+        // clamped window, a queue that does not shrink says nothing about the path.
+        let mut d = Drive::new(RsfcConfig {
+            initial_rwnd_segments: None,
+            ..RsfcConfig::default()
+        });
+        d.run(0, 1000);
+        let mut s = st(Instant::ZERO, ms(1));
+        (s.rcv_nxt, s.rcv_read) = (d.seq, d.seq);
+        assert_eq!(d.p.window(&s), 1_000_000); // the edge: seq + 1 MB
+        d.run(150, 2000); // 2 s of 250 kB/s: 500 kB, short of the edge
+        assert_eq!(d.p.rebases, 0);
+        assert!(d.p.clamps >= 10);
+        d.run(150, 2400); // past the edge less rwnd: now two stuck holds rebase
+        assert_eq!(d.p.rebases, 1);
+    }
+
+    #[test]
+    fn rebase_after_zero_never_rebases_and_fast_never_does() {
+        for (monitor, rebase_after) in [(true, 0), (false, 2)] {
+            let mut d = Drive::new(RsfcConfig {
+                monitor,
+                rebase_after,
+                ..RsfcConfig::default()
+            });
+            d.run(0, 1000);
+            d.run(150, 5000);
+            assert_eq!(d.p.rebases, 0);
+            assert_ne!(d.p.state(), RsfcState::Slow);
+            assert_eq!(d.p.rtt_min(), Some(ms(100)));
+        }
     }
 
     #[test]
@@ -1025,6 +1348,13 @@ mod tests {
                     ..RsfcConfig::default()
                 },
                 "rho_rise",
+            ),
+            (
+                RsfcConfig {
+                    initial_rwnd_segments: Some(0),
+                    ..RsfcConfig::default()
+                },
+                "initial_rwnd",
             ),
         ] {
             assert_eq!(bad.validate().unwrap_err().0, field);

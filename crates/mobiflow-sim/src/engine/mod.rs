@@ -22,6 +22,8 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BinaryHeap, VecDeque};
 
+mod web;
+
 /// The result of a run.
 #[derive(Clone, Debug)]
 pub struct RunResult {
@@ -73,6 +75,8 @@ enum Ev {
     DelayChange(u32),
     OutageStart(u32),
     OutageEnd(u32),
+    /// The web flow starts its next page.
+    WebPage(u32),
     Sample,
     Mark(u32),
     /// Mobility event `k` (`mobility.rs`).
@@ -156,6 +160,7 @@ pub struct World<'a> {
     marks: Vec<(usize, bool)>,
     interval_bytes: Vec<Vec<(u64, u64)>>,
     series: Series,
+    web: web::Web,
     scratch_lost: Vec<PktId>,
     capture: Option<Capture>,
     mobility: Vec<mobility::MobEvent>,
@@ -468,6 +473,7 @@ impl<'a> World<'a> {
             marks: Vec::new(),
             interval_bytes: vec![vec![(0, 0); sc.flows.len()]; sc.measure.intervals.len()],
             series: Series::default(),
+            web: web::Web::build(sc),
             scratch_lost: Vec::new(),
             capture: None,
             mobility: Vec::new(),
@@ -502,7 +508,7 @@ impl<'a> World<'a> {
         for (i, f) in sc.flows.iter().enumerate() {
             let i = i as u32;
             self.net.at(Instant::ZERO + f.start, Ev::FlowStart(i));
-            if let Some(stop) = f.stop {
+            if let Some(stop) = f.stop.filter(|_| !matches!(f.app, AppSpec::Web(_))) {
                 self.net.at(Instant::ZERO + stop, Ev::FlowStop(i));
             }
             match &f.app {
@@ -512,6 +518,7 @@ impl<'a> World<'a> {
                     }
                 }
                 AppSpec::OnOff { .. } => self.net.at(Instant::ZERO + f.start, Ev::AppWrite(i, 0)),
+                AppSpec::Web(_) => self.net.at(Instant::ZERO + f.start, Ev::WebPage(i)),
                 _ => {}
             }
             if reader_interval(&f.reader).is_some() {
@@ -696,6 +703,7 @@ impl<'a> World<'a> {
                 self.net.dirs[d as usize].go_up(now);
                 self.net.kick(d);
             }
+            Ev::WebPage(f) => self.web_page(f),
             Ev::Sample => {
                 self.sample();
                 if let Some(iv) = self.sc.measure.sample_interval {
@@ -764,6 +772,9 @@ impl<'a> World<'a> {
             fr.completion = Some(now);
             fr.snd.finish(now);
             fr.finished = true;
+        }
+        if self.web.watches(f) {
+            self.web_read(f);
         }
     }
 
@@ -848,6 +859,14 @@ impl<'a> World<'a> {
             fs.ar_bps
                 .push(fr.rcv.rate_estimate().map_or(f64::NAN, |r| r * 8.0));
             fs.rcv_buf_limit_bytes.push(fr.rcv.buffer_limit());
+            let policy = fr.rcv.policy();
+            fs.t_buff_ms.push(
+                policy
+                    .delay_estimate()
+                    .map_or(f64::NAN, |d| d.as_millis_f64()),
+            );
+            fs.policy_state
+                .push(policy.state_code().map_or(-1, i32::from));
             fr.prev_sample_read = read;
             fr.prev_sample_rcv_nxt = rn;
         }
@@ -915,6 +934,14 @@ impl<'a> World<'a> {
                 intervals,
                 completion_time_s: fr.completion.map(|c| (c - fr.start).as_secs_f64()),
                 burst_completion_times_s: fr.burst_done.clone(),
+                page_load_times_s: self
+                    .web
+                    .app_of_main(i as u32)
+                    .map_or_else(Vec::new, |a| a.load_times_s.clone()),
+                pages_started: self
+                    .web
+                    .app_of_main(i as u32)
+                    .map_or(0, |a| a.pages_started),
                 segments_sent: ss.data_segments_sent,
                 retransmits: ss.retransmits,
                 timeouts: ss.timeouts,

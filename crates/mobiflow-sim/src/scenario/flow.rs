@@ -2,7 +2,7 @@
 
 use super::walk::{as_array, as_bool, as_f64, as_name, as_str, as_u32, expected, key_err, Tbl, R};
 use super::Ctx;
-use crate::model::{AppSpec, FlowSpec, LinkSpec, ReaderSpec, Transport};
+use crate::model::{AppSpec, FlowSpec, LinkSpec, ReaderSpec, Transport, WebSpec};
 use crate::units::{duration_value, format_duration, format_size, rate_value, size_value};
 use mobiflow_proto::cc::{
     CcKind, FldAlgo, FldCount, FldInitialWindow, FldParams, FldSwitch, RelentlessParams,
@@ -32,6 +32,18 @@ const FLOW_KEYS: &[&str] = &[
     "afc",
     "autotune",
     "rsfc",
+    "web",
+];
+
+/// Keys of `[flows.web]`.
+const WEB_KEYS: &[&str] = &[
+    "pages",
+    "think",
+    "objects",
+    "object_size",
+    "request_size",
+    "connections",
+    "main_first",
 ];
 
 /// Keys of `[flows.afc]`.
@@ -59,6 +71,8 @@ const RSFC_KEYS: &[&str] = &[
     "monitor",
     "rho_check",
     "rho_rise",
+    "initial_rwnd",
+    "rebase_after",
 ];
 
 /// Keys of `[flows.autotune]`.
@@ -204,6 +218,7 @@ pub(crate) fn parse_flows(
     if let Some(g) = &global_tcp {
         check_cc_tables_used(g, &flows)?;
     }
+    add_web_channels(&mut flows)?;
     // An assumed TCP default shared by every flow is reported once, as `tcp.<field>`.
     let shared = |kv: &(&str, String)| tcp_assumed.iter().all(|a| a.contains(kv));
     if let Some(first) = tcp_assumed.first() {
@@ -306,7 +321,25 @@ fn parse_flow(
         ));
     }
     let app = app(ft, start)?;
+    let app = match app {
+        AppSpec::Web(_) => AppSpec::Web(std::sync::Arc::new(web(ft, ctx)?)),
+        a => {
+            if ft.has("web") {
+                return Err(key_err(
+                    ft.key("web"),
+                    "only used with app = \"web\" (this flow's app is another kind)",
+                ));
+            }
+            a
+        }
+    };
     let reader = reader(ft, ctx)?;
+    if matches!(app, AppSpec::Web(_)) && reader != ReaderSpec::Greedy {
+        return Err(key_err(
+            ft.key("reader"),
+            "a web flow's reader must be greedy (a browser reads responses as they come)",
+        ));
+    }
     Ok((
         FlowSpec {
             name,
@@ -399,13 +432,16 @@ fn kind<'a>(ft: &Tbl<'a>, key: &str, kinds: &[&str]) -> R<Option<(String, Option
 }
 
 fn app(ft: &Tbl, start: Duration) -> R<AppSpec> {
-    let kinds = ["bulk", "sized", "bursts", "onoff"];
+    let kinds = ["bulk", "sized", "bursts", "onoff", "web"];
     let Some((k, t)) = kind(ft, "app", &kinds)? else {
         return Ok(AppSpec::Bulk);
     };
+    // Placeholder: the web parameters come from `[flows.web]` (see `web`).
+    let web = || AppSpec::Web(std::sync::Arc::new(WebSpec::default()));
     let Some(t) = t else {
         return match k.as_str() {
             "bulk" => Ok(AppSpec::Bulk),
+            "web" => Ok(web()),
             _ => Err(key_err(
                 ft.key("app"),
                 format!(
@@ -423,6 +459,10 @@ fn app(ft: &Tbl, start: Duration) -> R<AppSpec> {
         "bulk" => {
             t.check_keys(&["kind"])?;
             Ok(AppSpec::Bulk)
+        }
+        "web" => {
+            t.check_keys(&["kind"])?;
+            Ok(web())
         }
         "sized" => {
             t.check_keys(&["kind", "size"])?;
@@ -503,6 +543,136 @@ fn app(ft: &Tbl, start: Duration) -> R<AppSpec> {
             Ok(AppSpec::Bursts { at, sizes })
         }
     }
+}
+
+/// `[flows.web]`: the pages of a web application. Defaults: 44 objects of 7475 bytes
+/// (7.3 KiB), i.e. a 321 KiB page, from the figures seed 004 cites (Google web metrics,
+/// Ramachandran 2010: average page 320 KB, average GET 7.3 KB); the request size, the
+/// connections, the think time and fetching the main document first are assumptions.
+fn web(ft: &Tbl, ctx: &mut Ctx) -> R<WebSpec> {
+    let mut w = WebSpec::default();
+    let t = ft.table("web")?;
+    if let Some(t) = &t {
+        t.check_keys(WEB_KEYS)?;
+        if let Some(n) = t.opt("pages", as_u32)? {
+            if n == 0 {
+                return Err(key_err(
+                    t.key("pages"),
+                    "must be at least 1 (leave it out to load pages until the end)",
+                ));
+            }
+            w.pages = Some(n);
+        }
+        if let Some(d) = t.opt("think", duration_value)? {
+            w.think = d;
+        }
+        if let Some(n) = t.opt("objects", as_u32)? {
+            if n == 0 {
+                return Err(key_err(t.key("objects"), "must be at least 1"));
+            }
+            w.objects = n;
+        }
+        match t.get("object_size") {
+            None => {}
+            Some(Value::Array(a)) => {
+                if a.is_empty() {
+                    return Err(key_err(t.key("object_size"), "needs at least one size"));
+                }
+                let mut v = Vec::with_capacity(a.len());
+                for (j, x) in a.iter().enumerate() {
+                    v.push(
+                        positive_size(x)
+                            .map_err(|e| key_err(format!("{}.{j}", t.key("object_size")), e))?,
+                    );
+                }
+                w.object_sizes = v;
+            }
+            Some(x) => {
+                w.object_sizes =
+                    vec![positive_size(x).map_err(|e| key_err(t.key("object_size"), e))?];
+            }
+        }
+        if let Some(b) = t.opt("request_size", positive_size)? {
+            w.request_size = b;
+        }
+        if let Some(n) = t.opt("connections", as_u32)? {
+            if n == 0 || n > 64 {
+                return Err(key_err(t.key("connections"), "must be between 1 and 64"));
+            }
+            w.connections = n;
+        }
+        if let Some(b) = t.opt("main_first", as_bool)? {
+            w.main_first = b;
+        }
+    }
+    let set = |k: &str| t.as_ref().is_some_and(|t| t.has(k));
+    let d = WebSpec::default();
+    for (k, text) in [
+        ("request_size", format_size(d.request_size)),
+        ("connections", d.connections.to_string()),
+        ("think", format_duration(d.think)),
+        ("main_first", d.main_first.to_string()),
+    ] {
+        if !set(k) {
+            ctx.assume(format!("{}.web.{k}", ft.path), text);
+        }
+    }
+    Ok(w)
+}
+
+/// Appends the companion channels of every web flow after the declared flows: for
+/// connection `k`, a request flow (phone to server) named `NAME.req` (k = 0) or
+/// `NAME.cK.req`, and for k >= 1 a response flow `NAME.cK`. They use the web flow's
+/// TCP settings with classic flow control and a greedy reader.
+fn add_web_channels(flows: &mut Vec<FlowSpec>) -> R<()> {
+    let declared = flows.len();
+    for m in 0..declared {
+        let AppSpec::Web(spec) = &flows[m].app else {
+            continue;
+        };
+        let main = flows[m].clone();
+        let conns = spec.connections;
+        for conn in 0..conns {
+            let base = if conn == 0 {
+                main.name.clone()
+            } else {
+                format!("{}.c{conn}", main.name)
+            };
+            let Transport::Tcp(cfg) = &main.transport;
+            let mut cfg = cfg.clone();
+            cfg.flow_control = mobiflow_proto::flow::FlowControl::Classic;
+            let mut chans = Vec::new();
+            if conn > 0 {
+                chans.push((base.clone(), main.src, main.dst, false));
+            }
+            chans.push((format!("{base}.req"), main.dst, main.src, true));
+            for (name, src, dst, request) in chans {
+                if let Some(j) = flows.iter().position(|f| f.name == name) {
+                    return Err(key_err(
+                        format!("flows.{j}.name"),
+                        format!(
+                            "{name:?} is the name of a channel of web flow flows.{m}; rename one"
+                        ),
+                    ));
+                }
+                flows.push(FlowSpec {
+                    name,
+                    src,
+                    dst,
+                    start: main.start,
+                    stop: None,
+                    transport: Transport::Tcp(cfg.clone()),
+                    app: AppSpec::WebChannel {
+                        main: m,
+                        conn,
+                        request,
+                    },
+                    reader: ReaderSpec::Greedy,
+                });
+            }
+        }
+    }
+    Ok(())
 }
 
 fn reader(ft: &Tbl, ctx: &mut Ctx) -> R<ReaderSpec> {
@@ -757,6 +927,19 @@ fn flow_control(ft: &Tbl, ctx: &mut Ctx) -> R<FlowControl> {
                 if let Some(x) = t.opt("rho_rise", as_f64)? {
                     c.rho_rise = x;
                 }
+                if let Some(x) = t.opt("initial_rwnd", |v| match v {
+                    Value::String(s) if s.eq_ignore_ascii_case("buffer") => Ok(None),
+                    Value::Integer(_) => as_u32(v).map(Some),
+                    other => Err(expected(
+                        "a number of segments or \"buffer\" (the whole receive buffer)",
+                        other,
+                    )),
+                })? {
+                    c.initial_rwnd_segments = x;
+                }
+                if let Some(x) = t.opt("rebase_after", as_u32)? {
+                    c.rebase_after = x;
+                }
                 if let Err((f, why)) = c.validate() {
                     return Err(key_err(t.key(f), why));
                 }
@@ -781,6 +964,12 @@ fn flow_control(ft: &Tbl, ctx: &mut Ctx) -> R<FlowControl> {
                 ("rtt_min_window", format_duration(d.rtt_min_window)),
                 ("growth", d.growth.name().to_string()),
                 ("rho_rise", d.rho_rise.to_string()),
+                (
+                    "initial_rwnd",
+                    d.initial_rwnd_segments
+                        .map_or_else(|| "buffer".into(), |n| n.to_string()),
+                ),
+                ("rebase_after", d.rebase_after.to_string()),
             ] {
                 if !set(k) {
                     ctx.assume(format!("{}.rsfc.{k}", ft.path), text);

@@ -51,7 +51,12 @@ SEEDS: dict[str, Seed] = {
         "report.md",
         quick_args=("--duration", "60", "--no-sensitivity", "--no-theory", "--no-figures"),
     ),
-    "rsfc": Seed("rsfc", "Seed 001: receiver-side flow control of the 3G uplink (RSFC)", None, ""),
+    "rsfc": Seed(
+        "rsfc",
+        "Seed 001: receiver-side flow control of the 3G uplink (RSFC)",
+        "mobiflow.repro.rsfc",
+        "report.md",
+    ),
     "handoff": Seed(
         "handoff",
         "Seed 002: TCP schemes for multimodal mobile hosts (IETT, BA-SST, Freeze-TCP)",
