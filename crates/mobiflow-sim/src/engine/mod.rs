@@ -106,12 +106,82 @@ struct Pkt {
     to_receiver: bool,
     dst: u32,
     bytes: u32,
-    seg: Segment,
+    body: Body,
+}
+
+/// What a packet carries, by transport.
+#[derive(Copy, Clone, Debug)]
+enum Body {
+    Tcp(Segment),
+}
+
+/// The two protocol machines of a flow.
+enum Endpoints {
+    Tcp { snd: TcpSender, rcv: TcpReceiver },
+}
+
+impl Endpoints {
+    /// Bytes the receiving application has been given.
+    fn bytes_read(&self) -> u64 {
+        match self {
+            Endpoints::Tcp { rcv, .. } => rcv.bytes_read(),
+        }
+    }
+    /// The receiving application reads up to `budget` bytes.
+    fn read(&mut self, now: Instant, budget: u64) {
+        match self {
+            Endpoints::Tcp { rcv, .. } => {
+                rcv.read(now, budget);
+            }
+        }
+    }
+    fn set_unlimited(&mut self) {
+        match self {
+            Endpoints::Tcp { snd, .. } => snd.set_unlimited(),
+        }
+    }
+    fn write(&mut self, bytes: u64) {
+        match self {
+            Endpoints::Tcp { snd, .. } => snd.write(bytes),
+        }
+    }
+    fn stop_writing(&mut self) {
+        match self {
+            Endpoints::Tcp { snd, .. } => snd.stop_writing(),
+        }
+    }
+    /// The sending application is done (completion or end of run).
+    fn finish(&mut self, now: Instant) {
+        match self {
+            Endpoints::Tcp { snd, .. } => snd.finish(now),
+        }
+    }
+    fn handle_timeout(&mut self, receiver: bool, now: Instant) {
+        match self {
+            Endpoints::Tcp { snd, rcv } => {
+                if receiver {
+                    rcv.handle_timeout(now)
+                } else {
+                    snd.handle_timeout(now)
+                }
+            }
+        }
+    }
+    fn poll_timeout(&self, receiver: bool) -> Option<Instant> {
+        match self {
+            Endpoints::Tcp { snd, rcv } => {
+                if receiver {
+                    rcv.poll_timeout()
+                } else {
+                    snd.poll_timeout()
+                }
+            }
+        }
+    }
 }
 
 struct FlowRt {
-    snd: TcpSender,
-    rcv: TcpReceiver,
+    ep: Endpoints,
     /// Earliest pending wake-up of the sender and the receiver.
     wake: [Option<Instant>; 2],
     start: Instant,
@@ -268,7 +338,9 @@ impl Capture {
             fw.dst_node
         };
         let id = self.ip_id[src];
-        let full = crate::pcap::encode_tcp(&mut self.buf, &fw, &pkt.seg, pkt.to_receiver, id);
+        let full = match &pkt.body {
+            Body::Tcp(seg) => crate::pcap::encode_tcp(&mut self.buf, &fw, seg, pkt.to_receiver, id),
+        };
         let (name, writer) = &mut self.writers[w];
         if let Err(e) = writer.record(t, &self.buf, full) {
             self.error = Some((name.clone(), e));
@@ -423,8 +495,10 @@ impl<'a> World<'a> {
             }
             let start = Instant::ZERO + f.start;
             flows.push(FlowRt {
-                snd: TcpSender::new((**cfg).clone()),
-                rcv: TcpReceiver::new((**cfg).clone()),
+                ep: Endpoints::Tcp {
+                    snd: TcpSender::new((**cfg).clone()),
+                    rcv: TcpReceiver::new((**cfg).clone()),
+                },
                 wake: [None, None],
                 start,
                 total: match &f.app {
@@ -559,9 +633,9 @@ impl<'a> World<'a> {
                 let spec = &self.sc.flows[f as usize];
                 let fr = &mut self.flows[f as usize];
                 match &spec.app {
-                    AppSpec::Bulk => fr.snd.set_unlimited(),
+                    AppSpec::Bulk => fr.ep.set_unlimited(),
                     AppSpec::Sized { size } => {
-                        fr.snd.write(*size);
+                        fr.ep.write(*size);
                         fr.written += size;
                     }
                     _ => {}
@@ -569,7 +643,7 @@ impl<'a> World<'a> {
                 self.flush(f, false);
             }
             Ev::FlowStop(f) => {
-                self.flows[f as usize].snd.stop_writing();
+                self.flows[f as usize].ep.stop_writing();
                 self.flush(f, false);
             }
             Ev::AppWrite(f, k) => {
@@ -590,7 +664,7 @@ impl<'a> World<'a> {
                     return;
                 }
                 let fr = &mut self.flows[f as usize];
-                fr.snd.write(bytes);
+                fr.ep.write(bytes);
                 fr.written += bytes;
                 fr.burst_ends.push(fr.written);
                 fr.burst_written_at.push(now);
@@ -602,7 +676,7 @@ impl<'a> World<'a> {
                 let fr = &mut self.flows[f as usize];
                 let budget = read_budget(&spec.reader, fr.last_read_at - fr.start, now - fr.start);
                 fr.last_read_at = now;
-                fr.rcv.read(now, budget);
+                fr.ep.read(now, budget);
                 self.after_read(f);
                 self.flush(f, true);
                 self.net.at(now + interval, Ev::Read(f));
@@ -615,11 +689,7 @@ impl<'a> World<'a> {
                     return; // superseded
                 }
                 fr.wake[side] = None;
-                if side == 0 {
-                    fr.snd.handle_timeout(now);
-                } else {
-                    fr.rcv.handle_timeout(now);
-                }
+                fr.ep.handle_timeout(side == 1, now);
                 self.flush(f, side == 1);
             }
             Ev::Opportunity(d) => {
@@ -699,7 +769,7 @@ impl<'a> World<'a> {
             Ev::Mark(m) => {
                 let (k, is_end) = self.marks[m as usize];
                 for (fi, fr) in self.flows.iter().enumerate() {
-                    let b = fr.rcv.bytes_read();
+                    let b = fr.ep.bytes_read();
                     let slot = &mut self.interval_bytes[k][fi];
                     if is_end {
                         slot.1 = b;
@@ -724,30 +794,33 @@ impl<'a> World<'a> {
                 cap.record(w, now, p);
             }
         }
-        let (f, to_receiver, seg) = {
+        let (f, to_receiver, body) = {
             let p = &self.net.pkts[id as usize];
-            (p.flow, p.to_receiver, p.seg)
+            (p.flow, p.to_receiver, p.body)
         };
         self.net.free.push(id);
         let fr = &mut self.flows[f as usize];
-        if to_receiver {
-            fr.rcv.handle_segment(now, &seg);
-            if matches!(self.sc.flows[f as usize].reader, ReaderSpec::Greedy) {
-                let n = fr.rcv.readable();
-                fr.rcv.read(now, n);
-                self.after_read(f);
+        match (&mut fr.ep, body) {
+            (Endpoints::Tcp { rcv, .. }, Body::Tcp(seg)) if to_receiver => {
+                rcv.handle_segment(now, &seg);
+                if matches!(self.sc.flows[f as usize].reader, ReaderSpec::Greedy) {
+                    let n = rcv.readable();
+                    rcv.read(now, n);
+                    self.after_read(f);
+                }
+                self.flush(f, true);
             }
-            self.flush(f, true);
-        } else {
-            fr.snd.handle_segment(now, &seg);
-            self.flush(f, false);
+            (Endpoints::Tcp { snd, .. }, Body::Tcp(seg)) => {
+                snd.handle_segment(now, &seg);
+                self.flush(f, false);
+            }
         }
     }
 
     fn after_read(&mut self, f: u32) {
         let now = self.net.now;
         let fr = &mut self.flows[f as usize];
-        let read = fr.rcv.bytes_read();
+        let read = fr.ep.bytes_read();
         while fr.next_burst < fr.burst_ends.len() && read >= fr.burst_ends[fr.next_burst] {
             let t = now - fr.burst_written_at[fr.next_burst];
             fr.burst_done.push(t.as_secs_f64());
@@ -755,7 +828,7 @@ impl<'a> World<'a> {
         }
         if fr.completion.is_none() && fr.total.is_some_and(|t| read >= t) {
             fr.completion = Some(now);
-            fr.snd.finish(now);
+            fr.ep.finish(now);
             fr.finished = true;
         }
     }
@@ -765,8 +838,6 @@ impl<'a> World<'a> {
     fn flush(&mut self, f: u32, receiver: bool) {
         let now = self.net.now;
         let spec = &self.sc.flows[f as usize];
-        let Transport::Tcp(cfg) = &spec.transport;
-        let (hdr, count_opts) = (cfg.header_bytes, cfg.count_option_bytes);
         let (from, dst) = if receiver {
             (spec.dst, spec.src)
         } else {
@@ -774,33 +845,34 @@ impl<'a> World<'a> {
         };
         let fr = &mut self.flows[f as usize];
         let net = &mut self.net;
-        loop {
-            let seg = if receiver {
-                fr.rcv.poll_transmit(now)
-            } else {
-                fr.snd.poll_transmit(now)
-            };
-            let Some(seg) = seg else { break };
-            let bytes = seg.len + hdr + if count_opts { seg.options_len() } else { 0 };
-            let id = net.alloc(Pkt {
-                flow: f,
-                to_receiver: !receiver,
-                dst: dst as u32,
-                bytes,
-                seg,
-            });
-            if let Some(cap) = &mut self.capture {
-                cap.sent(from, now, &net.pkts[id as usize]);
+        match (&mut fr.ep, &spec.transport) {
+            (Endpoints::Tcp { snd, rcv }, Transport::Tcp(cfg)) => {
+                let (hdr, count_opts) = (cfg.header_bytes, cfg.count_option_bytes);
+                loop {
+                    let seg = if receiver {
+                        rcv.poll_transmit(now)
+                    } else {
+                        snd.poll_transmit(now)
+                    };
+                    let Some(seg) = seg else { break };
+                    let bytes = seg.len + hdr + if count_opts { seg.options_len() } else { 0 };
+                    let id = net.alloc(Pkt {
+                        flow: f,
+                        to_receiver: !receiver,
+                        dst: dst as u32,
+                        bytes,
+                        body: Body::Tcp(seg),
+                    });
+                    if let Some(cap) = &mut self.capture {
+                        cap.sent(from, now, &net.pkts[id as usize]);
+                    }
+                    net.forward(from, id);
+                }
             }
-            net.forward(from, id);
         }
         let fr = &mut self.flows[f as usize];
         let side = receiver as usize;
-        let next = if receiver {
-            fr.rcv.poll_timeout()
-        } else {
-            fr.snd.poll_timeout()
-        };
+        let next = fr.ep.poll_timeout(receiver);
         if let Some(t) = next {
             let t = t.max(now);
             if fr.wake[side].is_none_or(|w| t < w) {
@@ -820,27 +892,28 @@ impl<'a> World<'a> {
             .as_secs_f64();
         let fs: &mut FlowSeries = &mut self.series.flow;
         for (i, fr) in self.flows.iter_mut().enumerate() {
-            let read = fr.rcv.bytes_read();
-            let rn = fr.rcv.rcv_nxt();
+            let Endpoints::Tcp { snd, rcv } = &fr.ep;
+            let read = rcv.bytes_read();
+            let rn = rcv.rcv_nxt();
             fs.time_s.push(t);
             fs.flow.push(i as u32);
-            fs.cwnd_bytes.push(fr.snd.cwnd());
-            fs.ssthresh_bytes.push(fr.snd.ssthresh().min(u64::MAX / 4));
-            fs.rwnd_bytes.push(fr.rcv.last_advertised_window());
-            fs.flight_bytes.push(fr.snd.flight());
+            fs.cwnd_bytes.push(snd.cwnd());
+            fs.ssthresh_bytes.push(snd.ssthresh().min(u64::MAX / 4));
+            fs.rwnd_bytes.push(rcv.last_advertised_window());
+            fs.flight_bytes.push(snd.flight());
             fs.srtt_ms
-                .push(fr.snd.rtt().srtt().map_or(f64::NAN, |d| d.as_millis_f64()));
-            fs.rcv_buffer_bytes.push(fr.rcv.buffer_occupancy());
+                .push(snd.rtt().srtt().map_or(f64::NAN, |d| d.as_millis_f64()));
+            fs.rcv_buffer_bytes.push(rcv.buffer_occupancy());
             fs.read_rate_bps
                 .push((read - fr.prev_sample_read) as f64 * 8.0 / dt);
             fs.goodput_bps
                 .push((rn - fr.prev_sample_rcv_nxt) as f64 * 8.0 / dt);
-            fs.snd_una.push(fr.snd.snd_una());
-            fs.snd_nxt.push(fr.snd.snd_nxt());
-            fs.flow_window_bytes.push(fr.snd.flow_window());
+            fs.snd_una.push(snd.snd_una());
+            fs.snd_nxt.push(snd.snd_nxt());
+            fs.flow_window_bytes.push(snd.flow_window());
             fs.ar_bps
-                .push(fr.rcv.rate_estimate().map_or(f64::NAN, |r| r * 8.0));
-            fs.rcv_buf_limit_bytes.push(fr.rcv.buffer_limit());
+                .push(rcv.rate_estimate().map_or(f64::NAN, |r| r * 8.0));
+            fs.rcv_buf_limit_bytes.push(rcv.buffer_limit());
             fr.prev_sample_read = read;
             fr.prev_sample_rcv_nxt = rn;
         }
@@ -867,12 +940,12 @@ impl<'a> World<'a> {
         let mut flows = Vec::new();
         for (i, (fr, spec)) in self.flows.iter_mut().zip(&sc.flows).enumerate() {
             if !fr.finished {
-                fr.snd.finish(end);
+                fr.ep.finish(end);
             }
-            let Transport::Tcp(cfg) = &spec.transport;
-            let ss = fr.snd.stats().clone();
-            let rs = fr.rcv.stats().clone();
-            let delivered = fr.rcv.bytes_read();
+            let (Endpoints::Tcp { snd, rcv }, Transport::Tcp(cfg)) = (&fr.ep, &spec.transport);
+            let ss = snd.stats().clone();
+            let rs = rcv.stats().clone();
+            let delivered = rcv.bytes_read();
             let active_end = fr.completion.unwrap_or(end);
             let active = (active_end - fr.start).as_secs_f64();
             let mut intervals = BTreeMap::new();
@@ -896,7 +969,7 @@ impl<'a> World<'a> {
                 flow_control: cfg.flow_control.name().into(),
                 bytes_delivered: delivered,
                 bytes_offered: if matches!(spec.app, AppSpec::Bulk) {
-                    fr.snd.snd_nxt()
+                    snd.snd_nxt()
                 } else {
                     fr.written
                 },
