@@ -56,6 +56,11 @@ pub const FLOW_SERIES_COLUMNS: &[&str] = &[
     "flow_window_bytes",
     "ar_bps",
     "rcv_buf_limit_bytes",
+    "tfrc_x_bps",
+    "tfrc_x_recv_bps",
+    "tfrc_p",
+    "tfrc_state",
+    "tfrc_rx_state",
 ];
 
 /// Column names of `link_series.csv`, in order.
@@ -132,7 +137,7 @@ pub fn write_flow_series<W: Write>(w: W, s: &FlowSeries, summary: &Summary) -> i
         write_field(&mut w, name)?;
         writeln!(
             w,
-            ",{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            ",{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             s.cwnd_bytes[i],
             s.ssthresh_bytes[i],
             s.rwnd_bytes[i],
@@ -146,6 +151,11 @@ pub fn write_flow_series<W: Write>(w: W, s: &FlowSeries, summary: &Summary) -> i
             s.flow_window_bytes[i],
             F(s.ar_bps[i]),
             s.rcv_buf_limit_bytes[i],
+            F(s.tfrc_x_bps[i]),
+            F(s.tfrc_x_recv_bps[i]),
+            F(s.tfrc_p[i]),
+            s.tfrc_state[i],
+            s.tfrc_rx_state[i],
         )?;
     }
     w.flush()
@@ -235,6 +245,11 @@ fn check_flow_series(s: &FlowSeries) -> io::Result<usize> {
             ("flow_window_bytes", s.flow_window_bytes.len()),
             ("ar_bps", s.ar_bps.len()),
             ("rcv_buf_limit_bytes", s.rcv_buf_limit_bytes.len()),
+            ("tfrc_x_bps", s.tfrc_x_bps.len()),
+            ("tfrc_x_recv_bps", s.tfrc_x_recv_bps.len()),
+            ("tfrc_p", s.tfrc_p.len()),
+            ("tfrc_state", s.tfrc_state.len()),
+            ("tfrc_rx_state", s.tfrc_rx_state.len()),
         ],
     )
 }
@@ -315,6 +330,7 @@ mod tests {
             rtt_mean_ms: Some(120.5),
             rtt_p95_ms: None,
             rtt_samples: 9,
+            tfrc: None,
         }
     }
 
@@ -360,6 +376,11 @@ mod tests {
                 flow_window_bytes: vec![65535, 0],
                 ar_bps: vec![f64::NAN, 4e6],
                 rcv_buf_limit_bytes: vec![262144, 262144],
+                tfrc_x_bps: vec![f64::NAN, f64::NAN],
+                tfrc_x_recv_bps: vec![f64::NAN, f64::NAN],
+                tfrc_p: vec![f64::NAN, f64::NAN],
+                tfrc_state: vec![-1, -1],
+                tfrc_rx_state: vec![-1, -1],
             },
             link: LinkSeries {
                 time_s: vec![0.1],

@@ -34,6 +34,7 @@ fn secs(n: u64) -> Duration {
 fn tcp(s: &Scenario, flow: usize) -> &TcpConfig {
     match &s.flows[flow].transport {
         Transport::Tcp(c) => c,
+        Transport::Tfrc(_) => panic!("flow {flow} is not TCP"),
     }
 }
 

@@ -9,11 +9,13 @@
 //! has at most one pending wake-up that is earlier than all its timers.
 
 pub mod link;
+mod tfrc;
 
 use crate::model::{AppSpec, DelayModel, RateModel, ReaderSpec, Scenario, Transport};
 use crate::results::{FlowSeries, FlowSummary, LinkSeries, LinkSummary, Series, Summary};
 use link::{schedule_at, schedule_changes, Admit, Dir, PktId};
 use mobiflow_proto::tcp::{TcpReceiver, TcpSender};
+use mobiflow_proto::tfrc::{TfrcData, TfrcFeedback};
 use mobiflow_proto::time::{Duration, Instant};
 use mobiflow_proto::wire::Segment;
 use rand_core::SeedableRng;
@@ -74,6 +76,8 @@ enum Ev {
     OutageEnd(u32),
     Sample,
     Mark(u32),
+    /// Action `k` of TFRC flow `f` (Freeze-DCCP trigger, measurement).
+    Tfrc(u32, u32),
 }
 
 #[derive(Copy, Clone, Debug)]
@@ -113,11 +117,16 @@ struct Pkt {
 #[derive(Copy, Clone, Debug)]
 enum Body {
     Tcp(Segment),
+    TfrcData(TfrcData),
+    TfrcFeedback(TfrcFeedback),
 }
 
-/// The two protocol machines of a flow.
+/// The two protocol machines of a flow. TCP's stay inline (the hot path of most
+/// runs); a TFRC flow is boxed.
+#[allow(clippy::large_enum_variant)]
 enum Endpoints {
     Tcp { snd: TcpSender, rcv: TcpReceiver },
+    Tfrc(Box<tfrc::TfrcFlow>),
 }
 
 impl Endpoints {
@@ -125,6 +134,7 @@ impl Endpoints {
     fn bytes_read(&self) -> u64 {
         match self {
             Endpoints::Tcp { rcv, .. } => rcv.bytes_read(),
+            Endpoints::Tfrc(t) => t.bytes_received(),
         }
     }
     /// The receiving application reads up to `budget` bytes.
@@ -133,27 +143,32 @@ impl Endpoints {
             Endpoints::Tcp { rcv, .. } => {
                 rcv.read(now, budget);
             }
+            Endpoints::Tfrc(_) => {}
         }
     }
     fn set_unlimited(&mut self) {
         match self {
             Endpoints::Tcp { snd, .. } => snd.set_unlimited(),
+            Endpoints::Tfrc(t) => t.snd.set_unlimited(),
         }
     }
     fn write(&mut self, bytes: u64) {
         match self {
             Endpoints::Tcp { snd, .. } => snd.write(bytes),
+            Endpoints::Tfrc(t) => t.snd.write(bytes),
         }
     }
     fn stop_writing(&mut self) {
         match self {
             Endpoints::Tcp { snd, .. } => snd.stop_writing(),
+            Endpoints::Tfrc(t) => t.snd.stop_writing(),
         }
     }
     /// The sending application is done (completion or end of run).
     fn finish(&mut self, now: Instant) {
         match self {
             Endpoints::Tcp { snd, .. } => snd.finish(now),
+            Endpoints::Tfrc(_) => {}
         }
     }
     fn handle_timeout(&mut self, receiver: bool, now: Instant) {
@@ -165,6 +180,13 @@ impl Endpoints {
                     snd.handle_timeout(now)
                 }
             }
+            Endpoints::Tfrc(t) => {
+                if receiver {
+                    t.rcv.handle_timeout(now)
+                } else {
+                    t.snd.handle_timeout(now)
+                }
+            }
         }
     }
     fn poll_timeout(&self, receiver: bool) -> Option<Instant> {
@@ -174,6 +196,13 @@ impl Endpoints {
                     rcv.poll_timeout()
                 } else {
                     snd.poll_timeout()
+                }
+            }
+            Endpoints::Tfrc(t) => {
+                if receiver {
+                    t.rcv.poll_timeout()
+                } else {
+                    t.snd.poll_timeout()
                 }
             }
         }
@@ -210,6 +239,8 @@ struct Net {
     n_nodes: usize,
     pkts: Vec<Pkt>,
     free: Vec<PktId>,
+    /// Per flow: data packets lost to outages and to queues.
+    data_lost: Vec<[u64; 2]>,
 }
 
 /// A simulation in progress.
@@ -261,6 +292,8 @@ struct Capture {
     host: Vec<Option<usize>>,
     dir: Vec<Option<usize>>,
     flows: Vec<crate::pcap::FlowWire>,
+    /// Per flow: TFRC captured as DCCP (else UDP).
+    dccp: Vec<bool>,
     ip_id: Vec<u16>,
     buf: Vec<u8>,
     error: Option<(String, std::io::Error)>,
@@ -308,10 +341,10 @@ impl Capture {
             .iter()
             .enumerate()
             .map(|(i, f)| {
-                let Transport::Tcp(cfg) = &f.transport;
-                let ws = cfg
-                    .wscale
-                    .unwrap_or_else(|| mobiflow_proto::tcp::receiver::auto_wscale(cfg.rcv_buf));
+                let ws = f.transport.tcp().map_or(0, |cfg| {
+                    cfg.wscale
+                        .unwrap_or_else(|| mobiflow_proto::tcp::receiver::auto_wscale(cfg.rcv_buf))
+                });
                 crate::pcap::FlowWire::new(i, f.src, f.dst, sc.seed, ws)
             })
             .collect();
@@ -320,6 +353,11 @@ impl Capture {
             host,
             dir,
             flows,
+            dccp: sc
+                .flows
+                .iter()
+                .map(|f| f.transport.tfrc().is_some_and(|t| t.dccp))
+                .collect(),
             ip_id: vec![0; sc.nodes.len()],
             buf: Vec::with_capacity(128),
             error: None,
@@ -340,6 +378,20 @@ impl Capture {
         let id = self.ip_id[src];
         let full = match &pkt.body {
             Body::Tcp(seg) => crate::pcap::encode_tcp(&mut self.buf, &fw, seg, pkt.to_receiver, id),
+            Body::TfrcData(d) => crate::pcap::encode_tfrc(
+                &mut self.buf,
+                &fw,
+                &crate::pcap::TfrcPacket::Data(*d),
+                self.dccp[pkt.flow as usize],
+                id,
+            ),
+            Body::TfrcFeedback(fb) => crate::pcap::encode_tfrc(
+                &mut self.buf,
+                &fw,
+                &crate::pcap::TfrcPacket::Feedback(*fb),
+                self.dccp[pkt.flow as usize],
+                id,
+            ),
         };
         let (name, writer) = &mut self.writers[w];
         if let Err(e) = writer.record(t, &self.buf, full) {
@@ -416,6 +468,14 @@ impl Net {
         }
     }
 
+    /// Count a lost data packet against its flow.
+    fn count_loss(&mut self, id: PktId, outage: bool) {
+        let p = &self.pkts[id as usize];
+        if p.to_receiver {
+            self.data_lost[p.flow as usize][if outage { 0 } else { 1 }] += 1;
+        }
+    }
+
     fn forward(&mut self, node: usize, id: PktId) {
         let dst = self.pkts[id as usize].dst as usize;
         let Some(d) = self.route[node * self.n_nodes + dst] else {
@@ -430,7 +490,10 @@ impl Net {
                 }
             }
             Admit::Queued => self.kick(d),
-            Admit::Dropped => self.free.push(id),
+            Admit::Dropped => {
+                self.count_loss(id, self.dirs[d as usize].down);
+                self.free.push(id);
+            }
         }
     }
 }
@@ -476,13 +539,14 @@ impl<'a> World<'a> {
 
         let mut flows = Vec::with_capacity(sc.flows.len());
         for f in &sc.flows {
-            let Transport::Tcp(cfg) = &f.transport;
-            if let Err((key, reason)) = cfg.validate() {
-                return Err(RunError::InvalidTcp {
-                    flow: f.name.clone(),
-                    key: key.into(),
-                    reason,
-                });
+            if let Some(cfg) = f.transport.tcp() {
+                if let Err((key, reason)) = cfg.validate() {
+                    return Err(RunError::InvalidTcp {
+                        flow: f.name.clone(),
+                        key: key.into(),
+                        reason,
+                    });
+                }
             }
             for (a, b) in [(f.src, f.dst), (f.dst, f.src)] {
                 if route[a * n + b].is_none() {
@@ -495,9 +559,12 @@ impl<'a> World<'a> {
             }
             let start = Instant::ZERO + f.start;
             flows.push(FlowRt {
-                ep: Endpoints::Tcp {
-                    snd: TcpSender::new((**cfg).clone()),
-                    rcv: TcpReceiver::new((**cfg).clone()),
+                ep: match &f.transport {
+                    Transport::Tcp(cfg) => Endpoints::Tcp {
+                        snd: TcpSender::new((**cfg).clone()),
+                        rcv: TcpReceiver::new((**cfg).clone()),
+                    },
+                    Transport::Tfrc(t) => Endpoints::Tfrc(Box::new(tfrc::TfrcFlow::new(t))),
                 },
                 wake: [None, None],
                 start,
@@ -531,6 +598,7 @@ impl<'a> World<'a> {
                 n_nodes: n,
                 pkts: Vec::with_capacity(1024),
                 free: Vec::with_capacity(1024),
+                data_lost: vec![[0; 2]; sc.flows.len()],
             },
             end,
             events: 0,
@@ -598,6 +666,7 @@ impl<'a> World<'a> {
         if sc.measure.sample_interval.is_some() {
             self.net.at(Instant::ZERO, Ev::Sample);
         }
+        self.schedule_tfrc();
     }
 
     /// Current simulated time.
@@ -753,6 +822,9 @@ impl<'a> World<'a> {
             Ev::OutageStart(d) => {
                 let mut lost = std::mem::take(&mut self.scratch_lost);
                 self.net.dirs[d as usize].go_down(now, &mut lost);
+                for &id in &lost {
+                    self.net.count_loss(id, true);
+                }
                 self.net.free.append(&mut lost);
                 self.scratch_lost = lost;
             }
@@ -766,6 +838,7 @@ impl<'a> World<'a> {
                     self.net.at(now + iv, Ev::Sample);
                 }
             }
+            Ev::Tfrc(f, k) => self.tfrc_action(f, k),
             Ev::Mark(m) => {
                 let (k, is_end) = self.marks[m as usize];
                 for (fi, fr) in self.flows.iter().enumerate() {
@@ -814,6 +887,7 @@ impl<'a> World<'a> {
                 snd.handle_segment(now, &seg);
                 self.flush(f, false);
             }
+            _ => self.tfrc_deliver(f, body),
         }
     }
 
@@ -869,6 +943,7 @@ impl<'a> World<'a> {
                     net.forward(from, id);
                 }
             }
+            _ => self.tfrc_transmit(f, receiver),
         }
         let fr = &mut self.flows[f as usize];
         let side = receiver as usize;
@@ -892,11 +967,16 @@ impl<'a> World<'a> {
             .as_secs_f64();
         let fs: &mut FlowSeries = &mut self.series.flow;
         for (i, fr) in self.flows.iter_mut().enumerate() {
-            let Endpoints::Tcp { snd, rcv } = &fr.ep;
-            let read = rcv.bytes_read();
-            let rn = rcv.rcv_nxt();
             fs.time_s.push(t);
             fs.flow.push(i as u32);
+            let Endpoints::Tcp { snd, rcv } = &fr.ep else {
+                if let Endpoints::Tfrc(tf) = &mut fr.ep {
+                    Self::tfrc_sample(fs, tf, dt);
+                }
+                continue;
+            };
+            let read = rcv.bytes_read();
+            let rn = rcv.rcv_nxt();
             fs.cwnd_bytes.push(snd.cwnd());
             fs.ssthresh_bytes.push(snd.ssthresh().min(u64::MAX / 4));
             fs.rwnd_bytes.push(rcv.last_advertised_window());
@@ -914,6 +994,11 @@ impl<'a> World<'a> {
             fs.ar_bps
                 .push(rcv.rate_estimate().map_or(f64::NAN, |r| r * 8.0));
             fs.rcv_buf_limit_bytes.push(rcv.buffer_limit());
+            fs.tfrc_x_bps.push(f64::NAN);
+            fs.tfrc_x_recv_bps.push(f64::NAN);
+            fs.tfrc_p.push(f64::NAN);
+            fs.tfrc_state.push(-1);
+            fs.tfrc_rx_state.push(-1);
             fr.prev_sample_read = read;
             fr.prev_sample_rcv_nxt = rn;
         }
@@ -937,12 +1022,19 @@ impl<'a> World<'a> {
         for d in &mut self.net.dirs {
             d.close(end);
         }
+        let mut tfrc_rows: Vec<Option<FlowSummary>> = (0..sc.flows.len())
+            .map(|i| self.tfrc_summary(i, end))
+            .collect();
         let mut flows = Vec::new();
         for (i, (fr, spec)) in self.flows.iter_mut().zip(&sc.flows).enumerate() {
             if !fr.finished {
                 fr.ep.finish(end);
             }
-            let (Endpoints::Tcp { snd, rcv }, Transport::Tcp(cfg)) = (&fr.ep, &spec.transport);
+            let (Endpoints::Tcp { snd, rcv }, Transport::Tcp(cfg)) = (&fr.ep, &spec.transport)
+            else {
+                flows.extend(tfrc_rows[i].take());
+                continue;
+            };
             let ss = snd.stats().clone();
             let rs = rcv.stats().clone();
             let delivered = rcv.bytes_read();
@@ -1003,6 +1095,7 @@ impl<'a> World<'a> {
                 rtt_mean_ms: ms(ss.rtt.mean()),
                 rtt_p95_ms: ms(ss.rtt.quantile(0.95)),
                 rtt_samples: ss.rtt.count,
+                tfrc: None,
             });
         }
         let mut links = Vec::new();

@@ -30,6 +30,7 @@ const FLOW_KEYS: &[&str] = &[
     "afc",
     "autotune",
     "rsfc",
+    "tfrc",
 ];
 
 /// Keys of `[flows.afc]`.
@@ -175,7 +176,8 @@ pub(crate) fn parse_flows(
         return Err(key_err("flows", "at least one flow is required"));
     }
     let mut flows: Vec<FlowSpec> = Vec::with_capacity(arr.len());
-    let mut tcp_assumed: Vec<Vec<(&'static str, String)>> = Vec::new();
+    // (flow index, assumed TCP defaults) of the TCP flows.
+    let mut tcp_assumed: Vec<(usize, Vec<(&'static str, String)>)> = Vec::new();
     for (i, v) in arr.iter().enumerate() {
         let path = format!("flows.{i}");
         let t = v
@@ -189,20 +191,22 @@ pub(crate) fn parse_flows(
                 format!("duplicate flow name {:?} (also flows.{j})", flow.name),
             ));
         }
+        if matches!(flow.transport, Transport::Tcp(_)) {
+            tcp_assumed.push((i, assumed));
+        }
         flows.push(flow);
-        tcp_assumed.push(assumed);
     }
     if let Some(g) = &global_tcp {
         check_cc_tables_used(g, &flows)?;
     }
     // An assumed TCP default shared by every flow is reported once, as `tcp.<field>`.
-    let shared = |kv: &(&str, String)| tcp_assumed.iter().all(|a| a.contains(kv));
-    if let Some(first) = tcp_assumed.first() {
+    let shared = |kv: &(&str, String)| tcp_assumed.iter().all(|(_, a)| a.contains(kv));
+    if let Some((_, first)) = tcp_assumed.first() {
         for kv in first.iter().filter(|kv| shared(kv)) {
             ctx.assume(format!("tcp.{}", kv.0), kv.1.clone());
         }
     }
-    for (i, a) in tcp_assumed.iter().enumerate() {
+    for (i, a) in &tcp_assumed {
         for kv in a.iter().filter(|kv| !shared(kv)) {
             ctx.assume(format!("flows.{i}.tcp.{}", kv.0), kv.1.clone());
         }
@@ -256,10 +260,24 @@ fn parse_flow(
     let transport = ft
         .opt("transport", |v| as_str(v).map(str::to_ascii_lowercase))?
         .unwrap_or_else(|| "tcp".into());
-    if transport != "tcp" {
+    let dccp = match transport.as_str() {
+        "tcp" => None,
+        "tfrc" => Some(false),
+        "dccp-ccid3" | "dccp" => Some(true),
+        _ => {
+            return Err(key_err(
+                ft.key("transport"),
+                format!(
+                    "unknown transport {transport:?}; expected \"tcp\", \"tfrc\" or \
+                     \"dccp-ccid3\""
+                ),
+            ))
+        }
+    };
+    if dccp.is_none() && ft.has("tfrc") {
         return Err(key_err(
-            ft.key("transport"),
-            format!("unknown transport {transport:?}; expected tcp (the only one so far)"),
+            ft.key("tfrc"),
+            "only used with transport = \"tfrc\" or \"dccp-ccid3\" (transport is \"tcp\")",
         ));
     }
     let start = ft.opt("start", duration_value)?.unwrap_or(Duration::ZERO);
@@ -285,6 +303,29 @@ fn parse_flow(
                 ),
             ));
         }
+    }
+    if let Some(dccp) = dccp {
+        let tfrc = super::tfrc::tfrc_spec(ft, dccp, ctx)?;
+        let reader = reader(ft, ctx)?;
+        if reader != ReaderSpec::Greedy {
+            return Err(key_err(
+                ft.key("reader"),
+                "a TFRC/DCCP receiver hands every datagram to the application as it \
+                 arrives: only reader = \"greedy\" applies",
+            ));
+        }
+        let app = app(ft, start)?;
+        let flow = FlowSpec {
+            name,
+            src,
+            dst,
+            start,
+            stop,
+            transport: Transport::Tfrc(Box::new(tfrc)),
+            app,
+            reader,
+        };
+        return Ok((flow, Vec::new()));
     }
     let (mut tcp, assumed) = tcp_config(ft, global_tcp)?;
     tcp.flow_control = flow_control(ft, ctx)?;
