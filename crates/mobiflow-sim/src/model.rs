@@ -50,6 +50,9 @@ pub struct DirSpec {
     /// Intervals `[start, end)` during which this direction carries nothing; what is
     /// queued or in flight when one starts is lost.
     pub outages: Vec<(Duration, Duration)>,
+    /// Probability that a packet arriving at this direction is lost (independently,
+    /// before the queue), like ns-2's uniform `ErrorModel`. 0: none.
+    pub loss: f64,
 }
 
 /// Serialisation rate of a link direction.

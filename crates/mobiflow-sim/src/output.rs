@@ -350,6 +350,7 @@ mod tests {
                 bytes_sent: 15_000,
                 drops: 1,
                 outage_losses: 0,
+                random_losses: 0,
                 queue_max_packets: 5,
                 queue_mean_packets: 0.75,
             }],

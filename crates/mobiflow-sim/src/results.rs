@@ -90,6 +90,8 @@ pub struct TfrcSummary {
     pub lost_to_outages: u64,
     /// Data packets dropped by a queue (overflow, RED).
     pub lost_to_queues: u64,
+    /// Data packets lost to links' random loss (`loss`).
+    pub lost_to_link_errors: u64,
     /// Losses the receiver detected (RFC 5348 §5.1) and loss events it counted (§5.2).
     pub losses_detected: u64,
     pub loss_events: u64,
@@ -171,6 +173,8 @@ pub struct LinkSummary {
     /// Packets lost to outages (queued or in flight when one started, or arriving
     /// during one).
     pub outage_losses: u64,
+    /// Packets lost to the direction's random loss (`loss`).
+    pub random_losses: u64,
     pub queue_max_packets: u64,
     pub queue_mean_packets: f64,
 }

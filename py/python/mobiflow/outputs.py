@@ -123,9 +123,14 @@ def flow_rows(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
     ``interval_<name>_bps`` (goodput over that interval, bits per second)."""
     rows = []
     for flow in summary.get("flows", []):
-        row = {k: v for k, v in flow.items() if k != "intervals"}
+        row = {k: v for k, v in flow.items() if k not in ("intervals", "tfrc")}
         for name, bps in flow.get("intervals", {}).items():
             row[f"interval_{name}_bps"] = bps
+        # A TFRC flow's scalar results become tfrc_<key> columns (its lists stay in
+        # the summary).
+        for key, value in (flow.get("tfrc") or {}).items():
+            if isinstance(value, int | float | bool | str):
+                row[f"tfrc_{key}"] = value
         rows.append(row)
     return rows
 

@@ -239,8 +239,8 @@ struct Net {
     n_nodes: usize,
     pkts: Vec<Pkt>,
     free: Vec<PktId>,
-    /// Per flow: data packets lost to outages and to queues.
-    data_lost: Vec<[u64; 2]>,
+    /// Per flow: data packets lost to outages, to queues and to random loss.
+    data_lost: Vec<[u64; 3]>,
 }
 
 /// A simulation in progress.
@@ -468,11 +468,12 @@ impl Net {
         }
     }
 
-    /// Count a lost data packet against its flow.
-    fn count_loss(&mut self, id: PktId, outage: bool) {
+    /// Count a lost data packet against its flow: `slot` 0 outage, 1 queue, 2 random
+    /// loss.
+    fn count_loss(&mut self, id: PktId, slot: usize) {
         let p = &self.pkts[id as usize];
         if p.to_receiver {
-            self.data_lost[p.flow as usize][if outage { 0 } else { 1 }] += 1;
+            self.data_lost[p.flow as usize][slot] += 1;
         }
     }
 
@@ -491,7 +492,12 @@ impl Net {
             }
             Admit::Queued => self.kick(d),
             Admit::Dropped => {
-                self.count_loss(id, self.dirs[d as usize].down);
+                let slot = if self.dirs[d as usize].down { 0 } else { 1 };
+                self.count_loss(id, slot);
+                self.free.push(id);
+            }
+            Admit::Lost => {
+                self.count_loss(id, 2);
                 self.free.push(id);
             }
         }
@@ -598,7 +604,7 @@ impl<'a> World<'a> {
                 n_nodes: n,
                 pkts: Vec::with_capacity(1024),
                 free: Vec::with_capacity(1024),
-                data_lost: vec![[0; 2]; sc.flows.len()],
+                data_lost: vec![[0; 3]; sc.flows.len()],
             },
             end,
             events: 0,
@@ -823,7 +829,7 @@ impl<'a> World<'a> {
                 let mut lost = std::mem::take(&mut self.scratch_lost);
                 self.net.dirs[d as usize].go_down(now, &mut lost);
                 for &id in &lost {
-                    self.net.count_loss(id, true);
+                    self.net.count_loss(id, 0);
                 }
                 self.net.free.append(&mut lost);
                 self.scratch_lost = lost;
@@ -1112,6 +1118,7 @@ impl<'a> World<'a> {
                 bytes_sent: d.stats.bytes_sent,
                 drops: d.stats.drops,
                 outage_losses: d.stats.outage_losses,
+                random_losses: d.stats.random_losses,
                 queue_max_packets: d.stats.queue_max,
                 queue_mean_packets: if end.as_nanos() > 0 {
                     d.stats.queue_area as f64 / end.as_nanos() as f64

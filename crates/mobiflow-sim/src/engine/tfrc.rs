@@ -226,7 +226,7 @@ impl World<'_> {
             return;
         };
         let (_, act) = tf.actions[i as usize];
-        let [lost_to_outages, _] = self.net.data_lost[f as usize];
+        let [lost_to_outages, _, _] = self.net.data_lost[f as usize];
         let flush_side = match act {
             Action::Snapshot(k) => {
                 tf.before[k] = Some((
@@ -367,7 +367,7 @@ impl World<'_> {
             return None;
         };
         let ss = tf.snd.stats();
-        let [lost_to_outages, lost_to_queues] = self.net.data_lost[i];
+        let [lost_to_outages, lost_to_queues, lost_to_link_errors] = self.net.data_lost[i];
         let rs = tf.rcv.stats();
         let s = t.cfg.s as f64;
         let payload_share = s / (s + t.cfg.header_bytes as f64);
@@ -534,6 +534,7 @@ impl World<'_> {
                 packets_lost: ss.packets_sent.saturating_sub(rs.packets_received),
                 lost_to_outages,
                 lost_to_queues,
+                lost_to_link_errors,
                 losses_detected: rs.packets_lost,
                 loss_events: rs.loss_events,
                 feedback_sent: rs.feedback_sent,
