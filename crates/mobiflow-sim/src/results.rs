@@ -132,6 +132,9 @@ pub struct DisconnectionSummary {
     /// Data packets lost to outages from the disconnection's start to the next one's
     /// (or the end of the run): the seed's "packets lost during the disconnection".
     pub lost: u64,
+    /// Of these, the packets already queued or in flight on a link direction when it
+    /// went down (the rest were sent into the down link).
+    pub lost_in_network: u64,
     /// Payload capacity of the forward path's bottleneck just before the
     /// disconnection and after the reconnection, bits/s (rate × s/(s + header)).
     pub capacity_before_bps: f64,

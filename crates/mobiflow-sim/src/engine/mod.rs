@@ -239,8 +239,9 @@ struct Net {
     n_nodes: usize,
     pkts: Vec<Pkt>,
     free: Vec<PktId>,
-    /// Per flow: data packets lost to outages, to queues and to random loss.
-    data_lost: Vec<[u64; 3]>,
+    /// Per flow: data packets lost to outages, to queues, to random loss, and (a part
+    /// of the first) queued or in flight when an outage started.
+    data_lost: Vec<[u64; 4]>,
 }
 
 /// A simulation in progress.
@@ -469,7 +470,7 @@ impl Net {
     }
 
     /// Count a lost data packet against its flow: `slot` 0 outage, 1 queue, 2 random
-    /// loss.
+    /// loss, 3 queued or in flight when an outage started (also counted in 0).
     fn count_loss(&mut self, id: PktId, slot: usize) {
         let p = &self.pkts[id as usize];
         if p.to_receiver {
@@ -604,7 +605,7 @@ impl<'a> World<'a> {
                 n_nodes: n,
                 pkts: Vec::with_capacity(1024),
                 free: Vec::with_capacity(1024),
-                data_lost: vec![[0; 3]; sc.flows.len()],
+                data_lost: vec![[0; 4]; sc.flows.len()],
             },
             end,
             events: 0,
@@ -830,6 +831,7 @@ impl<'a> World<'a> {
                 self.net.dirs[d as usize].go_down(now, &mut lost);
                 for &id in &lost {
                     self.net.count_loss(id, 0);
+                    self.net.count_loss(id, 3);
                 }
                 self.net.free.append(&mut lost);
                 self.scratch_lost = lost;

@@ -38,7 +38,7 @@ enum Action {
 
 /// The sender's X, X_recv, R and p just before a disconnection, and the flow's
 /// outage losses counted then.
-type Before = (f64, f64, Option<Duration>, f64, u64);
+type Before = (f64, f64, Option<Duration>, f64, u64, u64);
 
 /// A TFRC flow's machines and measurements.
 pub(super) struct TfrcFlow {
@@ -226,7 +226,7 @@ impl World<'_> {
             return;
         };
         let (_, act) = tf.actions[i as usize];
-        let [lost_to_outages, _, _] = self.net.data_lost[f as usize];
+        let [lost_to_outages, _, _, lost_at_start] = self.net.data_lost[f as usize];
         let flush_side = match act {
             Action::Snapshot(k) => {
                 tf.before[k] = Some((
@@ -235,6 +235,7 @@ impl World<'_> {
                     tf.snd.rtt(),
                     tf.snd.p(),
                     lost_to_outages,
+                    lost_at_start,
                 ));
                 None
             }
@@ -367,7 +368,8 @@ impl World<'_> {
             return None;
         };
         let ss = tf.snd.stats();
-        let [lost_to_outages, lost_to_queues, lost_to_link_errors] = self.net.data_lost[i];
+        let [lost_to_outages, lost_to_queues, lost_to_link_errors, lost_at_starts] =
+            self.net.data_lost[i];
         let rs = tf.rcv.stats();
         let s = t.cfg.s as f64;
         let payload_share = s / (s + t.cfg.header_bytes as f64);
@@ -417,11 +419,10 @@ impl World<'_> {
                 0.0
             };
             let target_bps = share * cap_bps;
-            let (x, xr, r, p, lost0) = tf.before[k].unwrap_or((0.0, 0.0, None, 0.0, 0));
-            let lost_end = if k + 1 < tf.disc.len() {
-                tf.before[k + 1].map_or(lost_to_outages, |b| b.4)
-            } else {
-                lost_to_outages
+            let (x, xr, r, p, lost0, start0) = tf.before[k].unwrap_or((0.0, 0.0, None, 0.0, 0, 0));
+            let (lost_end, start_end) = match tf.before.get(k + 1).copied().flatten() {
+                Some(b) => (b.4, b.5),
+                None => (lost_to_outages, lost_at_starts),
             };
             // Unused capacity from the reconnection until restored.
             let cap_bytes_per_bin = target_bps / 8.0 * BIN.as_secs_f64();
@@ -453,6 +454,7 @@ impl World<'_> {
                 rtt_before_ms: r.map(|d| d.as_millis_f64()),
                 p_before: p,
                 lost: lost_end - lost0,
+                lost_in_network: start_end - start0,
                 capacity_before_bps: cap_before,
                 capacity_after_bps: cap_bps,
                 rx_rate_before_bps: rx_rate_before,
