@@ -23,7 +23,11 @@ Flow series (:attr:`Run.flow_series`), one row per (sample time, flow):
 the receiver advertised), ``flight_bytes``, ``srtt_ms`` (null before the first RTT
 sample), ``rcv_buffer_bytes`` (bytes held in the receive buffer), ``read_rate_bps`` and
 ``goodput_bps`` (over the last sampling period), ``snd_una`` and ``snd_nxt`` (bytes:
-highest acknowledged and highest sent, for time-sequence plots).
+highest acknowledged and highest sent, for time-sequence plots). TFRC / DCCP flows
+also fill ``tfrc_x_bps``, ``tfrc_x_recv_bps``, ``tfrc_p`` and the Freeze-DCCP states
+``tfrc_state`` (0 NORMAL, 1 FROZEN, 2 RESTORING, 3 PROBING) and ``tfrc_rx_state``
+(0 NORMAL to 6 PROBED); these are NaN and -1 for TCP flows, whose window columns are
+0 for TFRC flows (``snd_una`` is then the bytes received, ``snd_nxt`` the bytes sent).
 
 Link series (:attr:`Run.link_series`), one row per (sample time, link direction):
 ``time_s``, ``dir`` (index into the summary's links), ``dir_name`` (``link:a->b``),
@@ -65,7 +69,7 @@ SSTHRESH_INFINITE = 2**62 - 1
 """How the engine writes an infinite slow-start threshold in ``ssthresh_bytes`` (it caps
 the value at ``u64::MAX / 4``); the DataFrames show it as null."""
 
-_FLOAT_COLUMNS = ("time_s", "srtt_ms", "read_rate_bps", "goodput_bps", "rate_bps")
+_FLOAT_COLUMNS = ("time_s", "srtt_ms", "read_rate_bps", "goodput_bps", "rate_bps", "tfrc_p")
 _STRING_COLUMNS = ("flow_name", "dir_name")
 
 

@@ -338,9 +338,11 @@ pub struct RowFit {
 
 /// Search (R, X_d) on a grid (R from 20 ms to 3 s by 5 ms; X_d from 5 % to 400 % of
 /// `x_nominal` by 0.5 %) for the pair whose equation-(1) losses at the four handoff
-/// times `t_d` come closest to `paper` (sum of absolute differences; ties: the
-/// smallest R, then the X_d nearest `x_nominal`). This asks what R and X_d the
-/// seed's table implies; it is an analysis, not a default.
+/// times `t_d` come closest to `paper` (sum of absolute differences; ties: the X_d
+/// nearest `x_nominal`, then the smallest R). While every NFI lasts 4R, (1) depends
+/// on R and X_d mostly through R·X_d, so the fit pins that product more than either;
+/// the tie rule reports the R that goes with the nominal rate where it can. This asks
+/// what R and X_d the seed's table implies; it is an analysis, not a default.
 pub fn fit_losses_row(paper: &[f64; 4], t_d: &[f64; 4], x_nominal: f64, a: &Assumptions) -> RowFit {
     let mut best: Option<RowFit> = None;
     for ri in 4..=600 {
@@ -358,7 +360,6 @@ pub fn fit_losses_row(paper: &[f64; 4], t_d: &[f64; 4], x_nominal: f64, a: &Assu
                 Some(b) => {
                     error < b.error
                         || (error == b.error
-                            && r == b.r
                             && (x_d - x_nominal).abs() < (b.x_d - x_nominal).abs())
                 }
             };

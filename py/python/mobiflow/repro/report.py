@@ -59,7 +59,11 @@ SEEDS: dict[str, Seed] = {
         "",
     ),
     "freeze-dccp": Seed(
-        "freeze-dccp", "Seed 003: TFRC under disconnection and Freeze-DCCP", None, ""
+        "freeze-dccp",
+        "Seed 003: TFRC under disconnection and Freeze-DCCP",
+        "mobiflow.repro.freeze_dccp",
+        "report.md",
+        quick_args=("--quick",),
     ),
     "fld": Seed(
         "fld",
