@@ -79,7 +79,7 @@ def test_generated_scenarios_are_the_ones_in_the_repository() -> None:
 
 def test_quick_reproduction_writes_the_tables_and_figures(tmp_path: Path) -> None:
     out = tmp_path / "fd"
-    assert freeze_dccp.main(["--quick", "--out", str(out), "--workers", "1"]) == 0
+    assert freeze_dccp.main(["--quick", "--out", str(out), "--workers", "1", "--ns2", "no"]) == 0
     report = (out / "report.md").read_text(encoding="utf-8")
     assert "Packet losses (1), from the slides' inputs" in report
     assert "| UMTS | 306 / 201 |" in report

@@ -350,6 +350,24 @@ def run_fairness(pairs: Sequence[tuple[str, str]], pool: ThreadPoolExecutor) -> 
     return res
 
 
+def run_ns2_twins() -> list[dict[str, Any]] | None:
+    """The TFRC twins of ``validation/ns2`` (ns-2's Agent/TFRC), or None without ns-2."""
+    import importlib.util
+    import shutil
+
+    if shutil.which("ns") is None:
+        return None
+    path = ROOT / "validation" / "ns2" / "validate.py"
+    spec = importlib.util.spec_from_file_location("mobiflow_validate_ns2_tfrc", path)
+    if spec is None or spec.loader is None:
+        return None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    rows = module.validate(sorted(module.TFRC_CASES), have_ns=True)
+    return [dict(r.__dict__) for r in rows]
+
+
 # --- report -----------------------------------------------------------------------------
 
 
@@ -409,6 +427,7 @@ def report(
     fairness: Mapping[str, Any],
     figures: Sequence[str],
     quick: bool,
+    ns2: Sequence[Mapping[str, Any]] | None = None,
 ) -> str:
     paper = model["paper"]
     slides = model["slides"]
@@ -610,8 +629,30 @@ def report(
             f"({fairness[f'{a}->{b}']['freeze']['ratio']:.2f})"
         ),
     )
+    out += ["## 5. TFRC against ns-2's Agent/TFRC", ""]
+    if ns2 is None:
+        out += ["ns-2 is not installed (or was not asked for): no comparison.", ""]
+    else:
+        out += [
+            "The twins `validation/ns2/tfrc_steady` and `tfrc_outage` (one TFRC flow, "
+            "s = 1000 B, 10 Mb/s, 50 ms; the second with the link down 20-25 s). ns-2's "
+            "TFRC is the original research TFRC, not RFC 5348; `validation/README.md` "
+            "lists the differences (nofeedback timer 2·rtt, additive increase, its own "
+            "loss estimator). Only the steady rate is held to a tolerance.",
+            "",
+            "| scenario | metric | ns-2 | mobiflow | difference | result |",
+            "|---|---|---|---|---|---|",
+        ]
+        for r in ns2:
+            diff = "" if r["difference"] is None else f"{r['difference']:+.1%}"
+            theirs = "" if r["ns2"] is None else f"{r['ns2']:.3f}"
+            out.append(
+                f"| {r['case']} | {r['metric']} | {theirs} | {r['mobiflow']:.3f} | {diff} "
+                f"| {r['status']} |"
+            )
+        out.append("")
     if figures:
-        out += ["## 5. Figures", ""]
+        out += ["## 6. Figures", ""]
         for name in figures:
             out += [f"![{name}]({name})", ""]
     out += [
@@ -640,6 +681,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--no-fairness", action="store_true")
     ap.add_argument("--no-figures", action="store_true")
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--ns2", choices=("auto", "no"), default="auto", help="run the ns-2 TFRC twins")
     args = ap.parse_args(argv)
     if args.generate:
         for p in generate():
@@ -657,11 +699,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         handoffs = run_handoffs(pairs, pool, figs)
         fairness = {} if args.no_fairness else run_fairness(pairs, pool)
     figures = [] if figs is None else draw_figures(out)
-    text = report(model, handoffs, fairness, figures, args.quick)
+    ns2 = None if args.ns2 == "no" else run_ns2_twins()
+    text = report(model, handoffs, fairness, figures, args.quick, ns2)
     (out / "report.md").write_text(text)
     (out / "results.json").write_text(
         json.dumps(
-            {"model": model, "handoffs": handoffs, "fairness": fairness, "quick": args.quick},
+            {
+                "model": model,
+                "handoffs": handoffs,
+                "fairness": fairness,
+                "ns2": ns2,
+                "quick": args.quick,
+            },
             indent=1,
             default=str,
         )

@@ -63,7 +63,7 @@ SEEDS: dict[str, Seed] = {
         "Seed 003: TFRC under disconnection and Freeze-DCCP",
         "mobiflow.repro.freeze_dccp",
         "report.md",
-        quick_args=("--quick",),
+        quick_args=("--quick", "--ns2", "no"),
     ),
     "fld": Seed(
         "fld",
