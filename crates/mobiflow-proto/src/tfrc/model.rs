@@ -359,8 +359,7 @@ pub fn fit_losses_row(paper: &[f64; 4], t_d: &[f64; 4], x_nominal: f64, a: &Assu
                 None => true,
                 Some(b) => {
                     error < b.error
-                        || (error == b.error
-                            && (x_d - x_nominal).abs() < (b.x_d - x_nominal).abs())
+                        || (error == b.error && (x_d - x_nominal).abs() < (b.x_d - x_nominal).abs())
                 }
             };
             if better {
