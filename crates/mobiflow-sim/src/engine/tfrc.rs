@@ -36,9 +36,9 @@ enum Action {
     Unfreeze,
 }
 
-/// The sender's X, X_recv, R and p just before a disconnection, and the flow's
-/// outage losses counted then.
-type Before = (f64, f64, Option<Duration>, f64, u64, u64);
+/// The sender's X, X_recv, R and p just before a disconnection, the flow's outage
+/// losses counted then (all, and in the network), and the nofeedback deadline.
+type Before = (f64, f64, Option<Duration>, f64, u64, u64, Option<Instant>);
 
 /// A TFRC flow's machines and measurements.
 pub(super) struct TfrcFlow {
@@ -236,6 +236,7 @@ impl World<'_> {
                     tf.snd.p(),
                     lost_to_outages,
                     lost_at_start,
+                    tf.snd.nofeedback_deadline(),
                 ));
                 None
             }
@@ -419,7 +420,8 @@ impl World<'_> {
                 0.0
             };
             let target_bps = share * cap_bps;
-            let (x, xr, r, p, lost0, start0) = tf.before[k].unwrap_or((0.0, 0.0, None, 0.0, 0, 0));
+            let (x, xr, r, p, lost0, start0, nfb) =
+                tf.before[k].unwrap_or((0.0, 0.0, None, 0.0, 0, 0, None));
             let (lost_end, start_end) = match tf.before.get(k + 1).copied().flatten() {
                 Some(b) => (b.4, b.5),
                 None => (lost_to_outages, lost_at_starts),
@@ -455,6 +457,7 @@ impl World<'_> {
                 p_before: p,
                 lost: lost_end - lost0,
                 lost_in_network: start_end - start0,
+                first_nofeedback_s: nfb.map(|t| if t > ds { (t - ds).as_secs_f64() } else { 0.0 }),
                 capacity_before_bps: cap_before,
                 capacity_after_bps: cap_bps,
                 rx_rate_before_bps: rx_rate_before,
