@@ -656,7 +656,8 @@ fn error_unknown_keys_everywhere() {
     assert_eq!(
         e,
         "x.toml: flows.0.redaer: unknown key (did you mean \"reader\"?); expected one of name, \
-         from, to, transport, start, stop, cc, app, reader, tcp, flow_control, afc, autotune, rsfc"
+         from, to, transport, start, stop, cc, app, reader, tcp, flow_control, afc, autotune, rsfc, \
+         tfrc"
     );
     assert_starts(
         &error(&format!("nmae = 1\n{BASE}")),

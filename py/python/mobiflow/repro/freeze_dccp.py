@@ -549,6 +549,38 @@ def report(
         "† not restored within the simulated time after the reconnection: the value is "
         "a lower bound.",
         "",
+        "The unused-bandwidth measure stops at the first restoration. What happens after "
+        "it shows in the packets received over the 10 s after the reconnection:",
+        "",
+    ]
+
+    def received(i: int, j: int, a: str, b: str) -> str | None:
+        r = h(a, b)
+        if r is None:
+            return None
+        return f"{r['dccp']['received_after']} / {r['freeze']['received_after']}"
+
+    out += _grid("Packets received in the 10 s after the reconnection: DCCP / Freeze", received)
+    more = [
+        k
+        for k, r in handoffs.items()
+        if r["freeze"]["received_after"] > r["dccp"]["received_after"]
+    ]
+    out += [
+        f"Freeze-DCCP receives more in {len(more)} of {len(handoffs)} handoffs "
+        f"({', '.join(more)}). After probing, the receiver re-seeds p from the receive "
+        "rate at the first loss (schemes.md §4.3, PROBED), which can leave the sender "
+        "below where plain DCCP settles on the same path.",
+        "",
+    ]
+    out += [
+        "Towards a slower network (e.g. 802.11b to UMTS) Freeze-DCCP restores the old "
+        "rate into the smaller link, loses a queue-full at once, falls back to normal "
+        "TFRC (RECOVERY2) with a loss history that now holds those losses, and then "
+        "sends below plain DCCP for tens of seconds (figure x_80211b_to_umts.png): the "
+        'seed\'s "graceful adaptation to smaller capacities" is not reproduced with the '
+        "authors' state machine as schemes.md §4.3 gives it.",
+        "",
     ]
 
     def before(i: int, j: int, a: str, b: str) -> str | None:
