@@ -229,6 +229,49 @@ def render_summary(summary: dict[str, Any], console: Console, out: Path | None =
         console.print()
         console.print(table)
 
+    tfrc = [f for f in flows if f.get("tfrc")]
+    if tfrc:
+        table = Table(
+            title="TFRC / DCCP flows (data packets)",
+            title_justify="left",
+            show_edge=False,
+            pad_edge=False,
+        )
+        table.add_column("flow")
+        for header in (
+            "sent",
+            "lost",
+            "to\noutages",
+            "to\nqueues",
+            "loss\nevents",
+            "X end\nMb/s",
+            "p end",
+            "freezes",
+            "disconnections: lost, unused pkts, restored after s",
+        ):
+            table.add_column(header, justify="right")
+        for f in tfrc:
+            t = f["tfrc"]
+            discs = "; ".join(
+                f"{d['lost']}, {d['unused_packets']:.0f}, "
+                + ("-" if d["restored_after_s"] is None else f"{d['restored_after_s']:.2f}")
+                for d in t.get("disconnections", [])
+            )
+            table.add_row(
+                Text(str(f.get("name", ""))),
+                str(t["packets_sent"]),
+                str(t["packets_lost"]),
+                str(t["lost_to_outages"]),
+                str(t["lost_to_queues"]),
+                str(t["loss_events"]),
+                _mbps(t["x_bps"]),
+                f"{t['p']:.2g}",
+                str(t["freezes"]),
+                discs or "-",
+            )
+        console.print()
+        console.print(table)
+
     assumed: dict[str, str] = summary.get("assumed", {})
     if assumed:
         console.print()
