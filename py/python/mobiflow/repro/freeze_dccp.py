@@ -490,7 +490,15 @@ def report(
         "",
         "Equation (1) reproduces each row to within a few packets, but only with R and "
         "X_d that are not the slides' (e.g. R ≈ 35 ms for 802.11g, below even the 0.1 s "
-        "wired RTT the handoff times imply). The seed's table was presumably computed "
+        "wired RTT the handoff times imply). While the no-feedback intervals last 4R, "
+        "(1) depends on R and X_d mostly through R·X_d, so the fit pins that product "
+        "rather than either (ties go to the X_d nearest the link rate): the seed's "
+        "rows need R·X_d "
+        + ", ".join(
+            f"{f['r_s'] * f['x_d_bps'] / (ln['rtt_s'] * ln['bandwidth_bps']):.2f} ({t})"
+            for t, f, ln in zip(TECHS, model["fits"], model["links"], strict=True)
+        )
+        + " times the slides' values. The seed's table was presumably computed "
         "from other inputs (its ns-2 runs' R and X_d?) that the slides do not give. The "
         "unused-bandwidth table at the fitted (R, X_d), with the readings above "
         f"({fitted['matching_cells']} of 32 cells of both tables match):",
