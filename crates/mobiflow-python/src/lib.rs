@@ -23,6 +23,8 @@
 //! returns the series as the CSV bytes `output` writes, so that a run kept in memory
 //! and a run read back from its folder are the same bytes.
 
+mod freeze_model;
+
 use mobiflow_sim::model::{
     AppSpec, DelayModel, DirSpec, FlowSpec, LinkSpec, QueueLimit, QueueSpec, RateModel, ReaderSpec,
     Scenario, Transport,
@@ -377,6 +379,8 @@ fn _mobiflow(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(toml_to_json, m)?)?;
     m.add_function(wrap_pyfunction!(json_to_toml, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(freeze_model::freeze_dccp_model, m)?)?;
+    m.add_function(wrap_pyfunction!(freeze_model::freeze_dccp_handover, m)?)?;
     m.add("ScenarioError", m.py().get_type::<PyScenarioError>())?;
     Ok(())
 }
@@ -500,6 +504,27 @@ enum TransportDesc {
         sack: bool,
         timestamps: bool,
         delayed_ack: bool,
+    },
+    /// TFRC (`protocol = "tfrc"`) or DCCP CCID 3 (`"dccp_ccid3"`).
+    Tfrc {
+        s_bytes: u32,
+        header_bytes: u32,
+        feedback_bytes: u32,
+        feedback: &'static str,
+        ccid3: bool,
+        freeze: bool,
+        freeze_warning: Option<String>,
+        freeze_side: Option<&'static str>,
+    },
+    DccpCcid3 {
+        s_bytes: u32,
+        header_bytes: u32,
+        feedback_bytes: u32,
+        feedback: &'static str,
+        ccid3: bool,
+        freeze: bool,
+        freeze_warning: Option<String>,
+        freeze_side: Option<&'static str>,
     },
     Other {
         debug: String,
@@ -751,6 +776,49 @@ fn describe_transport(t: &Transport) -> TransportDesc {
             timestamps: cfg.timestamps,
             delayed_ack: cfg.delayed_ack,
         },
+        Transport::Tfrc(t) => {
+            let feedback = match t.cfg.feedback {
+                mobiflow_proto::tfrc::FeedbackMode::Timer => "timer",
+                mobiflow_proto::tfrc::FeedbackMode::CcVal => "ccval",
+            };
+            let warning = t.freeze.as_ref().map(|f| match &f.warning {
+                mobiflow_sim::model::FreezeWarning::Rtt => "rtt".to_string(),
+                mobiflow_sim::model::FreezeWarning::Fixed(d) => {
+                    mobiflow_sim::units::format_duration(*d)
+                }
+            });
+            let side = t.freeze.as_ref().map(|f| f.side.name());
+            let (s_bytes, header_bytes, feedback_bytes, ccid3, freeze) = (
+                t.cfg.s,
+                t.cfg.header_bytes,
+                t.feedback_bytes,
+                t.cfg.ccid3,
+                t.freeze.is_some(),
+            );
+            if t.dccp {
+                TransportDesc::DccpCcid3 {
+                    s_bytes,
+                    header_bytes,
+                    feedback_bytes,
+                    feedback,
+                    ccid3,
+                    freeze,
+                    freeze_warning: warning,
+                    freeze_side: side,
+                }
+            } else {
+                TransportDesc::Tfrc {
+                    s_bytes,
+                    header_bytes,
+                    feedback_bytes,
+                    feedback,
+                    ccid3,
+                    freeze,
+                    freeze_warning: warning,
+                    freeze_side: side,
+                }
+            }
+        }
         #[allow(unreachable_patterns)]
         other => TransportDesc::Other {
             debug: format!("{other:?}"),

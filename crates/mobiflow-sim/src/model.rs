@@ -5,6 +5,7 @@
 //! sizes are bytes.
 
 use mobiflow_proto::tcp::TcpConfig;
+use mobiflow_proto::tfrc::TfrcConfig;
 use mobiflow_proto::time::Duration;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -49,6 +50,9 @@ pub struct DirSpec {
     /// Intervals `[start, end)` during which this direction carries nothing; what is
     /// queued or in flight when one starts is lost.
     pub outages: Vec<(Duration, Duration)>,
+    /// Probability that a packet arriving at this direction is lost (independently,
+    /// before the queue), like ns-2's uniform `ErrorModel`. 0: none.
+    pub loss: f64,
 }
 
 /// Serialisation rate of a link direction.
@@ -212,6 +216,73 @@ pub enum ReaderSpec {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Transport {
     Tcp(Box<TcpConfig>),
+    /// TFRC (RFC 5348) over UDP, or DCCP CCID 3 (RFC 4342): unreliable datagrams of
+    /// `s` bytes paced by the TFRC rate.
+    Tfrc(Box<TfrcSpec>),
+}
+
+impl Transport {
+    /// The TCP configuration of a TCP flow.
+    pub fn tcp(&self) -> Option<&TcpConfig> {
+        match self {
+            Transport::Tcp(c) => Some(c),
+            Transport::Tfrc(_) => None,
+        }
+    }
+    /// The TFRC settings of a TFRC / DCCP flow.
+    pub fn tfrc(&self) -> Option<&TfrcSpec> {
+        match self {
+            Transport::Tfrc(t) => Some(t),
+            Transport::Tcp(_) => None,
+        }
+    }
+}
+
+/// A TFRC or DCCP CCID 3 flow (`transport = "tfrc"` or `"dccp-ccid3"`, `[flows.tfrc]`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TfrcSpec {
+    /// The machines' configuration (segment size s, feedback mode, CCID 3 rules, ...).
+    pub cfg: TfrcConfig,
+    /// DCCP CCID 3 (`"dccp-ccid3"`): captured as DCCP; plain TFRC is captured as UDP.
+    pub dccp: bool,
+    /// Bytes of a feedback packet on the wire.
+    pub feedback_bytes: u32,
+    /// Freeze-DCCP, if on.
+    pub freeze: Option<FreezeSpec>,
+}
+
+/// When and where Freeze-DCCP is triggered: `warning` before every outage of a link
+/// direction on the flow's path, the chosen endpoint(s) call `freeze()`; when the
+/// outage ends they call `unfreeze()`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FreezeSpec {
+    pub warning: FreezeWarning,
+    pub side: FreezeSide,
+}
+
+/// How long before a disconnection the freeze is triggered.
+#[derive(Clone, Debug, PartialEq)]
+pub enum FreezeWarning {
+    Fixed(Duration),
+    /// The path's two-way propagation delay at the flow's start (schemes.md §4.3
+    /// \[GUESS\]: "about 1 RTT, as in Freeze-TCP").
+    Rtt,
+}
+
+/// Which endpoint predicts the disconnection and detects the reconnection.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum FreezeSide {
+    Sender,
+    Receiver,
+}
+
+impl FreezeSide {
+    pub fn name(self) -> &'static str {
+        match self {
+            FreezeSide::Sender => "sender",
+            FreezeSide::Receiver => "receiver",
+        }
+    }
 }
 
 #[derive(Clone, Debug)]

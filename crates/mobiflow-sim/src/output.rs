@@ -58,6 +58,11 @@ pub const FLOW_SERIES_COLUMNS: &[&str] = &[
     "rcv_buf_limit_bytes",
     "t_buff_ms",
     "policy_state",
+    "tfrc_x_bps",
+    "tfrc_x_recv_bps",
+    "tfrc_p",
+    "tfrc_state",
+    "tfrc_rx_state",
 ];
 
 /// Column names of `link_series.csv`, in order.
@@ -134,7 +139,7 @@ pub fn write_flow_series<W: Write>(w: W, s: &FlowSeries, summary: &Summary) -> i
         write_field(&mut w, name)?;
         writeln!(
             w,
-            ",{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            ",{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             s.cwnd_bytes[i],
             s.ssthresh_bytes[i],
             s.rwnd_bytes[i],
@@ -150,6 +155,11 @@ pub fn write_flow_series<W: Write>(w: W, s: &FlowSeries, summary: &Summary) -> i
             s.rcv_buf_limit_bytes[i],
             F(s.t_buff_ms[i]),
             s.policy_state[i],
+            F(s.tfrc_x_bps[i]),
+            F(s.tfrc_x_recv_bps[i]),
+            F(s.tfrc_p[i]),
+            s.tfrc_state[i],
+            s.tfrc_rx_state[i],
         )?;
     }
     w.flush()
@@ -241,6 +251,11 @@ fn check_flow_series(s: &FlowSeries) -> io::Result<usize> {
             ("rcv_buf_limit_bytes", s.rcv_buf_limit_bytes.len()),
             ("t_buff_ms", s.t_buff_ms.len()),
             ("policy_state", s.policy_state.len()),
+            ("tfrc_x_bps", s.tfrc_x_bps.len()),
+            ("tfrc_x_recv_bps", s.tfrc_x_recv_bps.len()),
+            ("tfrc_p", s.tfrc_p.len()),
+            ("tfrc_state", s.tfrc_state.len()),
+            ("tfrc_rx_state", s.tfrc_rx_state.len()),
         ],
     )
 }
@@ -324,6 +339,7 @@ mod tests {
             rtt_p95_ms: None,
             rtt_samples: 9,
             handoff: Default::default(),
+            tfrc: None,
         }
     }
 
@@ -343,6 +359,7 @@ mod tests {
                 bytes_sent: 15_000,
                 drops: 1,
                 outage_losses: 0,
+                random_losses: 0,
                 queue_max_packets: 5,
                 queue_mean_packets: 0.75,
             }],
@@ -371,6 +388,11 @@ mod tests {
                 rcv_buf_limit_bytes: vec![262144, 262144],
                 t_buff_ms: vec![f64::NAN, 12.5],
                 policy_state: vec![-1, 2],
+                tfrc_x_bps: vec![f64::NAN, f64::NAN],
+                tfrc_x_recv_bps: vec![f64::NAN, f64::NAN],
+                tfrc_p: vec![f64::NAN, f64::NAN],
+                tfrc_state: vec![-1, -1],
+                tfrc_rx_state: vec![-1, -1],
             },
             link: LinkSeries {
                 time_s: vec![0.1],
@@ -398,12 +420,13 @@ mod tests {
         assert_eq!(lines[0], FLOW_SERIES_COLUMNS.join(","));
         assert_eq!(
             lines[1],
-            "0.1,0,bulk,1460,18446744073709551615,65535,0,,0,6000000,0.0000001,1,3,65535,,262144,,-1"
+            "0.1,0,bulk,1460,18446744073709551615,65535,0,,0,6000000,0.0000001,1,3,65535,,262144,,-1,\
+             ,,,-1,-1"
         );
         assert_eq!(
             lines[2],
             "0.2,1,\"odd, \"\"name\"\"\",2920,65535,0,1460,100.25,10,0,\
-             1000000000000000000000,2,4,0,4000000,262144,12.5,2"
+             1000000000000000000000,2,4,0,4000000,262144,12.5,2,,,,-1,-1"
         );
         assert_eq!(lines.len(), 3);
     }

@@ -15,6 +15,7 @@
 //! port 10000+f to port 5001+f... kept distinct per flow so that tshark's conversation
 //! tracking separates flows.
 
+use mobiflow_proto::tfrc::{wire, TfrcData, TfrcFeedback};
 use mobiflow_proto::time::Instant;
 use mobiflow_proto::wire::{Flags, Segment};
 use std::fs::File;
@@ -209,6 +210,152 @@ pub fn encode_tcp(
     let c = checksum(pseudo, &buf[tcp_start..]).to_be_bytes();
     buf[tcp_start + 16] = c[0];
     buf[tcp_start + 17] = c[1];
+    14 + ip_len
+}
+
+/// A TFRC packet to encode.
+#[derive(Copy, Clone, Debug)]
+pub enum TfrcPacket {
+    Data(TfrcData),
+    Feedback(TfrcFeedback),
+}
+
+/// `ceil(1/p)`, or 0xFFFFFFFF when there is no loss (RFC 4342 §8.5).
+fn inv_p(p: f64) -> u32 {
+    if p > 0.0 {
+        (1.0 / p).ceil().min(u32::MAX as f64 - 1.0) as u32
+    } else {
+        u32::MAX
+    }
+}
+
+fn us(t: Instant) -> u32 {
+    (t.as_nanos() / 1000) as u32
+}
+
+/// Encode a TFRC packet of a flow as an Ethernet frame into `buf` (cleared first);
+/// returns the frame's full length. Over UDP (RFC 5348 §3.2 puts no format on the
+/// wire; mobiflow writes the fields it names): a data packet carries sequence
+/// number, timestamp and RTT (µs, 32 bits each) before its zero payload, a feedback
+/// packet the echoed timestamp, t_delay (µs), X_recv (bytes/s) and ceil(1/p). As DCCP
+/// (RFC 4340 §5.1, 48-bit sequence numbers): DCCP-Data with CCVal, and DCCP-Ack with
+/// the acknowledgment number and the CCID 3 options Loss Event Rate (192) and Receive
+/// Rate (194) (RFC 4342 §8) and Timestamp Echo (42, RFC 4340 §13.3, 10 µs units);
+/// Freeze-DCCP signals as the authors' options (FREEZE 120, UNFREEZE 121, RESTORING
+/// 129, PROBING 130, UNFROZEN 195), each two bytes long.
+pub fn encode_tfrc(
+    buf: &mut Vec<u8>,
+    fw: &FlowWire,
+    pkt: &TfrcPacket,
+    dccp: bool,
+    ip_id: u16,
+) -> usize {
+    buf.clear();
+    let to_receiver = matches!(pkt, TfrcPacket::Data(_));
+    let (src, dst, sport, dport) = if to_receiver {
+        (fw.src_node, fw.dst_node, fw.src_port, fw.dst_port)
+    } else {
+        (fw.dst_node, fw.src_node, fw.dst_port, fw.src_port)
+    };
+    // Transport header into `th`, then IP in front.
+    let mut th: Vec<u8> = Vec::with_capacity(48);
+    let payload = match pkt {
+        TfrcPacket::Data(d) => d.len as usize,
+        TfrcPacket::Feedback(_) => 0,
+    };
+    let proto: u8 = if dccp { 33 } else { 17 };
+    let signals = match pkt {
+        TfrcPacket::Data(d) => d.freeze,
+        TfrcPacket::Feedback(f) => f.freeze,
+    };
+    if dccp {
+        let (ty, ccval, seq) = match pkt {
+            TfrcPacket::Data(d) => (2u8, d.ccval & 0x0f, d.seq),
+            TfrcPacket::Feedback(_) => (3u8, 0, ip_id as u64),
+        };
+        th.extend_from_slice(&sport.to_be_bytes());
+        th.extend_from_slice(&dport.to_be_bytes());
+        th.extend_from_slice(&[0, ccval << 4, 0, 0, (ty << 1) | 1, 0]);
+        th.extend_from_slice(&seq.to_be_bytes()[2..]);
+        if let TfrcPacket::Feedback(f) = pkt {
+            th.extend_from_slice(&[0, 0]);
+            th.extend_from_slice(&f.highest_seq.to_be_bytes()[2..]);
+            th.extend_from_slice(&[192, 6]);
+            th.extend_from_slice(&inv_p(f.p).to_be_bytes());
+            th.extend_from_slice(&[194, 6]);
+            th.extend_from_slice(&(f.x_recv_bytes_per_s.max(0.0) as u32).to_be_bytes());
+            th.extend_from_slice(&[42, 10]);
+            th.extend_from_slice(&(us(f.echo_sent_at) / 10).to_be_bytes());
+            th.extend_from_slice(&((f.elapsed.as_nanos() / 10_000) as u32).to_be_bytes());
+        }
+        for (flag, opt) in [
+            (wire::FreezeSignals::FREEZE, 120u8),
+            (wire::FreezeSignals::UNFREEZE, 121),
+            (wire::FreezeSignals::RESTORING, 129),
+            (wire::FreezeSignals::PROBING, 130),
+            (wire::FreezeSignals::UNFROZEN, 195),
+        ] {
+            if signals.contains(flag) {
+                th.extend_from_slice(&[opt, 2]);
+            }
+        }
+        while th.len() % 4 != 0 {
+            th.push(0); // Padding option
+        }
+        th[4] = (th.len() / 4) as u8;
+    } else {
+        th.extend_from_slice(&sport.to_be_bytes());
+        th.extend_from_slice(&dport.to_be_bytes());
+        th.extend_from_slice(&[0, 0, 0, 0]); // length, checksum
+        match pkt {
+            TfrcPacket::Data(d) => {
+                th.extend_from_slice(&(d.seq as u32).to_be_bytes());
+                th.extend_from_slice(&us(d.sent_at).to_be_bytes());
+                th.extend_from_slice(&((d.rtt.as_nanos() / 1000) as u32).to_be_bytes());
+            }
+            TfrcPacket::Feedback(f) => {
+                th.extend_from_slice(&us(f.echo_sent_at).to_be_bytes());
+                th.extend_from_slice(&((f.elapsed.as_nanos() / 1000) as u32).to_be_bytes());
+                th.extend_from_slice(&(f.x_recv_bytes_per_s.max(0.0) as u32).to_be_bytes());
+                th.extend_from_slice(&inv_p(f.p).to_be_bytes());
+            }
+        }
+        let l = ((th.len() + payload) as u16).to_be_bytes();
+        th[4] = l[0];
+        th[5] = l[1];
+    }
+    let t_len = (th.len() + payload) as u32;
+    let ip_len = 20 + t_len as usize;
+    // Checksum over the pseudo-header, the header and the (all-zero) payload.
+    let sa = ip_of(src);
+    let da = ip_of(dst);
+    let pseudo = u16::from_be_bytes([sa[0], sa[1]]) as u32
+        + u16::from_be_bytes([sa[2], sa[3]]) as u32
+        + u16::from_be_bytes([da[0], da[1]]) as u32
+        + u16::from_be_bytes([da[2], da[3]]) as u32
+        + proto as u32
+        + (t_len >> 16)
+        + (t_len & 0xffff);
+    let mut c = checksum(pseudo, &th);
+    if !dccp && c == 0 {
+        c = 0xffff;
+    }
+    // The checksum field is at offset 6 in both UDP and DCCP headers.
+    th[6..8].copy_from_slice(&c.to_be_bytes());
+
+    buf.extend_from_slice(&mac_of(dst));
+    buf.extend_from_slice(&mac_of(src));
+    buf.extend_from_slice(&[0x08, 0x00]);
+    let ip_start = buf.len();
+    let l = (ip_len as u16).to_be_bytes();
+    let id = ip_id.to_be_bytes();
+    buf.extend_from_slice(&[0x45, 0, l[0], l[1], id[0], id[1], 0x40, 0, 64, proto, 0, 0]);
+    buf.extend_from_slice(&sa);
+    buf.extend_from_slice(&da);
+    let c = checksum(0, &buf[ip_start..ip_start + 20]).to_be_bytes();
+    buf[ip_start + 10] = c[0];
+    buf[ip_start + 11] = c[1];
+    buf.extend_from_slice(&th);
     14 + ip_len
 }
 

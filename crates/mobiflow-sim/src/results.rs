@@ -76,6 +76,9 @@ pub struct FlowSummary {
     pub rtt_samples: u64,
     /// Reactions to interface changes (seed 002).
     pub handoff: HandoffSummary,
+    /// TFRC / DCCP CCID 3 flows only (absent for TCP flows).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tfrc: Option<TfrcSummary>,
 }
 
 /// What a flow did about interface changes of its mobile host (seed 002,
@@ -99,6 +102,98 @@ pub struct HandoffSummary {
     pub tr_acks: u64,
 }
 
+/// What a TFRC / DCCP CCID 3 (and Freeze-DCCP) flow reports besides the common fields.
+/// Packet counts are data packets; rates are payload bytes (s per packet) in bits/s.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct TfrcSummary {
+    /// Payload bytes per data packet (s).
+    pub s: u32,
+    pub freeze: bool,
+    pub packets_sent: u64,
+    pub packets_received: u64,
+    /// Sent and never received: `packets_sent − packets_received` at the end of the run
+    /// (what is still in flight then counts as lost).
+    pub packets_lost: u64,
+    /// Data packets lost on a link direction that was down (sent into a disconnection,
+    /// or in flight or queued when it started).
+    pub lost_to_outages: u64,
+    /// Data packets dropped by a queue (overflow, RED).
+    pub lost_to_queues: u64,
+    /// Data packets lost to links' random loss (`loss`).
+    pub lost_to_link_errors: u64,
+    /// Losses the receiver detected (RFC 5348 §5.1) and loss events it counted (§5.2).
+    pub losses_detected: u64,
+    pub loss_events: u64,
+    pub feedback_sent: u64,
+    pub feedback_received: u64,
+    pub nofeedback_expiries: u64,
+    /// At the end of the run: X, X_recv (bits/s), p.
+    pub x_bps: f64,
+    pub x_recv_bps: f64,
+    pub p: f64,
+    /// Freeze-DCCP sender transitions: entries into FROZEN, RESTORING, PROBING, and
+    /// fallbacks to NORMAL from RESTORING/PROBING.
+    pub freezes: u64,
+    pub restorations: u64,
+    pub probings: u64,
+    pub fallbacks: u64,
+    /// Every change of the sender's or the receiver's Freeze-DCCP state: (time s,
+    /// sender state, receiver state).
+    pub states: Vec<(f64, String, String)>,
+    /// One entry per disconnection of the flow's path.
+    pub disconnections: Vec<DisconnectionSummary>,
+}
+
+/// A disconnection of a TFRC flow's path: the union of the outages of the link
+/// directions on its forward and reverse paths that overlap.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct DisconnectionSummary {
+    pub start_s: f64,
+    pub end_s: f64,
+    /// When Freeze-DCCP froze the flow (`None`: no freeze).
+    pub freeze_at_s: Option<f64>,
+    /// Just before the disconnection: the sender's X (X_d of the seed's model), its
+    /// X_recv, its RTT estimate R and p.
+    pub x_before_bps: f64,
+    pub x_recv_before_bps: f64,
+    pub rtt_before_ms: Option<f64>,
+    pub p_before: f64,
+    /// Data packets lost to outages from the disconnection's start to the next one's
+    /// (or the end of the run): the seed's "packets lost during the disconnection".
+    pub lost: u64,
+    /// Of these, the packets already queued or in flight on a link direction when it
+    /// went down (the rest were sent into the down link).
+    pub lost_in_network: u64,
+    /// Seconds from the disconnection's start to the sender's first nofeedback
+    /// expiry (its timer as armed then): the part of the first no-feedback interval
+    /// that falls in the disconnection (the seed's (1) takes 7/8 of 4R on average).
+    pub first_nofeedback_s: Option<f64>,
+    /// Payload capacity of the forward path's bottleneck just before the
+    /// disconnection and after the reconnection, bits/s (rate × s/(s + header)).
+    pub capacity_before_bps: f64,
+    pub capacity_after_bps: f64,
+    /// Receive rate over the 2 s before the disconnection, bits/s.
+    pub rx_rate_before_bps: f64,
+    /// The rate that counts as restored: the share of the old path's capacity the
+    /// flow received before (rx_rate_before / capacity_before, at most 1) times
+    /// capacity_after. On the same path, the rate before the disconnection (X_d of
+    /// the seed's (2)); on a faster one, what the flow would use of it (X_max of (3)).
+    pub target_bps: f64,
+    /// The seed's "unused bandwidth" after reconnection, in packets of s bytes: the
+    /// integral of (target − receive rate) from the reconnection until the receive
+    /// rate first reaches `restore_fraction` × target (50 ms bins), or until the next
+    /// disconnection or the end of the run.
+    pub unused_packets: f64,
+    /// Seconds from the reconnection until the receive rate first reached
+    /// `restore_fraction` × target (`None`: not before the next disconnection or the
+    /// end of the run).
+    pub restored_after_s: Option<f64>,
+    pub restore_fraction: f64,
+    /// Data packets received in the `window_s` seconds after the reconnection.
+    pub received_after: u64,
+    pub window_s: f64,
+}
+
 /// Per link-direction results.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct LinkSummary {
@@ -114,6 +209,8 @@ pub struct LinkSummary {
     /// Packets lost to outages (queued or in flight when one started, or arriving
     /// during one).
     pub outage_losses: u64,
+    /// Packets lost to the direction's random loss (`loss`).
+    pub random_losses: u64,
     pub queue_max_packets: u64,
     pub queue_mean_packets: f64,
 }
@@ -175,6 +272,16 @@ pub struct FlowSeries {
     /// The policy's control state (RSFC: 0 SLOW, 1 FAST, 2 MONITOR); -1 when it has
     /// none.
     pub policy_state: Vec<i32>,
+    /// TFRC: the allowed rate X, the last X_recv (bits/s) and the loss event rate p
+    /// the sender uses; NaN for TCP flows.
+    pub tfrc_x_bps: Vec<f64>,
+    pub tfrc_x_recv_bps: Vec<f64>,
+    pub tfrc_p: Vec<f64>,
+    /// Freeze-DCCP states as numbers: sender 0 NORMAL, 1 FROZEN, 2 RESTORING,
+    /// 3 PROBING; receiver 0 NORMAL, 1 SIGNAL_FREEZE, 2 SIGNAL_UNFREEZE,
+    /// 3 RESTORATION, 4 RECOVERY1, 5 RECOVERY2, 6 PROBED; −1 for TCP flows.
+    pub tfrc_state: Vec<i8>,
+    pub tfrc_rx_state: Vec<i8>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -22,6 +22,7 @@ fn dir(rate_bps: u64, delay: Duration, limit_pkts: u32) -> DirSpec {
             limit: QueueLimit::Packets(limit_pkts),
         },
         outages: vec![],
+        loss: 0.0,
     }
 }
 

@@ -15,7 +15,9 @@ fn scenario_path(name: &str) -> PathBuf {
 }
 
 fn tcp(s: &Scenario, i: usize) -> &mobiflow_proto::tcp::TcpConfig {
-    let Transport::Tcp(c) = &s.flows[i].transport;
+    let Transport::Tcp(c) = &s.flows[i].transport else {
+        panic!("flow {i} is not TCP")
+    };
     c
 }
 

@@ -34,6 +34,7 @@ fn secs(n: u64) -> Duration {
 fn tcp(s: &Scenario, flow: usize) -> &TcpConfig {
     match &s.flows[flow].transport {
         Transport::Tcp(c) => c,
+        Transport::Tfrc(_) => panic!("flow {flow} is not TCP"),
     }
 }
 
@@ -655,7 +656,8 @@ fn error_unknown_keys_everywhere() {
     assert_eq!(
         e,
         "x.toml: flows.0.redaer: unknown key (did you mean \"reader\"?); expected one of name, \
-         from, to, transport, start, stop, cc, app, reader, tcp, flow_control, afc, autotune, rsfc, web"
+         from, to, transport, start, stop, cc, app, reader, tcp, flow_control, afc, autotune, rsfc, \
+         web, tfrc"
     );
     assert_starts(
         &error(&format!("nmae = 1\n{BASE}")),

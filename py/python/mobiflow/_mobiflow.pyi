@@ -72,3 +72,21 @@ def json_to_toml(json: str) -> str:
 
 def version() -> str:
     """The engine's version."""
+
+def freeze_dccp_model(
+    s: float = 500.0, t_mbi: float = 64.0, rtt_wired: float = 0.1, handoff_base: float = 2.5
+) -> str:
+    """Seed 003's analytical model as JSON: the table from the slides' inputs, the
+    (R, X_d) each row of the seed's losses table implies, and the table at those."""
+
+def freeze_dccp_handover(
+    r_s: float,
+    x_d_bps: float,
+    t_d_s: float,
+    to_bandwidth_bps: float,
+    to_delay_s: float,
+    s: float = 500.0,
+    t_mbi: float = 64.0,
+    rtt_wired: float = 0.1,
+) -> str:
+    """Seed 003's model for one handover with R, X_d and t_D given, as JSON."""

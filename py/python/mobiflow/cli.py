@@ -229,6 +229,49 @@ def render_summary(summary: dict[str, Any], console: Console, out: Path | None =
         console.print()
         console.print(table)
 
+    tfrc = [f for f in flows if f.get("tfrc")]
+    if tfrc:
+        table = Table(
+            title="TFRC / DCCP flows (data packets)",
+            title_justify="left",
+            show_edge=False,
+            pad_edge=False,
+        )
+        table.add_column("flow")
+        for header in (
+            "sent",
+            "lost",
+            "to\noutages",
+            "to\nqueues",
+            "loss\nevents",
+            "X end\nMb/s",
+            "p end",
+            "freezes",
+            "disconnections: lost, unused pkts, restored after s",
+        ):
+            table.add_column(header, justify="right")
+        for f in tfrc:
+            t = f["tfrc"]
+            discs = "; ".join(
+                f"{d['lost']}, {d['unused_packets']:.0f}, "
+                + ("-" if d["restored_after_s"] is None else f"{d['restored_after_s']:.2f}")
+                for d in t.get("disconnections", [])
+            )
+            table.add_row(
+                Text(str(f.get("name", ""))),
+                str(t["packets_sent"]),
+                str(t["packets_lost"]),
+                str(t["lost_to_outages"]),
+                str(t["lost_to_queues"]),
+                str(t["loss_events"]),
+                _mbps(t["x_bps"]),
+                f"{t['p']:.2g}",
+                str(t["freezes"]),
+                discs or "-",
+            )
+        console.print()
+        console.print(table)
+
     assumed: dict[str, str] = summary.get("assumed", {})
     if assumed:
         console.print()
@@ -645,6 +688,58 @@ def reproduce_command(
     console.print(f"report: {out / 'report.html'} (and report.md)")
     if any(sec.status == "failed" for sec in sections):
         raise CliError("some reproductions failed; see the report", EXIT_FAILURE)
+
+
+@app.command("model")
+def model_command(
+    which: Annotated[
+        str,
+        typer.Argument(
+            metavar="freeze-dccp",
+            help="The analytical model to print (seed 003's TFRC under disconnection).",
+            show_default=False,
+        ),
+    ],
+    json_: Annotated[
+        bool, typer.Option("--json", help="Print every quantity as JSON instead.")
+    ] = False,
+) -> None:
+    """Print a seed's analytical model beside the seed's numbers.
+
+    freeze-dccp: the table "Analytically-Derived Possible Performance Improvements"
+    (equations (1)-(3), 500-byte packets) from the seed's link characteristics and
+    handoff times, each cell as seed / mobiflow, then the (R, X_d) each row of the
+    seed's losses table implies."""
+    from mobiflow import _mobiflow
+
+    if which != "freeze-dccp":
+        raise CliError(f"unknown model {which!r}; choose freeze-dccp", EXIT_USAGE)
+    text = _mobiflow.freeze_dccp_model()
+    if json_:
+        sys.stdout.write(text + "\n")
+        return
+    model = json.loads(text)
+    out = [model["slides"]["text"].rstrip()]
+    out.append(f"{model['slides']['matching_cells']} of 32 cells match the seed.")
+    out.append("")
+    out.append("R and X_d that make equation (1) give each row of the seed's losses table:")
+    out.append(
+        f"{'from':>9} {'R fit (s)':>10} {'R slides':>9} {'X_d fit (Mb/s)':>15} "
+        f"{'link (Mb/s)':>12}  (1) at the fit / seed"
+    )
+    for tech, fit, link, paper in zip(
+        model["technologies"],
+        model["fits"],
+        model["links"],
+        model["paper"]["losses"],
+        strict=True,
+    ):
+        out.append(
+            f"{tech:>9} {fit['r_s']:>10.3f} {link['rtt_s']:>9.3f} "
+            f"{fit['x_d_bps'] / 1e6:>15.3f} {link['bandwidth_bps'] / 1e6:>12.3f}  "
+            f"{fit['values']} / {[round(v) for v in paper]}"
+        )
+    sys.stdout.write("\n".join(out) + "\n")
 
 
 @app.command("sweep")

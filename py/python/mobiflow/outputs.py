@@ -27,6 +27,11 @@ highest acknowledged and highest sent, for time-sequence plots), ``flow_window_b
 ``ar_bps`` (the receiver's rate estimate: AFC's AR, RSFC's rho), ``rcv_buf_limit_bytes``,
 ``t_buff_ms`` (RSFC's estimate of the wait in the sender's uplink buffer; null for other
 policies) and ``policy_state`` (RSFC: 0 SLOW, 1 FAST, 2 MONITOR; -1 for other policies).
+TFRC / DCCP flows
+also fill ``tfrc_x_bps``, ``tfrc_x_recv_bps``, ``tfrc_p`` and the Freeze-DCCP states
+``tfrc_state`` (0 NORMAL, 1 FROZEN, 2 RESTORING, 3 PROBING) and ``tfrc_rx_state``
+(0 NORMAL to 6 PROBED); these are NaN and -1 for TCP flows, whose window columns are
+0 for TFRC flows (``snd_una`` is then the bytes received, ``snd_nxt`` the bytes sent).
 
 Link series (:attr:`Run.link_series`), one row per (sample time, link direction):
 ``time_s``, ``dir`` (index into the summary's links), ``dir_name`` (``link:a->b``),
@@ -68,7 +73,7 @@ SSTHRESH_INFINITE = 2**62 - 1
 """How the engine writes an infinite slow-start threshold in ``ssthresh_bytes`` (it caps
 the value at ``u64::MAX / 4``); the DataFrames show it as null."""
 
-_FLOAT_COLUMNS = ("time_s", "srtt_ms", "read_rate_bps", "goodput_bps", "rate_bps")
+_FLOAT_COLUMNS = ("time_s", "srtt_ms", "read_rate_bps", "goodput_bps", "rate_bps", "tfrc_p")
 _STRING_COLUMNS = ("flow_name", "dir_name")
 
 
@@ -135,11 +140,16 @@ def flow_rows(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
     ``handoff`` one column per counter, ``handoff_<name>``."""
     rows = []
     for flow in summary.get("flows", []):
-        row = {k: v for k, v in flow.items() if k not in ("intervals", "handoff")}
+        row = {k: v for k, v in flow.items() if k not in ("intervals", "handoff", "tfrc")}
         for name, v in flow.get("handoff", {}).items():
             row[f"handoff_{name}"] = v
         for name, bps in flow.get("intervals", {}).items():
             row[f"interval_{name}_bps"] = bps
+        # A TFRC flow's scalar results become tfrc_<key> columns (its lists stay in
+        # the summary).
+        for key, value in (flow.get("tfrc") or {}).items():
+            if isinstance(value, int | float | bool | str):
+                row[f"tfrc_{key}"] = value
         rows.append(row)
     return rows
 

@@ -6,7 +6,7 @@ flows), ``_s`` seconds, ``_ms`` milliseconds, ``bytes_`` bytes, ``_packets`` pac
 
 from __future__ import annotations
 
-from typing import TypedDict
+from typing import Any, TypedDict
 
 
 class HandoffStats(TypedDict):
@@ -23,7 +23,15 @@ class HandoffStats(TypedDict):
     tr_acks: int
 
 
-class FlowSummary(TypedDict):
+class _FlowOptional(TypedDict, total=False):
+    tfrc: dict[str, Any]
+    """TFRC / DCCP CCID 3 flows only: packets sent, received and lost (to outages,
+    queues, link errors), X, X_recv and p at the end, Freeze-DCCP transitions and state
+    time line, and per disconnection X_d, R, p before it, packets lost during it and the
+    capacity left unused after it (``crates/mobiflow-sim/src/results.rs``)."""
+
+
+class FlowSummary(_FlowOptional):
     """Results of one flow."""
 
     name: str
@@ -79,6 +87,7 @@ LinkSummary = TypedDict(
         "bytes_sent": int,
         "drops": int,  # packets dropped by the queue (overflow or RED)
         "outage_losses": int,  # packets lost to outages
+        "random_losses": int,  # packets lost to the direction's random loss
         "queue_max_packets": int,
         "queue_mean_packets": float,
     },

@@ -270,6 +270,12 @@ impl TfrcSender {
         self.unlimited = true;
     }
 
+    /// The application offers no new data from now on (what it handed over and is
+    /// still queued is sent).
+    pub fn stop_writing(&mut self) {
+        self.unlimited = false;
+    }
+
     /// The application hands over `bytes` more bytes.
     pub fn write(&mut self, bytes: u64) {
         self.queued = self.queued.saturating_add(bytes);

@@ -1321,3 +1321,139 @@ fn pair_sender_freeze_restores_and_probes_too() {
     assert_eq!(pair.snd.stats().probings, 1);
     assert_eq!(pair.snd.state(), FreezeState::Normal);
 }
+
+// ---------------------------------------------------------------------------------
+// Freeze-DCCP: the transitions not covered above
+// ---------------------------------------------------------------------------------
+
+/// A receiver in each of its seven states, built by the paths of the tests above.
+fn receivers_in_every_state() -> Vec<(RxFreezeState, TfrcReceiver)> {
+    let normal = receiver_normal();
+    let mut signal_freeze = receiver_normal();
+    signal_freeze.freeze(ms(245));
+    drain(&mut signal_freeze, ms(245));
+    let mut signal_unfreeze = signal_freeze.clone();
+    signal_unfreeze.unfreeze(ms(4900));
+    drain(&mut signal_unfreeze, ms(4900));
+    let (restoration, _) = receiver_restoration();
+    let (recovery1, seq) = receiver_recovery1();
+    let mut recovery2 = recovery1.clone();
+    for k in 1..=3u64 {
+        recovery2.handle_data(
+            ms(5110 + 10 * k),
+            &sig(
+                data(seq + k, 5060 + 10 * k, 100, 0),
+                FreezeSignals::RESTORING,
+            ),
+        );
+    }
+    let mut probed = recovery1.clone();
+    probed.handle_data(
+        ms(5120),
+        &sig(data(seq, 5070, 100, 0), FreezeSignals::PROBING),
+    );
+    let all = vec![
+        (RxFreezeState::Normal, normal),
+        (RxFreezeState::SignalFreeze, signal_freeze),
+        (RxFreezeState::SignalUnfreeze, signal_unfreeze),
+        (RxFreezeState::Restoration, restoration),
+        (RxFreezeState::Recovery1, recovery1),
+        (RxFreezeState::Recovery2, recovery2),
+        (RxFreezeState::Probed, probed),
+    ];
+    for (want, r) in &all {
+        assert_eq!(r.state(), *want);
+    }
+    all
+}
+
+#[test]
+fn test_rx_local_freeze_from_every_state_enters_signal_freeze() {
+    for (from, mut r) in receivers_in_every_state() {
+        r.freeze(ms(6000));
+        assert_eq!(r.state(), RxFreezeState::SignalFreeze, "from {from}");
+        let f = drain(&mut r, ms(6000));
+        assert_eq!(f.len(), 1, "from {from}: one feedback at once");
+        assert_eq!(f[0].freeze, FreezeSignals::FREEZE, "from {from}");
+    }
+}
+
+#[test]
+fn test_rx_local_unfreeze_acts_only_after_a_freeze() {
+    for (from, mut r) in receivers_in_every_state() {
+        r.unfreeze(ms(6000));
+        let want = match from {
+            RxFreezeState::SignalFreeze | RxFreezeState::SignalUnfreeze => {
+                RxFreezeState::SignalUnfreeze
+            }
+            other => other,
+        };
+        assert_eq!(r.state(), want, "from {from}");
+    }
+}
+
+#[test]
+fn test_rx_recovery2_stays_while_restoring_then_a_plain_packet_returns_to_normal() {
+    let mut all = receivers_in_every_state();
+    let (_, mut r) = all.remove(5);
+    assert_eq!(r.state(), RxFreezeState::Recovery2);
+    r.handle_data(
+        ms(5200),
+        &sig(data(60, 5150, 100, 0), FreezeSignals::RESTORING),
+    );
+    assert_eq!(r.state(), RxFreezeState::Recovery2);
+    for f in drain(&mut r, ms(5200)) {
+        assert!(f.freeze.is_empty(), "RECOVERY2 signals nothing");
+    }
+    r.handle_data(ms(5210), &data(61, 5160, 100, 0));
+    assert_eq!(r.state(), RxFreezeState::Normal);
+}
+
+#[test]
+fn test_frozen_freeze_again_stays_frozen_with_the_first_saved_values() {
+    let mut s = sender_steady();
+    s.freeze(ms(400));
+    run_sender(&mut s, ms(400), ms(1000));
+    s.handle_feedback(ms(1100), &with(fb(350, 5.0, 0.5), FreezeSignals::FREEZE));
+    s.freeze(ms(1200));
+    assert_eq!(s.state(), FreezeState::Frozen);
+    assert_eq!(s.stats().freezes, 1);
+    s.unfreeze(ms(3000));
+    assert_eq!(s.state(), FreezeState::Restoring);
+    assert_eq!(s.rate_bytes_per_s(), 60_000.0);
+    assert_eq!(s.p(), 0.01);
+}
+
+#[test]
+fn test_normal_local_unfreeze_and_unfreeze_feedback_are_ignored() {
+    let mut s = sender_steady();
+    let x = s.rate_bytes_per_s();
+    s.unfreeze(ms(500));
+    assert_eq!(s.state(), FreezeState::Normal);
+    assert_eq!(s.rate_bytes_per_s(), x);
+    s.handle_feedback(
+        ms(500),
+        &with(fb(400, 60_000.0, 0.01), FreezeSignals::UNFREEZE),
+    );
+    assert_eq!(s.state(), FreezeState::Normal);
+    assert_eq!(s.stats().restorations, 0);
+    let p = s.poll_transmit(ms(600)).unwrap();
+    assert!(p.freeze.is_empty());
+}
+
+#[test]
+fn test_probing_unfrozen_again_stays_probing_and_restoring_freeze_feedback_refreezes() {
+    let mut s = sender_probing();
+    assert_eq!(s.state(), FreezeState::Probing);
+    s.handle_feedback(
+        ms(3300),
+        &with(fb(3200, 120_000.0, 0.01), FreezeSignals::UNFROZEN),
+    );
+    assert_eq!(s.state(), FreezeState::Probing);
+    let mut r = sender_restoring();
+    r.handle_feedback(
+        ms(3150),
+        &with(fb(3050, 60_000.0, 0.01), FreezeSignals::FREEZE),
+    );
+    assert_eq!(r.state(), FreezeState::Frozen);
+}

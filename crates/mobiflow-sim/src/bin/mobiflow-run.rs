@@ -65,8 +65,11 @@ fn main() -> ExitCode {
         .iter()
         .zip(&sc.flows)
         .map(|(f, spec)| {
-            let Transport::Tcp(cfg) = &spec.transport;
-            f.bytes_delivered / cfg.mss as u64
+            let per_packet = match &spec.transport {
+                Transport::Tcp(cfg) => cfg.mss,
+                Transport::Tfrc(t) => t.cfg.s,
+            };
+            f.bytes_delivered / per_packet.max(1) as u64
         })
         .sum();
     if let Some(dir) = out {

@@ -21,6 +21,8 @@ pub struct DirStats {
     pub bytes_sent: u64,
     pub drops: u64,
     pub outage_losses: u64,
+    /// Packets lost to the direction's random loss.
+    pub random_losses: u64,
     pub queue_max: u64,
     /// Integral of the number of waiting packets over time, in packet-nanoseconds
     /// (the sum of every packet's wait, by Little's law).
@@ -128,6 +130,8 @@ pub struct Dir {
     pub opp_pending: bool,
     pub stats: DirStats,
     rng: Xoshiro256PlusPlus,
+    /// Random loss probability per arriving packet.
+    loss: f64,
 }
 
 /// What happened to an arriving packet.
@@ -137,6 +141,8 @@ pub enum Admit {
     /// Waiting in `queue` (trace mode or zero rate).
     Queued,
     Dropped,
+    /// Lost to the direction's random loss.
+    Lost,
 }
 
 impl Dir {
@@ -207,6 +213,7 @@ impl Dir {
             opp_pending: false,
             stats: DirStats::default(),
             rng,
+            loss: spec.loss,
         }
     }
 
@@ -297,6 +304,13 @@ impl Dir {
         if self.down {
             self.stats.outage_losses += 1;
             return Admit::Dropped;
+        }
+        if self.loss > 0.0 {
+            let u = (self.rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+            if u < self.loss {
+                self.stats.random_losses += 1;
+                return Admit::Lost;
+            }
         }
         self.advance(now);
         let qlen = self.waiting(now);

@@ -23,7 +23,6 @@
 //! with its new rate and delay.
 
 use super::{Ev, World};
-use crate::model::Transport;
 use crate::results::HandoffSummary;
 use mobiflow_proto::tcp::{
     HandoffReaction, HandoffSignal, InterfaceChange, ReceiverStats, SenderStats,
@@ -94,7 +93,9 @@ impl World<'_> {
     pub(super) fn plan_mobility(&mut self) {
         let sc = self.sc;
         for (fi, f) in sc.flows.iter().enumerate() {
-            let Transport::Tcp(cfg) = &f.transport;
+            let Some(cfg) = f.transport.tcp() else {
+                continue;
+            };
             if cfg.handoff_reaction == HandoffReaction::None && !cfg.freeze {
                 continue;
             }
@@ -138,12 +139,16 @@ impl World<'_> {
         let ev = self.mobility[k as usize];
         let f = ev.flow;
         let spec = &self.sc.flows[f as usize];
-        let Transport::Tcp(cfg) = &spec.transport;
+        let Some(cfg) = spec.transport.tcp() else {
+            return;
+        };
         let (reaction, signal, freeze) = (cfg.handoff_reaction, cfg.handoff_signal, cfg.freeze);
         let (src, dst) = (spec.src, spec.dst);
         match ev.kind {
             MobKind::Warning => {
-                self.flows[f as usize].rcv.freeze(now);
+                if let Some((_, rcv)) = self.flows[f as usize].ep.tcp_mut() {
+                    rcv.freeze(now);
+                }
                 self.flush(f, true);
             }
             MobKind::Down => {}
@@ -155,18 +160,22 @@ impl World<'_> {
                 };
                 if !ev.receiver_mobile {
                     if reaction != HandoffReaction::None {
-                        self.flows[f as usize].snd.on_interface_change(now, &change);
+                        if let Some((snd, _)) = self.flows[f as usize].ep.tcp_mut() {
+                            snd.on_interface_change(now, &change);
+                        }
                         self.flush(f, false);
                     }
                     return;
                 }
-                let fr = &mut self.flows[f as usize];
+                let Some((_, rcv)) = self.flows[f as usize].ep.tcp_mut() else {
+                    return;
+                };
                 if freeze {
-                    fr.rcv.unfreeze(now);
+                    rcv.unfreeze(now);
                 }
                 if reaction != HandoffReaction::None {
                     match signal {
-                        HandoffSignal::AckOption => fr.rcv.signal_interface_change(now),
+                        HandoffSignal::AckOption => rcv.signal_interface_change(now),
                         HandoffSignal::OutOfBand => {
                             let t = now + self.path_delay(dst, src);
                             self.mobility.push(MobEvent {
@@ -181,7 +190,9 @@ impl World<'_> {
                 self.flush(f, true);
             }
             MobKind::NotifySender(change) => {
-                self.flows[f as usize].snd.on_interface_change(now, &change);
+                if let Some((snd, _)) = self.flows[f as usize].ep.tcp_mut() {
+                    snd.on_interface_change(now, &change);
+                }
                 self.flush(f, false);
             }
         }

@@ -10,11 +10,13 @@
 
 pub mod link;
 mod mobility;
+mod tfrc;
 
 use crate::model::{AppSpec, DelayModel, RateModel, ReaderSpec, Scenario, Transport};
 use crate::results::{FlowSeries, FlowSummary, LinkSeries, LinkSummary, Series, Summary};
 use link::{schedule_at, schedule_changes, Admit, Dir, PktId};
 use mobiflow_proto::tcp::{TcpReceiver, TcpSender};
+use mobiflow_proto::tfrc::{TfrcData, TfrcFeedback};
 use mobiflow_proto::time::{Duration, Instant};
 use mobiflow_proto::wire::Segment;
 use rand_core::SeedableRng;
@@ -81,6 +83,8 @@ enum Ev {
     Mark(u32),
     /// Mobility event `k` (`mobility.rs`).
     Mobility(u32),
+    /// Action `k` of TFRC flow `f` (Freeze-DCCP trigger, measurement).
+    Tfrc(u32, u32),
 }
 
 #[derive(Copy, Clone, Debug)]
@@ -113,12 +117,114 @@ struct Pkt {
     to_receiver: bool,
     dst: u32,
     bytes: u32,
-    seg: Segment,
+    body: Body,
+}
+
+/// What a packet carries, by transport.
+#[derive(Copy, Clone, Debug)]
+enum Body {
+    Tcp(Segment),
+    TfrcData(TfrcData),
+    TfrcFeedback(TfrcFeedback),
+}
+
+/// The two protocol machines of a flow. TCP's stay inline (the hot path of most
+/// runs); a TFRC flow is boxed.
+#[allow(clippy::large_enum_variant)]
+enum Endpoints {
+    Tcp { snd: TcpSender, rcv: TcpReceiver },
+    Tfrc(Box<tfrc::TfrcFlow>),
+}
+
+impl Endpoints {
+    /// The TCP sender and receiver (`None` for other transports).
+    fn tcp_mut(&mut self) -> Option<(&mut TcpSender, &mut TcpReceiver)> {
+        match self {
+            Endpoints::Tcp { snd, rcv } => Some((snd, rcv)),
+            Endpoints::Tfrc(_) => None,
+        }
+    }
+    /// Bytes the receiving application has been given.
+    fn bytes_read(&self) -> u64 {
+        match self {
+            Endpoints::Tcp { rcv, .. } => rcv.bytes_read(),
+            Endpoints::Tfrc(t) => t.bytes_received(),
+        }
+    }
+    /// The receiving application reads up to `budget` bytes.
+    fn read(&mut self, now: Instant, budget: u64) {
+        match self {
+            Endpoints::Tcp { rcv, .. } => {
+                rcv.read(now, budget);
+            }
+            Endpoints::Tfrc(_) => {}
+        }
+    }
+    fn set_unlimited(&mut self) {
+        match self {
+            Endpoints::Tcp { snd, .. } => snd.set_unlimited(),
+            Endpoints::Tfrc(t) => t.snd.set_unlimited(),
+        }
+    }
+    fn write(&mut self, bytes: u64) {
+        match self {
+            Endpoints::Tcp { snd, .. } => snd.write(bytes),
+            Endpoints::Tfrc(t) => t.snd.write(bytes),
+        }
+    }
+    fn stop_writing(&mut self) {
+        match self {
+            Endpoints::Tcp { snd, .. } => snd.stop_writing(),
+            Endpoints::Tfrc(t) => t.snd.stop_writing(),
+        }
+    }
+    /// The sending application is done (completion or end of run).
+    fn finish(&mut self, now: Instant) {
+        match self {
+            Endpoints::Tcp { snd, .. } => snd.finish(now),
+            Endpoints::Tfrc(_) => {}
+        }
+    }
+    fn handle_timeout(&mut self, receiver: bool, now: Instant) {
+        match self {
+            Endpoints::Tcp { snd, rcv } => {
+                if receiver {
+                    rcv.handle_timeout(now)
+                } else {
+                    snd.handle_timeout(now)
+                }
+            }
+            Endpoints::Tfrc(t) => {
+                if receiver {
+                    t.rcv.handle_timeout(now)
+                } else {
+                    t.snd.handle_timeout(now)
+                }
+            }
+        }
+    }
+    fn poll_timeout(&self, receiver: bool) -> Option<Instant> {
+        match self {
+            Endpoints::Tcp { snd, rcv } => {
+                if receiver {
+                    rcv.poll_timeout()
+                } else {
+                    snd.poll_timeout()
+                }
+            }
+            Endpoints::Tfrc(t) => {
+                if receiver {
+                    t.rcv.poll_timeout()
+                } else {
+                    t.snd.poll_timeout()
+                }
+            }
+        }
+    }
 }
 
 struct FlowRt {
-    snd: TcpSender,
-    rcv: TcpReceiver,
+    ep: Endpoints,
     /// Earliest pending wake-up of the sender and the receiver.
     wake: [Option<Instant>; 2],
     start: Instant,
@@ -147,6 +253,9 @@ struct Net {
     n_nodes: usize,
     pkts: Vec<Pkt>,
     free: Vec<PktId>,
+    /// Per flow: data packets lost to outages, to queues, to random loss, and (a part
+    /// of the first) queued or in flight when an outage started.
+    data_lost: Vec<[u64; 4]>,
 }
 
 /// A simulation in progress.
@@ -200,6 +309,8 @@ struct Capture {
     host: Vec<Option<usize>>,
     dir: Vec<Option<usize>>,
     flows: Vec<crate::pcap::FlowWire>,
+    /// Per flow: TFRC captured as DCCP (else UDP).
+    dccp: Vec<bool>,
     ip_id: Vec<u16>,
     buf: Vec<u8>,
     error: Option<(String, std::io::Error)>,
@@ -247,10 +358,10 @@ impl Capture {
             .iter()
             .enumerate()
             .map(|(i, f)| {
-                let Transport::Tcp(cfg) = &f.transport;
-                let ws = cfg
-                    .wscale
-                    .unwrap_or_else(|| mobiflow_proto::tcp::receiver::auto_wscale(cfg.rcv_buf));
+                let ws = f.transport.tcp().map_or(0, |cfg| {
+                    cfg.wscale
+                        .unwrap_or_else(|| mobiflow_proto::tcp::receiver::auto_wscale(cfg.rcv_buf))
+                });
                 crate::pcap::FlowWire::new(i, f.src, f.dst, sc.seed, ws)
             })
             .collect();
@@ -259,6 +370,11 @@ impl Capture {
             host,
             dir,
             flows,
+            dccp: sc
+                .flows
+                .iter()
+                .map(|f| f.transport.tfrc().is_some_and(|t| t.dccp))
+                .collect(),
             ip_id: vec![0; sc.nodes.len()],
             buf: Vec::with_capacity(128),
             error: None,
@@ -277,7 +393,23 @@ impl Capture {
             fw.dst_node
         };
         let id = self.ip_id[src];
-        let full = crate::pcap::encode_tcp(&mut self.buf, &fw, &pkt.seg, pkt.to_receiver, id);
+        let full = match &pkt.body {
+            Body::Tcp(seg) => crate::pcap::encode_tcp(&mut self.buf, &fw, seg, pkt.to_receiver, id),
+            Body::TfrcData(d) => crate::pcap::encode_tfrc(
+                &mut self.buf,
+                &fw,
+                &crate::pcap::TfrcPacket::Data(*d),
+                self.dccp[pkt.flow as usize],
+                id,
+            ),
+            Body::TfrcFeedback(fb) => crate::pcap::encode_tfrc(
+                &mut self.buf,
+                &fw,
+                &crate::pcap::TfrcPacket::Feedback(*fb),
+                self.dccp[pkt.flow as usize],
+                id,
+            ),
+        };
         let (name, writer) = &mut self.writers[w];
         if let Err(e) = writer.record(t, &self.buf, full) {
             self.error = Some((name.clone(), e));
@@ -353,6 +485,15 @@ impl Net {
         }
     }
 
+    /// Count a lost data packet against its flow: `slot` 0 outage, 1 queue, 2 random
+    /// loss, 3 queued or in flight when an outage started (also counted in 0).
+    fn count_loss(&mut self, id: PktId, slot: usize) {
+        let p = &self.pkts[id as usize];
+        if p.to_receiver {
+            self.data_lost[p.flow as usize][slot] += 1;
+        }
+    }
+
     fn forward(&mut self, node: usize, id: PktId) {
         let dst = self.pkts[id as usize].dst as usize;
         let Some(d) = self.route[node * self.n_nodes + dst] else {
@@ -367,7 +508,15 @@ impl Net {
                 }
             }
             Admit::Queued => self.kick(d),
-            Admit::Dropped => self.free.push(id),
+            Admit::Dropped => {
+                let slot = if self.dirs[d as usize].down { 0 } else { 1 };
+                self.count_loss(id, slot);
+                self.free.push(id);
+            }
+            Admit::Lost => {
+                self.count_loss(id, 2);
+                self.free.push(id);
+            }
         }
     }
 }
@@ -413,13 +562,14 @@ impl<'a> World<'a> {
 
         let mut flows = Vec::with_capacity(sc.flows.len());
         for f in &sc.flows {
-            let Transport::Tcp(cfg) = &f.transport;
-            if let Err((key, reason)) = cfg.validate() {
-                return Err(RunError::InvalidTcp {
-                    flow: f.name.clone(),
-                    key: key.into(),
-                    reason,
-                });
+            if let Some(cfg) = f.transport.tcp() {
+                if let Err((key, reason)) = cfg.validate() {
+                    return Err(RunError::InvalidTcp {
+                        flow: f.name.clone(),
+                        key: key.into(),
+                        reason,
+                    });
+                }
             }
             for (a, b) in [(f.src, f.dst), (f.dst, f.src)] {
                 if route[a * n + b].is_none() {
@@ -432,8 +582,13 @@ impl<'a> World<'a> {
             }
             let start = Instant::ZERO + f.start;
             flows.push(FlowRt {
-                snd: TcpSender::new((**cfg).clone()),
-                rcv: TcpReceiver::new((**cfg).clone()),
+                ep: match &f.transport {
+                    Transport::Tcp(cfg) => Endpoints::Tcp {
+                        snd: TcpSender::new((**cfg).clone()),
+                        rcv: TcpReceiver::new((**cfg).clone()),
+                    },
+                    Transport::Tfrc(t) => Endpoints::Tfrc(Box::new(tfrc::TfrcFlow::new(t))),
+                },
                 wake: [None, None],
                 start,
                 total: match &f.app {
@@ -466,6 +621,7 @@ impl<'a> World<'a> {
                 n_nodes: n,
                 pkts: Vec::with_capacity(1024),
                 free: Vec::with_capacity(1024),
+                data_lost: vec![[0; 4]; sc.flows.len()],
             },
             end,
             events: 0,
@@ -537,6 +693,7 @@ impl<'a> World<'a> {
             self.net.at(Instant::ZERO, Ev::Sample);
         }
         self.plan_mobility();
+        self.schedule_tfrc();
     }
 
     /// Current simulated time.
@@ -572,9 +729,9 @@ impl<'a> World<'a> {
                 let spec = &self.sc.flows[f as usize];
                 let fr = &mut self.flows[f as usize];
                 match &spec.app {
-                    AppSpec::Bulk => fr.snd.set_unlimited(),
+                    AppSpec::Bulk => fr.ep.set_unlimited(),
                     AppSpec::Sized { size } => {
-                        fr.snd.write(*size);
+                        fr.ep.write(*size);
                         fr.written += size;
                     }
                     _ => {}
@@ -582,7 +739,7 @@ impl<'a> World<'a> {
                 self.flush(f, false);
             }
             Ev::FlowStop(f) => {
-                self.flows[f as usize].snd.stop_writing();
+                self.flows[f as usize].ep.stop_writing();
                 self.flush(f, false);
             }
             Ev::AppWrite(f, k) => {
@@ -603,7 +760,7 @@ impl<'a> World<'a> {
                     return;
                 }
                 let fr = &mut self.flows[f as usize];
-                fr.snd.write(bytes);
+                fr.ep.write(bytes);
                 fr.written += bytes;
                 fr.burst_ends.push(fr.written);
                 fr.burst_written_at.push(now);
@@ -615,7 +772,7 @@ impl<'a> World<'a> {
                 let fr = &mut self.flows[f as usize];
                 let budget = read_budget(&spec.reader, fr.last_read_at - fr.start, now - fr.start);
                 fr.last_read_at = now;
-                fr.rcv.read(now, budget);
+                fr.ep.read(now, budget);
                 self.after_read(f);
                 self.flush(f, true);
                 self.net.at(now + interval, Ev::Read(f));
@@ -628,11 +785,7 @@ impl<'a> World<'a> {
                     return; // superseded
                 }
                 fr.wake[side] = None;
-                if side == 0 {
-                    fr.snd.handle_timeout(now);
-                } else {
-                    fr.rcv.handle_timeout(now);
-                }
+                fr.ep.handle_timeout(side == 1, now);
                 self.flush(f, side == 1);
             }
             Ev::Opportunity(d) => {
@@ -696,6 +849,10 @@ impl<'a> World<'a> {
             Ev::OutageStart(d) => {
                 let mut lost = std::mem::take(&mut self.scratch_lost);
                 self.net.dirs[d as usize].go_down(now, &mut lost);
+                for &id in &lost {
+                    self.net.count_loss(id, 0);
+                    self.net.count_loss(id, 3);
+                }
                 self.net.free.append(&mut lost);
                 self.scratch_lost = lost;
             }
@@ -711,10 +868,11 @@ impl<'a> World<'a> {
                 }
             }
             Ev::Mobility(k) => self.mobility(k),
+            Ev::Tfrc(f, k) => self.tfrc_action(f, k),
             Ev::Mark(m) => {
                 let (k, is_end) = self.marks[m as usize];
                 for (fi, fr) in self.flows.iter().enumerate() {
-                    let b = fr.rcv.bytes_read();
+                    let b = fr.ep.bytes_read();
                     let slot = &mut self.interval_bytes[k][fi];
                     if is_end {
                         slot.1 = b;
@@ -739,30 +897,34 @@ impl<'a> World<'a> {
                 cap.record(w, now, p);
             }
         }
-        let (f, to_receiver, seg) = {
+        let (f, to_receiver, body) = {
             let p = &self.net.pkts[id as usize];
-            (p.flow, p.to_receiver, p.seg)
+            (p.flow, p.to_receiver, p.body)
         };
         self.net.free.push(id);
         let fr = &mut self.flows[f as usize];
-        if to_receiver {
-            fr.rcv.handle_segment(now, &seg);
-            if matches!(self.sc.flows[f as usize].reader, ReaderSpec::Greedy) {
-                let n = fr.rcv.readable();
-                fr.rcv.read(now, n);
-                self.after_read(f);
+        match (&mut fr.ep, body) {
+            (Endpoints::Tcp { rcv, .. }, Body::Tcp(seg)) if to_receiver => {
+                rcv.handle_segment(now, &seg);
+                if matches!(self.sc.flows[f as usize].reader, ReaderSpec::Greedy) {
+                    let n = rcv.readable();
+                    rcv.read(now, n);
+                    self.after_read(f);
+                }
+                self.flush(f, true);
             }
-            self.flush(f, true);
-        } else {
-            fr.snd.handle_segment(now, &seg);
-            self.flush(f, false);
+            (Endpoints::Tcp { snd, .. }, Body::Tcp(seg)) => {
+                snd.handle_segment(now, &seg);
+                self.flush(f, false);
+            }
+            _ => self.tfrc_deliver(f, body),
         }
     }
 
     fn after_read(&mut self, f: u32) {
         let now = self.net.now;
         let fr = &mut self.flows[f as usize];
-        let read = fr.rcv.bytes_read();
+        let read = fr.ep.bytes_read();
         while fr.next_burst < fr.burst_ends.len() && read >= fr.burst_ends[fr.next_burst] {
             let t = now - fr.burst_written_at[fr.next_burst];
             fr.burst_done.push(t.as_secs_f64());
@@ -770,7 +932,7 @@ impl<'a> World<'a> {
         }
         if fr.completion.is_none() && fr.total.is_some_and(|t| read >= t) {
             fr.completion = Some(now);
-            fr.snd.finish(now);
+            fr.ep.finish(now);
             fr.finished = true;
         }
         if self.web.watches(f) {
@@ -783,8 +945,6 @@ impl<'a> World<'a> {
     fn flush(&mut self, f: u32, receiver: bool) {
         let now = self.net.now;
         let spec = &self.sc.flows[f as usize];
-        let Transport::Tcp(cfg) = &spec.transport;
-        let (hdr, count_opts) = (cfg.header_bytes, cfg.count_option_bytes);
         let (from, dst) = if receiver {
             (spec.dst, spec.src)
         } else {
@@ -792,33 +952,35 @@ impl<'a> World<'a> {
         };
         let fr = &mut self.flows[f as usize];
         let net = &mut self.net;
-        loop {
-            let seg = if receiver {
-                fr.rcv.poll_transmit(now)
-            } else {
-                fr.snd.poll_transmit(now)
-            };
-            let Some(seg) = seg else { break };
-            let bytes = seg.len + hdr + if count_opts { seg.options_len() } else { 0 };
-            let id = net.alloc(Pkt {
-                flow: f,
-                to_receiver: !receiver,
-                dst: dst as u32,
-                bytes,
-                seg,
-            });
-            if let Some(cap) = &mut self.capture {
-                cap.sent(from, now, &net.pkts[id as usize]);
+        match (&mut fr.ep, &spec.transport) {
+            (Endpoints::Tcp { snd, rcv }, Transport::Tcp(cfg)) => {
+                let (hdr, count_opts) = (cfg.header_bytes, cfg.count_option_bytes);
+                loop {
+                    let seg = if receiver {
+                        rcv.poll_transmit(now)
+                    } else {
+                        snd.poll_transmit(now)
+                    };
+                    let Some(seg) = seg else { break };
+                    let bytes = seg.len + hdr + if count_opts { seg.options_len() } else { 0 };
+                    let id = net.alloc(Pkt {
+                        flow: f,
+                        to_receiver: !receiver,
+                        dst: dst as u32,
+                        bytes,
+                        body: Body::Tcp(seg),
+                    });
+                    if let Some(cap) = &mut self.capture {
+                        cap.sent(from, now, &net.pkts[id as usize]);
+                    }
+                    net.forward(from, id);
+                }
             }
-            net.forward(from, id);
+            _ => self.tfrc_transmit(f, receiver),
         }
         let fr = &mut self.flows[f as usize];
         let side = receiver as usize;
-        let next = if receiver {
-            fr.rcv.poll_timeout()
-        } else {
-            fr.snd.poll_timeout()
-        };
+        let next = fr.ep.poll_timeout(receiver);
         if let Some(t) = next {
             let t = t.max(now);
             if fr.wake[side].is_none_or(|w| t < w) {
@@ -838,28 +1000,34 @@ impl<'a> World<'a> {
             .as_secs_f64();
         let fs: &mut FlowSeries = &mut self.series.flow;
         for (i, fr) in self.flows.iter_mut().enumerate() {
-            let read = fr.rcv.bytes_read();
-            let rn = fr.rcv.rcv_nxt();
             fs.time_s.push(t);
             fs.flow.push(i as u32);
-            fs.cwnd_bytes.push(fr.snd.cwnd());
-            fs.ssthresh_bytes.push(fr.snd.ssthresh().min(u64::MAX / 4));
-            fs.rwnd_bytes.push(fr.rcv.last_advertised_window());
-            fs.flight_bytes.push(fr.snd.flight());
+            let Endpoints::Tcp { snd, rcv } = &fr.ep else {
+                if let Endpoints::Tfrc(tf) = &mut fr.ep {
+                    Self::tfrc_sample(fs, tf, dt);
+                }
+                continue;
+            };
+            let read = rcv.bytes_read();
+            let rn = rcv.rcv_nxt();
+            fs.cwnd_bytes.push(snd.cwnd());
+            fs.ssthresh_bytes.push(snd.ssthresh().min(u64::MAX / 4));
+            fs.rwnd_bytes.push(rcv.last_advertised_window());
+            fs.flight_bytes.push(snd.flight());
             fs.srtt_ms
-                .push(fr.snd.rtt().srtt().map_or(f64::NAN, |d| d.as_millis_f64()));
-            fs.rcv_buffer_bytes.push(fr.rcv.buffer_occupancy());
+                .push(snd.rtt().srtt().map_or(f64::NAN, |d| d.as_millis_f64()));
+            fs.rcv_buffer_bytes.push(rcv.buffer_occupancy());
             fs.read_rate_bps
                 .push((read - fr.prev_sample_read) as f64 * 8.0 / dt);
             fs.goodput_bps
                 .push((rn - fr.prev_sample_rcv_nxt) as f64 * 8.0 / dt);
-            fs.snd_una.push(fr.snd.snd_una());
-            fs.snd_nxt.push(fr.snd.snd_nxt());
-            fs.flow_window_bytes.push(fr.snd.flow_window());
+            fs.snd_una.push(snd.snd_una());
+            fs.snd_nxt.push(snd.snd_nxt());
+            fs.flow_window_bytes.push(snd.flow_window());
             fs.ar_bps
-                .push(fr.rcv.rate_estimate().map_or(f64::NAN, |r| r * 8.0));
-            fs.rcv_buf_limit_bytes.push(fr.rcv.buffer_limit());
-            let policy = fr.rcv.policy();
+                .push(rcv.rate_estimate().map_or(f64::NAN, |r| r * 8.0));
+            fs.rcv_buf_limit_bytes.push(rcv.buffer_limit());
+            let policy = rcv.policy();
             fs.t_buff_ms.push(
                 policy
                     .delay_estimate()
@@ -867,6 +1035,11 @@ impl<'a> World<'a> {
             );
             fs.policy_state
                 .push(policy.state_code().map_or(-1, i32::from));
+            fs.tfrc_x_bps.push(f64::NAN);
+            fs.tfrc_x_recv_bps.push(f64::NAN);
+            fs.tfrc_p.push(f64::NAN);
+            fs.tfrc_state.push(-1);
+            fs.tfrc_rx_state.push(-1);
             fr.prev_sample_read = read;
             fr.prev_sample_rcv_nxt = rn;
         }
@@ -890,15 +1063,22 @@ impl<'a> World<'a> {
         for d in &mut self.net.dirs {
             d.close(end);
         }
+        let mut tfrc_rows: Vec<Option<FlowSummary>> = (0..sc.flows.len())
+            .map(|i| self.tfrc_summary(i, end))
+            .collect();
         let mut flows = Vec::new();
         for (i, (fr, spec)) in self.flows.iter_mut().zip(&sc.flows).enumerate() {
             if !fr.finished {
-                fr.snd.finish(end);
+                fr.ep.finish(end);
             }
-            let Transport::Tcp(cfg) = &spec.transport;
-            let ss = fr.snd.stats().clone();
-            let rs = fr.rcv.stats().clone();
-            let delivered = fr.rcv.bytes_read();
+            let (Endpoints::Tcp { snd, rcv }, Transport::Tcp(cfg)) = (&fr.ep, &spec.transport)
+            else {
+                flows.extend(tfrc_rows[i].take());
+                continue;
+            };
+            let ss = snd.stats().clone();
+            let rs = rcv.stats().clone();
+            let delivered = rcv.bytes_read();
             let active_end = fr.completion.unwrap_or(end);
             let active = (active_end - fr.start).as_secs_f64();
             let mut intervals = BTreeMap::new();
@@ -922,7 +1102,7 @@ impl<'a> World<'a> {
                 flow_control: cfg.flow_control.name().into(),
                 bytes_delivered: delivered,
                 bytes_offered: if matches!(spec.app, AppSpec::Bulk) {
-                    fr.snd.snd_nxt()
+                    snd.snd_nxt()
                 } else {
                     fr.written
                 },
@@ -965,6 +1145,7 @@ impl<'a> World<'a> {
                 rtt_p95_ms: ms(ss.rtt.quantile(0.95)),
                 rtt_samples: ss.rtt.count,
                 handoff: mobility::summary(&ss, &rs),
+                tfrc: None,
             });
         }
         let mut links = Vec::new();
@@ -981,6 +1162,7 @@ impl<'a> World<'a> {
                 bytes_sent: d.stats.bytes_sent,
                 drops: d.stats.drops,
                 outage_losses: d.stats.outage_losses,
+                random_losses: d.stats.random_losses,
                 queue_max_packets: d.stats.queue_max,
                 queue_mean_packets: if end.as_nanos() > 0 {
                     d.stats.queue_area as f64 / end.as_nanos() as f64

@@ -183,7 +183,7 @@ impl World<'_> {
         let bytes = app.spec.request_size;
         let req = app.conns[c].req;
         let fr = &mut self.flows[req as usize];
-        fr.snd.write(bytes);
+        fr.ep.write(bytes);
         fr.written += bytes;
         app.conns[c].state = ConnState::AwaitRequest {
             object: obj,
@@ -198,7 +198,7 @@ impl World<'_> {
         let Some(Some((a, c, request))) = self.web.by_flow.get(f as usize).copied() else {
             return;
         };
-        let read = self.flows[f as usize].rcv.bytes_read();
+        let read = self.flows[f as usize].ep.bytes_read();
         let app = &mut self.web.apps[a as usize];
         let conn = &mut app.conns[c as usize];
         match conn.state {
@@ -207,7 +207,7 @@ impl World<'_> {
                 let bytes = sizes[object as usize % sizes.len()];
                 let resp = conn.resp;
                 let fr = &mut self.flows[resp as usize];
-                fr.snd.write(bytes);
+                fr.ep.write(bytes);
                 fr.written += bytes;
                 conn.state = ConnState::AwaitResponse {
                     resp_end: fr.written,

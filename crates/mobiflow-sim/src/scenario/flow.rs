@@ -33,6 +33,7 @@ const FLOW_KEYS: &[&str] = &[
     "autotune",
     "rsfc",
     "web",
+    "tfrc",
 ];
 
 /// Keys of `[flows.web]`.
@@ -198,7 +199,8 @@ pub(crate) fn parse_flows(
         return Err(key_err("flows", "at least one flow is required"));
     }
     let mut flows: Vec<FlowSpec> = Vec::with_capacity(arr.len());
-    let mut tcp_assumed: Vec<Vec<(&'static str, String)>> = Vec::new();
+    // (flow index, assumed TCP defaults) of the TCP flows.
+    let mut tcp_assumed: Vec<(usize, Vec<(&'static str, String)>)> = Vec::new();
     for (i, v) in arr.iter().enumerate() {
         let path = format!("flows.{i}");
         let t = v
@@ -212,21 +214,23 @@ pub(crate) fn parse_flows(
                 format!("duplicate flow name {:?} (also flows.{j})", flow.name),
             ));
         }
+        if matches!(flow.transport, Transport::Tcp(_)) {
+            tcp_assumed.push((i, assumed));
+        }
         flows.push(flow);
-        tcp_assumed.push(assumed);
     }
     if let Some(g) = &global_tcp {
         check_cc_tables_used(g, &flows)?;
     }
     add_web_channels(&mut flows)?;
     // An assumed TCP default shared by every flow is reported once, as `tcp.<field>`.
-    let shared = |kv: &(&str, String)| tcp_assumed.iter().all(|a| a.contains(kv));
-    if let Some(first) = tcp_assumed.first() {
+    let shared = |kv: &(&str, String)| tcp_assumed.iter().all(|(_, a)| a.contains(kv));
+    if let Some((_, first)) = tcp_assumed.first() {
         for kv in first.iter().filter(|kv| shared(kv)) {
             ctx.assume(format!("tcp.{}", kv.0), kv.1.clone());
         }
     }
-    for (i, a) in tcp_assumed.iter().enumerate() {
+    for (i, a) in &tcp_assumed {
         for kv in a.iter().filter(|kv| !shared(kv)) {
             ctx.assume(format!("flows.{i}.tcp.{}", kv.0), kv.1.clone());
         }
@@ -280,10 +284,24 @@ fn parse_flow(
     let transport = ft
         .opt("transport", |v| as_str(v).map(str::to_ascii_lowercase))?
         .unwrap_or_else(|| "tcp".into());
-    if transport != "tcp" {
+    let dccp = match transport.as_str() {
+        "tcp" => None,
+        "tfrc" => Some(false),
+        "dccp-ccid3" | "dccp" => Some(true),
+        _ => {
+            return Err(key_err(
+                ft.key("transport"),
+                format!(
+                    "unknown transport {transport:?}; expected \"tcp\", \"tfrc\" or \
+                     \"dccp-ccid3\""
+                ),
+            ))
+        }
+    };
+    if dccp.is_none() && ft.has("tfrc") {
         return Err(key_err(
-            ft.key("transport"),
-            format!("unknown transport {transport:?}; expected tcp (the only one so far)"),
+            ft.key("tfrc"),
+            "only used with transport = \"tfrc\" or \"dccp-ccid3\" (transport is \"tcp\")",
         ));
     }
     let start = ft.opt("start", duration_value)?.unwrap_or(Duration::ZERO);
@@ -309,6 +327,35 @@ fn parse_flow(
                 ),
             ));
         }
+    }
+    if let Some(dccp) = dccp {
+        let tfrc = super::tfrc::tfrc_spec(ft, dccp, ctx)?;
+        let reader = reader(ft, ctx)?;
+        if reader != ReaderSpec::Greedy {
+            return Err(key_err(
+                ft.key("reader"),
+                "a TFRC/DCCP receiver hands every datagram to the application as it \
+                 arrives: only reader = \"greedy\" applies",
+            ));
+        }
+        let app = app(ft, start)?;
+        if matches!(app, AppSpec::Web(_)) {
+            return Err(key_err(
+                ft.key("app"),
+                "a web app needs TCP (requests and responses on reliable connections);                  this flow's transport is TFRC/DCCP",
+            ));
+        }
+        let flow = FlowSpec {
+            name,
+            src,
+            dst,
+            start,
+            stop,
+            transport: Transport::Tfrc(Box::new(tfrc)),
+            app,
+            reader,
+        };
+        return Ok((flow, Vec::new()));
     }
     let (mut tcp, assumed) = tcp_config(ft, global_tcp)?;
     tcp.flow_control = flow_control(ft, ctx)?;
@@ -638,7 +685,10 @@ fn add_web_channels(flows: &mut Vec<FlowSpec>) -> R<()> {
             } else {
                 format!("{}.c{conn}", main.name)
             };
-            let Transport::Tcp(cfg) = &main.transport;
+            // Web flows are TCP (a TFRC/DCCP flow with app = "web" is refused above).
+            let Some(cfg) = main.transport.tcp() else {
+                continue;
+            };
             let mut cfg = cfg.clone();
             cfg.flow_control = mobiflow_proto::flow::FlowControl::Classic;
             let mut chans = Vec::new();
@@ -661,7 +711,7 @@ fn add_web_channels(flows: &mut Vec<FlowSpec>) -> R<()> {
                     dst,
                     start: main.start,
                     stop: None,
-                    transport: Transport::Tcp(cfg.clone()),
+                    transport: Transport::Tcp(Box::new(cfg.clone())),
                     app: AppSpec::WebChannel {
                         main: m,
                         conn,

@@ -30,6 +30,7 @@ pub(crate) const DIR_KEYS: &[&str] = &[
     "queue_limit",
     "red",
     "outages",
+    "loss",
 ];
 
 const LINK_ONLY_KEYS: &[&str] = &["name", "a", "b", "ab", "ba", "handoffs"];
@@ -356,11 +357,25 @@ fn parse_dir(
         Some((l, v)) => outages(v, &l.key("outages"))?,
         None => Vec::new(),
     };
+    let loss = match lookup(layers, "loss") {
+        Some(l) => l
+            .opt("loss", |v| {
+                let p = as_f64(v)?;
+                if (0.0..1.0).contains(&p) {
+                    Ok(p)
+                } else {
+                    Err(format!("loss probability {p} is outside [0, 1)"))
+                }
+            })?
+            .unwrap_or(0.0),
+        None => 0.0,
+    };
     Ok(DirSpec {
         rate,
         delay,
         queue,
         outages,
+        loss,
     })
 }
 

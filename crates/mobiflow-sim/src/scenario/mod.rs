@@ -22,6 +22,7 @@
 mod flow;
 mod link;
 mod overrides;
+mod tfrc;
 mod walk;
 
 pub use overrides::{apply_override, split_override};

@@ -65,7 +65,11 @@ SEEDS: dict[str, Seed] = {
         quick_args=("--ns2", "no"),
     ),
     "freeze-dccp": Seed(
-        "freeze-dccp", "Seed 003: TFRC under disconnection and Freeze-DCCP", None, ""
+        "freeze-dccp",
+        "Seed 003: TFRC under disconnection and Freeze-DCCP",
+        "mobiflow.repro.freeze_dccp",
+        "report.md",
+        quick_args=("--quick", "--ns2", "no"),
     ),
     "fld": Seed(
         "fld",

@@ -1,0 +1,120 @@
+"""Seed 003 (issue 8): the analytical model's table, its command, the Freeze-DCCP
+reproduction on a subset of the handoffs, and TFRC flows through the Python API."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import mobiflow
+from mobiflow import _mobiflow
+from mobiflow.repro import freeze_dccp
+
+from .conftest import Cli
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_model_command_prints_the_seeds_numbers_beside_the_models(cli: Cli) -> None:
+    proc = cli("model", "freeze-dccp")
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert "Packet losses (1): paper / computed" in out
+    # Seed 306 (UMTS -> UMTS) beside equation (1) at the slides' inputs: 201.
+    assert "306/201" in out
+    assert "109541/13397" in out
+    assert "6 of 32 cells match the seed." in out
+    assert "R and X_d that make equation (1) give each row" in out
+
+
+def test_model_command_json_and_errors(cli: Cli) -> None:
+    proc = cli("model", "freeze-dccp", "--json")
+    assert proc.returncode == 0, proc.stderr
+    model = json.loads(proc.stdout)
+    assert model["technologies"] == ["UMTS", "802.16", "802.11b", "802.11g"]
+    assert [round(x["t_handoff_s"], 2) for x in model["links"]] == [2.85, 2.68, 2.62, 2.62]
+    bad = cli("model", "tcp")
+    assert bad.returncode == 2
+    assert "unknown model" in bad.stderr
+
+
+def test_the_seeds_losses_imply_other_r_and_x_d() -> None:
+    model = json.loads(_mobiflow.freeze_dccp_model())
+    slides = model["slides"]["losses"]
+    paper = model["paper"]["losses"]
+    # From the slides' inputs no losses cell matches...
+    for ra, rb in zip(slides, paper, strict=True):
+        assert all(round(a) != round(b) for a, b in zip(ra, rb, strict=True))
+    # ...while each row is within a few packets of equation (1) at a fitted (R, X_d).
+    for fit, row in zip(model["fits"], paper, strict=True):
+        assert fit["error"] <= 10
+        assert len(fit["values"]) == len(row) == 4
+
+
+def test_handover_model_counts_fewer_losses_for_a_shorter_disconnection() -> None:
+    short = json.loads(_mobiflow.freeze_dccp_handover(0.12, 7.3e6, 0.3, 11e6, 0.01))
+    long_ = json.loads(_mobiflow.freeze_dccp_handover(0.12, 7.3e6, 2.62, 11e6, 0.01))
+    # t_D <= t_RTO^0 = 4R: floor(7/8 * t_D * X_d / s).
+    assert short["n_lost"] == int(7 / 8 * 0.3 * 7.3e6 / 8 / 500)
+    assert long_["n_lost"] > short["n_lost"]
+    assert long_["i_d"] >= 1
+
+
+def test_generated_scenarios_are_the_ones_in_the_repository() -> None:
+    slug = freeze_dccp.SLUG
+    for a in freeze_dccp.TECHS:
+        for b in freeze_dccp.TECHS:
+            path = freeze_dccp.SCENARIOS / f"handoff_{slug[a]}_to_{slug[b]}.toml"
+            assert path.read_text() == freeze_dccp.handoff_toml(a, b)
+            path = freeze_dccp.SCENARIOS / f"fairness_{slug[a]}_to_{slug[b]}.toml"
+            assert path.read_text() == freeze_dccp.fairness_toml(a, b)
+    # The seed's "Handoff times" by destination.
+    assert freeze_dccp.T_HANDOFF_S == {
+        "UMTS": 2.85,
+        "802.16": 2.68,
+        "802.11b": 2.62,
+        "802.11g": 2.62,
+    }
+
+
+def test_quick_reproduction_writes_the_tables_and_figures(tmp_path: Path) -> None:
+    out = tmp_path / "fd"
+    assert freeze_dccp.main(["--quick", "--out", str(out), "--workers", "1", "--ns2", "no"]) == 0
+    report = (out / "report.md").read_text(encoding="utf-8")
+    assert "Packet losses (1), from the slides' inputs" in report
+    assert "| UMTS | 306 / 201 |" in report
+    assert "Packet losses (DCCP/TFRC; Freeze-DCCP in brackets)" in report
+    assert "Throughput ratio DCCP/TCP" in report
+    for name in ("x_80211b_to_80211b.png", "x_80211b_to_umts.png"):
+        assert (out / name).stat().st_size > 0
+    data = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    h = data["handoffs"]["802.11b->802.11b"]
+    # Freeze-DCCP loses (almost) nothing in the disconnection and wastes less after it.
+    assert h["dccp"]["lost"] > 500
+    assert h["freeze"]["lost"] <= 5
+    assert h["freeze"]["unused_packets"] < h["dccp"]["unused_packets"]
+    # The model, fed with the run's X_d and R, is within 20 % of what was lost in
+    # the disconnection itself (sent into the down link).
+    model = h["dccp"]["model"]["n_lost"]
+    sim = h["dccp"]["lost"] - h["dccp"]["lost_in_network"]
+    assert abs(model - sim) / sim < 0.2, (model, sim)
+    f = data["fairness"]["802.11b->802.11b"]["dccp"]
+    assert f["dccp_bps"] > 0
+    assert f["tcp_bps"] > 0
+
+
+def test_api_runs_a_tfrc_flow_and_describes_it(tmp_path: Path) -> None:
+    path = freeze_dccp.SCENARIOS / "handoff_80211b_to_80211b.toml"
+    sc = mobiflow.Scenario.load(path).set("flows.dccp.tfrc.freeze", True)
+    run = sc.run()
+    flows = run.flows
+    assert flows["protocol"].to_list() == ["dccp-ccid3"]
+    assert flows["tfrc_freeze"].to_list() == [True]
+    series = run.flow_series
+    assert "tfrc_x_bps" in series.columns
+    assert 1 in series["tfrc_state"].to_list()  # frozen at some point
+    desc = sc.validate()
+    transport = desc["flows"][0]["transport"]
+    assert transport["protocol"] == "dccp_ccid3"
+    assert transport["s_bytes"] == 500
+    assert transport["freeze"] is True
