@@ -79,8 +79,10 @@ fn sim_now(t0: StdInstant) -> SimInstant {
 
 /// Forward between `tuns[0]` (the link's `a` end) and `tuns[1]` (`b`) through
 /// `dirs[0]` (a -> b) and `dirs[1]` (b -> a) until the duration passes or
-/// `should_stop` returns true (checked every few milliseconds at most).
+/// `should_stop` returns true (checked every few milliseconds at most). The link's
+/// time zero is `t0`.
 pub fn run(
+    t0: StdInstant,
     tuns: [&File; 2],
     dirs: &mut [ClockedDir; 2],
     opts: &Options,
@@ -95,7 +97,6 @@ pub fn run(
     let late_bound_ns = opts.late_bound.as_nanos() as u64;
     let mut ready = Vec::with_capacity(2);
     let mut adv = Advanced::default();
-    let t0 = StdInstant::now();
     let max_wait = SimInstant::from_millis(5).as_nanos();
     loop {
         let now = sim_now(t0);

@@ -14,7 +14,9 @@
 //! simulator's own code ([`mobiflow_sim::emu::ClockedDir`]): rate (constant, schedule
 //! or Mahimahi trace), delay, DropTail/RED queue and outages. COMMAND runs inside the
 //! `--in` namespace (default `b`) with `MOBIFLOW_NS_A`, `MOBIFLOW_NS_B`,
-//! `MOBIFLOW_ADDR_A`, `MOBIFLOW_ADDR_B` in its environment; the run ends when it exits
+//! `MOBIFLOW_ADDR_A`, `MOBIFLOW_ADDR_B`, `MOBIFLOW_DEV_A`, `MOBIFLOW_DEV_B` and
+//! `MOBIFLOW_T0_MONOTONIC_NS` (the link's time zero on CLOCK_MONOTONIC) in its
+//! environment; the run ends when it exits
 //! (its exit status is ours), after `--duration`, or on SIGINT/SIGTERM/SIGHUP.
 //! Everything created is removed on every path out. Exit status 2: not root, no
 //! /dev/net/tun, a bad scenario or usage.
@@ -261,6 +263,9 @@ mod linux {
         for (side, k, v) in &args.sysctls {
             netns::sysctl(&pair.sides[*side].ns, k, v).map_err(|e| (2, e))?;
         }
+        // The link's time zero; commands get it as CLOCK_MONOTONIC nanoseconds.
+        let t0 = Instant::now();
+        let t0_ns = sys::monotonic_ns();
         let mut child: Option<Child> = None;
         if !args.command.is_empty() {
             let ns = &pair.sides[args.side].ns;
@@ -273,6 +278,7 @@ mod linux {
                 .env("MOBIFLOW_ADDR_B", pair.sides[1].addr)
                 .env("MOBIFLOW_DEV_A", &pair.sides[0].dev)
                 .env("MOBIFLOW_DEV_B", &pair.sides[1].dev)
+                .env("MOBIFLOW_T0_MONOTONIC_NS", t0_ns.to_string())
                 .spawn()
                 .map_err(|e| (1, format!("cannot run {:?}: {e}", args.command[0])))?;
             child = Some(c);
@@ -307,7 +313,7 @@ mod linux {
                 pair.sides[0].tun.as_ref().expect("open"),
                 pair.sides[1].tun.as_ref().expect("open"),
             ];
-            forward::run(tuns, &mut dirs, &opts, || {
+            forward::run(t0, tuns, &mut dirs, &opts, || {
                 if sys::SIGNAL.load(Ordering::SeqCst) != 0 {
                     return true;
                 }

@@ -37,6 +37,20 @@ pub fn install_signal_handlers() {
     }
 }
 
+/// CLOCK_MONOTONIC in nanoseconds (what Python's `time.monotonic_ns()` reads), so
+/// that programs in the namespaces can share the emulator's time origin.
+pub fn monotonic_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: ts is a valid, writable timespec.
+    unsafe {
+        libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts);
+    }
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
 pub fn is_root() -> bool {
     // SAFETY: geteuid has no preconditions.
     unsafe { libc::geteuid() == 0 }
