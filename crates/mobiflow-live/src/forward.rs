@@ -89,6 +89,11 @@ pub fn run(
     mut should_stop: impl FnMut() -> bool,
 ) -> std::io::Result<Outcome> {
     sys::set_timer_slack_ns(1_000);
+    // Only this thread (the command was started before): real-time scheduling if the
+    // kernel allows it, else a higher nice value.
+    if !sys::set_realtime(10) {
+        sys::set_nice(-10);
+    }
     let mut slab = Slab::default();
     let mut counters: [DirCounters; 2] = Default::default();
     let mut seconds: Vec<Value> = Vec::new();

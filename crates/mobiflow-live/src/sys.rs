@@ -64,6 +64,26 @@ pub fn kill(pid: u32, sig: libc::c_int) {
     }
 }
 
+/// Raise this thread's scheduling priority (nice `nice`, negative is higher), so that
+/// the forwarder wakes on time on a busy machine. Best effort.
+pub fn set_nice(nice: i32) {
+    // SAFETY: setpriority on the calling thread (who = 0); no memory effects.
+    unsafe {
+        libc::setpriority(libc::PRIO_PROCESS, 0, nice);
+    }
+}
+
+/// Run this thread under SCHED_FIFO at `prio` (1..99): it then preempts ordinary
+/// work (compilers, other runs) when a packet is due. The forwarder sleeps between
+/// events, so it takes little CPU. Returns false if the kernel refused.
+pub fn set_realtime(prio: i32) -> bool {
+    let p = libc::sched_param {
+        sched_priority: prio,
+    };
+    // SAFETY: p is a valid sched_param; pid 0 is the calling thread.
+    unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &p) == 0 }
+}
+
 /// Timer slack of this thread (Linux default 50 us): 1 us, so that timed waits wake
 /// when asked.
 pub fn set_timer_slack_ns(ns: u64) {

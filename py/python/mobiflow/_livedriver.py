@@ -74,23 +74,45 @@ def parse_tcp_info(b: bytes) -> dict[str, Any]:
     return out
 
 
+SO_RCVBUFFORCE = getattr(socket, "SO_RCVBUFFORCE", 33)
+
+
+def fit_window(c: socket.socket, rcvbuf: int, fits: list[tuple[float, int, int]], t0: int) -> None:
+    """Keep the connection's receive window at most ``rcvbuf``, as the simulator's
+    receive buffer caps it.
+
+    Linux (6.x) sets the window clamp to ``sk_rcvbuf * scaling_ratio`` whenever the
+    ratio of payload to buffer memory of arriving packets changes, overriding
+    ``TCP_WINDOW_CLAMP``; so the buffer is sized from the measured ratio
+    (clamp / sk_rcvbuf) until the clamp is ``rcvbuf``. The window never shrinks on
+    the wire, so this is done from the first packets, while the window is still small.
+    """
+    clamp = c.getsockopt(socket.IPPROTO_TCP, socket.TCP_WINDOW_CLAMP)
+    if clamp <= rcvbuf and (not fits or clamp >= 0.97 * rcvbuf):
+        return
+    have = c.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF)  # sk_rcvbuf (doubled)
+    ratio = clamp / have if have else 0.5
+    want = int(rcvbuf / max(ratio, 0.05))
+    c.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, (want + 1) // 2)  # the kernel doubles
+    c.setsockopt(socket.IPPROTO_TCP, socket.TCP_WINDOW_CLAMP, rcvbuf)
+    fits.append((now_s(t0), clamp, c.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF)))
+
+
 def recv(port: int, rcvbuf: int, out: str) -> None:
     """Accept one connection and read greedily; write ``[(t, bytes)]`` samples."""
     t0 = t0_ns()
     ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     if rcvbuf > 0:
-        # The advertised window is at most rcvbuf (as the simulator's receive buffer
-        # caps it); the buffer itself is made larger so that the kernel's memory
-        # accounting (skb overhead, tcp_adv_win_scale/scaling_ratio) does not shrink
-        # the window below it. Set on the listener: the connection inherits both.
-        force = getattr(socket, "SO_RCVBUFFORCE", 33)
-        ls.setsockopt(socket.SOL_SOCKET, force, 2 * rcvbuf)
-        ls.setsockopt(socket.IPPROTO_TCP, socket.TCP_WINDOW_CLAMP, rcvbuf)
+        # A fixed buffer (no autotuning) from the start; fitted below.
+        ls.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, rcvbuf)
     ls.bind(("0.0.0.0", port))
     ls.listen(1)
     print("ready", flush=True)
     c, _ = ls.accept()
+    fits: list[tuple[float, int, int]] = []
+    if rcvbuf > 0:
+        fit_window(c, rcvbuf, fits, t0)
     total = 0
     samples: list[tuple[float, int]] = [(now_s(t0), 0)]
     next_sample = now_s(t0) + SAMPLE_S
@@ -107,10 +129,12 @@ def recv(port: int, rcvbuf: int, out: str) -> None:
         if t >= next_sample:
             samples.append((t, total))
             next_sample = t + SAMPLE_S
+            if rcvbuf > 0:
+                fit_window(c, rcvbuf, fits, t0)
     samples.append((now_s(t0), total))
     c.close()
     with open(out, "w", encoding="utf-8") as f:
-        json.dump({"bytes": total, "samples": samples}, f)
+        json.dump({"bytes": total, "samples": samples, "window_fits": fits}, f)
 
 
 def send(addr: str, port: int, cc: str, start: float, stop: float, out: str) -> None:

@@ -314,7 +314,7 @@ def compare(
     for p, f in zip(plans, [f for f in desc["flows"] if f["name"] in {q.name for q in plans}], strict=True):
         p.cc = kernel_cc(f["transport"]["cc"])
     label = cc or "-".join(sorted({p.cc for p in plans}))
-    out_dir = Path(out) if out is not None else Path("out/live") / f"{desc['name']}-{label}"
+    out_dir = Path(out) if out is not None else Path("out/live") / f"{desc['scenario']}-{label}"
     out_dir.mkdir(parents=True, exist_ok=True)
     out_abs = out_dir.resolve()
     for p in plans:
@@ -365,7 +365,7 @@ def compare(
     if mtu != 1500:
         say(f"note: MSS {plans[0].mss}: the TUN MTU stays 1500 (the kernel's MSS is 1460)")
     say(
-        f"live: {desc['name']} with the kernel's {label}, {desc['duration_s']:.0f} s of real time"
+        f"live: {desc['scenario']} with the kernel's {label}, {desc['duration_s']:.0f} s of real time"
     )
     argv = [os.fspath(binary), "run", os.fspath(path), "--in", "b", "--report",
             os.fspath(report_path), *sysctls]  # fmt: skip
@@ -389,7 +389,7 @@ def compare(
     series = api.read_series(sim_dir)["flow"]
 
     cmp = Comparison(
-        scenario=desc["name"],
+        scenario=desc["scenario"],
         cc=label,
         out=out_abs,
         valid=bool(live["valid"]),
@@ -459,7 +459,7 @@ def compare(
             f"{d['late_packets']} beyond {live['late_bound_ms']:.0f} ms; TUN overruns "
             f"{d['tun_overruns']}"
         )
-    cmp.figure = _figure(out_abs / "cwnd.png", desc["name"], label, kernel_series, series)
+    cmp.figure = _figure(out_abs / "cwnd.png", desc["scenario"], label, kernel_series, series)
     (out_abs / "compare.json").write_text(json.dumps(cmp.to_json(), indent=1))
     return cmp
 
@@ -469,15 +469,9 @@ def _mb(bps: float | None) -> float | None:
 
 
 def _intervals(desc: dict[str, Any]) -> dict[str, tuple[float, float]]:
-    ivs = desc.get("measure", {}).get("intervals", [])
-    out: dict[str, tuple[float, float]] = {}
-    if isinstance(ivs, dict):
-        for k, v in ivs.items():
-            out[k] = (float(v[0]), float(v[1]))
-    else:
-        for iv in ivs:
-            out[iv["name"]] = (float(iv["start_s"]), float(iv["end_s"]))
-    return out
+    return {
+        iv["name"]: (float(iv["start_s"]), float(iv["end_s"])) for iv in desc.get("intervals", [])
+    }
 
 
 def _figure(

@@ -1,0 +1,221 @@
+"""Live mode: the emulated link for real Linux TCP (needs root and /dev/net/tun).
+
+Every test that touches the kernel skips, with the reason, where the emulation cannot
+run (not Linux, not root, no TUN device, no ``mobiflow-live`` build). Tolerances are
+what the emulator holds on a loaded 2-core machine; each check would fail if the link
+model were not applied (a rate above the link's, an RTT without the delay, a queue
+beyond its limit, delivery during an outage, no recovery after it).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mobiflow import cli, live
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "scenarios" / "examples"
+
+
+def _unavailable() -> str | None:
+    try:
+        live.preflight()
+    except live.LiveUnavailable as e:
+        return str(e)
+    return None
+
+
+REASON = _unavailable()
+needs_live = pytest.mark.skipif(REASON is not None, reason=f"live mode unavailable: {REASON}")
+
+
+def _run_link(
+    tmp_path: Path, scenario: str, duration: float, rcv_buf: int = 4 << 20, cc: str = "cubic"
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """One bulk TCP flow a -> b for ``duration`` s through the scenario's link; the
+    emulator's report, the sender's tcp_info samples and the receiver's byte counts."""
+    sc = tmp_path / "link.toml"
+    sc.write_text(textwrap.dedent(scenario))
+    spec = {
+        "duration_s": duration,
+        "flows": [
+            {
+                "name": "bulk", "src": "a", "dst": "b", "port": 5201, "cc": cc,
+                "rcv_buf": rcv_buf, "start_s": 0.3, "stop_s": duration,
+                "recv_out": os.fspath(tmp_path / "recv.json"),
+                "send_out": os.fspath(tmp_path / "send.json"),
+            }
+        ],
+    }  # fmt: skip
+    (tmp_path / "spec.json").write_text(json.dumps(spec))
+    report = tmp_path / "report.json"
+    r = subprocess.run(
+        [os.fspath(live.find_binary()), "run", os.fspath(sc), "--quiet", "--report",
+         os.fspath(report), "--", sys.executable, os.fspath(live.DRIVER), "drive",
+         os.fspath(tmp_path / "spec.json")],
+        capture_output=True, text=True, timeout=duration + 60,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    return (
+        json.loads(report.read_text()),
+        json.loads((tmp_path / "send.json").read_text()),
+        json.loads((tmp_path / "recv.json").read_text()),
+    )
+
+
+def _no_loss_outside_the_link(report: dict[str, Any]) -> None:
+    for d in report["dirs"]:
+        assert d["tun_overruns"] == 0, d
+        assert d["write_errors"] == 0, d
+        assert d["max_late_ms"] < 20, d
+
+
+@needs_live
+def test_rate_delay_and_queue_limits_hold(tmp_path: Path) -> None:
+    report, send, _ = _run_link(
+        tmp_path,
+        """
+        [run]
+        duration = "8s"
+        [[links]]
+        a = "server"
+        b = "phone"
+        rate = "10Mbps"
+        delay = "50ms"
+        queue_limit = "50p"
+        [[flows]]
+        from = "server"
+        to = "phone"
+        app = "bulk"
+        """,
+        8.0,
+    )
+    _no_loss_outside_the_link(report)
+    ab = report["dirs"][0]
+    # Queue: never beyond its limit, and a greedy flow overflows it.
+    assert ab["queue_max_pkts"] <= 50
+    assert ab["drops"] > 0
+    # Rate: the link's output per second (IP bytes) once the flow has filled it.
+    rates = [s["ab"]["delivered_bps"] / 1e6 for s in report["seconds"] if 4 <= s["t_s"] <= 8]
+    assert rates, report["seconds"]
+    assert max(rates) <= 10.0 * 1.01, rates
+    assert sum(rates) / len(rates) >= 9.0, rates
+    # Delay: the smallest RTT Linux measured is two propagation delays plus one data
+    # packet's serialisation (1.2 ms at 10 Mb/s), give or take the emulator's wake-ups.
+    min_rtt_ms = send["final"]["min_rtt_us"] / 1e3
+    assert 101.0 <= min_rtt_ms <= 106.0, min_rtt_ms
+
+
+@needs_live
+def test_outage_stops_delivery_and_the_flow_recovers(tmp_path: Path) -> None:
+    report, _, recv = _run_link(
+        tmp_path,
+        """
+        [run]
+        duration = "12s"
+        [[links]]
+        a = "server"
+        b = "phone"
+        rate = "8Mbps"
+        delay = "20ms"
+        queue_limit = "100p"
+        outages = [["3s", "5s"]]
+        [[flows]]
+        from = "server"
+        to = "phone"
+        app = "bulk"
+        """,
+        12.0,
+    )
+    _no_loss_outside_the_link(report)
+    by_t = {s["t_s"]: s for s in report["seconds"]}
+    # Seconds [3, 4) and [4, 5): nothing crosses, in either direction.
+    for t in (4, 5):
+        assert by_t[t]["ab"]["delivered_bps"] == 0, by_t[t]
+        assert by_t[t]["ba"]["delivered_bps"] == 0, by_t[t]
+        assert by_t[t]["ab"]["down"]
+    assert by_t[3]["ab"]["delivered_bps"] > 6e6  # busy before
+    assert sum(by_t[t]["ab"]["outage_losses"] for t in (3, 4, 5)) > 0
+    # Recovery: the flow fills the link again within a few seconds (RTO backoff).
+    after = [by_t[t]["ab"]["delivered_bps"] for t in (10, 11, 12)]
+    assert min(after) > 6e6, after
+    samples = recv["samples"]
+    b5 = max(b for t, b in samples if t <= 5.0)
+    assert samples[-1][1] - b5 > 3e6, (b5, samples[-1])
+
+
+@needs_live
+def test_live_command_runs_in_the_namespace_and_cleans_up(tmp_path: Path) -> None:
+    env_out = tmp_path / "env.txt"
+    code = live.run_command(
+        EXAMPLES / "rwnd_limited.toml",
+        ["sh", "-c", f'echo "$MOBIFLOW_NS_B $MOBIFLOW_ADDR_A" > {env_out}; exit 3'],
+        report=tmp_path / "r.json",
+        extra=["--quiet"],
+    )
+    assert code == 3  # the command's status
+    ns_b, addr_a = env_out.read_text().split()
+    assert addr_a == "10.200.0.1"
+    listed = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    assert ns_b not in listed  # removed on exit
+    assert json.loads((tmp_path / "r.json").read_text())["command_status"] == 3
+
+
+def test_live_refuses_clearly_without_root_or_tun(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Exit status 2 with the reason when the machine cannot emulate (simulated here by
+    an emulator that reports a missing TUN device)."""
+    fake = Path(__file__).parent / "_fake_live.sh"
+    monkeypatch.setenv("MOBIFLOW_LIVE", os.fspath(fake))
+    with pytest.raises(SystemExit) as e:
+        cli.main(["live", os.fspath(EXAMPLES / "rwnd_limited.toml"), "--", "true"])
+    assert e.value.code == 2
+    assert "/dev/net/tun" in capsys.readouterr().err
+
+
+def _compare(scenario: Path, cc: str, tmp_path: Path, sets: list[tuple[str, str]]) -> Any:
+    return live.compare(scenario, cc=cc, sets=sets, out=tmp_path / f"{scenario.stem}-{cc}")
+
+
+def _row(cmp: Any, metric: str) -> tuple[float, float]:
+    for _, m, k, s in cmp.rows:
+        if m == metric:
+            return k, s
+    raise KeyError(metric)
+
+
+@needs_live
+@pytest.mark.parametrize("cc", ["reno", "cubic"])
+def test_compare_rwnd_limited(cc: str, tmp_path: Path) -> None:
+    """A receive-window-limited flow: Linux and the simulator both run at about
+    rcv_buf / RTT (3.96 Mb/s), since the window clamp is the scenario's buffer."""
+    sets = [("run.duration", "20s"), ("measure.intervals.steady", '["8s","20s"]')]
+    cmp = _compare(EXAMPLES / "rwnd_limited.toml", cc, tmp_path, sets)
+    k, s = _row(cmp, "goodput steady (Mb/s)")
+    assert 3.5 < s < 4.1, s
+    assert abs(k - s) / s < 0.10, (k, s)
+    kmin, smin = _row(cmp, "RTT min (ms)")
+    assert abs(kmin - smin) < 5, (kmin, smin)
+    assert cmp.figure is not None and cmp.figure.exists()
+
+
+@needs_live
+@pytest.mark.parametrize("cc", ["reno", "cubic"])
+def test_compare_cellular_trace(cc: str, tmp_path: Path) -> None:
+    """A download over the T-Mobile UMTS trace: the trace, not the transport, sets the
+    rate, so both deliver about the trace's capacity."""
+    sets = [("run.duration", "20s"), ("measure.intervals.steady", '["5s","20s"]')]
+    cmp = _compare(EXAMPLES / "cellular_trace.toml", cc, tmp_path, sets)
+    k, s = _row(cmp, "goodput steady (Mb/s)")
+    assert s > 0.5, s
+    assert abs(k - s) / s < 0.25, (k, s)
+    assert cmp.figure is not None and cmp.figure.exists()
