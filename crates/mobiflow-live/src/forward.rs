@@ -68,6 +68,8 @@ pub struct Options {
 }
 
 pub struct Outcome {
+    /// The forwarder ran under SCHED_FIFO (else at nice -10).
+    pub realtime: bool,
     pub counters: [DirCounters; 2],
     pub seconds: Vec<Value>,
     pub elapsed: StdDuration,
@@ -91,7 +93,8 @@ pub fn run(
     sys::set_timer_slack_ns(1_000);
     // Only this thread (the command was started before): real-time scheduling if the
     // kernel allows it, else a higher nice value.
-    if !sys::set_realtime(10) {
+    let realtime = sys::set_realtime(10);
+    if !realtime {
         sys::set_nice(-10);
     }
     let mut slab = Slab::default();
@@ -222,6 +225,7 @@ pub fn run(
         }
     }
     Ok(Outcome {
+        realtime,
         counters,
         seconds,
         elapsed: t0.elapsed(),

@@ -417,6 +417,7 @@ mod linux {
             "elapsed_s": out.elapsed.as_secs_f64(),
             "late_bound_ms": args.late_bound.as_secs_f64() * 1e3,
             "late_fraction_allowed": args.late_fraction,
+            "scheduling": if out.realtime { "SCHED_FIFO" } else { "nice -10" },
             "dirs": dir_json,
             "seconds": out.seconds,
             "valid": valid,
