@@ -48,21 +48,39 @@ def _run_link(
         "duration_s": duration,
         "flows": [
             {
-                "name": "bulk", "src": "a", "dst": "b", "port": 5201, "cc": cc,
-                "rcv_buf": rcv_buf, "start_s": 0.3, "stop_s": duration,
+                "name": "bulk",
+                "src": "a",
+                "dst": "b",
+                "port": 5201,
+                "cc": cc,
+                "rcv_buf": rcv_buf,
+                "start_s": 0.3,
+                "stop_s": duration,
                 "recv_out": os.fspath(tmp_path / "recv.json"),
                 "send_out": os.fspath(tmp_path / "send.json"),
             }
         ],
-    }  # fmt: skip
+    }
     (tmp_path / "spec.json").write_text(json.dumps(spec))
     report = tmp_path / "report.json"
     r = subprocess.run(
-        [os.fspath(live.find_binary()), "run", os.fspath(sc), "--quiet", "--report",
-         os.fspath(report), "--", sys.executable, os.fspath(live.DRIVER), "drive",
-         os.fspath(tmp_path / "spec.json")],
-        capture_output=True, text=True, timeout=duration + 60,
-    )  # fmt: skip
+        [
+            os.fspath(live.find_binary()),
+            "run",
+            os.fspath(sc),
+            "--quiet",
+            "--report",
+            os.fspath(report),
+            "--",
+            sys.executable,
+            os.fspath(live.DRIVER),
+            "drive",
+            os.fspath(tmp_path / "spec.json"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=duration + 60,
+    )
     assert r.returncode == 0, r.stderr
     return (
         json.loads(report.read_text()),
@@ -205,7 +223,8 @@ def test_compare_rwnd_limited(cc: str, tmp_path: Path) -> None:
     assert abs(k - s) / s < 0.10, (k, s)
     kmin, smin = _row(cmp, "RTT min (ms)")
     assert abs(kmin - smin) < 5, (kmin, smin)
-    assert cmp.figure is not None and cmp.figure.exists()
+    assert cmp.figure is not None
+    assert cmp.figure.exists()
 
 
 @needs_live
@@ -218,4 +237,5 @@ def test_compare_cellular_trace(cc: str, tmp_path: Path) -> None:
     k, s = _row(cmp, "goodput steady (Mb/s)")
     assert s > 0.5, s
     assert abs(k - s) / s < 0.25, (k, s)
-    assert cmp.figure is not None and cmp.figure.exists()
+    assert cmp.figure is not None
+    assert cmp.figure.exists()

@@ -164,8 +164,7 @@ pub fn run(
                     }
                     Err(e) => {
                         slab.release(id);
-                        if e.kind() != ErrorKind::WouldBlock && e.kind() != ErrorKind::Interrupted
-                        {
+                        if e.kind() != ErrorKind::WouldBlock && e.kind() != ErrorKind::Interrupted {
                             counters[d].read_errors += 1;
                         }
                         break;

@@ -158,7 +158,9 @@ mod linux {
                 s if s.starts_with('-') => return usage(&format!("unknown option {s}")),
                 s => {
                     if scenario.is_some() {
-                        return usage(&format!("unexpected argument {s:?} (use -- before a command)"));
+                        return usage(&format!(
+                            "unexpected argument {s:?} (use -- before a command)"
+                        ));
                     }
                     scenario = Some(PathBuf::from(s));
                 }
@@ -233,7 +235,8 @@ mod linux {
     }
 
     fn run(args: &Args) -> Result<i32, (i32, String)> {
-        let sc = mobiflow_sim::load_file(&args.scenario, &args.sets).map_err(|e| (2, e.to_string()))?;
+        let sc =
+            mobiflow_sim::load_file(&args.scenario, &args.sets).map_err(|e| (2, e.to_string()))?;
         let file = args.scenario.display();
         let li = match &args.link {
             Some(name) => sc
@@ -242,15 +245,13 @@ mod linux {
                 .position(|l| &l.name == name)
                 .ok_or_else(|| (2, format!("{file}: links: no link named {name:?}")))?,
             None if sc.links.len() == 1 => 0,
-            None => {
-                return Err((
-                    2,
-                    format!(
-                        "{file}: links: the scenario has {} links; name the one to emulate with --link",
-                        sc.links.len()
-                    ),
-                ))
-            }
+            None => return Err((
+                2,
+                format!(
+                    "{file}: links: the scenario has {} links; name the one to emulate with --link",
+                    sc.links.len()
+                ),
+            )),
         };
         preflight().map_err(|e| (2, e))?;
         sys::install_signal_handlers();
@@ -295,14 +296,20 @@ mod linux {
                 if args.command.is_empty() {
                     "no command".to_string()
                 } else {
-                    format!("running {:?} in {}", args.command.join(" "), pair.sides[args.side].ns)
+                    format!(
+                        "running {:?} in {}",
+                        args.command.join(" "),
+                        pair.sides[args.side].ns
+                    )
                 }
             );
         }
         let opts = forward::Options {
-            duration: args
-                .duration
-                .or_else(|| child.is_none().then(|| Duration::from_nanos(sc.duration.as_nanos()))),
+            duration: args.duration.or_else(|| {
+                child
+                    .is_none()
+                    .then(|| Duration::from_nanos(sc.duration.as_nanos()))
+            }),
             late_bound: args.late_bound,
             quiet: args.quiet,
         };
@@ -374,10 +381,16 @@ mod linux {
                 .and_then(|v| v.as_u64())
                 .unwrap_or(0);
             if overruns > 0 {
-                reasons.push(format!("{}: {overruns} packets dropped by the kernel's TUN queue (reader overrun)", names[d]));
+                reasons.push(format!(
+                    "{}: {overruns} packets dropped by the kernel's TUN queue (reader overrun)",
+                    names[d]
+                ));
             }
             if c.write_errors > 0 {
-                reasons.push(format!("{}: {} TUN writes failed", names[d], c.write_errors));
+                reasons.push(format!(
+                    "{}: {} TUN writes failed",
+                    names[d], c.write_errors
+                ));
             }
             if c.late as f64 > args.late_fraction * c.delivered_packets.max(1) as f64 {
                 reasons.push(format!(

@@ -95,11 +95,19 @@ impl Pair {
             ip(&["link", "set", "dev", &dev, "netns", &ns])?;
             let peer = format!("{}/32", ADDRS[1 - i]);
             let me = format!("{}/32", ADDRS[i]);
+            ip(&["-n", &ns, "addr", "add", &me, "peer", &peer, "dev", &dev])?;
             ip(&[
-                "-n", &ns, "addr", "add", &me, "peer", &peer, "dev", &dev,
-            ])?;
-            ip(&[
-                "-n", &ns, "link", "set", "dev", &dev, "mtu", &mtu, "txqueuelen", "1000", "up",
+                "-n",
+                &ns,
+                "link",
+                "set",
+                "dev",
+                &dev,
+                "mtu",
+                &mtu,
+                "txqueuelen",
+                "1000",
+                "up",
             ])?;
         }
         Ok(pair)

@@ -4,7 +4,7 @@ Standard library only (it is started by path, ``python _livedriver.py ...``, so 
 the ``mobiflow`` package and its dependencies are not imported in every namespace)::
 
     _livedriver.py drive SPEC.json       # in any namespace: starts receivers, senders
-    _livedriver.py recv PORT RCVBUF OUT  # in the receiving namespace
+    _livedriver.py recv PORT RCVBUF STOP OUT  # in the receiving namespace
     _livedriver.py send ADDR PORT CC START STOP OUT  # in the sending namespace
 
 Times are seconds since the emulated link's time zero, ``MOBIFLOW_T0_MONOTONIC_NS``
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import struct
 import subprocess
@@ -24,6 +25,8 @@ import sys
 import threading
 import time
 from typing import Any
+
+IP = shutil.which("ip") or "/usr/sbin/ip"
 
 SAMPLE_S = 0.02
 """Period of the tcp_info and goodput samples."""
@@ -47,8 +50,13 @@ def sleep_until(t0: int, t: float) -> None:
 
 def parse_tcp_info(b: bytes) -> dict[str, Any]:
     """Fields of Linux's ``struct tcp_info`` (include/uapi/linux/tcp.h) by offset."""
-    u32 = lambda off: struct.unpack_from("=I", b, off)[0]  # noqa: E731
-    u64 = lambda off: struct.unpack_from("=Q", b, off)[0]  # noqa: E731
+
+    def u32(off: int) -> int:
+        return int(struct.unpack_from("=I", b, off)[0])
+
+    def u64(off: int) -> int:
+        return int(struct.unpack_from("=Q", b, off)[0])
+
     out: dict[str, Any] = {
         "ca_state": b[1],
         "rto_us": u32(8),
@@ -98,15 +106,16 @@ def fit_window(c: socket.socket, rcvbuf: int, fits: list[tuple[float, int, int]]
     fits.append((now_s(t0), clamp, c.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF)))
 
 
-def recv(port: int, rcvbuf: int, out: str) -> None:
-    """Accept one connection and read greedily; write ``[(t, bytes)]`` samples."""
+def recv(port: int, rcvbuf: int, stop: float, out: str) -> None:
+    """Accept one connection and read greedily until it ends or ``stop`` (the sender's
+    reset may wait behind a full queue); write ``[(t, bytes)]`` samples."""
     t0 = t0_ns()
     ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     if rcvbuf > 0:
         # A fixed buffer (no autotuning) from the start; fitted below.
         ls.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, rcvbuf)
-    ls.bind(("0.0.0.0", port))
+    ls.bind(("0.0.0.0", port))  # noqa: S104 - inside the run's own namespace
     ls.listen(1)
     print("ready", flush=True)
     c, _ = ls.accept()
@@ -117,9 +126,12 @@ def recv(port: int, rcvbuf: int, out: str) -> None:
     samples: list[tuple[float, int]] = [(now_s(t0), 0)]
     next_sample = now_s(t0) + SAMPLE_S
     buf = bytearray(1 << 20)
-    while True:
+    c.settimeout(0.1)
+    while now_s(t0) < stop + 0.5:
         try:
             n = c.recv_into(buf)
+        except TimeoutError:
+            continue
         except ConnectionResetError:  # the sender resets at its stop time
             break
         if n == 0:
@@ -205,25 +217,49 @@ def drive(spec_path: str) -> int:
     addr = {"a": os.environ["MOBIFLOW_ADDR_A"], "b": os.environ["MOBIFLOW_ADDR_B"]}
     me = os.path.abspath(__file__)
     py = sys.executable
-    procs: list[subprocess.Popen[str]] = []
+    procs: list[subprocess.Popen[Any]] = []
     for cmd in spec.get("setup", []):
         subprocess.run(cmd, check=False)
     for fl in spec["flows"]:
         r = subprocess.Popen(
-            ["ip", "netns", "exec", ns[fl["dst"]], py, me, "recv", str(fl["port"]),
-             str(fl["rcv_buf"]), fl["recv_out"]],
-            stdout=subprocess.PIPE, text=True,
-        )  # fmt: skip
+            [
+                IP,
+                "netns",
+                "exec",
+                ns[fl["dst"]],
+                py,
+                me,
+                "recv",
+                str(fl["port"]),
+                str(fl["rcv_buf"]),
+                str(fl["stop_s"]),
+                fl["recv_out"],
+            ],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
         assert r.stdout is not None
         r.stdout.readline()  # "ready": listening
         procs.append(r)
     for fl in spec["flows"]:
         procs.append(
             subprocess.Popen(
-                ["ip", "netns", "exec", ns[fl["src"]], py, me, "send", addr[fl["dst"]],
-                 str(fl["port"]), fl["cc"], str(fl["start_s"]), str(fl["stop_s"]),
-                 fl["send_out"]],
-            )  # fmt: skip
+                [
+                    IP,
+                    "netns",
+                    "exec",
+                    ns[fl["src"]],
+                    py,
+                    me,
+                    "send",
+                    addr[fl["dst"]],
+                    str(fl["port"]),
+                    fl["cc"],
+                    str(fl["start_s"]),
+                    str(fl["stop_s"]),
+                    fl["send_out"],
+                ],
+            )
         )
     status = 0
     deadline = time.monotonic() + float(spec["duration_s"]) + 30
@@ -240,8 +276,8 @@ def main(argv: list[str]) -> int:
     cmd = argv[0] if argv else ""
     if cmd == "drive" and len(argv) == 2:
         return drive(argv[1])
-    if cmd == "recv" and len(argv) == 4:
-        recv(int(argv[1]), int(argv[2]), argv[3])
+    if cmd == "recv" and len(argv) == 5:
+        recv(int(argv[1]), int(argv[2]), float(argv[3]), argv[4])
         return 0
     if cmd == "send" and len(argv) == 7:
         send(argv[1], int(argv[2]), argv[3], float(argv[4]), float(argv[5]), argv[6])

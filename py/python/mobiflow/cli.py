@@ -814,9 +814,7 @@ def live_main(argv: list[str]) -> int:
         a = _live_parser(True).parse_args(argv[1:])
         path = check_scenario_file(a.scenario)
         try:
-            cmp = live.compare(
-                path, cc=a.cc, sets=parse_sets(a.sets), out=a.out, link=a.link
-            )
+            cmp = live.compare(path, cc=a.cc, sets=parse_sets(a.sets), out=a.out, link=a.link)
         except live.LiveUnavailable as e:
             raise CliError(str(e), EXIT_USAGE) from e
         except ScenarioError as e:
@@ -852,9 +850,16 @@ def live_main(argv: list[str]) -> int:
 
 def render_live_comparison(cmp: Any, console: Console) -> None:
     """The side-by-side table of ``mobiflow live compare``."""
-    table = Table(title=f"{cmp.scenario}, {cmp.cc}: Linux TCP through the emulated link vs the simulator")
-    for col, just in (("flow", "left"), ("metric", "left"), ("Linux", "right"),
-                      ("simulator", "right"), ("difference", "right")):  # fmt: skip
+    table = Table(
+        title=f"{cmp.scenario}, {cmp.cc}: Linux TCP through the emulated link vs the simulator"
+    )
+    for col, just in (
+        ("flow", "left"),
+        ("metric", "left"),
+        ("Linux", "right"),
+        ("simulator", "right"),
+        ("difference", "right"),
+    ):
         table.add_column(col, justify=just)  # type: ignore[arg-type]
 
     def cell(v: float | None) -> str:

@@ -11,6 +11,7 @@ side.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import os
@@ -113,7 +114,7 @@ def kernel_cc(cc: str) -> str:
     raise ValueError(f'congestion control "{cc}" has no Linux counterpart here (reno, cubic)')
 
 
-def _duration_s(text: str | int | float) -> float:
+def _duration_s(text: str | float) -> float:
     if isinstance(text, (int, float)):
         return float(text)
     t = text.strip()
@@ -201,7 +202,9 @@ class Comparison:
         }
 
 
-def plan_flows(desc: dict[str, Any], doc: dict[str, Any], link_index: int, cc: str) -> list[FlowPlan]:
+def plan_flows(
+    desc: dict[str, Any], doc: dict[str, Any], link_index: int, cc: str
+) -> list[FlowPlan]:
     """The scenario's bulk TCP flows between the emulated link's two ends."""
     link = desc["links"][link_index]
     side = {link["a"]: "a", link["b"]: "b"}
@@ -218,7 +221,7 @@ def plan_flows(desc: dict[str, Any], doc: dict[str, Any], link_index: int, cc: s
         if f["src"] not in side or f["dst"] not in side:
             raise ValueError(
                 f'flow "{f["name"]}" runs {f["src"]} -> {f["dst"]}, not between the emulated '
-                f'link\'s ends ({link["a"]}, {link["b"]})'
+                f"link's ends ({link['a']}, {link['b']})"
             )
         reader = f.get("reader", {})
         rkind = reader.get("kind", reader.get("type")) if isinstance(reader, dict) else reader
@@ -254,7 +257,7 @@ def _bytes_at(samples: list[list[float]], t: float) -> float:
     """Bytes read by time ``t`` (linear between samples)."""
     if not samples or t <= samples[0][0]:
         return 0.0 if not samples else float(samples[0][1])
-    for (t0, b0), (t1, b1) in zip(samples, samples[1:], strict=False):
+    for (t0, b0), (t1, b1) in itertools.pairwise(samples):
         if t0 <= t <= t1:
             return b0 if t1 == t0 else b0 + (b1 - b0) * (t - t0) / (t1 - t0)
     return float(samples[-1][1])
@@ -311,8 +314,9 @@ def compare(
                 cc_sets.append((f"flows.{f['name']}.cc", SIM_CC[cc]))
         desc = api.validate(path, set=sets + cc_sets)
     plans = plan_flows(desc, doc, li, "")
-    for p, f in zip(plans, [f for f in desc["flows"] if f["name"] in {q.name for q in plans}], strict=True):
-        p.cc = kernel_cc(f["transport"]["cc"])
+    by_name = {f["name"]: f for f in desc["flows"]}
+    for p in plans:
+        p.cc = kernel_cc(by_name[p.name]["transport"]["cc"])
     label = cc or "-".join(sorted({p.cc for p in plans}))
     out_dir = Path(out) if out is not None else Path("out/live") / f"{desc['scenario']}-{label}"
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -349,10 +353,13 @@ def compare(
         ns_var = "MOBIFLOW_NS_A" if p.src == "a" else "MOBIFLOW_NS_B"
         dev_var = "MOBIFLOW_DEV_A" if p.src == "a" else "MOBIFLOW_DEV_B"
         setup.append(
-            ["sh", "-c",
-             f'ip -n "${ns_var}" route replace {addr[p.dst]}/32 dev "${dev_var}" '
-             f"src {addr[p.src]} initcwnd {p.iw} rto_min {int(p.min_rto_ms)}ms"]
-        )  # fmt: skip
+            [
+                "sh",
+                "-c",
+                f'ip -n "${ns_var}" route replace {addr[p.dst]}/32 dev "${dev_var}" '
+                f"src {addr[p.src]} initcwnd {p.iw} rto_min {int(p.min_rto_ms)}ms",
+            ]
+        )
     spec = {
         "duration_s": desc["duration_s"],
         "setup": setup,
@@ -366,14 +373,30 @@ def compare(
     if mtu != 1500:
         say(f"note: MSS {plans[0].mss}: the TUN MTU stays 1500 (the kernel's MSS is 1460)")
     say(
-        f"live: {desc['scenario']} with the kernel's {label}, {desc['duration_s']:.0f} s of real time"
+        f"live: {desc['scenario']} with the kernel's {label}, "
+        f"{desc['duration_s']:.0f} s of real time"
     )
-    argv = [os.fspath(binary), "run", os.fspath(path), "--in", "b", "--report",
-            os.fspath(report_path), *sysctls]  # fmt: skip
+    argv = [
+        os.fspath(binary),
+        "run",
+        os.fspath(path),
+        "--in",
+        "b",
+        "--report",
+        os.fspath(report_path),
+        *sysctls,
+    ]
     for k, v in sets + cc_sets:
         argv += ["--set", f"{k}={v}"]
-    argv += ["--link", names[li], "--", sys.executable, os.fspath(DRIVER), "drive",
-             os.fspath(spec_path)]  # fmt: skip
+    argv += [
+        "--link",
+        names[li],
+        "--",
+        sys.executable,
+        os.fspath(DRIVER),
+        "drive",
+        os.fspath(spec_path),
+    ]
     with open(out_abs / "live.log", "w", encoding="utf-8") as logf:
         r = subprocess.run(argv, stderr=logf, stdout=logf)
     if not report_path.exists():
@@ -410,23 +433,47 @@ def compare(
         span = p.stop_s - p.start_s
         k_goodput = _bytes_at(samples, p.stop_s) * 8 / span if span > 0 else None
         cmp.rows.append((p.name, "goodput (Mb/s)", _mb(k_goodput), _mb(sim_flow["goodput_bps"])))
-        for iv_name, (s, e) in _intervals(desc).items():
-            e = min(e, p.stop_s)
-            g = (_bytes_at(samples, e) - _bytes_at(samples, s)) * 8 / (e - s) if e > s else None
-            cmp.rows.append(
-                (p.name, f"goodput {iv_name} (Mb/s)", _mb(g), _mb(sim_flow["intervals"].get(iv_name)))
+        for iv_name, (iv_start, iv_end) in _intervals(desc).items():
+            iv_end = min(iv_end, p.stop_s)
+            g = (
+                (_bytes_at(samples, iv_end) - _bytes_at(samples, iv_start))
+                * 8
+                / (iv_end - iv_start)
+                if iv_end > iv_start
+                else None
             )
-        rtts = [x["rtt_us"] / 1e3 for x in snd["samples"] if x.get("rtt_us")]
+            cmp.rows.append(
+                (
+                    p.name,
+                    f"goodput {iv_name} (Mb/s)",
+                    _mb(g),
+                    _mb(sim_flow["intervals"].get(iv_name)),
+                )
+            )
+        # srtt sampled in time on both sides (tcp_info every 20 ms; the simulator's
+        # series), over the flow's life: the same statistic for both.
         fin = snd["final"]
+        rtts = [
+            x["rtt_us"] / 1e3 for x in snd["samples"] if x.get("rtt_us") and x["t_s"] <= p.stop_s
+        ]
+        sim_f = series.filter(series["flow_name"] == p.name)
+        sim_rtts = [
+            v
+            for t, v in zip(sim_f["time_s"].to_list(), sim_f["srtt_ms"].to_list(), strict=True)
+            if v is not None and p.start_s <= t <= p.stop_s
+        ]
         cmp.rows.append(
             (p.name, "RTT min (ms)", fin.get("min_rtt_us", 0) / 1e3 or None, sim_flow["rtt_min_ms"])
         )
+        cmp.rows.append((p.name, "srtt time-mean (ms)", _mean(rtts), _mean(sim_rtts)))
+        cmp.rows.append((p.name, "srtt p95 over time (ms)", _p95(rtts), _p95(sim_rtts)))
         cmp.rows.append(
-            (p.name, "RTT mean (ms)", sum(rtts) / len(rtts) if rtts else None, sim_flow["rtt_mean_ms"])
-        )
-        cmp.rows.append((p.name, "RTT p95 (ms)", _p95(rtts), sim_flow["rtt_p95_ms"]))
-        cmp.rows.append(
-            (p.name, "retransmitted segments", float(fin["total_retrans"]), float(sim_flow["retransmits"]))
+            (
+                p.name,
+                "retransmitted segments",
+                float(fin["total_retrans"]),
+                float(sim_flow["retransmits"]),
+            )
         )
         cw = [x["snd_cwnd"] * x["snd_mss"] / 1e3 for x in snd["samples"]]
         sim_cw = [
@@ -444,9 +491,13 @@ def compare(
             (p.name, "link drops (packets)", float(live_dir["drops"]), float(sim_link["drops"]))
         )
         cmp.rows.append(
-            (p.name, "link outage losses", float(live_dir["outage_losses"]),
-             float(sim_link["outage_losses"]))
-        )  # fmt: skip
+            (
+                p.name,
+                "link outage losses",
+                float(live_dir["outage_losses"]),
+                float(sim_link["outage_losses"]),
+            )
+        )
         cmp.notes.append(
             f"{p.name}: kernel cc {snd['cc']}, initcwnd {p.iw}, rto_min {p.min_rto_ms:.0f} ms, "
             f"window clamp {p.rcv_buf} B; time limited by the receive window "
@@ -463,6 +514,10 @@ def compare(
     cmp.figure = _figure(out_abs / "cwnd.png", desc["scenario"], label, kernel_series, series)
     (out_abs / "compare.json").write_text(json.dumps(cmp.to_json(), indent=1))
     return cmp
+
+
+def _mean(xs: list[float]) -> float | None:
+    return sum(xs) / len(xs) if xs else None
 
 
 def _mb(bps: float | None) -> float | None:
@@ -493,15 +548,24 @@ def _figure(
     fig, (ax, ax2) = plt.subplots(2, 1, figsize=(9, 6), sharex=True)
     for flow, samples in kernel.items():
         t = [x["t_s"] for x in samples]
-        ax.plot(t, [x["snd_cwnd"] * x["snd_mss"] / 1e3 for x in samples],
-                label=f"{flow}: Linux {cc}", lw=1.0)  # fmt: skip
+        ax.plot(
+            t,
+            [x["snd_cwnd"] * x["snd_mss"] / 1e3 for x in samples],
+            label=f"{flow}: Linux {cc}",
+            lw=1.0,
+        )
         ax2.plot(t, [x["rtt_us"] / 1e3 for x in samples], label=f"{flow}: Linux srtt", lw=1.0)
         s = sim.filter(sim["flow_name"] == flow)
-        ax.plot(s["time_s"].to_list(), [None if v is None else v / 1e3 for v in s["cwnd_bytes"].to_list()],
-                label=f"{flow}: simulator", lw=1.0, ls="--")  # fmt: skip
+        sim_cwnd = [None if v is None else v / 1e3 for v in s["cwnd_bytes"].to_list()]
+        ax.plot(s["time_s"].to_list(), sim_cwnd, label=f"{flow}: simulator", lw=1.0, ls="--")
         if "srtt_ms" in s.columns:
-            ax2.plot(s["time_s"].to_list(), s["srtt_ms"].to_list(),
-                     label=f"{flow}: simulator srtt", lw=1.0, ls="--")  # fmt: skip
+            ax2.plot(
+                s["time_s"].to_list(),
+                s["srtt_ms"].to_list(),
+                label=f"{flow}: simulator srtt",
+                lw=1.0,
+                ls="--",
+            )
     ax.set_ylabel("cwnd (KB)")
     ax.set_title(f"{name}: Linux TCP through the emulated link vs the simulator ({cc})")
     ax.legend(fontsize=8)
