@@ -227,15 +227,44 @@ def test_compare_rwnd_limited(cc: str, tmp_path: Path) -> None:
     assert cmp.figure.exists()
 
 
+def _trace_capacity_bps(path: Path, t0: float, t1: float, mtu: int = 1500) -> float:
+    """Bits per second a Mahimahi trace can carry in [t0, t1) (it repeats)."""
+    ops = [int(x) for x in path.read_text().split()]
+    period = max(ops[-1], 1)
+    n = 0
+    start, end = int(t0 * 1000), int(t1 * 1000)
+    for o in ops:
+        # opportunity o + k * period for every k
+        k = max(0, (start - o) // period)
+        while o + k * period < end:
+            if o + k * period >= start:
+                n += 1
+            k += 1
+    return n * mtu * 8 / (t1 - t0)
+
+
 @needs_live
 @pytest.mark.parametrize("cc", ["reno", "cubic"])
 def test_compare_cellular_trace(cc: str, tmp_path: Path) -> None:
-    """A download over the T-Mobile UMTS trace: the trace, not the transport, sets the
-    rate, so both deliver about the trace's capacity."""
+    """A download over the T-Mobile UMTS trace. In 20 s the flows are still in their
+    slow-start transient over a 1000-packet buffer (reno and cubic differ there, see
+    docs/live.md), so the goodputs are not compared; what must hold is the link: in
+    every second the emulator delivers no more than the trace's opportunities allow,
+    and the path's minimum RTT is the scenario's."""
     sets = [("run.duration", "20s"), ("measure.intervals.steady", '["5s","20s"]')]
     cmp = _compare(EXAMPLES / "cellular_trace.toml", cc, tmp_path, sets)
+    trace = ROOT.parent / "shared" / "traces" / "TMobile-UMTS-driving.down"
+    report = json.loads((cmp.out / "live_report.json").read_text())
+    for sec in report["seconds"]:
+        # What arrives in [t-1, t) left in [t-1.02, t-0.02): 20 ms of propagation.
+        t = sec["t_s"] - 0.02
+        cap = _trace_capacity_bps(trace, t - 1, t)
+        assert sec["ab"]["delivered_bps"] <= cap + 1500 * 8, (t, sec["ab"], cap)
     k, s = _row(cmp, "goodput steady (Mb/s)")
-    assert s > 0.5, s
-    assert abs(k - s) / s < 0.25, (k, s)
+    cap = _trace_capacity_bps(trace, 5, 20) / 1e6
+    assert 0.3 < k <= cap, (k, cap)
+    assert 0.3 < s <= cap, (s, cap)
+    kmin, smin = _row(cmp, "RTT min (ms)")
+    assert abs(kmin - smin) < 5, (kmin, smin)
     assert cmp.figure is not None
     assert cmp.figure.exists()
