@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -198,6 +199,27 @@ def test_live_refuses_clearly_without_root_or_tun(
         cli.main(["live", os.fspath(EXAMPLES / "rwnd_limited.toml"), "--", "true"])
     assert e.value.code == 2
     assert "/dev/net/tun" in capsys.readouterr().err
+
+
+def _binary_or_skip() -> Path:
+    try:
+        return live.find_binary()
+    except live.LiveUnavailable as e:
+        pytest.skip(str(e))
+
+
+@pytest.mark.skipif(
+    not hasattr(os, "geteuid") or os.geteuid() != 0 or shutil.which("setpriv") is None,
+    reason="needs root and setpriv to run the emulator as an unprivileged user",
+)
+def test_the_emulator_refuses_without_root() -> None:
+    r = subprocess.run(
+        ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+         os.fspath(_binary_or_skip()), "run", os.fspath(EXAMPLES / "outage.toml"), "--", "true"],
+        capture_output=True, text=True, timeout=30,
+    )  # fmt: skip
+    assert r.returncode == 2
+    assert "needs root" in r.stderr
 
 
 def _compare(scenario: Path, cc: str, tmp_path: Path, sets: list[tuple[str, str]]) -> Any:

@@ -458,7 +458,8 @@ mod linux {
             let text = serde_json::to_string_pretty(&report).unwrap_or_default();
             std::fs::write(p, text).map_err(|e| (1, format!("{}: {e}", p.display())))?;
         }
-        if signal != 0 && status.is_none() {
+        if signal != 0 {
+            // Stopped by a signal: the shell convention, whatever the command did.
             return Ok(128 + signal);
         }
         Ok(status.unwrap_or(0))

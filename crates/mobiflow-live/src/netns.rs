@@ -68,6 +68,9 @@ impl Pair {
     /// Create namespaces `<prefix>-a` and `<prefix>-b`, a TUN device in each
     /// (`<tag>a`, `<tag>b`), point-to-point addresses 10.200.0.1 <-> 10.200.0.2, MTU
     /// `mtu`, loopback up and IPv6 off (no stray router solicitations on the link).
+    /// The TUN queue towards the emulator holds 10000 packets (`txqueuelen`; Linux
+    /// drops beyond it): a sender released by a large cumulative ACK after a stall
+    /// can hand the device well over a thousand packets at once.
     pub fn create(prefix: &str, tag: &str, mtu: u32) -> Result<Pair, String> {
         let mut pair = Pair {
             sides: [0, 1].map(|i| Side {
@@ -106,7 +109,7 @@ impl Pair {
                 "mtu",
                 &mtu,
                 "txqueuelen",
-                "1000",
+                "10000",
                 "up",
             ])?;
         }
