@@ -127,10 +127,11 @@ def test_rate_delay_and_queue_limits_hold(tmp_path: Path) -> None:
     assert rates, report["seconds"]
     assert max(rates) <= 10.0 * 1.01, rates
     assert sum(rates) / len(rates) >= 9.0, rates
-    # Delay: the smallest RTT Linux measured is two propagation delays plus one data
-    # packet's serialisation (1.2 ms at 10 Mb/s), give or take the emulator's wake-ups.
+    # Delay: the smallest RTT Linux measured is two propagation delays plus the
+    # serialisation of a packet and its ACK (up to 1.3 ms at 10 Mb/s), plus the
+    # emulator's wake-up latency; never less than the two delays.
     min_rtt_ms = send["final"]["min_rtt_us"] / 1e3
-    assert 101.0 <= min_rtt_ms <= 106.0, min_rtt_ms
+    assert 100.0 <= min_rtt_ms <= 106.0, min_rtt_ms
 
 
 @needs_live
@@ -160,7 +161,8 @@ def test_outage_stops_delivery_and_the_flow_recovers(tmp_path: Path) -> None:
     for t in (4, 5):
         assert by_t[t]["ab"]["delivered_bps"] == 0, by_t[t]
         assert by_t[t]["ba"]["delivered_bps"] == 0, by_t[t]
-        assert by_t[t]["ab"]["down"]
+    assert by_t[4]["ab"]["down"]  # sampled at 4 s (at 5 s the link is up again)
+    assert not by_t[6]["ab"]["down"]
     assert by_t[3]["ab"]["delivered_bps"] > 6e6  # busy before
     assert sum(by_t[t]["ab"]["outage_losses"] for t in (3, 4, 5)) > 0
     # Recovery: the flow fills the link again within a few seconds (RTO backoff).
