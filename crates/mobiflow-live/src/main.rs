@@ -245,13 +245,11 @@ mod linux {
                 .position(|l| &l.name == name)
                 .ok_or_else(|| (2, format!("{file}: links: no link named {name:?}")))?,
             None if sc.links.len() == 1 => 0,
-            None => return Err((
-                2,
-                format!(
-                    "{file}: links: the scenario has {} links; name the one to emulate with --link",
-                    sc.links.len()
-                ),
-            )),
+            None => {
+                let n = sc.links.len();
+                let msg = format!("{file}: links: {n} links; name the one to emulate with --link");
+                return Err((2, msg));
+            }
         };
         preflight().map_err(|e| (2, e))?;
         sys::install_signal_handlers();
