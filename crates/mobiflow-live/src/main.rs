@@ -303,6 +303,7 @@ mod linux {
             );
         }
         let opts = forward::Options {
+            mtu: 1500,
             duration: args.duration.or_else(|| {
                 child
                     .is_none()
@@ -384,6 +385,12 @@ mod linux {
                     names[d]
                 ));
             }
+            if c.oversize > 0 {
+                reasons.push(format!(
+                    "{}: {} packets larger than the MTU (segmentation offload)",
+                    names[d], c.oversize
+                ));
+            }
             if c.write_errors > 0 {
                 reasons.push(format!(
                     "{}: {} TUN writes failed",
@@ -415,6 +422,7 @@ mod linux {
                 "mean_late_ms": if c.delivered_packets > 0 { c.late_sum_us as f64 / 1e3 / c.delivered_packets as f64 } else { 0.0 },
                 "write_errors": c.write_errors,
                 "read_errors": c.read_errors,
+                "oversize_packets": c.oversize,
                 "tun_overruns": overruns,
                 "tun_rx_dropped": rx_dropped,
             }));
