@@ -94,6 +94,7 @@ def _no_loss_outside_the_link(report: dict[str, Any]) -> None:
     for d in report["dirs"]:
         assert d["tun_overruns"] == 0, d
         assert d["write_errors"] == 0, d
+        assert d["oversize_packets"] == 0, d
         assert d["max_late_ms"] < 20, d
 
 
