@@ -53,6 +53,7 @@ $(DEPS_STAMP): requirements-dev.txt
 
 $(BUILD_STAMP): $(DEPS_STAMP) $(RUST_INPUTS)
 	cd py && VIRTUAL_ENV=$(VENV_ABS) $(VENV_ABS)/bin/maturin develop --release
+	$(CARGO) build --release -p mobiflow-live
 	@touch $@
 
 ## The venv with pinned deps and the package (editable Python, release-built Rust).
@@ -61,6 +62,7 @@ setup: $(BUILD_STAMP)
 ## Rebuild the extension even if make thinks it is up to date.
 build-dev: $(DEPS_STAMP)
 	cd py && VIRTUAL_ENV=$(VENV_ABS) $(VENV_ABS)/bin/maturin develop --release
+	$(CARGO) build --release -p mobiflow-live
 	@touch $(BUILD_STAMP)
 
 # --- tests and lints ----------------------------------------------------------------

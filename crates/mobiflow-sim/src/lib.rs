@@ -11,9 +11,11 @@
 //! * [`model`]: the validated scenario the engine builds a world from.
 //! * [`engine`]: the event loop, links (rate and delay schedules, Mahimahi traces,
 //!   outages, DropTail and RED queues), hosts, applications and measurement.
+//! * [`emu`]: a link direction driven by an outside clock (real-time emulation).
 //! * [`results`]: the summary and the sampled time series.
 //! * [`output`]: writing results to a folder (JSON summary, CSV series).
 
+pub mod emu;
 pub mod engine;
 pub mod model;
 pub mod output;

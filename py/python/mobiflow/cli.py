@@ -8,6 +8,10 @@
                   [--out FILE.png|FILE.svg] [--flow NAME] [--label TEXT ...]
     mobiflow sweep SWEEP.toml [--backend local|ray] [--address ADDR] [--jobs N]
                    [--out DIR] [--no-progress]
+    mobiflow live SCENARIO.toml [--set KEY=VALUE ...] [--in a|b] [--link NAME]
+                  [--report FILE.json] [--duration S] -- COMMAND [ARG ...]
+    mobiflow live compare SCENARIO.toml [--cc reno|cubic] [--set KEY=VALUE ...]
+                  [--link NAME] [--out DIR] [--json]
     mobiflow --version
 
 Exit status: 0 on success; 2 for a scenario that is wrong (a bad key or value in the
@@ -852,6 +856,142 @@ def sweep_command(
 
 
 # --------------------------------------------------------------------------------------
+# live: real Linux TCP through the scenario's link, emulated in real time
+# --------------------------------------------------------------------------------------
+
+LIVE_USAGE = """\
+usage: mobiflow live SCENARIO.toml [--set KEY=VALUE ...] [--in a|b] [--link NAME]
+                     [--report FILE.json] [--duration S] -- COMMAND [ARG ...]
+       mobiflow live compare SCENARIO.toml [--cc reno|cubic] [--set KEY=VALUE ...]
+                     [--link NAME] [--out DIR] [--json]
+
+The first form runs COMMAND in a network namespace (the link's b end by default; the
+a end is reachable at 10.200.0.1, the b end at 10.200.0.2) behind the scenario's link
+emulated in real time, and prints the link's delivered rate, queue and drops every
+second. The second runs the scenario's bulk TCP flows through the emulated link with
+the kernel's TCP set like the scenario's, and the same scenario in the simulator, and
+prints them side by side (goodput per interval, RTT, retransmissions) with a figure of
+cwnd over time. Both need root and /dev/net/tun (exit status 2 otherwise). See
+docs/live.md."""
+
+
+def _live_parser(compare: bool) -> Any:
+    import argparse
+
+    class Parser(argparse.ArgumentParser):
+        def error(self, message: str) -> NoReturn:
+            raise CliError(f"{message}\n{LIVE_USAGE}", EXIT_USAGE)
+
+    p = Parser(prog="mobiflow live", add_help=False, usage=LIVE_USAGE)
+    p.add_argument("scenario", type=Path)
+    p.add_argument("--set", dest="sets", action="append", default=[])
+    p.add_argument("--link")
+    if compare:
+        p.add_argument("--cc", choices=["reno", "cubic"])
+        p.add_argument("--out", "-o", type=Path)
+        p.add_argument("--json", action="store_true")
+    else:
+        p.add_argument("--in", dest="side", choices=["a", "b"], default="b")
+        p.add_argument("--report", type=Path)
+        p.add_argument("--duration", type=float)
+    return p
+
+
+def live_main(argv: list[str]) -> int:
+    """``mobiflow live ...``: parsed here rather than by typer, so that everything after
+    ``--`` reaches the command untouched."""
+    from mobiflow import live
+
+    if not argv or argv[0] in ("-h", "--help"):
+        print(LIVE_USAGE)
+        return 0 if argv else EXIT_USAGE
+    if argv[0] == "compare":
+        a = _live_parser(True).parse_args(argv[1:])
+        path = check_scenario_file(a.scenario)
+        try:
+            cmp = live.compare(path, cc=a.cc, sets=parse_sets(a.sets), out=a.out, link=a.link)
+        except live.LiveUnavailable as e:
+            raise CliError(str(e), EXIT_USAGE) from e
+        except ScenarioError as e:
+            raise CliError(str(e), EXIT_USAGE) from e
+        except ValueError as e:
+            raise CliError(f"{path}: {e}", EXIT_USAGE) from e
+        except RuntimeError as e:
+            raise CliError(str(e), EXIT_FAILURE) from e
+        if a.json:
+            sys.stdout.write(json.dumps(cmp.to_json(), indent=1) + "\n")
+        else:
+            render_live_comparison(cmp, make_console())
+        return 0
+    rest: list[str] = []
+    if "--" in argv:
+        i = argv.index("--")
+        argv, rest = argv[:i], argv[i + 1 :]
+    a = _live_parser(False).parse_args(argv)
+    path = check_scenario_file(a.scenario)
+    engine_errors(lambda: _mobiflow.validate_file(path, parse_sets(a.sets)))
+    extra: list[str] = []
+    if a.link:
+        extra += ["--link", a.link]
+    if a.duration:
+        extra += ["--duration", str(a.duration)]
+    if not rest and not a.duration:
+        raise CliError(f"give a COMMAND after -- or a --duration\n{LIVE_USAGE}", EXIT_USAGE)
+    try:
+        return live.run_command(path, rest, parse_sets(a.sets), a.side, a.report, extra)
+    except live.LiveUnavailable as e:
+        raise CliError(str(e), EXIT_USAGE) from e
+
+
+def render_live_comparison(cmp: Any, console: Console) -> None:
+    """The side-by-side table of ``mobiflow live compare``."""
+    table = Table(
+        title=f"{cmp.scenario}, {cmp.cc}: Linux TCP through the emulated link vs the simulator"
+    )
+    for col, just in (
+        ("flow", "left"),
+        ("metric", "left"),
+        ("Linux", "right"),
+        ("simulator", "right"),
+        ("difference", "right"),
+    ):
+        table.add_column(col, justify=just)  # type: ignore[arg-type]
+
+    def cell(v: float | None) -> str:
+        return "-" if v is None else f"{v:.3g}" if abs(v) < 100 else f"{v:.0f}"
+
+    for flow, metric, k, s in cmp.rows:
+        diff = "-"
+        if k is not None and s is not None and s != 0:
+            diff = f"{(k - s) / abs(s) * 100:+.0f} %"
+        table.add_row(flow, metric, cell(k), cell(s), diff)
+    console.print(table)
+    for n in cmp.notes:
+        console.print(f"[dim]{n}[/dim]")
+    if cmp.valid:
+        console.print("live run: valid (no packet lost outside the emulated link)")
+    else:
+        for r in cmp.invalid_reasons:
+            console.print(f"[red]live run INVALID: {r}[/red]")
+    if cmp.figure is not None:
+        console.print(f"figure: {cmp.figure}")
+    console.print(f"results: {cmp.out}")
+
+
+@app.command(
+    "live",
+    context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+    add_help_option=False,
+)
+def live_command(ctx: typer.Context) -> None:
+    """Emulate the scenario's link in real time for Linux TCP: `live SCENARIO -- COMMAND`
+    or `live compare SCENARIO` (needs root; see docs/live.md)."""
+    code = live_main(list(ctx.args))
+    if code:
+        raise SystemExit(code)
+
+
+# --------------------------------------------------------------------------------------
 # Entry point
 # --------------------------------------------------------------------------------------
 
@@ -869,7 +1009,14 @@ def main(argv: list[str] | None = None) -> None:
     Never shows a traceback for expected failures; set ``MOBIFLOW_DEBUG=1`` to see one
     for unexpected failures.
     """
+    args = sys.argv[1:] if argv is None else argv
     try:
+        if args[:1] == ["live"]:
+            # Parsed by live_main itself: typer would swallow the "--" before COMMAND.
+            code = live_main(args[1:])
+            if code:
+                raise SystemExit(code)
+            return
         app(args=argv, prog_name="mobiflow")
     except CliError as e:
         _fail(str(e), e.code)

@@ -1,0 +1,473 @@
+//! `mobiflow-live`: a mobiflow scenario's link, emulated in real time between two
+//! network namespaces, for real Linux TCP and real applications.
+//!
+//! ```text
+//! mobiflow-live run SCENARIO.toml [--set KEY=VALUE]... [--link NAME] [--in a|b]
+//!               [--duration SECS] [--late-bound-ms MS] [--late-fraction F] [--report FILE.json] [--quiet]
+//!               [--sysctl a|b:KEY=VALUE]... [-- COMMAND ARGS...]
+//! mobiflow-live check
+//! ```
+//!
+//! `run` creates namespaces `mf-<pid>-a` (the link's `a` node, address 10.200.0.1)
+//! and `mf-<pid>-b` (its `b` node, 10.200.0.2), a TUN device in each, and forwards
+//! IP packets between them through the link's two directions, modelled by the
+//! simulator's own code ([`mobiflow_sim::emu::ClockedDir`]): rate (constant, schedule
+//! or Mahimahi trace), delay, DropTail/RED queue and outages. COMMAND runs inside the
+//! `--in` namespace (default `b`) with `MOBIFLOW_NS_A`, `MOBIFLOW_NS_B`,
+//! `MOBIFLOW_ADDR_A`, `MOBIFLOW_ADDR_B`, `MOBIFLOW_DEV_A`, `MOBIFLOW_DEV_B` and
+//! `MOBIFLOW_T0_MONOTONIC_NS` (the link's time zero on CLOCK_MONOTONIC) in its
+//! environment; the run ends when it exits
+//! (its exit status is ours), after `--duration`, or on SIGINT/SIGTERM/SIGHUP.
+//! Everything created is removed on every path out. Exit status 2: not root, no
+//! /dev/net/tun, a bad scenario or usage.
+
+#[cfg(target_os = "linux")]
+mod forward;
+#[cfg(target_os = "linux")]
+mod netns;
+#[cfg(target_os = "linux")]
+mod sys;
+
+#[cfg(not(target_os = "linux"))]
+fn main() {
+    eprintln!("error: mobiflow-live needs Linux (TUN devices and network namespaces)");
+    std::process::exit(2);
+}
+
+#[cfg(target_os = "linux")]
+fn main() {
+    std::process::exit(linux::main());
+}
+
+#[cfg(target_os = "linux")]
+mod linux {
+    use crate::{forward, netns, sys};
+    use mobiflow_proto::time::Duration as SimDuration;
+    use mobiflow_sim::emu::ClockedDir;
+    use serde_json::json;
+    use std::path::PathBuf;
+    use std::process::{Child, Command};
+    use std::sync::atomic::Ordering;
+    use std::time::{Duration, Instant};
+
+    const USAGE: &str = "usage: mobiflow-live run SCENARIO.toml [--set KEY=VALUE]... [--link NAME] \
+[--in a|b] [--duration SECS] [--late-bound-ms MS] [--late-fraction F] [--report FILE.json] [--quiet] \
+[--sysctl a|b:KEY=VALUE]... [-- COMMAND ARGS...]\n       mobiflow-live check";
+
+    struct Args {
+        scenario: PathBuf,
+        sets: Vec<(String, String)>,
+        link: Option<String>,
+        side: usize,
+        duration: Option<Duration>,
+        late_bound: Duration,
+        /// The run is invalid when more than this fraction of packets is late.
+        late_fraction: f64,
+        report: Option<PathBuf>,
+        quiet: bool,
+        sysctls: Vec<(usize, String, String)>,
+        command: Vec<String>,
+    }
+
+    fn usage(msg: &str) -> Result<Args, String> {
+        Err(format!("{msg}\n{USAGE}"))
+    }
+
+    fn parse(argv: &[String]) -> Result<Args, String> {
+        let mut it = argv.iter();
+        let mut a = Args {
+            scenario: PathBuf::new(),
+            sets: vec![],
+            link: None,
+            side: 1,
+            duration: None,
+            late_bound: Duration::from_millis(5),
+            late_fraction: 0.001,
+            report: None,
+            quiet: false,
+            sysctls: vec![],
+            command: vec![],
+        };
+        let mut scenario = None;
+        while let Some(x) = it.next() {
+            let mut val = |name: &str| -> Result<String, String> {
+                it.next()
+                    .cloned()
+                    .ok_or_else(|| format!("{name} needs a value"))
+            };
+            match x.as_str() {
+                "--" => {
+                    a.command = it.by_ref().cloned().collect();
+                    break;
+                }
+                "--set" => {
+                    let v = val("--set")?;
+                    let (k, w) = v
+                        .split_once('=')
+                        .ok_or_else(|| format!("--set {v:?}: expected KEY=VALUE"))?;
+                    a.sets.push((k.trim().into(), w.trim().into()));
+                }
+                "--link" => a.link = Some(val("--link")?),
+                "--in" => {
+                    a.side = match val("--in")?.as_str() {
+                        "a" => 0,
+                        "b" => 1,
+                        o => return usage(&format!("--in {o:?}: expected a or b")),
+                    }
+                }
+                "--duration" => {
+                    let v = val("--duration")?;
+                    let s: f64 = v
+                        .parse()
+                        .ok()
+                        .filter(|s: &f64| s.is_finite() && *s > 0.0)
+                        .ok_or_else(|| format!("--duration {v:?}: expected seconds > 0"))?;
+                    a.duration = Some(Duration::from_secs_f64(s));
+                }
+                "--late-bound-ms" => {
+                    let v = val("--late-bound-ms")?;
+                    let s: f64 = v
+                        .parse()
+                        .ok()
+                        .filter(|s: &f64| s.is_finite() && *s >= 0.0)
+                        .ok_or_else(|| format!("--late-bound-ms {v:?}: expected ms >= 0"))?;
+                    a.late_bound = Duration::from_secs_f64(s / 1000.0);
+                }
+                "--late-fraction" => {
+                    let v = val("--late-fraction")?;
+                    a.late_fraction = v
+                        .parse()
+                        .ok()
+                        .filter(|s: &f64| (0.0..=1.0).contains(s))
+                        .ok_or_else(|| format!("--late-fraction {v:?}: expected 0..1"))?;
+                }
+                "--report" => a.report = Some(val("--report")?.into()),
+                "--quiet" => a.quiet = true,
+                "--sysctl" => {
+                    let v = val("--sysctl")?;
+                    let bad = || format!("--sysctl {v:?}: expected a:KEY=VALUE or b:KEY=VALUE");
+                    let (side, kv) = v.split_once(':').ok_or_else(bad)?;
+                    let side = match side {
+                        "a" => 0,
+                        "b" => 1,
+                        _ => return Err(bad()),
+                    };
+                    let (k, w) = kv.split_once('=').ok_or_else(bad)?;
+                    a.sysctls.push((side, k.into(), w.into()));
+                }
+                s if s.starts_with('-') => return usage(&format!("unknown option {s}")),
+                s => {
+                    if scenario.is_some() {
+                        return usage(&format!(
+                            "unexpected argument {s:?} (use -- before a command)"
+                        ));
+                    }
+                    scenario = Some(PathBuf::from(s));
+                }
+            }
+        }
+        match scenario {
+            Some(s) => a.scenario = s,
+            None => return usage("missing SCENARIO.toml"),
+        }
+        Ok(a)
+    }
+
+    /// Why this machine cannot run the emulation, if it cannot.
+    pub fn preflight() -> Result<(), String> {
+        if !sys::is_root() {
+            return Err("mobiflow live needs root (it creates network namespaces and TUN devices); run it with sudo".into());
+        }
+        if !std::path::Path::new("/dev/net/tun").exists() {
+            return Err("/dev/net/tun does not exist: this kernel or container offers no TUN devices (modprobe tun, or run the container with --device /dev/net/tun)".into());
+        }
+        if let Err(e) = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open("/dev/net/tun")
+        {
+            return Err(format!("cannot open /dev/net/tun: {e}"));
+        }
+        if Command::new("ip").arg("-V").output().is_err() {
+            return Err("the `ip` command (iproute2) is not installed".into());
+        }
+        Ok(())
+    }
+
+    pub fn main() -> i32 {
+        let argv: Vec<String> = std::env::args().skip(1).collect();
+        match argv.first().map(String::as_str) {
+            Some("check") => match preflight() {
+                Ok(()) => {
+                    println!("ok: root, /dev/net/tun and ip are available");
+                    0
+                }
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    2
+                }
+            },
+            Some("run") => {
+                let args = match parse(&argv[1..]) {
+                    Ok(a) => a,
+                    Err(e) => {
+                        eprintln!("error: {e}");
+                        return 2;
+                    }
+                };
+                match run(&args) {
+                    Ok(code) => code,
+                    Err((code, e)) => {
+                        eprintln!("error: {e}");
+                        code
+                    }
+                }
+            }
+            Some("-h" | "--help") => {
+                println!("{USAGE}");
+                0
+            }
+            _ => {
+                eprintln!("error: expected a subcommand\n{USAGE}");
+                2
+            }
+        }
+    }
+
+    fn run(args: &Args) -> Result<i32, (i32, String)> {
+        let sc =
+            mobiflow_sim::load_file(&args.scenario, &args.sets).map_err(|e| (2, e.to_string()))?;
+        let file = args.scenario.display();
+        let li = match &args.link {
+            Some(name) => sc
+                .links
+                .iter()
+                .position(|l| &l.name == name)
+                .ok_or_else(|| (2, format!("{file}: links: no link named {name:?}")))?,
+            None if sc.links.len() == 1 => 0,
+            None => {
+                let n = sc.links.len();
+                let msg = format!("{file}: links: {n} links; name the one to emulate with --link");
+                return Err((2, msg));
+            }
+        };
+        preflight().map_err(|e| (2, e))?;
+        sys::install_signal_handlers();
+        let link = &sc.links[li];
+        let horizon = sc.duration.max(SimDuration::from_secs(3600));
+        let mut dirs = [0, 1].map(|k| ClockedDir::new(&link.dirs[k], li * 2 + k, sc.seed, horizon));
+        let pid = std::process::id();
+        let mut pair = netns::Pair::create(&format!("mf-{pid}"), &format!("mf{pid}"), 1500)
+            .map_err(|e| (1, e))?;
+        for (side, k, v) in &args.sysctls {
+            netns::sysctl(&pair.sides[*side].ns, k, v).map_err(|e| (2, e))?;
+        }
+        // The link's time zero; commands get it as CLOCK_MONOTONIC nanoseconds.
+        let t0 = Instant::now();
+        let t0_ns = sys::monotonic_ns();
+        let mut child: Option<Child> = None;
+        if !args.command.is_empty() {
+            let ns = &pair.sides[args.side].ns;
+            let c = Command::new("ip")
+                .args(["netns", "exec", ns])
+                .args(&args.command)
+                .env("MOBIFLOW_NS_A", &pair.sides[0].ns)
+                .env("MOBIFLOW_NS_B", &pair.sides[1].ns)
+                .env("MOBIFLOW_ADDR_A", pair.sides[0].addr)
+                .env("MOBIFLOW_ADDR_B", pair.sides[1].addr)
+                .env("MOBIFLOW_DEV_A", &pair.sides[0].dev)
+                .env("MOBIFLOW_DEV_B", &pair.sides[1].dev)
+                .env("MOBIFLOW_T0_MONOTONIC_NS", t0_ns.to_string())
+                .spawn()
+                .map_err(|e| (1, format!("cannot run {:?}: {e}", args.command[0])))?;
+            child = Some(c);
+        }
+        if !args.quiet {
+            eprintln!(
+                "live: {} link {:?}: {} ({}) <-> {} ({}), {}",
+                sc.name,
+                link.name,
+                pair.sides[0].ns,
+                pair.sides[0].addr,
+                pair.sides[1].ns,
+                pair.sides[1].addr,
+                if args.command.is_empty() {
+                    "no command".to_string()
+                } else {
+                    format!(
+                        "running {:?} in {}",
+                        args.command.join(" "),
+                        pair.sides[args.side].ns
+                    )
+                }
+            );
+        }
+        let opts = forward::Options {
+            mtu: 1500,
+            duration: args.duration.or_else(|| {
+                child
+                    .is_none()
+                    .then(|| Duration::from_nanos(sc.duration.as_nanos()))
+            }),
+            late_bound: args.late_bound,
+            quiet: args.quiet,
+        };
+        let mut status: Option<i32> = None;
+        let mut last_check = Instant::now();
+        let result = {
+            let tuns = [
+                pair.sides[0].tun.as_ref().expect("open"),
+                pair.sides[1].tun.as_ref().expect("open"),
+            ];
+            forward::run(t0, tuns, &mut dirs, &opts, || {
+                if sys::SIGNAL.load(Ordering::SeqCst) != 0 {
+                    return true;
+                }
+                if last_check.elapsed() < Duration::from_millis(20) {
+                    return false;
+                }
+                last_check = Instant::now();
+                if let Some(c) = child.as_mut() {
+                    if let Ok(Some(st)) = c.try_wait() {
+                        status = Some(st.code().unwrap_or(1));
+                        return true;
+                    }
+                }
+                false
+            })
+        };
+        // Stop the command if it is still running (signal, duration, error).
+        if let Some(c) = child.as_mut() {
+            if status.is_none() {
+                sys::kill(c.id(), libc::SIGTERM);
+                let t = Instant::now();
+                loop {
+                    if let Ok(Some(st)) = c.try_wait() {
+                        status = Some(st.code().unwrap_or(1));
+                        break;
+                    }
+                    if t.elapsed() > Duration::from_secs(3) {
+                        let _ = c.kill();
+                        let _ = c.wait();
+                        break;
+                    }
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+            }
+        }
+        let stats = [pair.dev_stats(0), pair.dev_stats(1)];
+        pair.teardown();
+        let out = result.map_err(|e| (1, format!("forwarding failed: {e}")))?;
+        let signal = sys::SIGNAL.load(Ordering::SeqCst);
+
+        // Validity: every packet lost must have been lost by the emulated link.
+        let mut reasons: Vec<String> = Vec::new();
+        let names = ["a->b", "b->a"];
+        let mut dir_json = Vec::new();
+        for d in 0..2 {
+            let c = &out.counters[d];
+            let st = dirs[d].stats();
+            // The kernel's TUN queue towards us (tx of side d) overflowing, and writes
+            // into side 1-d it refused (rx of 1-d dropped).
+            let overruns = stats[d]
+                .as_ref()
+                .and_then(|s| s.pointer("/tx/dropped"))
+                .and_then(|v| v.as_u64())
+                .unwrap_or(0);
+            let rx_dropped = stats[1 - d]
+                .as_ref()
+                .and_then(|s| s.pointer("/rx/dropped"))
+                .and_then(|v| v.as_u64())
+                .unwrap_or(0);
+            if overruns > 0 {
+                reasons.push(format!(
+                    "{}: {overruns} packets dropped by the kernel's TUN queue (reader overrun)",
+                    names[d]
+                ));
+            }
+            if c.oversize > 0 {
+                reasons.push(format!(
+                    "{}: {} packets larger than the MTU (segmentation offload)",
+                    names[d], c.oversize
+                ));
+            }
+            if c.write_errors > 0 {
+                reasons.push(format!(
+                    "{}: {} TUN writes failed",
+                    names[d], c.write_errors
+                ));
+            }
+            if c.late as f64 > args.late_fraction * c.delivered_packets.max(1) as f64 {
+                reasons.push(format!(
+                    "{}: {} of {} packets written more than {:.1} ms after their due time (max {:.3} ms; allowed: {:.2} %)",
+                    names[d],
+                    c.late,
+                    c.delivered_packets,
+                    args.late_bound.as_secs_f64() * 1e3,
+                    c.max_late_us as f64 / 1e3,
+                    args.late_fraction * 100.0
+                ));
+            }
+            dir_json.push(json!({
+                "dir": names[d],
+                "packets_in": c.packets_in,
+                "bytes_in": c.bytes_in,
+                "delivered_packets": c.delivered_packets,
+                "delivered_bytes": c.delivered_bytes,
+                "drops": st.drops,
+                "outage_losses": st.outage_losses,
+                "queue_max_pkts": st.queue_max,
+                "late_packets": c.late,
+                "max_late_ms": c.max_late_us as f64 / 1e3,
+                "mean_late_ms": if c.delivered_packets > 0 { c.late_sum_us as f64 / 1e3 / c.delivered_packets as f64 } else { 0.0 },
+                "write_errors": c.write_errors,
+                "read_errors": c.read_errors,
+                "oversize_packets": c.oversize,
+                "tun_overruns": overruns,
+                "tun_rx_dropped": rx_dropped,
+            }));
+        }
+        let valid = reasons.is_empty();
+        let report = json!({
+            "scenario": sc.name,
+            "link": link.name,
+            "namespaces": [pair.sides[0].ns, pair.sides[1].ns],
+            "addresses": netns::ADDRS,
+            "elapsed_s": out.elapsed.as_secs_f64(),
+            "late_bound_ms": args.late_bound.as_secs_f64() * 1e3,
+            "late_fraction_allowed": args.late_fraction,
+            "scheduling": if out.realtime { "SCHED_FIFO" } else { "nice -10" },
+            "dirs": dir_json,
+            "seconds": out.seconds,
+            "valid": valid,
+            "invalid_reasons": reasons,
+            "command_status": status,
+            "signal": signal,
+        });
+        if !args.quiet {
+            for d in &report["dirs"].as_array().cloned().unwrap_or_default() {
+                eprintln!(
+                    "live {}: {} packets in, {} delivered, {} dropped by the queue, {} lost in outages, max queue {}, lateness mean {:.3} ms max {:.3} ms",
+                    d["dir"].as_str().unwrap_or(""),
+                    d["packets_in"], d["delivered_packets"], d["drops"], d["outage_losses"], d["queue_max_pkts"],
+                    d["mean_late_ms"].as_f64().unwrap_or(0.0), d["max_late_ms"].as_f64().unwrap_or(0.0)
+                );
+            }
+            if valid {
+                eprintln!("live: valid run (no packet lost outside the emulated link)");
+            }
+        }
+        for r in &reasons {
+            eprintln!("live: INVALID: {r}");
+        }
+        if let Some(p) = &args.report {
+            let text = serde_json::to_string_pretty(&report).unwrap_or_default();
+            std::fs::write(p, text).map_err(|e| (1, format!("{}: {e}", p.display())))?;
+        }
+        if signal != 0 {
+            // Stopped by a signal: the shell convention, whatever the command did.
+            return Ok(128 + signal);
+        }
+        Ok(status.unwrap_or(0))
+    }
+}

@@ -1,0 +1,324 @@
+//! One link direction driven by an outside clock, for real-time emulation
+//! (`mobiflow-live`).
+//!
+//! The simulator's event loop drives a [`Dir`] through its own events (rate and delay
+//! changes, outage start and end, Mahimahi delivery opportunities, arrivals at the far
+//! end). [`ClockedDir`] holds the same [`Dir`] and the same schedule, and plays those
+//! events in time order whenever its owner calls [`ClockedDir::advance`] with the
+//! current time, so a real-time forwarder applies exactly the simulator's link model:
+//! one implementation of queues, rate schedules, traces and outages serves both.
+
+use crate::engine::link::{schedule_at, schedule_changes, Admit, Dir, DirStats, PktId};
+use crate::engine::splitmix;
+use crate::model::{DelayModel, DirSpec, RateModel};
+use mobiflow_proto::time::{Duration, Instant};
+use rand_core::SeedableRng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+use std::collections::VecDeque;
+
+/// A change of the link's state at a known time.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Change {
+    Rate,
+    Delay,
+    Down,
+    Up,
+}
+
+/// A link direction and its schedule, advanced by an outside clock.
+#[derive(Debug)]
+pub struct ClockedDir {
+    dir: Dir,
+    spec: DirSpec,
+    /// Rate and delay changes and outage edges within the horizon, in time order.
+    changes: VecDeque<(Instant, Change)>,
+    /// The next delivery opportunity (trace mode), while packets wait.
+    next_opp: Option<Instant>,
+}
+
+/// What `advance` did.
+#[derive(Debug, Default)]
+pub struct Advanced {
+    /// Packets that reached the far end, with the time they were due there.
+    pub delivered: Vec<(Instant, PktId)>,
+    /// Packets lost to an outage (queued, in service or propagating when it began).
+    pub lost: Vec<PktId>,
+}
+
+impl ClockedDir {
+    /// Direction `index` (`2 * link + 0` for a -> b, `+ 1` for b -> a) of a scenario
+    /// seeded with `seed`; its RED stream is the one the engine would use. Schedule
+    /// changes and outages are played up to `horizon`; after it the link keeps its
+    /// last state.
+    pub fn new(spec: &DirSpec, index: usize, seed: u64, horizon: Duration) -> ClockedDir {
+        let rng = Xoshiro256PlusPlus::seed_from_u64(splitmix(seed ^ splitmix(index as u64 + 1)));
+        let dir = Dir::new(index, 0, 1, spec, rng);
+        let mut changes: Vec<(Instant, Change)> = Vec::new();
+        if let RateModel::Schedule { points, period } = &spec.rate {
+            for t in schedule_changes(points, *period, horizon) {
+                changes.push((Instant::ZERO + t, Change::Rate));
+            }
+        }
+        if let DelayModel::Schedule { points, period } = &spec.delay {
+            for t in schedule_changes(points, *period, horizon) {
+                changes.push((Instant::ZERO + t, Change::Delay));
+            }
+        }
+        for &(s, e) in &spec.outages {
+            changes.push((Instant::ZERO + s, Change::Down));
+            changes.push((Instant::ZERO + e, Change::Up));
+        }
+        // Stable: at equal times, the order above (the engine's insertion order).
+        changes.sort_by_key(|c| c.0);
+        ClockedDir {
+            dir,
+            spec: spec.clone(),
+            changes: changes.into(),
+            next_opp: None,
+        }
+    }
+
+    /// A packet of `bytes` arrives at the queue at `now` (call `advance(now)` first).
+    /// Returns false if it was dropped (queue full, RED, or the link is down).
+    pub fn enqueue(&mut self, now: Instant, id: PktId, bytes: u32) -> bool {
+        match self.dir.enqueue(now, id, bytes) {
+            Admit::Scheduled(_) => true,
+            Admit::Queued => {
+                self.arm_opportunity(now);
+                true
+            }
+            Admit::Dropped => false,
+        }
+    }
+
+    /// Trace mode: the next opportunity while packets wait (the engine's `kick`).
+    fn arm_opportunity(&mut self, now: Instant) {
+        let d = &self.dir;
+        if self.next_opp.is_none() && d.trace.is_some() && !d.down && !d.queue.is_empty() {
+            self.next_opp = d
+                .trace
+                .as_ref()
+                .and_then(|t| t.next_opportunity(now))
+                .map(|(t, _)| t);
+        }
+    }
+
+    /// The earliest time at which something happens (a packet reaches the far end,
+    /// an opportunity, a schedule change), if any.
+    pub fn next_event(&self) -> Option<Instant> {
+        [
+            self.dir.pipe.front().map(|p| p.0),
+            self.next_opp,
+            self.changes.front().map(|c| c.0),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+    }
+
+    /// Play every event due at or before `now`, in time order, appending what reached
+    /// the far end and what an outage destroyed to `out`.
+    pub fn advance(&mut self, now: Instant, out: &mut Advanced) {
+        while let Some(t) = self.next_event() {
+            if t > now {
+                break;
+            }
+            // The pipe first, then opportunities, then changes at the same instant.
+            if self.dir.pipe.front().is_some_and(|p| p.0 == t) {
+                while let Some(&(at, id)) = self.dir.pipe.front() {
+                    if at > t {
+                        break;
+                    }
+                    self.dir.pipe.pop_front();
+                    out.delivered.push((at, id));
+                }
+            } else if self.next_opp == Some(t) {
+                self.next_opp = None;
+                let count = self
+                    .dir
+                    .trace
+                    .as_ref()
+                    .and_then(|tr| tr.next_opportunity(t))
+                    .filter(|(o, _)| *o == t)
+                    .map_or(0, |(_, c)| c);
+                self.dir.use_opportunities(t, count);
+                self.arm_opportunity(t);
+            } else if let Some((_, c)) = self.changes.pop_front() {
+                let since = t - Instant::ZERO;
+                match c {
+                    Change::Rate => {
+                        if let RateModel::Schedule { points, period } = &self.spec.rate {
+                            self.dir.rate_bps = schedule_at(points, *period, since);
+                            self.dir.reschedule(t);
+                        }
+                    }
+                    Change::Delay => {
+                        if let DelayModel::Schedule { points, period } = &self.spec.delay {
+                            self.dir.delay = schedule_at(points, *period, since);
+                            self.dir.reschedule(t);
+                        }
+                    }
+                    Change::Down => {
+                        // go_down counts everything in the vector it is given.
+                        let mut lost = Vec::new();
+                        self.dir.go_down(t, &mut lost);
+                        out.lost.append(&mut lost);
+                        self.next_opp = None;
+                    }
+                    Change::Up => {
+                        self.dir.go_up(t);
+                        self.arm_opportunity(t);
+                    }
+                }
+            }
+        }
+        self.dir.advance(now);
+    }
+
+    /// Packets waiting at `now` (not the one being serialised).
+    pub fn waiting(&self, now: Instant) -> usize {
+        self.dir.waiting(now)
+    }
+
+    /// Packets on their way to the far end (serialised, propagating).
+    pub fn in_pipe(&self) -> usize {
+        self.dir.pipe.len()
+    }
+
+    pub fn is_down(&self) -> bool {
+        self.dir.down
+    }
+
+    /// Current serialisation rate (the trace's mean in trace mode).
+    pub fn rate_bps(&self) -> u64 {
+        self.dir.rate_bps
+    }
+
+    pub fn delay(&self) -> Duration {
+        self.dir.delay
+    }
+
+    pub fn stats(&self) -> &DirStats {
+        &self.dir.stats
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{MahimahiTrace, QueueLimit, QueueSpec};
+    use std::sync::Arc;
+
+    fn spec(rate: RateModel, delay_ms: u64, limit: u32) -> DirSpec {
+        DirSpec {
+            rate,
+            delay: DelayModel::Constant(Duration::from_millis(delay_ms)),
+            queue: QueueSpec::DropTail {
+                limit: QueueLimit::Packets(limit),
+            },
+            outages: vec![],
+        }
+    }
+
+    fn run_until(d: &mut ClockedDir, t: Instant) -> Advanced {
+        let mut out = Advanced::default();
+        d.advance(t, &mut out);
+        out
+    }
+
+    #[test]
+    fn constant_rate_serialises_then_delays() {
+        // 1500 B at 12 Mb/s = 1 ms each; 10 ms of propagation.
+        let s = spec(RateModel::Constant(12_000_000), 10, 100);
+        let mut d = ClockedDir::new(&s, 0, 1, Duration::from_secs(1));
+        for i in 0..3 {
+            assert!(d.enqueue(Instant::ZERO, i, 1500));
+        }
+        assert_eq!(d.next_event(), Some(Instant::from_millis(11)));
+        let out = run_until(&mut d, Instant::from_millis(12));
+        assert_eq!(
+            out.delivered,
+            vec![(Instant::from_millis(11), 0), (Instant::from_millis(12), 1)]
+        );
+        let out = run_until(&mut d, Instant::from_millis(20));
+        assert_eq!(out.delivered, vec![(Instant::from_millis(13), 2)]);
+        assert_eq!(d.stats().packets_sent, 3);
+    }
+
+    #[test]
+    fn drop_tail_limit_and_outage() {
+        let mut s = spec(RateModel::Constant(12_000_000), 10, 2);
+        s.outages = vec![(Duration::from_millis(50), Duration::from_millis(60))];
+        let mut d = ClockedDir::new(&s, 0, 1, Duration::from_secs(1));
+        // One in service, two waiting, the fourth is dropped.
+        let admitted: Vec<bool> = (0..4).map(|i| d.enqueue(Instant::ZERO, i, 1500)).collect();
+        assert_eq!(admitted, vec![true, true, true, false]);
+        assert_eq!(d.stats().drops, 1);
+        // At 49.5 ms a packet is propagating; the outage at 50 ms destroys it.
+        run_until(&mut d, Instant::from_micros(49_500));
+        assert!(d.enqueue(Instant::from_micros(49_500), 9, 1500));
+        let out = run_until(&mut d, Instant::from_millis(55));
+        assert_eq!(out.lost, vec![9]);
+        assert!(d.is_down());
+        assert!(!d.enqueue(Instant::from_millis(55), 10, 1500));
+        run_until(&mut d, Instant::from_millis(60));
+        assert!(!d.is_down());
+        assert!(d.enqueue(Instant::from_millis(60), 11, 1500));
+        let out = run_until(&mut d, Instant::from_millis(100));
+        assert_eq!(out.delivered, vec![(Instant::from_millis(71), 11)]);
+    }
+
+    #[test]
+    fn rate_schedule_changes_the_departures_of_waiting_packets() {
+        let s = spec(
+            RateModel::Schedule {
+                points: vec![
+                    (Duration::ZERO, 12_000_000),
+                    (Duration::from_millis(1), 1_200_000),
+                ],
+                period: None,
+            },
+            0,
+            100,
+        );
+        let mut d = ClockedDir::new(&s, 0, 1, Duration::from_secs(1));
+        for i in 0..3 {
+            d.enqueue(Instant::ZERO, i, 1500);
+        }
+        // Two leave at 12 Mb/s (the second is in service when the rate drops at 1 ms
+        // and finishes as planned); the third then takes 10 ms.
+        let out = run_until(&mut d, Instant::from_millis(20));
+        assert_eq!(
+            out.delivered,
+            vec![
+                (Instant::from_millis(1), 0),
+                (Instant::from_millis(2), 1),
+                (Instant::from_millis(12), 2)
+            ]
+        );
+    }
+
+    #[test]
+    fn trace_delivers_at_opportunities() {
+        let t = Arc::new(MahimahiTrace {
+            path: "x".into(),
+            opportunities_ms: vec![2, 2, 7, 10],
+            period_ms: 10,
+            mtu: 1500,
+        });
+        let s = spec(RateModel::Trace(t), 5, 100);
+        let mut d = ClockedDir::new(&s, 0, 1, Duration::from_secs(1));
+        for i in 0..4 {
+            d.enqueue(Instant::ZERO, i, 1500);
+        }
+        assert_eq!(d.next_event(), Some(Instant::from_millis(2)));
+        let out = run_until(&mut d, Instant::from_millis(30));
+        let times: Vec<u64> = out
+            .delivered
+            .iter()
+            .map(|(t, _)| t.as_nanos() / 1_000_000)
+            .collect();
+        assert_eq!(times, vec![7, 7, 12, 15]);
+        assert_eq!(d.next_event(), None);
+    }
+}

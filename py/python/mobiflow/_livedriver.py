@@ -1,0 +1,290 @@
+"""Bulk TCP sender and receiver for ``mobiflow live compare``, run in the namespaces.
+
+Standard library only (it is started by path, ``python _livedriver.py ...``, so that
+the ``mobiflow`` package and its dependencies are not imported in every namespace)::
+
+    _livedriver.py drive SPEC.json       # in any namespace: starts receivers, senders
+    _livedriver.py recv PORT RCVBUF STOP OUT  # in the receiving namespace
+    _livedriver.py send ADDR PORT CC START STOP OUT  # in the sending namespace
+
+Times are seconds since the emulated link's time zero, ``MOBIFLOW_T0_MONOTONIC_NS``
+(CLOCK_MONOTONIC, set by ``mobiflow-live``). The sender samples the kernel's
+``struct tcp_info`` of its socket (what ``ss -tin`` shows: cwnd, ssthresh, srtt,
+retransmissions) every ``SAMPLE_S``; the receiver records bytes read.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import struct
+import subprocess
+import sys
+import threading
+import time
+from typing import Any
+
+IP = shutil.which("ip") or "/usr/sbin/ip"
+
+SAMPLE_S = 0.02
+"""Period of the tcp_info and goodput samples."""
+
+TCP_INFO_LEN = 256
+
+
+def t0_ns() -> int:
+    return int(os.environ.get("MOBIFLOW_T0_MONOTONIC_NS", time.monotonic_ns()))
+
+
+def now_s(t0: int) -> float:
+    return (time.monotonic_ns() - t0) / 1e9
+
+
+def sleep_until(t0: int, t: float) -> None:
+    d = t - now_s(t0)
+    if d > 0:
+        time.sleep(d)
+
+
+def parse_tcp_info(b: bytes) -> dict[str, Any]:
+    """Fields of Linux's ``struct tcp_info`` (include/uapi/linux/tcp.h) by offset."""
+
+    def u32(off: int) -> int:
+        return int(struct.unpack_from("=I", b, off)[0])
+
+    def u64(off: int) -> int:
+        return int(struct.unpack_from("=Q", b, off)[0])
+
+    out: dict[str, Any] = {
+        "ca_state": b[1],
+        "rto_us": u32(8),
+        "snd_mss": u32(16),
+        "unacked": u32(24),
+        "lost": u32(32),
+        "retrans": u32(36),
+        "rtt_us": u32(68),
+        "rttvar_us": u32(72),
+        "snd_ssthresh": u32(76),
+        "snd_cwnd": u32(80),
+        "total_retrans": u32(100),
+        "bytes_acked": u64(120),
+    }
+    if len(b) >= 152:
+        out["min_rtt_us"] = u32(148)
+    if len(b) >= 216:
+        out["rwnd_limited_us"] = u64(176)
+        out["sndbuf_limited_us"] = u64(184)
+        out["bytes_retrans"] = u64(208)
+    if len(b) >= 232:
+        out["snd_wnd"] = u32(228)
+    return out
+
+
+SO_RCVBUFFORCE = getattr(socket, "SO_RCVBUFFORCE", 33)
+
+
+def fit_window(c: socket.socket, rcvbuf: int, fits: list[tuple[float, int, int]], t0: int) -> None:
+    """Keep the connection's receive window at most ``rcvbuf``, as the simulator's
+    receive buffer caps it.
+
+    Linux (6.x) sets the window clamp to ``sk_rcvbuf * scaling_ratio`` whenever the
+    ratio of payload to buffer memory of arriving packets changes, overriding
+    ``TCP_WINDOW_CLAMP``; so the buffer is sized from the measured ratio
+    (clamp / sk_rcvbuf) until the clamp is ``rcvbuf``. The window never shrinks on
+    the wire, so this is done from the first packets, while the window is still small.
+    """
+    clamp = c.getsockopt(socket.IPPROTO_TCP, socket.TCP_WINDOW_CLAMP)
+    if clamp <= rcvbuf and (not fits or clamp >= 0.97 * rcvbuf):
+        return
+    have = c.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF)  # sk_rcvbuf (doubled)
+    ratio = clamp / have if have else 0.5
+    want = int(rcvbuf / max(ratio, 0.05))
+    c.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, (want + 1) // 2)  # the kernel doubles
+    c.setsockopt(socket.IPPROTO_TCP, socket.TCP_WINDOW_CLAMP, rcvbuf)
+    fits.append((now_s(t0), clamp, c.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF)))
+
+
+def recv(port: int, rcvbuf: int, stop: float, out: str) -> None:
+    """Accept one connection and read greedily until it ends or ``stop`` (the sender's
+    reset may wait behind a full queue); write ``[(t, bytes)]`` samples."""
+    t0 = t0_ns()
+    ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if rcvbuf > 0:
+        # A fixed buffer (no autotuning) from the start; fitted below.
+        ls.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, rcvbuf)
+    ls.bind(("0.0.0.0", port))  # noqa: S104 - inside the run's own namespace
+    ls.listen(1)
+    print("ready", flush=True)
+    c, _ = ls.accept()
+    fits: list[tuple[float, int, int]] = []
+    if rcvbuf > 0:
+        fit_window(c, rcvbuf, fits, t0)
+    total = 0
+    samples: list[tuple[float, int]] = [(now_s(t0), 0)]
+    next_sample = now_s(t0) + SAMPLE_S
+    buf = bytearray(1 << 20)
+    c.settimeout(0.1)
+    while now_s(t0) < stop + 0.5:
+        try:
+            n = c.recv_into(buf)
+        except TimeoutError:
+            continue
+        except ConnectionResetError:  # the sender resets at its stop time
+            break
+        if n == 0:
+            break
+        total += n
+        t = now_s(t0)
+        if t >= next_sample:
+            samples.append((t, total))
+            next_sample = t + SAMPLE_S
+            if rcvbuf > 0:
+                fit_window(c, rcvbuf, fits, t0)
+    samples.append((now_s(t0), total))
+    c.close()
+    with open(out, "w", encoding="utf-8") as f:
+        json.dump({"bytes": total, "samples": samples, "window_fits": fits}, f)
+
+
+def send(addr: str, port: int, cc: str, start: float, stop: float, out: str) -> None:
+    """Connect at ``start``, send bulk data until ``stop``; sample tcp_info."""
+    t0 = t0_ns()
+    sleep_until(t0, start)
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, cc.encode())
+    for _ in range(100):
+        try:
+            s.connect((addr, port))
+            break
+        except ConnectionRefusedError:
+            time.sleep(0.05)
+    t_conn = now_s(t0)
+    samples: list[dict[str, Any]] = []
+    done = threading.Event()
+
+    def sampler() -> None:
+        while not done.is_set():
+            try:
+                b = s.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, TCP_INFO_LEN)
+            except OSError:
+                break
+            info = parse_tcp_info(b)
+            info["t_s"] = now_s(t0)
+            samples.append(info)
+            done.wait(SAMPLE_S)
+
+    th = threading.Thread(target=sampler, daemon=True)
+    th.start()
+    chunk = b"\0" * (1 << 16)
+    s.settimeout(0.2)
+    sent = 0
+    while now_s(t0) < stop:
+        try:
+            sent += s.send(chunk)
+        except TimeoutError:
+            continue
+        except OSError:
+            break
+    done.set()
+    th.join()
+    final = parse_tcp_info(s.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, TCP_INFO_LEN))
+    cc_used = s.getsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, 16).rstrip(b"\0").decode()
+    # Stop now, as the simulated flow does at its stop time: reset rather than drain
+    # the send buffer (which could take many seconds on a slow link).
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    s.close()
+    with open(out, "w", encoding="utf-8") as f:
+        json.dump(
+            {
+                "connected_s": t_conn,
+                "bytes_written": sent,
+                "cc": cc_used,
+                "final": final,
+                "samples": samples,
+            },
+            f,
+        )
+
+
+def drive(spec_path: str) -> int:
+    """Start every flow's receiver and sender in their namespaces and wait for them."""
+    with open(spec_path, encoding="utf-8") as f:
+        spec = json.load(f)
+    ns = {"a": os.environ["MOBIFLOW_NS_A"], "b": os.environ["MOBIFLOW_NS_B"]}
+    addr = {"a": os.environ["MOBIFLOW_ADDR_A"], "b": os.environ["MOBIFLOW_ADDR_B"]}
+    me = os.path.abspath(__file__)
+    py = sys.executable
+    procs: list[subprocess.Popen[Any]] = []
+    for cmd in spec.get("setup", []):
+        subprocess.run(cmd, check=False)
+    for fl in spec["flows"]:
+        r = subprocess.Popen(
+            [
+                IP,
+                "netns",
+                "exec",
+                ns[fl["dst"]],
+                py,
+                me,
+                "recv",
+                str(fl["port"]),
+                str(fl["rcv_buf"]),
+                str(fl["stop_s"]),
+                fl["recv_out"],
+            ],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert r.stdout is not None
+        r.stdout.readline()  # "ready": listening
+        procs.append(r)
+    for fl in spec["flows"]:
+        procs.append(
+            subprocess.Popen(
+                [
+                    IP,
+                    "netns",
+                    "exec",
+                    ns[fl["src"]],
+                    py,
+                    me,
+                    "send",
+                    addr[fl["dst"]],
+                    str(fl["port"]),
+                    fl["cc"],
+                    str(fl["start_s"]),
+                    str(fl["stop_s"]),
+                    fl["send_out"],
+                ],
+            )
+        )
+    status = 0
+    deadline = time.monotonic() + float(spec["duration_s"]) + 30
+    for p in procs:
+        try:
+            status |= p.wait(timeout=max(1.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            p.kill()
+            status |= 1
+    return status
+
+
+def main(argv: list[str]) -> int:
+    cmd = argv[0] if argv else ""
+    if cmd == "drive" and len(argv) == 2:
+        return drive(argv[1])
+    if cmd == "recv" and len(argv) == 5:
+        recv(int(argv[1]), int(argv[2]), float(argv[3]), argv[4])
+        return 0
+    if cmd == "send" and len(argv) == 7:
+        send(argv[1], int(argv[2]), argv[3], float(argv[4]), float(argv[5]), argv[6])
+        return 0
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

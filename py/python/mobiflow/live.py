@@ -1,0 +1,578 @@
+"""Live mode: a scenario's link emulated in real time for the real Linux TCP stack.
+
+``mobiflow live SCENARIO -- COMMAND`` and ``mobiflow live compare SCENARIO`` (see
+``docs/live.md``). The emulator is the Rust program ``mobiflow-live`` (crate
+``crates/mobiflow-live``), which forwards packets between two network namespaces
+through the simulator's own link model; this module finds it, runs it, and for
+``compare`` runs the scenario's bulk TCP flows through it with the kernel's TCP set
+like the scenario's, runs the same scenario in the simulator, and sets the two side by
+side.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mobiflow import api
+
+__all__ = [
+    "LiveUnavailable",
+    "compare",
+    "find_binary",
+    "kernel_cc",
+    "preflight",
+    "run_command",
+]
+
+BINARY = "mobiflow-live"
+DRIVER = Path(__file__).with_name("_livedriver.py")
+REPO = Path(__file__).resolve().parents[3]
+"""The source tree (``py/python/mobiflow`` -> repo) when installed in development mode."""
+
+CCS = ("reno", "cubic")
+SIM_CC = {"reno": "newreno", "cubic": "cubic"}
+"""Kernel congestion control -> the simulator's. Linux's ``reno`` is Reno's AIMD with
+SACK-based loss recovery (RFC 6675 with PRR, RFC 6937): the simulator's ``newreno``
+with the ``rfc`` profile's ``recovery = "sack"``."""
+
+
+class LiveUnavailable(Exception):
+    """This machine cannot run the emulation (not Linux, not root, no TUN, no binary)."""
+
+
+def find_binary() -> Path:
+    """``$MOBIFLOW_LIVE``, ``mobiflow-live`` on PATH, or the source tree's build."""
+    env = os.environ.get("MOBIFLOW_LIVE")
+    if env:
+        return Path(env)
+    on_path = shutil.which(BINARY)
+    if on_path:
+        return Path(on_path)
+    for profile in ("release", "debug"):
+        p = REPO / "target" / profile / BINARY
+        if p.is_file():
+            return p
+    raise LiveUnavailable(
+        f"cannot find the {BINARY} program: run `make setup` (or `cargo build --release "
+        f"-p mobiflow-live`) in the source tree, or set MOBIFLOW_LIVE to its path"
+    )
+
+
+def preflight() -> Path:
+    """The emulator's path if this machine can run it; else :class:`LiveUnavailable`
+    with the reason."""
+    if not sys.platform.startswith("linux"):
+        raise LiveUnavailable("live mode needs Linux (TUN devices and network namespaces)")
+    binary = find_binary()
+    r = subprocess.run([os.fspath(binary), "check"], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise LiveUnavailable(r.stderr.strip().removeprefix("error: "))
+    return binary
+
+
+def run_command(
+    scenario: os.PathLike[str] | str,
+    command: list[str],
+    sets: list[tuple[str, str]] | None = None,
+    side: str = "b",
+    report: os.PathLike[str] | str | None = None,
+    extra: list[str] | None = None,
+) -> int:
+    """Run ``command`` in namespace ``side`` behind the emulated link; its status."""
+    binary = preflight()
+    argv = [os.fspath(binary), "run", os.fspath(scenario), "--in", side]
+    for k, v in sets or []:
+        argv += ["--set", f"{k}={v}"]
+    if report is not None:
+        argv += ["--report", os.fspath(report)]
+    argv += extra or []
+    if command:
+        argv += ["--", *command]
+    return subprocess.run(argv).returncode
+
+
+# --------------------------------------------------------------------------------------
+# compare
+# --------------------------------------------------------------------------------------
+
+
+def kernel_cc(cc: str) -> str:
+    """The kernel's name for a scenario's congestion control (reno or cubic)."""
+    if cc in ("reno", "newreno"):
+        return "reno"
+    if cc == "cubic":
+        return "cubic"
+    raise ValueError(f'congestion control "{cc}" has no Linux counterpart here (reno, cubic)')
+
+
+def _duration_s(text: str | float) -> float:
+    if isinstance(text, (int, float)):
+        return float(text)
+    t = text.strip()
+    for suffix, k in (("ms", 1e-3), ("us", 1e-6), ("s", 1.0), ("min", 60.0)):
+        if t.endswith(suffix):
+            return float(t[: -len(suffix)]) * k
+    return float(t)
+
+
+def _tcp_setting(doc: dict[str, Any], flow_name: str, key: str) -> Any:
+    """A TCP setting of a flow as written: ``[flows.tcp]``, then ``[tcp]``; None if unset."""
+    for f in doc.get("flows", []):
+        if f.get("name") == flow_name:
+            v = f.get("tcp", {}).get(key)
+            if v is not None:
+                return v
+    return doc.get("tcp", {}).get(key)
+
+
+def initial_window_segments(doc: dict[str, Any], flow: str, mss: int) -> int:
+    """The flow's initial window in segments (RFC 3390 / RFC 6928 formulas)."""
+    iw = _tcp_setting(doc, flow, "initial_window")
+    profile = doc.get("tcp", {}).get("profile", "rfc")
+    if iw is None:
+        iw = 2 if profile == "ns2" else "rfc3390"
+    if isinstance(iw, int):
+        return iw
+    if iw == "rfc6928":
+        return min(10 * mss, max(2 * mss, 14600)) // mss
+    return min(4 * mss, max(2 * mss, 4380)) // mss  # RFC 3390 section 1
+
+
+def min_rto_ms(doc: dict[str, Any], flow: str) -> float:
+    """The flow's minimum RTO in ms (RFC 6298 2.4: 1 s; the ns-2 profile: 200 ms)."""
+    v = _tcp_setting(doc, flow, "min_rto")
+    if v is None:
+        return 200.0 if doc.get("tcp", {}).get("profile", "rfc") == "ns2" else 1000.0
+    return _duration_s(v) * 1e3
+
+
+@dataclass
+class FlowPlan:
+    name: str
+    src: str  # "a" or "b"
+    dst: str
+    port: int
+    cc: str
+    rcv_buf: int
+    mss: int
+    iw: int
+    min_rto_ms: float
+    start_s: float
+    stop_s: float
+    sack: bool
+    timestamps: bool
+    recv_out: str = ""
+    send_out: str = ""
+
+
+@dataclass
+class Comparison:
+    """Everything ``compare`` measured; ``rows`` is the side-by-side table."""
+
+    scenario: str
+    cc: str
+    out: Path
+    valid: bool
+    invalid_reasons: list[str]
+    rows: list[tuple[str, str, float | None, float | None]] = field(default_factory=list)
+    """``(flow, metric, kernel, simulator)``."""
+    figure: Path | None = None
+    notes: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "scenario": self.scenario,
+            "cc": self.cc,
+            "valid": self.valid,
+            "invalid_reasons": self.invalid_reasons,
+            "rows": [
+                {"flow": f, "metric": m, "kernel": k, "simulator": s} for f, m, k, s in self.rows
+            ],
+            "figure": None if self.figure is None else os.fspath(self.figure),
+            "notes": self.notes,
+        }
+
+
+def plan_flows(
+    desc: dict[str, Any], doc: dict[str, Any], link_index: int, cc: str
+) -> list[FlowPlan]:
+    """The scenario's bulk TCP flows between the emulated link's two ends."""
+    link = desc["links"][link_index]
+    side = {link["a"]: "a", link["b"]: "b"}
+    plans: list[FlowPlan] = []
+    duration = float(desc["duration_s"])
+    for i, f in enumerate(desc["flows"]):
+        tr = f["transport"]
+        if tr.get("protocol") != "tcp":
+            continue
+        app = f.get("app", {})
+        kind = app.get("kind", app.get("type")) if isinstance(app, dict) else app
+        if kind != "bulk":
+            continue
+        if f["src"] not in side or f["dst"] not in side:
+            raise ValueError(
+                f'flow "{f["name"]}" runs {f["src"]} -> {f["dst"]}, not between the emulated '
+                f"link's ends ({link['a']}, {link['b']})"
+            )
+        reader = f.get("reader", {})
+        rkind = reader.get("kind", reader.get("type")) if isinstance(reader, dict) else reader
+        if rkind not in (None, "greedy"):
+            raise ValueError(
+                f'flow "{f["name"]}": reader "{rkind}": live compare reads greedily only'
+            )
+        mss = int(tr["mss_bytes"])
+        stop = f.get("stop_s")
+        plans.append(
+            FlowPlan(
+                name=f["name"],
+                src=side[f["src"]],
+                dst=side[f["dst"]],
+                port=5201 + i,
+                cc=cc,
+                rcv_buf=int(tr["rcv_buf_bytes"]),
+                mss=mss,
+                iw=initial_window_segments(doc, f["name"], mss),
+                min_rto_ms=min_rto_ms(doc, f["name"]),
+                start_s=float(f["start_s"]),
+                stop_s=duration if stop is None else min(float(stop), duration),
+                sack=bool(tr["sack"]),
+                timestamps=bool(tr["timestamps"]),
+            )
+        )
+    if not plans:
+        raise ValueError("the scenario has no bulk TCP flow to compare")
+    return plans
+
+
+def _bytes_at(samples: list[list[float]], t: float) -> float:
+    """Bytes read by time ``t`` (linear between samples)."""
+    if not samples or t <= samples[0][0]:
+        return 0.0 if not samples else float(samples[0][1])
+    for (t0, b0), (t1, b1) in itertools.pairwise(samples):
+        if t0 <= t <= t1:
+            return b0 if t1 == t0 else b0 + (b1 - b0) * (t - t0) / (t1 - t0)
+    return float(samples[-1][1])
+
+
+def _p95(xs: list[float]) -> float | None:
+    if not xs:
+        return None
+    s = sorted(xs)
+    return s[min(len(s) - 1, math.ceil(0.95 * len(s)) - 1)]
+
+
+def compare(
+    scenario: os.PathLike[str] | str,
+    cc: str | None = None,
+    sets: list[tuple[str, str]] | None = None,
+    out: os.PathLike[str] | str | None = None,
+    link: str | None = None,
+    log: Any = None,
+) -> Comparison:
+    """Run the scenario's bulk TCP flows through the emulated link with the kernel's
+    TCP, and the same scenario in the simulator; compare them.
+
+    ``cc`` (``reno`` or ``cubic``) replaces every compared flow's congestion control
+    (``None``: each flow's own, which must be one of those). Raises
+    :class:`LiveUnavailable` if the machine cannot run the emulation,
+    :class:`mobiflow.ScenarioError` for a wrong scenario and ``ValueError`` for one
+    that cannot be compared.
+    """
+    say = log or (lambda msg: print(msg, file=sys.stderr))
+    binary = preflight()
+    path = Path(scenario)
+    sets = list(sets or [])
+    desc = api.validate(path, set=sets)
+    from mobiflow.scenario import Scenario
+
+    doc = Scenario.load(path, set=sets).to_dict()
+    names = [ln["name"] for ln in desc["links"]]
+    if link is None:
+        if len(names) != 1:
+            raise ValueError(f"the scenario has {len(names)} links; name one with link=")
+        li = 0
+    else:
+        if link not in names:
+            raise ValueError(f'no link named "{link}"')
+        li = names.index(link)
+    # One congestion control for both: the kernel's name and the simulator's.
+    cc_sets: list[tuple[str, str]] = []
+    if cc is not None:
+        if cc not in CCS:
+            raise ValueError(f'--cc "{cc}": choose reno or cubic')
+        for f in desc["flows"]:
+            if f["transport"].get("protocol") == "tcp":
+                cc_sets.append((f"flows.{f['name']}.cc", SIM_CC[cc]))
+        desc = api.validate(path, set=sets + cc_sets)
+    plans = plan_flows(desc, doc, li, "")
+    by_name = {f["name"]: f for f in desc["flows"]}
+    for p in plans:
+        p.cc = kernel_cc(by_name[p.name]["transport"]["cc"])
+    label = cc or "-".join(sorted({p.cc for p in plans}))
+    out_dir = Path(out) if out is not None else Path("out/live") / f"{desc['scenario']}-{label}"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    out_abs = out_dir.resolve()
+    for p in plans:
+        p.recv_out = os.fspath(out_abs / f"kernel_recv_{p.name}.json")
+        p.send_out = os.fspath(out_abs / f"kernel_send_{p.name}.json")
+        for f in (p.recv_out, p.send_out):
+            Path(f).unlink(missing_ok=True)
+
+    # The kernel's TCP like the scenario's, per namespace. The congestion control is
+    # set on each sender's socket (TCP_CONGESTION): outside the initial namespace
+    # Linux refuses a namespace default other than the allowed ones (EPERM).
+    sysctls: list[str] = []
+    for s in ("a", "b"):
+        ps = [p for p in plans if s in (p.src, p.dst)]
+        if not ps:
+            continue
+        p0 = ps[0]
+        for k, v in (
+            ("net.ipv4.tcp_sack", str(int(p0.sack))),
+            ("net.ipv4.tcp_timestamps", str(int(p0.timestamps))),
+            ("net.ipv4.tcp_ecn", "0"),
+            ("net.ipv4.tcp_no_metrics_save", "1"),
+            ("net.ipv4.tcp_slow_start_after_idle", "0"),
+            # The simulated sender's buffer never limits it: a large send buffer.
+            ("net.ipv4.tcp_wmem", "4096 1048576 33554432"),
+        ):
+            sysctls += ["--sysctl", f"{s}:{k}={v}"]
+    # Initial window and minimum RTO are route attributes in Linux.
+    setup: list[list[str]] = []
+    addr = {"a": "10.200.0.1", "b": "10.200.0.2"}
+    for p in plans:
+        ns_var = "MOBIFLOW_NS_A" if p.src == "a" else "MOBIFLOW_NS_B"
+        dev_var = "MOBIFLOW_DEV_A" if p.src == "a" else "MOBIFLOW_DEV_B"
+        setup.append(
+            [
+                "sh",
+                "-c",
+                f'ip -n "${ns_var}" route replace {addr[p.dst]}/32 dev "${dev_var}" '
+                f"src {addr[p.src]} initcwnd {p.iw} rto_min {int(p.min_rto_ms)}ms",
+            ]
+        )
+    spec = {
+        "duration_s": desc["duration_s"],
+        "setup": setup,
+        "flows": [p.__dict__ for p in plans],
+    }
+    spec_path = out_abs / "spec.json"
+    spec_path.write_text(json.dumps(spec, indent=1))
+    report_path = out_abs / "live_report.json"
+    report_path.unlink(missing_ok=True)
+    mtu = plans[0].mss + 40
+    if mtu != 1500:
+        say(f"note: MSS {plans[0].mss}: the TUN MTU stays 1500 (the kernel's MSS is 1460)")
+    say(
+        f"live: {desc['scenario']} with the kernel's {label}, "
+        f"{desc['duration_s']:.0f} s of real time"
+    )
+    argv = [
+        os.fspath(binary),
+        "run",
+        os.fspath(path),
+        "--in",
+        "b",
+        "--report",
+        os.fspath(report_path),
+        *sysctls,
+    ]
+    for k, v in sets + cc_sets:
+        argv += ["--set", f"{k}={v}"]
+    argv += [
+        "--link",
+        names[li],
+        "--",
+        sys.executable,
+        os.fspath(DRIVER),
+        "drive",
+        os.fspath(spec_path),
+    ]
+    with open(out_abs / "live.log", "w", encoding="utf-8") as logf:
+        r = subprocess.run(argv, stderr=logf, stdout=logf)
+    if not report_path.exists():
+        tail = (out_abs / "live.log").read_text(errors="replace").strip().splitlines()[-5:]
+        raise RuntimeError("the live run failed:\n" + "\n".join(tail))
+    live = json.loads(report_path.read_text())
+    if r.returncode != 0:
+        say(f"warning: the live run's command exited with status {r.returncode}")
+
+    # The same scenario in the simulator.
+    say("sim: the same scenario in the simulator")
+    sim_dir = out_abs / "sim"
+    summary = api.run(path, set=sets + cc_sets, out=sim_dir)
+    series = api.read_series(sim_dir)["flow"]
+
+    cmp = Comparison(
+        scenario=desc["scenario"],
+        cc=label,
+        out=out_abs,
+        valid=bool(live["valid"]),
+        invalid_reasons=list(live["invalid_reasons"]),
+    )
+    link_dir = {"a": 0, "b": 1}
+    kernel_series: dict[str, list[dict[str, Any]]] = {}
+    for p in plans:
+        try:
+            snd = json.loads(Path(p.send_out).read_text())
+            rcv = json.loads(Path(p.recv_out).read_text())
+        except OSError as e:
+            raise RuntimeError(f"flow {p.name}: the kernel run left no results ({e})") from e
+        kernel_series[p.name] = snd["samples"]
+        sim_flow = next(f for f in summary["flows"] if f["name"] == p.name)
+        samples = rcv["samples"]
+        span = p.stop_s - p.start_s
+        k_goodput = _bytes_at(samples, p.stop_s) * 8 / span if span > 0 else None
+        cmp.rows.append((p.name, "goodput (Mb/s)", _mb(k_goodput), _mb(sim_flow["goodput_bps"])))
+        for iv_name, (iv_start, iv_end) in _intervals(desc).items():
+            iv_end = min(iv_end, p.stop_s)
+            g = (
+                (_bytes_at(samples, iv_end) - _bytes_at(samples, iv_start))
+                * 8
+                / (iv_end - iv_start)
+                if iv_end > iv_start
+                else None
+            )
+            cmp.rows.append(
+                (
+                    p.name,
+                    f"goodput {iv_name} (Mb/s)",
+                    _mb(g),
+                    _mb(sim_flow["intervals"].get(iv_name)),
+                )
+            )
+        # srtt sampled in time on both sides (tcp_info every 20 ms; the simulator's
+        # series), over the flow's life: the same statistic for both.
+        fin = snd["final"]
+        rtts = [
+            x["rtt_us"] / 1e3 for x in snd["samples"] if x.get("rtt_us") and x["t_s"] <= p.stop_s
+        ]
+        sim_f = series.filter(series["flow_name"] == p.name)
+        sim_rtts = [
+            v
+            for t, v in zip(sim_f["time_s"].to_list(), sim_f["srtt_ms"].to_list(), strict=True)
+            if v is not None and p.start_s <= t <= p.stop_s
+        ]
+        cmp.rows.append(
+            (p.name, "RTT min (ms)", fin.get("min_rtt_us", 0) / 1e3 or None, sim_flow["rtt_min_ms"])
+        )
+        cmp.rows.append((p.name, "srtt time-mean (ms)", _mean(rtts), _mean(sim_rtts)))
+        cmp.rows.append((p.name, "srtt p95 over time (ms)", _p95(rtts), _p95(sim_rtts)))
+        cmp.rows.append(
+            (
+                p.name,
+                "retransmitted segments",
+                float(fin["total_retrans"]),
+                float(sim_flow["retransmits"]),
+            )
+        )
+        cw = [x["snd_cwnd"] * x["snd_mss"] / 1e3 for x in snd["samples"]]
+        sim_cw = [
+            v / 1e3
+            for v in series.filter(series["flow_name"] == p.name)["cwnd_bytes"].to_list()
+            if v is not None
+        ]
+        cmp.rows.append(
+            (p.name, "cwnd max (KB)", max(cw) if cw else None, max(sim_cw) if sim_cw else None)
+        )
+        d = link_dir[p.src]
+        sim_link = summary["links"][2 * li + d]
+        live_dir = live["dirs"][d]
+        cmp.rows.append(
+            (p.name, "link drops (packets)", float(live_dir["drops"]), float(sim_link["drops"]))
+        )
+        cmp.rows.append(
+            (
+                p.name,
+                "link outage losses",
+                float(live_dir["outage_losses"]),
+                float(sim_link["outage_losses"]),
+            )
+        )
+        cmp.notes.append(
+            f"{p.name}: kernel cc {snd['cc']}, initcwnd {p.iw}, rto_min {p.min_rto_ms:.0f} ms, "
+            f"window clamp {p.rcv_buf} B; time limited by the receive window "
+            f"{fin.get('rwnd_limited_us', 0) / 1e6:.1f} s, by the send buffer "
+            f"{fin.get('sndbuf_limited_us', 0) / 1e6:.1f} s"
+        )
+    for d in live["dirs"]:
+        cmp.notes.append(
+            f"emulator {d['dir']}: {d['packets_in']} packets in, {d['delivered_packets']} "
+            f"delivered, lateness mean {d['mean_late_ms']:.3f} ms, max {d['max_late_ms']:.3f} ms, "
+            f"{d['late_packets']} beyond {live['late_bound_ms']:.0f} ms; TUN overruns "
+            f"{d['tun_overruns']}"
+        )
+    cmp.figure = _figure(out_abs / "cwnd.png", desc["scenario"], label, kernel_series, series)
+    (out_abs / "compare.json").write_text(json.dumps(cmp.to_json(), indent=1))
+    return cmp
+
+
+def _mean(xs: list[float]) -> float | None:
+    return sum(xs) / len(xs) if xs else None
+
+
+def _mb(bps: float | None) -> float | None:
+    return None if bps is None else bps / 1e6
+
+
+def _intervals(desc: dict[str, Any]) -> dict[str, tuple[float, float]]:
+    return {
+        iv["name"]: (float(iv["start_s"]), float(iv["end_s"])) for iv in desc.get("intervals", [])
+    }
+
+
+def _figure(
+    path: Path,
+    name: str,
+    cc: str,
+    kernel: dict[str, list[dict[str, Any]]],
+    sim: Any,
+) -> Path | None:
+    """cwnd (and srtt) over time: the kernel's tcp_info samples against the simulator's."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    fig, (ax, ax2) = plt.subplots(2, 1, figsize=(9, 6), sharex=True)
+    for flow, samples in kernel.items():
+        t = [x["t_s"] for x in samples]
+        ax.plot(
+            t,
+            [x["snd_cwnd"] * x["snd_mss"] / 1e3 for x in samples],
+            label=f"{flow}: Linux {cc}",
+            lw=1.0,
+        )
+        ax2.plot(t, [x["rtt_us"] / 1e3 for x in samples], label=f"{flow}: Linux srtt", lw=1.0)
+        s = sim.filter(sim["flow_name"] == flow)
+        sim_cwnd = [None if v is None else v / 1e3 for v in s["cwnd_bytes"].to_list()]
+        ax.plot(s["time_s"].to_list(), sim_cwnd, label=f"{flow}: simulator", lw=1.0, ls="--")
+        if "srtt_ms" in s.columns:
+            ax2.plot(
+                s["time_s"].to_list(),
+                s["srtt_ms"].to_list(),
+                label=f"{flow}: simulator srtt",
+                lw=1.0,
+                ls="--",
+            )
+    ax.set_ylabel("cwnd (KB)")
+    ax.set_title(f"{name}: Linux TCP through the emulated link vs the simulator ({cc})")
+    ax.legend(fontsize=8)
+    ax2.set_ylabel("srtt (ms)")
+    ax2.set_xlabel("time (s)")
+    ax2.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
