@@ -416,6 +416,7 @@ mod linux {
                 "delivered_bytes": c.delivered_bytes,
                 "drops": st.drops,
                 "outage_losses": st.outage_losses,
+                "random_losses": st.random_losses,
                 "queue_max_pkts": st.queue_max,
                 "late_packets": c.late,
                 "max_late_ms": c.max_late_us as f64 / 1e3,

@@ -79,7 +79,8 @@ impl ClockedDir {
     }
 
     /// A packet of `bytes` arrives at the queue at `now` (call `advance(now)` first).
-    /// Returns false if it was dropped (queue full, RED, or the link is down).
+    /// Returns false if it was dropped (queue full, RED, the link is down, or the
+    /// direction's random loss took it).
     pub fn enqueue(&mut self, now: Instant, id: PktId, bytes: u32) -> bool {
         match self.dir.enqueue(now, id, bytes) {
             Admit::Scheduled(_) => true,
@@ -87,7 +88,7 @@ impl ClockedDir {
                 self.arm_opportunity(now);
                 true
             }
-            Admit::Dropped => false,
+            Admit::Dropped | Admit::Lost => false,
         }
     }
 
@@ -217,6 +218,7 @@ mod tests {
                 limit: QueueLimit::Packets(limit),
             },
             outages: vec![],
+            loss: 0.0,
         }
     }
 
