@@ -97,3 +97,53 @@ proc mf_run {duration} {
     $ns at $duration "mf_report; exit 0"
     $ns run
 }
+
+# --- TFRC twins ------------------------------------------------------------------------
+# One Agent/TFRC flow (payload packetSize_, +32 bytes on the wire) from node a to node
+# b, started at 0. TFRCSink counts no bytes, so goodput is measured at the queue from a
+# to b (a queue monitor's bdepartures_) times packetSize_ / (packetSize_ + 32).
+proc mf_tfrc_flow {name a b pktsize} {
+    global ns tf_agent tf_qm tf_name tf_size tf_intervals
+    set tf_agent [new Agent/TFRC]
+    set sink [new Agent/TFRCSink]
+    $tf_agent set packetSize_ $pktsize
+    $ns attach-agent $a $tf_agent
+    $ns attach-agent $b $sink
+    $ns connect $tf_agent $sink
+    set tf_qm [$ns monitor-queue $a $b ""]
+    set tf_name $name
+    set tf_size $pktsize
+    set tf_intervals {}
+    $ns at 0.0 "$tf_agent start"
+}
+
+proc mf_tfrc_interval {label t0 t1} {
+    global ns tf_intervals
+    lappend tf_intervals [list $label $t0 $t1]
+    $ns at $t0 "mf_tfrc_mark $label 0"
+    $ns at $t1 "mf_tfrc_mark $label 1"
+}
+
+proc mf_tfrc_mark {label which} {
+    global tf_qm tf_marks
+    set tf_marks($label,$which) [$tf_qm set bdepartures_]
+}
+
+# Print the flow's goodput per interval and its packets sent as JSON, then exit.
+proc mf_tfrc_report {} {
+    global tf_intervals tf_marks tf_agent tf_name tf_size
+    set out "\{\"flows\": \[\{\"name\": \"$tf_name\", \"intervals\": \{"
+    set first 1
+    foreach iv $tf_intervals {
+        set label [lindex $iv 0]
+        set span [expr {[lindex $iv 2] - [lindex $iv 1]}]
+        set b [expr {$tf_marks($label,1) - $tf_marks($label,0)}]
+        set g [expr {$b * 8.0 * $tf_size / ($tf_size + 32) / $span}]
+        if {!$first} { append out ", " }
+        set first 0
+        append out "\"$label\": $g"
+    }
+    append out "\}, \"packets_sent\": [$tf_agent set ndatapack_]\}\]\}"
+    puts $out
+    exit 0
+}
