@@ -452,7 +452,8 @@ impl TcpReceiver {
         self.policy.on_read(now, n, &st);
         // Window update (RFC 9293 §3.8.6.2.2, RFC 1122 §4.2.3.3): once the right edge
         // can move by min(2 MSS, buffer/2), tell the sender.
-        let potential = self.potential_right(now);
+        // The same state as `st` (on_read changes only the policy).
+        let potential = self.rcv_nxt + self.policy.window(&st);
         let threshold = (2 * self.cfg.mss as u64).min(self.cfg.rcv_buf / 2).max(1);
         if potential >= self.adv_right + threshold && self.cfg.window_updates {
             self.window_update_due = true;
@@ -461,12 +462,6 @@ impl TcpReceiver {
             self.forced_update = true;
         }
         n
-    }
-
-    fn potential_right(&mut self, now: Instant) -> u64 {
-        let st = self.rcv_state(now);
-        let want = self.policy.window(&st);
-        self.rcv_nxt + want
     }
 
     /// The window to put in the next ACK, in bytes, and the right edge it implies.

@@ -1003,12 +1003,16 @@ impl TcpSender {
             // Karn's rule holds for every segment the ACK covers: if one of them was
             // retransmitted, the ACK may have left when the retransmission filled a
             // hole, long after the later segments arrived (Linux's
-            // FLAG_RETRANS_DATA_ACKED).
-            let rtx_acked = self
-                .sb
-                .iter()
-                .take_while(|r| r.start < ack)
-                .any(|r| r.tx_count > 1);
+            // FLAG_RETRANS_DATA_ACKED). Only needed when this ACK's sample comes from
+            // send times of every ACK (no echoed timestamp, per-ACK sampling).
+            let ts_sample = self.ts_ok && seg.ts.is_some_and(|ts| ts.tsecr != 0);
+            let rtx_acked = !ts_sample
+                && self.cfg.rtt_sampling == RttSampling::EveryAck
+                && self
+                    .sb
+                    .iter()
+                    .take_while(|r| r.start < ack)
+                    .any(|r| r.tx_count > 1);
             // BA-SST: the ACK was triggered by the latest segment it covers (a
             // retransmission that filled a hole acknowledges older ones too).
             let latest_sent = match &self.pair {

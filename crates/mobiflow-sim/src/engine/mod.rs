@@ -935,9 +935,8 @@ impl<'a> World<'a> {
             fr.ep.finish(now);
             fr.finished = true;
         }
-        if self.web.watches(f) {
-            self.web_read(f);
-        }
+        // Returns at once unless `f` is a web connection.
+        self.web_read(f);
     }
 
     /// Drain what an endpoint wants to send into the network, then schedule its next

@@ -129,10 +129,6 @@ impl Web {
             _ => None,
         }
     }
-
-    pub(super) fn watches(&self, f: u32) -> bool {
-        self.by_flow.get(f as usize).is_some_and(Option::is_some)
-    }
 }
 
 impl World<'_> {

@@ -122,6 +122,19 @@ QUEUE = "50p"
 """ns-2's default queue limit (the seed gives none): an assumption."""
 
 
+DCCP_FLOW = """[[flows]]
+name = "dccp"
+from = "mn"
+to = "cn"
+transport = "dccp-ccid3"
+app = "bulk"
+
+[flows.tfrc]
+s = "500B"
+"""
+"""The DCCP CCID 3 flow of every seed-003 scenario (s = 500 bytes, the seed's)."""
+
+
 def _fmt_s(x: float) -> str:
     return f"{x:.3f}".rstrip("0").rstrip(".") + "s"
 
@@ -173,16 +186,7 @@ delay = "{INTERNET[1]}"
 queue = "droptail"
 queue_limit = "{QUEUE}"
 
-[[flows]]
-name = "dccp"
-from = "mn"
-to = "cn"
-transport = "dccp-ccid3"
-app = "bulk"
-
-[flows.tfrc]
-s = "500B"
-
+{DCCP_FLOW}
 [measure]
 sample_interval = "100ms"
 intervals = {{ before = ["{_fmt_s(HANDOFF_AT_S - 10)}", "{_fmt_s(HANDOFF_AT_S)}"], \
@@ -228,16 +232,7 @@ delay = "{INTERNET[1]}"
 queue = "droptail"
 queue_limit = "{QUEUE}"
 
-[[flows]]
-name = "dccp"
-from = "mn"
-to = "cn"
-transport = "dccp-ccid3"
-app = "bulk"
-
-[flows.tfrc]
-s = "500B"
-
+{DCCP_FLOW}
 [[flows]]
 name = "tcp"
 from = "ar"
