@@ -6,6 +6,9 @@
 #   make fmt         format Rust and Python in place
 #   make reproduce   run every example scenario, tables on stdout, files in out/examples/
 #   make validate    cross-check the simulator against ns-2 on twin scenarios
+#   make golden      check every reproduction table, the validation and every scenario's
+#                    summary against golden/ (make golden-update rewrites them: see
+#                    golden/README.md for when that is allowed)
 #   make bench       speed and memory against ns-2, and the scale table
 #   make bench-sweep a 24-run sweep on 1 and on 2 worker processes: the wall-time ratio
 #   make clean       remove .venv, out/, the built extension (not target/)
@@ -38,10 +41,10 @@ DEPS_STAMP := $(VENV)/.mobiflow-deps
 BUILD_STAMP := $(VENV)/.mobiflow-build
 
 .PHONY: help setup build-dev test test-rust test-python lint lint-rust lint-python fmt \
-	reproduce validate bench bench-sweep clean
+	reproduce validate golden golden-update bench bench-sweep clean
 
 help:
-	@sed -n '3,12s/^# \{0,1\}//p' Makefile
+	@sed -n '3,15s/^# \{0,1\}//p' Makefile
 
 # --- set-up -------------------------------------------------------------------------
 
@@ -114,6 +117,22 @@ reproduce: setup
 ## Cross-check against ns-2 on twin scenarios (needs `ns`: apt-get install -y ns2).
 validate: setup
 	$(VPY) validation/ns2/validate.py --require-ns
+
+GOLDEN_RUN ?= $(OUT)/golden
+
+## Check a fresh `mobiflow reproduce all` and every scenario's summary against golden/.
+golden: setup
+	$(VENV)/bin/mobiflow reproduce all --out $(GOLDEN_RUN)
+	$(VPY) tools/golden.py check-tables $(GOLDEN_RUN)
+	$(VPY) tools/golden.py check-validation $(GOLDEN_RUN)
+	$(VPY) tools/golden.py check-summaries
+
+## Rewrite golden/ from fresh runs: commit the result on its own, saying why numbers moved.
+golden-update: setup
+	$(VENV)/bin/mobiflow reproduce all --out $(GOLDEN_RUN)
+	$(VPY) tools/golden.py update-tables $(GOLDEN_RUN)
+	$(VPY) tools/golden.py update-validation $(GOLDEN_RUN)
+	$(VPY) tools/golden.py update-summaries
 
 ## Benchmark against ns-2 (speed, memory) and the scale table.
 bench: setup

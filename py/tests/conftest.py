@@ -2,16 +2,35 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 """The repository root."""
+
+
+def _load_tool(name: str) -> ModuleType:
+    """A script of the repository's ``tools/`` folder, imported as a module."""
+    spec = importlib.util.spec_from_file_location(
+        f"mobiflow_tools_{name}", ROOT / "tools" / f"{name}.py"
+    )
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses resolve their module through it
+    spec.loader.exec_module(module)
+    return module
+
+
+golden = _load_tool("golden")
+"""``tools/golden.py``: the golden tables and summary hashes (see golden/README.md)."""
 
 EXAMPLE = ROOT / "scenarios" / "examples" / "rwnd_limited.toml"
 """The example scenario most tests run (written with the engine)."""

@@ -11,7 +11,7 @@ import pytest
 
 from mobiflow.repro import report as repro
 
-from .conftest import Cli
+from .conftest import Cli, golden, run_cli
 
 
 @pytest.fixture(scope="module")
@@ -126,13 +126,20 @@ def test_quick_report_tables_are_filled(quick_report: Path) -> None:
     _assert_tables_filled((quick_report / "report.md").read_text(), frozenset({"Seed 003"}))
 
 
-def test_main_command_reproduces_every_seed(cli: Cli, tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def main_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The README's main job, `mobiflow reproduce all` (full runs, not quick mode; with
-    the ns-2 twins where ns-2 is installed): every seed is reproduced and every table of
-    the report is filled."""
-    proc = cli("reproduce", "all", "--out", tmp_path, timeout=1800)
+    the ns-2 twins where ns-2 is installed), run once for the tests below."""
+    out = tmp_path_factory.mktemp("reproduce_all")
+    proc = run_cli("reproduce", "all", "--out", out, timeout=1800)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert "Traceback" not in proc.stderr
+    return out
+
+
+def test_main_command_reproduces_every_seed(main_run: Path) -> None:
+    """Every seed is reproduced and every table of the report is filled."""
+    tmp_path = main_run
     status = json.loads((tmp_path / "results.json").read_text())
     for seed in SEED_KEYS:
         assert status[seed]["status"] == "done", (seed, status[seed])
@@ -155,3 +162,18 @@ def test_main_command_reproduces_every_seed(cli: Cli, tmp_path: Path) -> None:
         assert not src.startswith(("/", "http")), src
         assert (tmp_path / src).is_file(), src
     print("reproduce all:", {k: round(v["seconds"]) for k, v in status.items()})
+
+
+def test_every_reproduction_table_matches_its_golden_file(main_run: Path) -> None:
+    """Every cell of every table of every seed's report is the one in golden/reproduce/
+    (see golden/README.md): a number that moves fails here, named by table, row and
+    column, until the golden file is updated in a commit that says why."""
+    diff = golden.check_tables(main_run)
+    assert not diff.lines, "\n".join(diff.lines)
+
+
+@pytest.mark.skipif(shutil.which("ns") is None, reason="ns-2 is not installed")
+def test_validation_table_matches_its_golden_file(main_run: Path) -> None:
+    """The ns-2 cross-validation rows (both simulators' numbers) are golden/validation.json's."""
+    diff = golden.check_validation(main_run)
+    assert not diff.lines, "\n".join(diff.lines)
