@@ -132,18 +132,28 @@ def run_json(
     set: Overrides | None = None,  # noqa: A002
     out: PathLike | None = None,
     pcap: bool = False,
+    series_format: str = "parquet",
 ) -> str:
     """Run the scenario file ``path`` and return its summary as JSON text.
 
     The text is exactly what ``summary.json`` holds. With ``out``, the folder is created
-    if needed and ``summary.json``, ``flow_series.csv`` and ``link_series.csv`` are
-    written into it (other files there are left alone), with the pcap files of the
-    scenario's ``[measure.capture]`` points; ``pcap=True`` captures at every host too.
+    if needed and ``summary.json``, ``flow_series.parquet`` and ``link_series.parquet``
+    (``.csv`` with ``series_format="csv"``) are written into it (other files there are
+    left alone), with the pcap files of the scenario's ``[measure.capture]`` points;
+    ``pcap=True`` captures at every host too (and needs ``out``).
 
     Raises :class:`mobiflow.ScenarioError` if the scenario is wrong, ``RuntimeError`` if
     the run fails and ``OSError`` if the results cannot be written.
     """
-    return _mobiflow.run_file(os.fspath(path), to_overrides(set), _opt_path(out), pcap)
+    from mobiflow.outputs import check_series_format, convert_series
+
+    fmt = check_series_format(series_format)
+    if pcap and out is None:
+        raise ValueError("pcap=True needs out=: the capture files are written there")
+    text = _mobiflow.run_file(os.fspath(path), to_overrides(set), _opt_path(out), pcap)
+    if out is not None:
+        convert_series(out, fmt)
+    return text
 
 
 def run(
@@ -151,13 +161,17 @@ def run(
     set: Overrides | None = None,  # noqa: A002
     out: PathLike | None = None,
     pcap: bool = False,
+    series_format: str = "parquet",
 ) -> Summary:
     """Run the scenario file ``path`` and return its summary (see :func:`run_json`).
 
     Rates in the summary are bits per second (``goodput_bps``, ``intervals``), times
     seconds (``duration_s``, ``completion_time_s``) or milliseconds (``rtt_*_ms``).
     """
-    return cast(Summary, json.loads(run_json(path, set=set, out=out, pcap=pcap)))
+    return cast(
+        Summary,
+        json.loads(run_json(path, set=set, out=out, pcap=pcap, series_format=series_format)),
+    )
 
 
 def run_text(
@@ -165,13 +179,17 @@ def run_text(
     set: Overrides | None = None,  # noqa: A002
     out: PathLike | None = None,
     source: PathLike | None = None,
+    series_format: str = "parquet",
 ) -> Summary:
     """Run a scenario given as TOML text; ``source`` names the file it stands for
     (messages mention it; relative paths resolve against its folder)."""
-    return cast(
-        Summary,
-        json.loads(_mobiflow.run_str(text, to_overrides(set), _opt_path(out), _opt_path(source))),
-    )
+    from mobiflow.outputs import check_series_format, convert_series
+
+    fmt = check_series_format(series_format)
+    text_out = _mobiflow.run_str(text, to_overrides(set), _opt_path(out), _opt_path(source))
+    if out is not None:
+        convert_series(out, fmt)
+    return cast(Summary, json.loads(text_out))
 
 
 def validate(path: PathLike, set: Overrides | None = None) -> dict[str, Any]:  # noqa: A002
@@ -205,19 +223,18 @@ def read_summary(out: PathLike) -> Summary:
 
 
 def read_series(out: PathLike) -> dict[str, pl.DataFrame]:
-    """Read the sampled time series of a results folder as polars DataFrames.
+    """Read the sampled time series of a results folder as polars DataFrames, from
+    ``flow_series.parquet`` / ``link_series.parquet`` or their ``.csv`` forms,
+    whichever the folder holds.
 
     Returns ``{"flow": ..., "link": ...}``. Columns carry their units in their names
     (``time_s`` seconds, ``cwnd_bytes`` bytes, ``srtt_ms`` milliseconds, ``rate_bps``
-    bits per second, ...); ``flow`` and ``dir`` index ``summary["flows"]`` and
-    ``summary["links"]``, ``flow_name`` and ``dir_name`` name them. Missing values (an
-    RTT before the first sample, a slow-start threshold that is still infinite) are
-    null. See :mod:`mobiflow.outputs` for every column.
+    bits per second, ...); ``flow`` and ``dir`` name the flow and the link direction,
+    ``flow_index`` and ``dir_index`` index ``summary["flows"]`` and
+    ``summary["links"]``. Missing values (an RTT before the first sample, a slow-start
+    threshold that is still infinite) are null. See :mod:`mobiflow.outputs` for every
+    column.
     """
-    from mobiflow.outputs import read_flow_series, read_link_series
+    from mobiflow.outputs import read_series as read
 
-    folder = Path(out)
-    return {
-        "flow": read_flow_series(folder / FLOW_SERIES_FILE),
-        "link": read_link_series(folder / LINK_SERIES_FILE),
-    }
+    return read(out)
