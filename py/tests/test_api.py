@@ -71,15 +71,18 @@ def test_validate_text_reads_toml_text(tiny: Path) -> None:
     assert mobiflow.validate_text(text, source=tiny) == mobiflow.validate(tiny)
 
 
+PARQUET_FILES = ("summary.json", "flow_series.parquet", "link_series.parquet")
+
+
 def test_out_and_read_back(tiny: Path, tmp_path: Path) -> None:
     summary = mobiflow.run(tiny, out=tmp_path)
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(OUTPUT_FILES)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(PARQUET_FILES)
     assert mobiflow.read_summary(tmp_path) == summary
     series = mobiflow.read_series(tmp_path)
-    assert series["flow"].columns[:3] == ["time_s", "flow", "flow_name"]
-    assert series["link"].columns[:3] == ["time_s", "dir", "dir_name"]
+    assert series["flow"].columns[:3] == ["time_s", "flow_index", "flow"]
+    assert series["link"].columns[:3] == ["time_s", "dir_index", "dir"]
     names = {f["name"] for f in summary["flows"]}
-    assert set(series["flow"]["flow_name"].unique().to_list()) <= names
+    assert set(series["flow"]["flow"].unique().to_list()) <= names
 
 
 def test_runs_in_threads_agree(tiny: Path) -> None:
@@ -120,3 +123,28 @@ def test_overrides_accept_mappings_and_pairs() -> None:
     assert to_overrides(None) == []
     with pytest.raises(TypeError):
         to_overrides({"a": object()})
+
+
+def test_csv_on_request_reads_back_the_same_frames(tiny: Path, tmp_path: Path) -> None:
+    mobiflow.run(tiny, out=tmp_path / "p")
+    mobiflow.run(tiny, out=tmp_path / "c", series_format="csv")
+    assert sorted(p.name for p in (tmp_path / "c").iterdir()) == sorted(OUTPUT_FILES)
+    parquet, csv = mobiflow.read_series(tmp_path / "p"), mobiflow.read_series(tmp_path / "c")
+    assert parquet["flow"].equals(csv["flow"])
+    assert parquet["link"].equals(csv["link"])
+    with pytest.raises(ValueError, match="unknown series format 'xlsx'"):
+        mobiflow.run(tiny, out=tmp_path / "x", series_format="xlsx")
+
+
+def test_duration_is_exact_and_infinite_ssthresh_is_an_empty_cell(
+    tiny: Path, tmp_path: Path
+) -> None:
+    summary = mobiflow.run(tiny, out=tmp_path, series_format="csv")
+    assert repr(summary["duration_s"]) == "5.0"
+    rows = (tmp_path / "flow_series.csv").read_text(encoding="utf-8").splitlines()
+    header = rows[0].split(",")
+    first = rows[1].split(",")
+    # At time 0 the threshold is still infinite: an empty cell, never 2**62 - 1.
+    assert first[header.index("ssthresh_bytes")] == ""
+    assert "4611686018427387903" not in "\n".join(rows)
+    assert mobiflow.read_series(tmp_path)["flow"]["ssthresh_bytes"][0] is None

@@ -50,7 +50,8 @@ T = TypeVar("T")
 app = typer.Typer(
     name="mobiflow",
     help="Deterministic simulation of transport protocols over mobile networks.",
-    add_completion=False,
+    # --install-completion / --show-completion (bash, zsh, fish, PowerShell).
+    add_completion=True,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
@@ -435,6 +436,22 @@ def _root(
     """Deterministic simulation of transport protocols over mobile networks."""
 
 
+FormatOpt = Annotated[
+    str,
+    typer.Option(
+        "--format",
+        metavar="parquet|csv",
+        help="File format of the series (and a sweep's tables): parquet (default) or csv.",
+    ),
+]
+
+
+def _check_format(fmt: str) -> str:
+    if fmt not in ("parquet", "csv"):
+        raise CliError(f"--format {fmt}: expected parquet or csv", EXIT_USAGE)
+    return fmt
+
+
 @app.command("run")
 def run_command(
     scenario: ScenarioArg,
@@ -445,7 +462,8 @@ def run_command(
             "--out",
             "-o",
             metavar="DIR",
-            help="Write summary.json, flow_series.csv and link_series.csv into DIR.",
+            help="Write summary.json, flow_series.parquet and link_series.parquet (or "
+            ".csv, see --format) into DIR.",
             show_default=False,
         ),
     ] = None,
@@ -460,14 +478,20 @@ def run_command(
             help="Capture every host's packets into DIR/<host>.pcap (needs --out).",
         ),
     ] = False,
+    series_format: FormatOpt = "parquet",
 ) -> None:
     """Run a scenario and print its summary (goodput in Mb/s, RTTs in ms)."""
+    from mobiflow.outputs import convert_series
+
     overrides = parse_sets(set_)
     path = check_scenario_file(scenario)
+    fmt = _check_format(series_format)
     if pcap and out is None:
         raise CliError("--pcap needs --out DIR for the capture files", EXIT_USAGE)
     out_dir = None if out is None else os.fspath(out)
     text = engine_errors(lambda: _mobiflow.run_file(path, overrides, out_dir, pcap))
+    if out is not None:
+        convert_series(out, fmt)
     if json_:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
         sys.stdout.flush()
@@ -501,7 +525,8 @@ def plot_command(
         typer.Argument(
             metavar="RUN_DIR...",
             help="Results folders (mobiflow run --out, or a sweep's run folders); "
-            "several are drawn on one figure.",
+            "several are drawn on one figure. A sweep's folder draws one run per grid "
+            "point, labelled by its grid values.",
             show_default=False,
         ),
     ],
@@ -512,7 +537,8 @@ def plot_command(
             "-k",
             metavar="KIND",
             help="cwnd (cwnd, ssthresh, rwnd), seq (time-sequence), throughput, queue, "
-            "buffer (receive buffer), or all.",
+            "buffer (receive buffer), capacity (the link's capacity shaded under "
+            "goodput), or all.",
         ),
     ] = "all",
     out: Annotated[
@@ -540,10 +566,20 @@ def plot_command(
             show_default=False,
         ),
     ] = None,
+    seed: Annotated[
+        int | None,
+        typer.Option(
+            "--seed",
+            metavar="N",
+            help="For a sweep's folder: draw the runs of this seed (default: the first).",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
-    """Draw a figure of one or several runs (PNG or SVG)."""
+    """Draw a figure of one or several runs, or of a sweep (PNG or SVG)."""
     from mobiflow import plot as plots
     from mobiflow.outputs import Run
+    from mobiflow.sweeps import SWEEP_FILE
 
     if kind not in plots.KINDS:
         raise CliError(
@@ -554,6 +590,9 @@ def plot_command(
     for folder in run_dirs:
         if not folder.is_dir():
             raise CliError(f"{folder}: no such folder", EXIT_USAGE)
+        if (folder / SWEEP_FILE).is_file():
+            runs.extend(sweep_runs(folder, seed))
+            continue
         try:
             runs.append(Run.load(folder, label=folder.name if len(run_dirs) > 1 else None))
         except FileNotFoundError as e:
@@ -575,6 +614,33 @@ def plot_command(
     except ImportError as e:
         raise CliError(str(e), EXIT_FAILURE) from e
     sys.stdout.write(f"figure written to {out}\n")
+
+
+def sweep_runs(folder: Path, seed: int | None = None) -> list[Any]:
+    """The finished runs of the sweep in ``folder`` for ``seed`` (default: the sweep's
+    first), one per grid point, labelled by the grid values that vary (``cc=cubic,
+    rcv_buf=64KB``: the last part of each dotted key)."""
+    from mobiflow.sweeps import load_sweep
+
+    result = load_sweep(folder)
+    chosen = result.seeds[0] if seed is None else seed
+    if chosen not in result.seeds:
+        raise CliError(
+            f"--seed {chosen}: {folder} ran seeds {', '.join(map(str, result.seeds))}",
+            EXIT_USAGE,
+        )
+    varying = [k for k, values in result.grid.items() if len(values) > 1] or list(result.grid)
+    runs = []
+    for record in result.done:
+        if record.seed != chosen:
+            continue
+        run = record.load()
+        label = ", ".join(f"{k.rsplit('.', 1)[-1]}={record.point[k]}" for k in varying)
+        run.label = label or f"seed={record.seed}"
+        runs.append(run)
+    if not runs:
+        raise CliError(f"{folder}: no finished run of seed {chosen} to draw", EXIT_USAGE)
+    return runs
 
 
 def _metric_cell(name: str, mean: float | None, low: float | None, high: float | None) -> str:
@@ -605,14 +671,16 @@ DEFAULT_SWEEP_METRICS = ("goodput_bps", "retransmits", "timeouts", "rtt_mean_ms"
 
 
 def render_sweep(result: Any, metrics: list[str], console: Console, confidence: float) -> None:
-    """Print a sweep's means and confidence intervals per grid point and flow."""
-    table = Table(
-        title=f"means ± half-width of the {confidence:.0%} confidence interval across seeds",
-        title_justify="left",
-        show_edge=False,
-        pad_edge=False,
-    )
+    """Print a sweep's means and confidence intervals per grid point and flow; where
+    the seeds gave identical runs, the mean alone and a note saying so."""
     agg = result.aggregate(metrics, confidence)
+    identical = bool(agg.height) and bool(agg["seeds_identical"].all())
+    title = (
+        "means across seeds (the seeds gave identical runs: no interval)"
+        if identical
+        else f"means ± half-width of the {confidence:.0%} confidence interval across seeds"
+    )
+    table = Table(title=title, title_justify="left", show_edge=False, pad_edge=False)
     keys = [*result.grid, "flow"]
     for key in keys:
         table.add_column(Text(key))
@@ -620,7 +688,9 @@ def render_sweep(result: Any, metrics: list[str], console: Console, confidence: 
     for m in metrics:
         table.add_column(Text(_metric_header(m)), justify="right")
     for row in agg.iter_rows(named=True):
-        cells = [Text(str(row.get(k))) for k in keys] + [Text(str(row["n"]))]
+        cells = [Text(str(row.get(k))) for k in keys] + [
+            Text(f"{row['n']} (identical)" if row["seeds_identical"] else str(row["n"]))
+        ]
         cells += [
             Text(
                 _metric_cell(
@@ -631,6 +701,39 @@ def render_sweep(result: Any, metrics: list[str], console: Console, confidence: 
         ]
         table.add_row(*cells)
     console.print(table)
+    if identical:
+        console.print(
+            Text(
+                f"note: the {len(result.seeds)} seeds change nothing in this scenario (it has "
+                "no random element, such as a link's loss): every seed gave the same run, "
+                "so there is one measurement per grid point, not a sample.",
+                style="yellow",
+            )
+        )
+
+
+def sweep_json(result: Any, metrics: list[str], confidence: float) -> dict[str, Any]:
+    """What ``mobiflow sweep --json`` prints: the runs and the aggregate rows."""
+    agg = result.aggregate(metrics, confidence)
+    return {
+        "out": os.fspath(result.out),
+        "grid": result.grid,
+        "seeds": result.seeds,
+        "seeds_matter": result.seeds_matter(),
+        "confidence": confidence,
+        "runs": [
+            {
+                "run": r.key,
+                "point": r.point,
+                "seed": r.seed,
+                "status": r.status,
+                "error": r.error,
+                "ran": r.ran,
+            }
+            for r in result.runs
+        ],
+        "aggregate": agg.to_dicts() if agg.height else [],
+    }
 
 
 @app.command("reproduce")
@@ -794,6 +897,15 @@ def sweep_command(
     no_progress: Annotated[
         bool, typer.Option("--no-progress", help="No progress bar (on stderr).")
     ] = False,
+    json_: Annotated[
+        bool,
+        typer.Option(
+            "--json",
+            help="Print the runs and the per-grid-point means and intervals as JSON "
+            "(only) on stdout.",
+        ),
+    ] = False,
+    table_format: FormatOpt = "parquet",
 ) -> None:
     """Run a scenario over a grid of values and seeds; resume where a sweep stopped."""
     from mobiflow import sweeps
@@ -803,6 +915,7 @@ def sweep_command(
         raise CliError(f"--backend {backend}: expected local or ray", EXIT_USAGE)
     if jobs is not None and jobs < 1:
         raise CliError(f"--jobs {jobs}: expected at least 1", EXIT_USAGE)
+    fmt = _check_format(table_format)
     try:
         spec = sweeps.load_spec(sweep_file)
         if not spec.scenario.is_file():
@@ -818,7 +931,8 @@ def sweep_command(
             backend="ray" if backend == "ray" else "local",
             jobs=jobs,
             address=address,
-            progress=not no_progress,
+            progress=not no_progress and not json_,
+            series_format=fmt,
         )
     except (ScenarioError, sweeps.SweepError) as e:
         raise CliError(str(e), EXIT_USAGE) from e
@@ -827,8 +941,10 @@ def sweep_command(
         _interrupted()
     console = make_console()
     try:
-        results_csv, summary_csv = result.write_tables(metrics)
-        if result.done:
+        results_csv, summary_csv = result.write_tables(metrics, fmt)
+        if json_:
+            sys.stdout.write(json.dumps(sweep_json(result, metrics, 0.95), default=str) + "\n")
+        elif result.done:
             render_sweep(result, metrics, console, 0.95)
     except sweeps.SweepError as e:  # an unknown metric: the runs are stored all the same
         raise CliError(
@@ -836,12 +952,15 @@ def sweep_command(
             "same command, nothing is run again)",
             EXIT_USAGE,
         ) from e
+    if json_:
+        console = Console(stderr=True)
     console.print(
         Text(
             f"{len(result.runs)} runs: {result.ran - len(result.failed)} finished now, "
             f"{result.skipped} already done, {len(result.failed)} failed, "
             f"in {result.seconds:.1f} s; "
-            f"results in {result.out}/ ({results_csv.name}, {summary_csv.name})",
+            f"results in {result.out}/ ({results_csv.name}, {summary_csv.name}, "
+            f"series.{fmt})",
             style="dim",
         )
     )

@@ -53,7 +53,6 @@ from __future__ import annotations
 import io
 import json
 import os
-from collections.abc import Mapping
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, cast
@@ -98,14 +97,19 @@ DEFAULT_SERIES_FORMAT: SeriesFormat = "parquet"
 """Series and sweep tables are Parquet unless CSV is asked for (a series is about 7
 times smaller as Parquet, and keeps its column types)."""
 
-_STEMS = {"flow": FLOW_SERIES_FILE.removesuffix(".csv"), "link": LINK_SERIES_FILE.removesuffix(".csv")}
+_STEMS = {
+    "flow": FLOW_SERIES_FILE.removesuffix(".csv"),
+    "link": LINK_SERIES_FILE.removesuffix(".csv"),
+}
 
 
 def check_series_format(fmt: str) -> SeriesFormat:
     """``fmt`` if it is a series format, else ``ValueError`` naming the choices."""
-    if fmt not in SERIES_FORMATS:
-        raise ValueError(f"unknown series format {fmt!r}; expected one of {', '.join(SERIES_FORMATS)}")
-    return cast(SeriesFormat, fmt)
+    for known in SERIES_FORMATS:
+        if fmt == known:
+            return known
+    choices = ", ".join(SERIES_FORMATS)
+    raise ValueError(f"unknown series format {fmt!r}; expected one of {choices}")
 
 
 def series_file(folder: PathLike, which: str) -> Path | None:
@@ -193,10 +197,7 @@ def write_series(
     for which, data in (("flow", flow), ("link", link)):
         path = out / f"{_STEMS[which]}.{fmt}"
         if fmt == "csv":
-            if isinstance(data, bytes):
-                payload = data
-            else:
-                payload = data.write_csv().encode("utf-8")
+            payload = data if isinstance(data, bytes) else data.write_csv().encode("utf-8")
         else:
             frame = _read_bytes(data, which) if isinstance(data, bytes) else data
             buf = io.BytesIO()

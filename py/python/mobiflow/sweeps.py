@@ -27,8 +27,9 @@ Storage. Each run has its own folder under ``out``, named from its parameters: a
 readable slug and a hash of the scenario text, overrides and engine version
 (``flows.bulk.cc=cubic,tcp.rcv_buf=64KB,seed=2-3f9c0a1b2d``). A finished run's folder
 holds ``summary.json``, ``flow_series.parquet``, ``link_series.parquet`` (the files of
-``mobiflow run --out``; ``.csv`` with ``series_format="csv"``), ``params.json`` (grid point, seed, overrides), ``scenario.toml`` (the
-scenario as run) and, written last by an atomic rename, ``done``. A run that failed has
+``mobiflow run --out``; ``.csv`` with ``series_format="csv"``), ``params.json`` (grid
+point, seed, overrides), ``scenario.toml`` (the scenario as run) and, written last by an
+atomic rename, ``done``. A run that failed has
 ``error.txt`` instead of ``done``. ``sweep.json`` at the top describes the sweep.
 
 Resuming. A folder with ``done`` is never run again: run the same sweep again after an
@@ -78,9 +79,9 @@ from mobiflow.outputs import (
     write_atomically,
     write_series,
 )
-from mobiflow.tables import flow_rows, flows_frame, grid_columns, link_rows, links_frame
 from mobiflow.scenario import Scenario
 from mobiflow.stats import mean_ci
+from mobiflow.tables import flow_rows, flows_frame, grid_columns, link_rows, links_frame
 
 if TYPE_CHECKING:
     import polars as pl
@@ -749,9 +750,7 @@ class SweepResult:
         agg = self.aggregate(metrics)
         flow_series = self.series("flow")
         if fmt == "csv":
-            flat = flows.select(
-                [c for c, t in flows.schema.items() if not isinstance(t, pl.List)]
-            )
+            flat = flows.select([c for c, t in flows.schema.items() if not isinstance(t, pl.List)])
             flat.write_csv(results)
             agg.write_csv(summary)
             flow_series.write_csv(series)

@@ -253,9 +253,7 @@ def flows_frame(
 ) -> pl.DataFrame:
     """One row per flow (of a summary, or of rows from :func:`flow_rows`), typed by
     :data:`FLOW_COLUMNS`."""
-    rows = (
-        flow_rows(summary_or_rows) if isinstance(summary_or_rows, Mapping) else summary_or_rows
-    )
+    rows = flow_rows(summary_or_rows) if isinstance(summary_or_rows, Mapping) else summary_or_rows
     return _frame(rows, FLOW_COLUMNS)
 
 
@@ -263,9 +261,7 @@ def links_frame(
     summary_or_rows: Mapping[str, Any] | list[dict[str, Any]],
 ) -> pl.DataFrame:
     """One row per link direction, typed by :data:`LINK_COLUMNS`."""
-    rows = (
-        link_rows(summary_or_rows) if isinstance(summary_or_rows, Mapping) else summary_or_rows
-    )
+    rows = link_rows(summary_or_rows) if isinstance(summary_or_rows, Mapping) else summary_or_rows
     return _frame(rows, LINK_COLUMNS)
 
 
@@ -287,9 +283,10 @@ def series_frame(frame: pl.DataFrame, which: str) -> pl.DataFrame:
     if "ssthresh_bytes" in frame.columns:
         ssthresh = pl.col("ssthresh_bytes")
         frame = frame.with_columns(
-            pl.when(ssthresh >= SSTHRESH_INFINITE).then(None).otherwise(ssthresh).alias(
-                "ssthresh_bytes"
-            )
+            pl.when(ssthresh >= SSTHRESH_INFINITE)
+            .then(None)
+            .otherwise(ssthresh)
+            .alias("ssthresh_bytes")
         )
     return frame
 
