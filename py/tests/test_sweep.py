@@ -201,7 +201,9 @@ def test_aggregate_gives_means_and_t_intervals_when_seeds_differ(
         pytest.approx(low),
         pytest.approx(high),
     )
-    assert low is not None and high is not None and high > low
+    assert low is not None
+    assert high is not None
+    assert high > low
 
 
 def test_sweep_tables_share_the_run_tables_schema(
