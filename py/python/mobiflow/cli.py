@@ -3,16 +3,19 @@
 ::
 
     mobiflow run SCENARIO.toml [--set KEY=VALUE ...] [--out DIR] [--json] [--pcap]
+                 [--format parquet|csv]
     mobiflow validate SCENARIO.toml [--set KEY=VALUE ...] [--json]
-    mobiflow plot RUN_DIR [RUN_DIR ...] [--kind cwnd|seq|throughput|queue|buffer|all]
+    mobiflow plot RUN_DIR|SWEEP_DIR [RUN_DIR ...] [--seed N]
+                  [--kind cwnd|seq|throughput|queue|buffer|capacity|all]
                   [--out FILE.png|FILE.svg] [--flow NAME] [--label TEXT ...]
     mobiflow sweep SWEEP.toml [--backend local|ray] [--address ADDR] [--jobs N]
-                   [--out DIR] [--no-progress]
-    mobiflow live SCENARIO.toml [--set KEY=VALUE ...] [--in a|b] [--link NAME]
+                   [--out DIR] [--no-progress] [--json] [--format parquet|csv]
+    mobiflow live [run] SCENARIO.toml [--set KEY=VALUE ...] [--in a|b] [--link NAME]
                   [--report FILE.json] [--duration S] -- COMMAND [ARG ...]
     mobiflow live compare SCENARIO.toml [--cc reno|cubic] [--set KEY=VALUE ...]
                   [--link NAME] [--out DIR] [--json]
     mobiflow --version
+    mobiflow --install-completion    (bash, zsh, fish, PowerShell)
 
 Exit status: 0 on success; 2 for a scenario that is wrong (a bad key or value in the
 file or in ``--set``, a malformed ``--set``, a missing file), a bad sweep file, a
@@ -33,10 +36,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, NoReturn, TypeVar
 
+import click
 import typer
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
+from typer.core import TyperGroup
 
 from mobiflow import _mobiflow
 from mobiflow._mobiflow import ScenarioError
@@ -978,88 +983,182 @@ def sweep_command(
 # live: real Linux TCP through the scenario's link, emulated in real time
 # --------------------------------------------------------------------------------------
 
-LIVE_USAGE = """\
-usage: mobiflow live SCENARIO.toml [--set KEY=VALUE ...] [--in a|b] [--link NAME]
-                     [--report FILE.json] [--duration S] -- COMMAND [ARG ...]
-       mobiflow live compare SCENARIO.toml [--cc reno|cubic] [--set KEY=VALUE ...]
-                     [--link NAME] [--out DIR] [--json]
 
-The first form runs COMMAND in a network namespace (the link's b end by default; the
-a end is reachable at 10.200.0.1, the b end at 10.200.0.2) behind the scenario's link
-emulated in real time, and prints the link's delivered rate, queue and drops every
-second. The second runs the scenario's bulk TCP flows through the emulated link with
-the kernel's TCP set like the scenario's, and the same scenario in the simulator, and
-prints them side by side (goodput per interval, RTT, retransmissions) with a figure of
-cwnd over time. Both need root and /dev/net/tun (exit status 2 otherwise). See
-docs/live.md."""
+class _LiveGroup(TyperGroup):
+    """``mobiflow live``: its subcommands ``run`` and ``compare``, with ``run`` the
+    default, so that ``mobiflow live SCENARIO -- COMMAND`` means ``mobiflow live run
+    SCENARIO -- COMMAND``."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        first = args[0] if args else None
+        if first is not None and first not in self.commands and not first.startswith("-"):
+            args = ["run", *args]
+        return super().parse_args(ctx, args)
 
 
-def _live_parser(compare: bool) -> Any:
-    import argparse
+live_app = typer.Typer(
+    name="live",
+    cls=_LiveGroup,
+    help="Real Linux TCP through the scenario's link, emulated in real time (needs root "
+    "and /dev/net/tun: exit status 2 otherwise; see docs/live.md).\n\n"
+    "`mobiflow live SCENARIO -- COMMAND` is `mobiflow live run SCENARIO -- COMMAND`.",
+    no_args_is_help=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+app.add_typer(live_app)
 
-    class Parser(argparse.ArgumentParser):
-        def error(self, message: str) -> NoReturn:
-            raise CliError(f"{message}\n{LIVE_USAGE}", EXIT_USAGE)
-
-    p = Parser(prog="mobiflow live", add_help=False, usage=LIVE_USAGE)
-    p.add_argument("scenario", type=Path)
-    p.add_argument("--set", dest="sets", action="append", default=[])
-    p.add_argument("--link")
-    if compare:
-        p.add_argument("--cc", choices=["reno", "cubic"])
-        p.add_argument("--out", "-o", type=Path)
-        p.add_argument("--json", action="store_true")
-    else:
-        p.add_argument("--in", dest="side", choices=["a", "b"], default="b")
-        p.add_argument("--report", type=Path)
-        p.add_argument("--duration", type=float)
-    return p
+LinkOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--link",
+        metavar="NAME",
+        help="The link to emulate (default: the scenario's only link, or the one its flows cross).",
+        show_default=False,
+    ),
+]
 
 
-def live_main(argv: list[str]) -> int:
-    """``mobiflow live ...``: parsed here rather than by typer, so that everything after
-    ``--`` reaches the command untouched."""
+@live_app.callback()
+def _live_root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            help="Print the version and exit.",
+            callback=_version_callback,
+            is_eager=True,
+        ),
+    ] = False,
+) -> None:
+    """Real Linux TCP through the scenario's link, emulated in real time."""
+
+
+@live_app.command("run")
+def live_run_command(
+    scenario: ScenarioArg,
+    command: Annotated[
+        list[str] | None,
+        typer.Argument(
+            metavar="[-- COMMAND [ARG ...]]",
+            help="The command to run in the namespace behind the link (after --).",
+            show_default=False,
+        ),
+    ] = None,
+    set_: SetOpt = None,
+    side: Annotated[
+        str,
+        typer.Option(
+            "--in",
+            metavar="a|b",
+            help="The end of the link whose namespace runs COMMAND (the a end is at "
+            "10.200.0.1, the b end at 10.200.0.2).",
+        ),
+    ] = "b",
+    link: LinkOpt = None,
+    report: Annotated[
+        Path | None,
+        typer.Option(
+            "--report",
+            metavar="FILE.json",
+            help="Write the link's counters and the command's status as JSON.",
+            show_default=False,
+        ),
+    ] = None,
+    duration: Annotated[
+        float | None,
+        typer.Option(
+            "--duration",
+            metavar="S",
+            help="Stop after S seconds (with or without a COMMAND).",
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
+    """Run COMMAND behind the scenario's link, emulated in real time.
+
+    COMMAND runs in a network namespace; the link's delivered rate, queue and drops are
+    printed every second."""
     from mobiflow import live
 
-    if not argv or argv[0] in ("-h", "--help"):
-        print(LIVE_USAGE)
-        return 0 if argv else EXIT_USAGE
-    if argv[0] == "compare":
-        a = _live_parser(True).parse_args(argv[1:])
-        path = check_scenario_file(a.scenario)
-        try:
-            cmp = live.compare(path, cc=a.cc, sets=parse_sets(a.sets), out=a.out, link=a.link)
-        except live.LiveUnavailable as e:
-            raise CliError(str(e), EXIT_USAGE) from e
-        except ScenarioError as e:
-            raise CliError(str(e), EXIT_USAGE) from e
-        except ValueError as e:
-            raise CliError(f"{path}: {e}", EXIT_USAGE) from e
-        except RuntimeError as e:
-            raise CliError(str(e), EXIT_FAILURE) from e
-        if a.json:
-            sys.stdout.write(json.dumps(cmp.to_json(), indent=1) + "\n")
-        else:
-            render_live_comparison(cmp, make_console())
-        return 0
-    rest: list[str] = []
-    if "--" in argv:
-        i = argv.index("--")
-        argv, rest = argv[:i], argv[i + 1 :]
-    a = _live_parser(False).parse_args(argv)
-    path = check_scenario_file(a.scenario)
-    engine_errors(lambda: _mobiflow.validate_file(path, parse_sets(a.sets)))
+    if side not in ("a", "b"):
+        raise CliError(f"--in {side}: expected a or b", EXIT_USAGE)
+    if duration is not None and not duration > 0:
+        raise CliError(f"--duration {duration}: expected a number of seconds > 0", EXIT_USAGE)
+    sets = parse_sets(set_)
+    path = check_scenario_file(scenario)
+    engine_errors(lambda: _mobiflow.validate_file(path, sets))
+    rest = list(command or [])
+    if not rest and not duration:
+        raise CliError(
+            "give a COMMAND after -- or a --duration (mobiflow live run --help)", EXIT_USAGE
+        )
     extra: list[str] = []
-    if a.link:
-        extra += ["--link", a.link]
-    if a.duration:
-        extra += ["--duration", str(a.duration)]
-    if not rest and not a.duration:
-        raise CliError(f"give a COMMAND after -- or a --duration\n{LIVE_USAGE}", EXIT_USAGE)
+    if link:
+        extra += ["--link", link]
+    if duration:
+        extra += ["--duration", str(duration)]
     try:
-        return live.run_command(path, rest, parse_sets(a.sets), a.side, a.report, extra)
+        code = live.run_command(path, rest, sets, side, report, extra)
     except live.LiveUnavailable as e:
         raise CliError(str(e), EXIT_USAGE) from e
+    if code:
+        raise SystemExit(code)
+
+
+@live_app.command("compare")
+def live_compare_command(
+    scenario: ScenarioArg,
+    cc: Annotated[
+        str | None,
+        typer.Option(
+            "--cc",
+            metavar="reno|cubic",
+            help="The kernel's congestion control (default: the scenario's flows').",
+            show_default=False,
+        ),
+    ] = None,
+    set_: SetOpt = None,
+    link: LinkOpt = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            "-o",
+            metavar="DIR",
+            help="Results folder (both runs, the table, the figure).",
+            show_default=False,
+        ),
+    ] = None,
+    json_: Annotated[
+        bool,
+        typer.Option("--json", help="Print the comparison as JSON (only) on stdout."),
+    ] = False,
+) -> None:
+    """Linux TCP through the emulated link side by side with the simulator.
+
+    The scenario's bulk TCP flows run through the emulated link with the kernel's TCP
+    set like the scenario's, and the same scenario runs in the simulator; the table
+    gives goodput per interval, RTT and retransmissions, with a figure of cwnd."""
+    from mobiflow import live
+
+    if cc is not None and cc not in ("reno", "cubic"):
+        raise CliError(f"--cc {cc}: expected reno or cubic", EXIT_USAGE)
+    sets = parse_sets(set_)
+    path = check_scenario_file(scenario)
+    try:
+        cmp = live.compare(path, cc=cc, sets=sets, out=out, link=link)
+    except live.LiveUnavailable as e:
+        raise CliError(str(e), EXIT_USAGE) from e
+    except ScenarioError as e:
+        raise CliError(str(e), EXIT_USAGE) from e
+    except ValueError as e:
+        raise CliError(f"{path}: {e}", EXIT_USAGE) from e
+    except RuntimeError as e:
+        raise CliError(str(e), EXIT_FAILURE) from e
+    if json_:
+        sys.stdout.write(json.dumps(cmp.to_json(), indent=1) + "\n")
+    else:
+        render_live_comparison(cmp, make_console())
 
 
 def render_live_comparison(cmp: Any, console: Console) -> None:
@@ -1097,19 +1196,6 @@ def render_live_comparison(cmp: Any, console: Console) -> None:
     console.print(f"results: {cmp.out}")
 
 
-@app.command(
-    "live",
-    context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
-    add_help_option=False,
-)
-def live_command(ctx: typer.Context) -> None:
-    """Emulate the scenario's link in real time for Linux TCP: `live SCENARIO -- COMMAND`
-    or `live compare SCENARIO` (needs root; see docs/live.md)."""
-    code = live_main(list(ctx.args))
-    if code:
-        raise SystemExit(code)
-
-
 # --------------------------------------------------------------------------------------
 # Entry point
 # --------------------------------------------------------------------------------------
@@ -1130,13 +1216,7 @@ def main(argv: list[str] | None = None) -> None:
     """
     args = sys.argv[1:] if argv is None else argv
     try:
-        if args[:1] == ["live"]:
-            # Parsed by live_main itself: typer would swallow the "--" before COMMAND.
-            code = live_main(args[1:])
-            if code:
-                raise SystemExit(code)
-            return
-        app(args=argv, prog_name="mobiflow")
+        app(args=args, prog_name="mobiflow")
     except CliError as e:
         _fail(str(e), e.code)
     except KeyboardInterrupt:
