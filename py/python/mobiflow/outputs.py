@@ -94,8 +94,9 @@ __all__ = [
 SeriesFormat = Literal["parquet", "csv"]
 SERIES_FORMATS: tuple[SeriesFormat, ...] = ("parquet", "csv")
 DEFAULT_SERIES_FORMAT: SeriesFormat = "parquet"
-"""Series and sweep tables are Parquet unless CSV is asked for (a series is about 7
-times smaller as Parquet, and keeps its column types)."""
+"""Series and sweep tables are Parquet unless CSV is asked for: typed, and about ten
+times smaller on a long run (the flow series of an hour of rwnd_limited: 4.16 MB as CSV,
+0.38 MB as Parquet)."""
 
 _STEMS = {
     "flow": FLOW_SERIES_FILE.removesuffix(".csv"),
