@@ -163,3 +163,8 @@ def test_sweep_json_and_plot_of_a_sweep_folder(
     bad = cli("plot", out, "--seed", "9")
     assert bad.returncode == 2
     assert "ran seeds 1, 2" in bad.stderr
+
+
+def test_file_api_refuses_pcap_without_out(trace_scenario: Path) -> None:
+    with pytest.raises(ValueError, match="pcap=True needs out="):
+        mobiflow.run(trace_scenario, pcap=True)
