@@ -168,3 +168,25 @@ def test_sweep_json_and_plot_of_a_sweep_folder(
 def test_file_api_refuses_pcap_without_out(trace_scenario: Path) -> None:
     with pytest.raises(ValueError, match="pcap=True needs out="):
         mobiflow.run(trace_scenario, pcap=True)
+
+
+def test_a_scenario_capture_without_out_is_refused_everywhere(
+    cli: Cli, trace_scenario: Path, tmp_path: Path
+) -> None:
+    text = trace_scenario.read_text(encoding="utf-8") + 'capture = { hosts = ["server"] }\n'
+    captured = tmp_path / "captured.toml"
+    captured.write_text(text, encoding="utf-8")
+    with pytest.raises(ValueError, match=r"measure\.capture asks for packet captures"):
+        mobiflow.run(captured)
+    with pytest.raises(ValueError, match=r"measure\.capture asks for packet captures"):
+        mobiflow.run_text(text, source=captured)
+    proc = cli("run", captured)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == [
+        f"error: {captured}: measure.capture asks for packet captures, which are written "
+        "into the results folder: give --out DIR, or remove measure.capture"
+    ]
+    # Overridden away, it runs.
+    assert cli("run", captured, "--set", "measure.capture={}").returncode == 0
+    mobiflow.run(captured, out=tmp_path / "out")
+    assert (tmp_path / "out" / "server.pcap").is_file()

@@ -127,6 +127,38 @@ def _opt_path(path: PathLike | None) -> str | None:
     return None if path is None else os.fspath(path)
 
 
+def captures_requested(
+    text: str, overrides: list[tuple[str, str]], source: PathLike | None = None
+) -> bool:
+    """Whether a scenario (TOML text, overrides applied) names capture points in
+    ``[measure.capture]``. ``False`` if the text cannot be read: the engine then says
+    why."""
+    try:
+        applied = _mobiflow.apply_overrides(text, overrides, _opt_path(source))
+        doc = json.loads(_mobiflow.toml_to_json(applied, _opt_path(source)))
+    except Exception:  # noqa: BLE001 - the run reports a broken scenario itself
+        return False
+    measure = doc.get("measure")
+    capture = measure.get("capture") if isinstance(measure, dict) else None
+    return isinstance(capture, dict) and any(bool(v) for v in capture.values())
+
+
+def refuse_lost_captures(
+    where: str,
+    text: str,
+    overrides: list[tuple[str, str]],
+    source: PathLike | None = None,
+    remedy: str = "give out=",
+) -> None:
+    """``ValueError`` when the scenario asks for packet captures but the run has no
+    results folder to write them into (they would be dropped silently)."""
+    if captures_requested(text, overrides, source):
+        raise ValueError(
+            f"{where}: measure.capture asks for packet captures, which are written into "
+            f"the results folder: {remedy}, or remove measure.capture"
+        )
+
+
 def run_json(
     path: PathLike,
     set: Overrides | None = None,  # noqa: A002
@@ -150,7 +182,14 @@ def run_json(
     fmt = check_series_format(series_format)
     if pcap and out is None:
         raise ValueError("pcap=True needs out=: the capture files are written there")
-    text = _mobiflow.run_file(os.fspath(path), to_overrides(set), _opt_path(out), pcap)
+    pairs = to_overrides(set)
+    if out is None:
+        try:
+            source_text = Path(path).read_text(encoding="utf-8")
+        except OSError:
+            source_text = ""  # the engine says why it cannot read the file
+        refuse_lost_captures(os.fspath(path), source_text, pairs, path)
+    text = _mobiflow.run_file(os.fspath(path), pairs, _opt_path(out), pcap)
     if out is not None:
         convert_series(out, fmt)
     return text
@@ -186,7 +225,10 @@ def run_text(
     from mobiflow.outputs import check_series_format, convert_series
 
     fmt = check_series_format(series_format)
-    text_out = _mobiflow.run_str(text, to_overrides(set), _opt_path(out), _opt_path(source))
+    pairs = to_overrides(set)
+    if out is None:
+        refuse_lost_captures(os.fspath(source or "<scenario text>"), text, pairs, source)
+    text_out = _mobiflow.run_str(text, pairs, _opt_path(out), _opt_path(source))
     if out is not None:
         convert_series(out, fmt)
     return cast(Summary, json.loads(text_out))

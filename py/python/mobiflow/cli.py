@@ -493,6 +493,14 @@ def run_command(
     fmt = _check_format(series_format)
     if pcap and out is None:
         raise CliError("--pcap needs --out DIR for the capture files", EXIT_USAGE)
+    if out is None:
+        from mobiflow.api import refuse_lost_captures
+
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+            refuse_lost_captures(path, text, overrides, Path(path), "give --out DIR")
+        except ValueError as e:
+            raise CliError(str(e), EXIT_USAGE) from e
     out_dir = None if out is None else os.fspath(out)
     text = engine_errors(lambda: _mobiflow.run_file(path, overrides, out_dir, pcap))
     if out is not None:

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from mobiflow import _mobiflow
-from mobiflow.api import Overrides, PathLike, to_overrides
+from mobiflow.api import Overrides, PathLike, refuse_lost_captures, to_overrides
 
 if TYPE_CHECKING:
     from mobiflow.outputs import Run
@@ -257,12 +257,8 @@ class Scenario:
         fmt = check_series_format(series_format)
         if out is None and pcap:
             raise ValueError("pcap=True needs out=: the capture files are written there")
-        if out is None and self._captures():
-            raise ValueError(
-                f"{self.name}: measure.capture asks for packet captures, which are "
-                "written into the results folder: give out=, or remove measure.capture "
-                '(sc.set("measure.capture", {}))'
-            )
+        if out is None:
+            refuse_lost_captures(self.name, self.text, list(self.overrides), self._source())
         out_dir = None if out is None else os.fspath(out)
         summary, flow_csv, link_csv = _mobiflow.run_str_results(
             self.text, list(self.overrides), out_dir, self._source(), pcap
@@ -270,14 +266,6 @@ class Scenario:
         if out is not None:
             convert_series(out, fmt)
         return Run(summary, flow_csv, link_csv, out=out, scenario=self, label=label)
-
-    def _captures(self) -> bool:
-        """Whether the scenario names capture points (``[measure.capture]``)."""
-        try:
-            capture = self["measure.capture"]
-        except KeyError:
-            return False
-        return bool(capture) and any(bool(v) for v in dict(capture).values())
 
     def __repr__(self) -> str:
         name = self._description.get("scenario") if self._description else None
