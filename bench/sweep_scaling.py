@@ -72,7 +72,7 @@ def timed_sweep(jobs: int, out: Path) -> tuple[float, float | None, mobiflow.Swe
 def same_results(a: mobiflow.SweepResult, b: mobiflow.SweepResult) -> bool:
     """Whether both sweeps stored the same bytes for every run."""
     for ra, rb in zip(a.runs, b.runs, strict=True):
-        for name in ("summary.json", "flow_series.csv", "link_series.csv"):
+        for name in ("summary.json", "flow_series.parquet", "link_series.parquet"):
             if (ra.dir / name).read_bytes() != (rb.dir / name).read_bytes():
                 return False
     return True

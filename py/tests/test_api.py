@@ -6,12 +6,13 @@ import json
 import threading
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 import mobiflow
 from mobiflow.api import override_value, to_overrides
 
-from .test_cli import FLOW_KEYS, OUTPUT_FILES, UNKNOWN_KEY
+from .test_cli import CSV_FILES, FLOW_KEYS, OUTPUT_FILES, UNKNOWN_KEY
 
 
 def test_run_returns_the_summary(tiny: Path) -> None:
@@ -76,10 +77,10 @@ def test_out_and_read_back(tiny: Path, tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(OUTPUT_FILES)
     assert mobiflow.read_summary(tmp_path) == summary
     series = mobiflow.read_series(tmp_path)
-    assert series["flow"].columns[:3] == ["time_s", "flow", "flow_name"]
-    assert series["link"].columns[:3] == ["time_s", "dir", "dir_name"]
+    assert series["flow"].columns[:3] == ["time_s", "flow_index", "flow"]
+    assert series["link"].columns[:3] == ["time_s", "dir_index", "dir"]
     names = {f["name"] for f in summary["flows"]}
-    assert set(series["flow"]["flow_name"].unique().to_list()) <= names
+    assert set(series["flow"]["flow"].unique().to_list()) <= names
 
 
 def test_runs_in_threads_agree(tiny: Path) -> None:
@@ -120,3 +121,46 @@ def test_overrides_accept_mappings_and_pairs() -> None:
     assert to_overrides(None) == []
     with pytest.raises(TypeError):
         to_overrides({"a": object()})
+
+
+def test_csv_on_request_reads_back_the_same_frames(tiny: Path, tmp_path: Path) -> None:
+    mobiflow.run(tiny, out=tmp_path / "p")
+    mobiflow.run(tiny, out=tmp_path / "c", series_format="csv")
+    assert sorted(p.name for p in (tmp_path / "c").iterdir()) == sorted(CSV_FILES)
+    parquet, csv = mobiflow.read_series(tmp_path / "p"), mobiflow.read_series(tmp_path / "c")
+    assert parquet["flow"].equals(csv["flow"])
+    assert parquet["link"].equals(csv["link"])
+    with pytest.raises(ValueError, match="unknown series format 'xlsx'"):
+        mobiflow.run(tiny, out=tmp_path / "x", series_format="xlsx")
+
+
+def test_duration_is_exact_and_infinite_ssthresh_is_an_empty_cell(
+    tiny: Path, tmp_path: Path
+) -> None:
+    summary = mobiflow.run(tiny, out=tmp_path, series_format="csv")
+    assert repr(summary["duration_s"]) == "5.0"
+    rows = (tmp_path / "flow_series.csv").read_text(encoding="utf-8").splitlines()
+    header = rows[0].split(",")
+    first = rows[1].split(",")
+    # At time 0 the threshold is still infinite: an empty cell, never 2**62 - 1.
+    assert first[header.index("ssthresh_bytes")] == ""
+    assert "4611686018427387903" not in "\n".join(rows)
+    assert mobiflow.read_series(tmp_path)["flow"]["ssthresh_bytes"][0] is None
+
+
+def test_series_in_the_old_naming_read_in_the_new() -> None:
+    """Results folders written before the naming was unified (flow/flow_name,
+    dir/dir_name, an infinite ssthresh as 2**62 - 1) read in today's naming."""
+    from mobiflow.outputs import read_flow_series, read_link_series
+
+    flow = read_flow_series(
+        b"time_s,flow,flow_name,cwnd_bytes,ssthresh_bytes\n"
+        b"0,0,bulk,4380,4611686018427387903\n0.1,1,web,2920,65535\n"
+    )
+    assert flow.columns == ["time_s", "flow_index", "flow", "cwnd_bytes", "ssthresh_bytes"]
+    assert flow["flow"].to_list() == ["bulk", "web"]
+    assert flow["flow_index"].to_list() == [0, 1]
+    assert flow["ssthresh_bytes"].to_list() == [None, 65535]
+    link = read_link_series(b"time_s,dir,dir_name,rate_bps\n0.1,0,l:a->b,1000\n")
+    assert link.columns == ["time_s", "dir_index", "dir", "rate_bps"]
+    assert link.schema["rate_bps"] == pl.Float64

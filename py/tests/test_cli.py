@@ -34,7 +34,8 @@ UNKNOWN_KEY = "flows.0.no_such_knob"
 BAD_RATE_KEY = "links.0.rate"
 BAD_RATE_VALUE = "fast"
 
-OUTPUT_FILES = ("summary.json", "flow_series.csv", "link_series.csv")
+OUTPUT_FILES = ("summary.json", "flow_series.parquet", "link_series.parquet")
+CSV_FILES = ("summary.json", "flow_series.csv", "link_series.csv")
 
 
 @pytest.fixture(scope="module")
@@ -153,10 +154,28 @@ def test_out_writes_summary_and_series(cli: Cli, tiny: Path, tmp_path: Path) -> 
     assert sorted(p.name for p in out.iterdir()) == sorted(OUTPUT_FILES)
     # --json prints exactly the bytes of summary.json.
     assert (out / "summary.json").read_text(encoding="utf-8") == proc.stdout
-    flow_header = (out / "flow_series.csv").read_text(encoding="utf-8").splitlines()[0]
-    assert flow_header.split(",")[:3] == ["time_s", "flow", "flow_name"]
-    link_header = (out / "link_series.csv").read_text(encoding="utf-8").splitlines()[0]
-    assert link_header.split(",")[:3] == ["time_s", "dir", "dir_name"]
+    series = mobiflow.read_series(out)
+    assert series["flow"].columns[:3] == ["time_s", "flow_index", "flow"]
+    assert series["link"].columns[:3] == ["time_s", "dir_index", "dir"]
+
+
+def test_format_csv_writes_csv_in_the_same_naming(cli: Cli, tiny: Path, tmp_path: Path) -> None:
+    proc = cli("run", tiny, "--out", tmp_path, "--format", "csv")
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(CSV_FILES)
+    flow_header = (tmp_path / "flow_series.csv").read_text(encoding="utf-8").splitlines()[0]
+    assert flow_header.split(",")[:3] == ["time_s", "flow_index", "flow"]
+    link_header = (tmp_path / "link_series.csv").read_text(encoding="utf-8").splitlines()[0]
+    assert link_header.split(",")[:3] == ["time_s", "dir_index", "dir"]
+    bad = cli("run", tiny, "--out", tmp_path, "--format", "xlsx")
+    assert_clean_error(bad, 2, "--format xlsx: expected parquet or csv")
+
+
+def test_shell_completion_is_offered(cli: Cli) -> None:
+    proc = cli("--help")
+    assert proc.returncode == 0, proc.stderr
+    assert "--install-completion" in proc.stdout
+    assert "--show-completion" in proc.stdout
 
 
 def test_out_keeps_unrelated_files(cli: Cli, tiny: Path, tmp_path: Path) -> None:
@@ -170,9 +189,9 @@ def test_out_keeps_unrelated_files(cli: Cli, tiny: Path, tmp_path: Path) -> None
 def test_same_seed_gives_identical_bytes(cli: Cli, tiny: Path, tmp_path: Path) -> None:
     first, second = tmp_path / "first", tmp_path / "second"
     for out in (first, second):
-        proc = cli("run", tiny, "--out", out, "--set", "run.seed=7")
+        proc = cli("run", tiny, "--out", out, "--set", "run.seed=7", "--format", "csv")
         assert proc.returncode == 0, proc.stderr
-    for name in OUTPUT_FILES:
+    for name in CSV_FILES:
         assert (first / name).read_bytes() == (second / name).read_bytes(), name
     assert mobiflow.read_summary(first)["seed"] == 7
     rows = (first / "flow_series.csv").read_text(encoding="utf-8").splitlines()

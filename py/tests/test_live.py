@@ -293,3 +293,40 @@ def test_compare_cellular_trace(cc: str, tmp_path: Path) -> None:
     assert abs(kmin - smin) < 5, (kmin, smin)
     assert cmp.figure is not None
     assert cmp.figure.exists()
+
+
+def test_live_and_live_compare_are_subcommands_with_the_common_help(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    for argv, needles in (
+        (["live", "--help"], ["run", "compare", "--version", "--help"]),
+        (["live", "run", "--help"], ["SCENARIO.toml", "--in", "--duration", "COMMAND"]),
+        (["live", "compare", "-h"], ["SCENARIO.toml", "--cc", "--json", "--out"]),
+    ):
+        with pytest.raises(SystemExit) as e:
+            cli.main(argv)
+        assert e.value.code == 0
+        out = capsys.readouterr().out
+        for needle in needles:
+            assert needle in out, (argv, needle)
+    with pytest.raises(SystemExit) as e:
+        cli.main(["live", "--version"])
+    assert e.value.code == 0
+    assert capsys.readouterr().out.startswith("mobiflow ")
+
+
+def test_live_usage_errors_are_one_line_and_status_2(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    scenario = os.fspath(EXAMPLES / "rwnd_limited.toml")
+    for argv, needle in (
+        (["live", scenario], "give a COMMAND after -- or a --duration"),
+        (["live", "run", scenario, "--in", "c", "--", "true"], "--in c: expected a or b"),
+        (["live", "compare", scenario, "--cc", "vegas"], "--cc vegas: expected reno or cubic"),
+    ):
+        with pytest.raises(SystemExit) as e:
+            cli.main(argv)
+        assert e.value.code == 2, argv
+        err = capsys.readouterr().err
+        assert err.startswith("error: "), (argv, err)
+        assert needle in err, (argv, err)

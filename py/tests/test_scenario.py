@@ -15,8 +15,8 @@ from .conftest import EXAMPLE, TINY_TOML
 
 FLOW_SERIES_COLUMNS = [
     "time_s",
+    "flow_index",
     "flow",
-    "flow_name",
     "cwnd_bytes",
     "ssthresh_bytes",
     "rwnd_bytes",
@@ -28,7 +28,7 @@ FLOW_SERIES_COLUMNS = [
     "snd_una",
     "snd_nxt",
 ]
-LINK_SERIES_COLUMNS = ["time_s", "dir", "dir_name", "queue_packets", "queue_bytes", "rate_bps"]
+LINK_SERIES_COLUMNS = ["time_s", "dir_index", "dir", "queue_packets", "queue_bytes", "rate_bps"]
 
 
 @pytest.fixture(scope="module")
@@ -167,14 +167,14 @@ def test_summary_frames_have_one_row_per_flow_and_direction(tiny_run: mobiflow.R
     summary = tiny_run.summary
     flows, links = tiny_run.flows, tiny_run.links
     assert flows.height == len(summary["flows"])
-    assert flows["name"].to_list() == ["bulk", "short, sized"]
+    assert flows["flow"].to_list() == ["bulk", "short, sized"]
     assert flows.schema["goodput_bps"] == pl.Float64
     assert flows.schema["completion_time_s"] == pl.Float64
     assert flows["interval_first_bps"].to_list() == [
         f["intervals"]["first"] for f in summary["flows"]
     ]
     assert links.height == len(summary["links"]) == 2
-    assert links["name"].to_list() == [d["name"] for d in summary["links"]]
+    assert links["dir"].to_list() == [d["name"] for d in summary["links"]]
 
 
 def test_series_shapes_and_units(tiny_run: mobiflow.Run) -> None:
@@ -188,15 +188,15 @@ def test_series_shapes_and_units(tiny_run: mobiflow.Run) -> None:
     for column in ("cwnd_bytes", "rwnd_bytes", "snd_una"):
         assert fs.schema[column] == pl.Int64
     # 100 ms samples over 5 s, per flow and per direction; time in seconds.
-    times = fs.filter(pl.col("flow") == 0)["time_s"].to_list()
+    times = fs.filter(pl.col("flow_index") == 0)["time_s"].to_list()
     assert times[0] == 0.0
     assert times[1] == pytest.approx(0.1)
     assert max(times) <= 5.0
-    assert set(fs["flow_name"].unique().to_list()) == {"bulk", "short, sized"}
-    assert ls.height == 2 * len(ls.filter(pl.col("dir") == 0))
+    assert set(fs["flow"].unique().to_list()) == {"bulk", "short, sized"}
+    assert ls.height == 2 * len(ls.filter(pl.col("dir_index") == 0))
     # Rates are bits per second: the 10 Mb/s link bounds mean goodput; the bulk flow's
     # application reads 4 Mb/s.
-    bulk = fs.filter(pl.col("flow") == 0)
+    bulk = fs.filter(pl.col("flow_index") == 0)
     assert 1e6 < bulk["goodput_bps"].mean() <= 10e6  # type: ignore[operator]
     assert 1e6 < bulk["read_rate_bps"].max() <= 4.5e6  # type: ignore[operator]
     # An infinite slow-start threshold is null, never the engine's sentinel.
@@ -219,8 +219,9 @@ def test_run_with_out_writes_what_the_cli_writes(tiny: Path, tmp_path: Path) -> 
     run = mobiflow.Scenario.load(tiny).run(out=tmp_path / "a")
     mobiflow.run(tiny, out=tmp_path / "b")
     assert run.out == tmp_path / "a"
-    for name in ("summary.json", "flow_series.csv", "link_series.csv"):
+    for name in ("summary.json", "flow_series.parquet", "link_series.parquet"):
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+    assert not (tmp_path / "a" / "flow_series.csv").exists()
 
 
 def test_load_refuses_a_folder_without_a_run(tmp_path: Path) -> None:
@@ -234,7 +235,7 @@ def test_frames_convert_to_pandas(tiny_run: mobiflow.Run) -> None:
     frame = tiny_run.flow_series.to_pandas()
     assert list(frame.columns) == tiny_run.flow_series.columns
     assert len(frame) == tiny_run.flow_series.height
-    assert tiny_run.flows.to_pandas()["name"].tolist() == ["bulk", "short, sized"]
+    assert tiny_run.flows.to_pandas()["flow"].tolist() == ["bulk", "short, sized"]
 
 
 def test_example_scenario_runs_through_the_api() -> None:

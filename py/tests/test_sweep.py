@@ -25,7 +25,7 @@ from .test_cli import assert_clean_error
 
 GRID = {"flows.bulk.cc": ["newreno", "cubic"], "links.access.queue_limit": ["20p", "100p"]}
 SEEDS = [1, 2]
-RESULT_FILES = {"summary.json", "flow_series.csv", "link_series.csv"}
+RESULT_FILES = {"summary.json", "flow_series.parquet", "link_series.parquet"}
 
 # A scenario where seeds matter (RED draws random numbers) and a run takes a while
 # (about 0.1 to 0.2 s), for the tests that stop a sweep half way.
@@ -148,36 +148,79 @@ def test_a_sweep_run_is_the_same_as_a_single_run(
 def test_results_come_back_as_one_frame(tiny_sweep: mobiflow.SweepResult) -> None:
     flows = tiny_sweep.flows
     assert flows.height == 8 * 2  # runs x flows
-    assert flows.columns[:4] == ["flows.bulk.cc", "links.access.queue_limit", "seed", "run"]
+    # Each grid key as given, its number beside it when it has a unit, seed, run.
+    assert flows.columns[:5] == [
+        "flows.bulk.cc",
+        "links.access.queue_limit",
+        "links.access.queue_limit_packets",
+        "seed",
+        "run",
+    ]
+    assert flows.schema["links.access.queue_limit_packets"] == pl.Float64
     assert flows["flow"].unique().sort().to_list() == ["bulk", "short, sized"]
     assert flows.schema["goodput_bps"] == pl.Float64
     assert set(flows["flows.bulk.cc"].to_list()) == {"newreno", "cubic"}
     assert tiny_sweep.links.height == 8 * 2  # runs x directions
 
 
-def test_aggregate_gives_means_and_t_intervals(tiny_sweep: mobiflow.SweepResult) -> None:
+def test_seeds_that_change_nothing_give_no_interval(tiny_sweep: mobiflow.SweepResult) -> None:
+    # The tiny scenario has no random element: every seed gives the same run, and an
+    # interval of +-0 would claim a precision nobody measured.
+    assert tiny_sweep.seeds_matter() is False
     agg = tiny_sweep.aggregate(["goodput_bps", "retransmits"])
     assert agg.height == 4 * 2  # grid points x flows
     assert agg["n"].to_list() == [2] * 8
+    assert agg["seeds_identical"].to_list() == [True] * 8
+    assert agg["goodput_bps_ci_low"].null_count() == agg.height
     first = agg.row(0, named=True)
-    values = (
-        tiny_sweep.flows.filter(
-            (pl.col("flows.bulk.cc") == first["flows.bulk.cc"])
-            & (pl.col("links.access.queue_limit") == first["links.access.queue_limit"])
-            & (pl.col("flow") == first["flow"])
-        )["goodput_bps"]
-        .cast(pl.Float64)
-        .to_list()
+    values = tiny_sweep.flows.filter(
+        (pl.col("flows.bulk.cc") == first["flows.bulk.cc"])
+        & (pl.col("links.access.queue_limit") == first["links.access.queue_limit"])
+        & (pl.col("flow") == first["flow"])
+    )["goodput_bps"]
+    assert first["goodput_bps_mean"] == values[0] == values[1]
+    with pytest.raises(mobiflow.SweepError, match="unknown metric"):
+        tiny_sweep.aggregate(["goodput"])
+
+
+def test_aggregate_gives_means_and_t_intervals_when_seeds_differ(
+    tiny: Path, tmp_path: Path
+) -> None:
+    lossy = mobiflow.Scenario.load(tiny).set("links.access.loss", "1%")
+    result = mobiflow.sweep(
+        lossy, {"flows.bulk.cc": ["newreno"]}, [1, 2, 3], out=tmp_path, jobs=2, progress=False
     )
+    assert result.seeds_matter() is True
+    agg = result.aggregate(["goodput_bps"])
+    first = agg.row(0, named=True)
+    assert first["seeds_identical"] is False
+    values = result.flows.filter(pl.col("flow") == first["flow"])["goodput_bps"].to_list()
     mean, low, high = mean_ci(values)
     assert first["goodput_bps_mean"] == pytest.approx(mean)
     assert (first["goodput_bps_ci_low"], first["goodput_bps_ci_high"]) == (
         pytest.approx(low),
         pytest.approx(high),
     )
-    assert "retransmits_mean" in agg.columns
-    with pytest.raises(mobiflow.SweepError, match="unknown metric"):
-        tiny_sweep.aggregate(["goodput"])
+    assert low is not None
+    assert high is not None
+    assert high > low
+
+
+def test_sweep_tables_share_the_run_tables_schema(
+    tiny: Path, tiny_sweep: mobiflow.SweepResult
+) -> None:
+    run = tiny_sweep.runs[0].load()
+    front = [*tiny_sweep._key_columns(), "seed", "run"]
+    assert tiny_sweep.flows.drop(front).schema == run.flows.schema
+    assert tiny_sweep.links.drop(front).schema == run.links.schema
+    # A column null in every row keeps its type (completion_time_s of bulk flows).
+    bulk = tiny_sweep.flows.filter(pl.col("flow") == "bulk")
+    assert bulk["completion_time_s"].null_count() == bulk.height
+    assert bulk.schema["completion_time_s"] == pl.Float64
+    series = tiny_sweep.series()
+    assert series.columns[: len(front)] == front
+    assert series.drop(front).schema == run.flow_series.schema
+    assert series.height == sum(r.load().flow_series.height for r in tiny_sweep.done)
 
 
 def test_load_sweep_reads_the_folder_back(tiny_sweep: mobiflow.SweepResult) -> None:
@@ -376,13 +419,16 @@ def test_cli_sweep_prints_means_and_writes_tables(cli: Cli, tiny: Path, tmp_path
     assert proc.returncode == 0, proc.stderr
     out = tmp_path / "runs" / "tiny"  # relative to the sweep file
     assert len(list(out.glob("*/done"))) == 4
-    for text in ("flows.bulk.cc", "newreno", "cubic", "goodput", "interval_first", "±"):
+    for text in ("flows.bulk.cc", "newreno", "cubic", "goodput", "interval_first"):
         assert text in proc.stdout
     assert "4 finished now, 0 already done, 0 failed" in proc.stdout
-    summary = pl.read_csv(out / "summary.csv")
+    summary = pl.read_parquet(out / "summary.parquet")
     assert summary.height == 2 * 2
     assert "goodput_bps_ci_high" in summary.columns
-    assert pl.read_csv(out / "results.csv").height == 4 * 2
+    assert pl.read_parquet(out / "results.parquet").height == 4 * 2
+    assert pl.read_parquet(out / "series.parquet")["seed"].unique().sort().to_list() == [1, 2]
+    # Seeds that change nothing: said, not shown as +- 0.
+    assert "seeds change nothing" in proc.stdout
 
     again = cli("sweep", spec, "--no-progress")
     assert again.returncode == 0, again.stderr

@@ -15,14 +15,14 @@ def test_page_load_times_reach_the_flows_frame() -> None:
     sc = mobiflow.Scenario.load(SCENARIOS / "web_alone.toml").set("run.duration", "30s")
     run = sc.run()
     flows = run.flows
-    web = flows.filter(pl.col("name") == "web")
+    web = flows.filter(pl.col("flow") == "web")
     assert web.schema["page_load_times_s"] == pl.List(pl.Float64)
     times = web["page_load_times_s"][0].to_list()
     started = web["pages_started"][0]
     assert len(times) in (started, started - 1)
     assert all(0.2 < t < 5.0 for t in times), times
     # The companion channels are flows of their own: requests from the phone.
-    req = flows.filter(pl.col("name") == "web.req")
+    req = flows.filter(pl.col("flow") == "web.req")
     assert req["src"][0] == "phone"
     assert req["bytes_delivered"][0] > 0
     assert len(flows) == 12  # web + 5 more response channels + 6 request channels

@@ -6,6 +6,7 @@
 //!               [--duration SECS] [--late-bound-ms MS] [--late-fraction F] [--report FILE.json] [--quiet]
 //!               [--sysctl a|b:KEY=VALUE]... [-- COMMAND ARGS...]
 //! mobiflow-live check
+//! mobiflow-live --help | --version
 //! ```
 //!
 //! `run` creates namespaces `mf-<pid>-a` (the link's `a` node, address 10.200.0.1)
@@ -50,127 +51,124 @@ mod linux {
     use std::sync::atomic::Ordering;
     use std::time::{Duration, Instant};
 
-    const USAGE: &str = "usage: mobiflow-live run SCENARIO.toml [--set KEY=VALUE]... [--link NAME] \
-[--in a|b] [--duration SECS] [--late-bound-ms MS] [--late-fraction F] [--report FILE.json] [--quiet] \
-[--sysctl a|b:KEY=VALUE]... [-- COMMAND ARGS...]\n       mobiflow-live check";
+    use clap::{Parser, Subcommand};
 
-    struct Args {
+    /// A scenario's link, emulated in real time between two network namespaces.
+    #[derive(Parser, Debug)]
+    #[command(name = "mobiflow-live", version, about, long_about = None)]
+    struct Cli {
+        #[command(subcommand)]
+        command: Cmd,
+    }
+
+    #[derive(Subcommand, Debug)]
+    enum Cmd {
+        /// Emulate the link and run COMMAND behind it (needs root and /dev/net/tun).
+        Run(RunArgs),
+        /// Check that this machine can emulate: root, /dev/net/tun, ip.
+        Check,
+    }
+
+    #[derive(clap::Args, Debug)]
+    #[command(after_help = "COMMAND goes after --: mobiflow-live run SCENARIO.toml -- iperf3 -s")]
+    struct RunArgs {
+        /// The scenario file.
+        #[arg(value_name = "SCENARIO.toml")]
         scenario: PathBuf,
+        /// Override a value by dotted key (repeatable).
+        #[arg(long = "set", value_name = "KEY=VALUE", value_parser = parse_set)]
         sets: Vec<(String, String)>,
+        /// The link to emulate (default: the scenario's only link).
+        #[arg(long, value_name = "NAME")]
         link: Option<String>,
+        /// The namespace COMMAND runs in: the link's a or b end.
+        #[arg(long = "in", value_name = "a|b", default_value = "b", value_parser = parse_side)]
         side: usize,
+        /// Stop after SECS seconds.
+        #[arg(long, value_name = "SECS", allow_hyphen_values = true, value_parser = parse_duration)]
         duration: Option<Duration>,
+        /// A packet later than this is late (milliseconds).
+        #[arg(
+            long = "late-bound-ms",
+            value_name = "MS",
+            default_value = "5",
+            allow_hyphen_values = true,
+            value_parser = parse_late_bound
+        )]
         late_bound: Duration,
         /// The run is invalid when more than this fraction of packets is late.
+        #[arg(
+            long = "late-fraction",
+            value_name = "F",
+            default_value = "0.001",
+            allow_hyphen_values = true,
+            value_parser = parse_fraction
+        )]
         late_fraction: f64,
+        /// Write the link's counters and COMMAND's status here as JSON.
+        #[arg(long, value_name = "FILE.json")]
         report: Option<PathBuf>,
+        /// No per-second report.
+        #[arg(long)]
         quiet: bool,
+        /// Set a sysctl in one namespace (repeatable).
+        #[arg(long = "sysctl", value_name = "a|b:KEY=VALUE", value_parser = parse_sysctl)]
         sysctls: Vec<(usize, String, String)>,
+        /// The command to run in the --in namespace, after --.
+        #[arg(last = true, value_name = "COMMAND")]
         command: Vec<String>,
     }
 
-    fn usage(msg: &str) -> Result<Args, String> {
-        Err(format!("{msg}\n{USAGE}"))
+    type Args = RunArgs;
+
+    fn parse_set(v: &str) -> Result<(String, String), String> {
+        let (k, w) = v
+            .split_once('=')
+            .ok_or_else(|| format!("{v:?}: expected KEY=VALUE"))?;
+        Ok((k.trim().into(), w.trim().into()))
     }
 
-    fn parse(argv: &[String]) -> Result<Args, String> {
-        let mut it = argv.iter();
-        let mut a = Args {
-            scenario: PathBuf::new(),
-            sets: vec![],
-            link: None,
-            side: 1,
-            duration: None,
-            late_bound: Duration::from_millis(5),
-            late_fraction: 0.001,
-            report: None,
-            quiet: false,
-            sysctls: vec![],
-            command: vec![],
+    fn parse_side(v: &str) -> Result<usize, String> {
+        match v {
+            "a" => Ok(0),
+            "b" => Ok(1),
+            o => Err(format!("{o:?}: expected a or b")),
+        }
+    }
+
+    fn parse_duration(v: &str) -> Result<Duration, String> {
+        v.parse()
+            .ok()
+            .filter(|s: &f64| s.is_finite() && *s > 0.0)
+            .map(Duration::from_secs_f64)
+            .ok_or_else(|| format!("{v:?}: expected seconds > 0"))
+    }
+
+    fn parse_late_bound(v: &str) -> Result<Duration, String> {
+        v.parse()
+            .ok()
+            .filter(|s: &f64| s.is_finite() && *s >= 0.0)
+            .map(|s| Duration::from_secs_f64(s / 1000.0))
+            .ok_or_else(|| format!("{v:?}: expected ms >= 0"))
+    }
+
+    fn parse_fraction(v: &str) -> Result<f64, String> {
+        v.parse()
+            .ok()
+            .filter(|s: &f64| (0.0..=1.0).contains(s))
+            .ok_or_else(|| format!("{v:?}: expected 0..1"))
+    }
+
+    fn parse_sysctl(v: &str) -> Result<(usize, String, String), String> {
+        let bad = || format!("{v:?}: expected a:KEY=VALUE or b:KEY=VALUE");
+        let (side, kv) = v.split_once(':').ok_or_else(bad)?;
+        let side = match side {
+            "a" => 0,
+            "b" => 1,
+            _ => return Err(bad()),
         };
-        let mut scenario = None;
-        while let Some(x) = it.next() {
-            let mut val = |name: &str| -> Result<String, String> {
-                it.next()
-                    .cloned()
-                    .ok_or_else(|| format!("{name} needs a value"))
-            };
-            match x.as_str() {
-                "--" => {
-                    a.command = it.by_ref().cloned().collect();
-                    break;
-                }
-                "--set" => {
-                    let v = val("--set")?;
-                    let (k, w) = v
-                        .split_once('=')
-                        .ok_or_else(|| format!("--set {v:?}: expected KEY=VALUE"))?;
-                    a.sets.push((k.trim().into(), w.trim().into()));
-                }
-                "--link" => a.link = Some(val("--link")?),
-                "--in" => {
-                    a.side = match val("--in")?.as_str() {
-                        "a" => 0,
-                        "b" => 1,
-                        o => return usage(&format!("--in {o:?}: expected a or b")),
-                    }
-                }
-                "--duration" => {
-                    let v = val("--duration")?;
-                    let s: f64 = v
-                        .parse()
-                        .ok()
-                        .filter(|s: &f64| s.is_finite() && *s > 0.0)
-                        .ok_or_else(|| format!("--duration {v:?}: expected seconds > 0"))?;
-                    a.duration = Some(Duration::from_secs_f64(s));
-                }
-                "--late-bound-ms" => {
-                    let v = val("--late-bound-ms")?;
-                    let s: f64 = v
-                        .parse()
-                        .ok()
-                        .filter(|s: &f64| s.is_finite() && *s >= 0.0)
-                        .ok_or_else(|| format!("--late-bound-ms {v:?}: expected ms >= 0"))?;
-                    a.late_bound = Duration::from_secs_f64(s / 1000.0);
-                }
-                "--late-fraction" => {
-                    let v = val("--late-fraction")?;
-                    a.late_fraction = v
-                        .parse()
-                        .ok()
-                        .filter(|s: &f64| (0.0..=1.0).contains(s))
-                        .ok_or_else(|| format!("--late-fraction {v:?}: expected 0..1"))?;
-                }
-                "--report" => a.report = Some(val("--report")?.into()),
-                "--quiet" => a.quiet = true,
-                "--sysctl" => {
-                    let v = val("--sysctl")?;
-                    let bad = || format!("--sysctl {v:?}: expected a:KEY=VALUE or b:KEY=VALUE");
-                    let (side, kv) = v.split_once(':').ok_or_else(bad)?;
-                    let side = match side {
-                        "a" => 0,
-                        "b" => 1,
-                        _ => return Err(bad()),
-                    };
-                    let (k, w) = kv.split_once('=').ok_or_else(bad)?;
-                    a.sysctls.push((side, k.into(), w.into()));
-                }
-                s if s.starts_with('-') => return usage(&format!("unknown option {s}")),
-                s => {
-                    if scenario.is_some() {
-                        return usage(&format!(
-                            "unexpected argument {s:?} (use -- before a command)"
-                        ));
-                    }
-                    scenario = Some(PathBuf::from(s));
-                }
-            }
-        }
-        match scenario {
-            Some(s) => a.scenario = s,
-            None => return usage("missing SCENARIO.toml"),
-        }
-        Ok(a)
+        let (k, w) = kv.split_once('=').ok_or_else(bad)?;
+        Ok((side, k.into(), w.into()))
     }
 
     /// Why this machine cannot run the emulation, if it cannot.
@@ -195,9 +193,17 @@ mod linux {
     }
 
     pub fn main() -> i32 {
-        let argv: Vec<String> = std::env::args().skip(1).collect();
-        match argv.first().map(String::as_str) {
-            Some("check") => match preflight() {
+        let cli = match Cli::try_parse() {
+            Ok(cli) => cli,
+            Err(e) => {
+                // --help and --version print to stdout and succeed; a usage error is
+                // clap's message (the argument, the reason, the usage) and status 2.
+                let _ = e.print();
+                return if e.use_stderr() { 2 } else { 0 };
+            }
+        };
+        match cli.command {
+            Cmd::Check => match preflight() {
                 Ok(()) => {
                     println!("ok: root, /dev/net/tun and ip are available");
                     0
@@ -207,30 +213,13 @@ mod linux {
                     2
                 }
             },
-            Some("run") => {
-                let args = match parse(&argv[1..]) {
-                    Ok(a) => a,
-                    Err(e) => {
-                        eprintln!("error: {e}");
-                        return 2;
-                    }
-                };
-                match run(&args) {
-                    Ok(code) => code,
-                    Err((code, e)) => {
-                        eprintln!("error: {e}");
-                        code
-                    }
+            Cmd::Run(args) => match run(&args) {
+                Ok(code) => code,
+                Err((code, e)) => {
+                    eprintln!("error: {e}");
+                    code
                 }
-            }
-            Some("-h" | "--help") => {
-                println!("{USAGE}");
-                0
-            }
-            _ => {
-                eprintln!("error: expected a subcommand\n{USAGE}");
-                2
-            }
+            },
         }
     }
 

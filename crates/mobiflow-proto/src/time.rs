@@ -37,8 +37,10 @@ impl Instant {
     pub const fn as_nanos(self) -> u64 {
         self.0
     }
+    /// Seconds, divided exactly (`60_000_000_000 ns` is `60.0`, not the
+    /// `60.00000000000001` a multiplication by `1e-9` gives).
     pub fn as_secs_f64(self) -> f64 {
-        self.0 as f64 * 1e-9
+        self.0 as f64 / 1e9
     }
     /// Time since `earlier`, or zero if `earlier` is later.
     pub fn saturating_since(self, earlier: Instant) -> Duration {
@@ -68,11 +70,13 @@ impl Duration {
     pub const fn as_nanos(self) -> u64 {
         self.0
     }
+    /// Seconds, divided exactly (`60_000_000_000 ns` is `60.0`, not the
+    /// `60.00000000000001` a multiplication by `1e-9` gives).
     pub fn as_secs_f64(self) -> f64 {
-        self.0 as f64 * 1e-9
+        self.0 as f64 / 1e9
     }
     pub fn as_millis_f64(self) -> f64 {
-        self.0 as f64 * 1e-6
+        self.0 as f64 / 1e6
     }
     pub const fn is_zero(self) -> bool {
         self.0 == 0

@@ -141,8 +141,12 @@ struct Results {
 
 /// Runs a loaded scenario and keeps everything it reports in memory; writes it to
 /// `out_dir` too if given.
-fn run_scenario_results(scenario: &Scenario, out_dir: Option<&Path>) -> Result<Results, Failure> {
-    let result = simulate(scenario, out_dir, false)?;
+fn run_scenario_results(
+    scenario: &Scenario,
+    out_dir: Option<&Path>,
+    pcap: bool,
+) -> Result<Results, Failure> {
+    let result = simulate(scenario, out_dir, pcap)?;
     if let Some(dir) = out_dir {
         output::write_run(&result, dir).map_err(|e| Failure::Output(dir.to_path_buf(), e))?;
     }
@@ -252,20 +256,22 @@ fn validate_str(
 
 /// [`run_str`] that also returns the sampled series: `(summary JSON, flow series CSV,
 /// link series CSV)`, the bytes `out_dir` would receive. Writes them into `out_dir`
-/// too if it is given.
+/// too if it is given, with the pcap files of the scenario's capture points (and of
+/// every host with `pcap`).
 #[pyfunction]
-#[pyo3(signature = (text, overrides = Vec::new(), out_dir = None, source = None))]
+#[pyo3(signature = (text, overrides = Vec::new(), out_dir = None, source = None, pcap = false))]
 fn run_str_results<'py>(
     py: Python<'py>,
     text: String,
     overrides: Vec<(String, String)>,
     out_dir: Option<PathBuf>,
     source: Option<PathBuf>,
+    pcap: bool,
 ) -> PyResult<(String, Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
     let results = py
         .allow_threads(|| {
             let scenario = load_text(&text, source.as_deref(), &overrides)?;
-            run_scenario_results(&scenario, out_dir.as_deref())
+            run_scenario_results(&scenario, out_dir.as_deref(), pcap)
         })
         .map_err(|f| f.into_pyerr(py))?;
     Ok((

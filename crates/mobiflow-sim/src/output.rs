@@ -20,10 +20,11 @@
 //! field (a missing value for polars and pandas). The series have a header row even when
 //! sampling was disabled and they hold no rows.
 //!
-//! The CSV columns are the fields of [`FlowSeries`] and [`LinkSeries`], in order, with a
-//! name column after each index column: `flow_name` (the name of
-//! `summary.flows[flow]`) after `flow`, and `dir_name` (the name of
-//! `summary.links[dir]`, `link:a->b`) after `dir`.
+//! The CSV columns are the fields of [`FlowSeries`] and [`LinkSeries`], in order, in the
+//! naming of every mobiflow table: the index column is `flow_index` (into
+//! `summary.flows`), followed by `flow`, the flow's name; `dir_index` (into
+//! `summary.links`) is followed by `dir`, the direction's name (`link:a->b`). An
+//! infinite slow-start threshold is an empty field.
 
 use crate::engine::RunResult;
 use crate::results::{FlowSeries, LinkSeries, Series, Summary};
@@ -41,8 +42,8 @@ pub const LINK_SERIES_FILE: &str = "link_series.csv";
 /// Column names of `flow_series.csv`, in order.
 pub const FLOW_SERIES_COLUMNS: &[&str] = &[
     "time_s",
+    "flow_index",
     "flow",
-    "flow_name",
     "cwnd_bytes",
     "ssthresh_bytes",
     "rwnd_bytes",
@@ -68,8 +69,8 @@ pub const FLOW_SERIES_COLUMNS: &[&str] = &[
 /// Column names of `link_series.csv`, in order.
 pub const LINK_SERIES_COLUMNS: &[&str] = &[
     "time_s",
+    "dir_index",
     "dir",
-    "dir_name",
     "queue_packets",
     "queue_bytes",
     "rate_bps",
@@ -141,7 +142,7 @@ pub fn write_flow_series<W: Write>(w: W, s: &FlowSeries, summary: &Summary) -> i
             w,
             ",{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             s.cwnd_bytes[i],
-            s.ssthresh_bytes[i],
+            Ssthresh(s.ssthresh_bytes[i]),
             s.rwnd_bytes[i],
             s.flight_bytes[i],
             F(s.srtt_ms[i]),
@@ -188,6 +189,24 @@ pub fn write_link_series<W: Write>(w: W, s: &LinkSeries, summary: &Summary) -> i
         )?;
     }
     w.flush()
+}
+
+/// The slow-start threshold at or above which it counts as infinite (the engine caps an
+/// infinite threshold at `u64::MAX / 4`, so that arithmetic on it cannot overflow).
+pub const SSTHRESH_INFINITE: u64 = u64::MAX / 4;
+
+/// A slow-start threshold as a CSV field: empty (null) while it is infinite, never the
+/// cap `u64::MAX / 4` as if it were a size.
+struct Ssthresh(u64);
+
+impl std::fmt::Display for Ssthresh {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.0 >= SSTHRESH_INFINITE {
+            Ok(())
+        } else {
+            write!(f, "{}", self.0)
+        }
+    }
 }
 
 /// A float as a CSV field: shortest round-trip decimal, empty if not finite.
@@ -420,7 +439,7 @@ mod tests {
         assert_eq!(lines[0], FLOW_SERIES_COLUMNS.join(","));
         assert_eq!(
             lines[1],
-            "0.1,0,bulk,1460,18446744073709551615,65535,0,,0,6000000,0.0000001,1,3,65535,,262144,,-1,\
+            "0.1,0,bulk,1460,,65535,0,,0,6000000,0.0000001,1,3,65535,,262144,,-1,\
              ,,,-1,-1"
         );
         assert_eq!(
@@ -437,7 +456,7 @@ mod tests {
         write_link_series(&mut out, &series().link, &summary()).unwrap();
         assert_eq!(
             String::from_utf8(out).unwrap(),
-            "time_s,dir,dir_name,queue_packets,queue_bytes,rate_bps\n\
+            "time_s,dir_index,dir,queue_packets,queue_bytes,rate_bps\n\
              0.1,0,wan:server->phone,3,4500,15000000\n"
         );
     }
@@ -448,7 +467,7 @@ mod tests {
         write_link_series(&mut out, &LinkSeries::default(), &summary()).unwrap();
         assert_eq!(
             String::from_utf8(out).unwrap(),
-            "time_s,dir,dir_name,queue_packets,queue_bytes,rate_bps\n"
+            "time_s,dir_index,dir,queue_packets,queue_bytes,rate_bps\n"
         );
     }
 

@@ -111,10 +111,16 @@ pub fn encode_tcp(
         };
         (seq, fw.isn.wrapping_add(1).wrapping_add(seg.ack as u32))
     };
+    // Every segment but the opening SYN acknowledges something (RFC 9293 §3.4: the
+    // SYN-ACK included). The opening SYN has no ACK flag, and then its acknowledgment
+    // number is zero: a non-zero one without the flag is what tshark calls "ACK
+    // number non-zero but ACK flag not set".
+    let opening_syn = to_receiver && seg.flags.contains(Flags::SYN);
     let mut flags = seg.flags;
-    if !seg.flags.contains(Flags::SYN) {
+    if !opening_syn {
         flags = flags | Flags::ACK;
     }
+    let ack = if flags.contains(Flags::ACK) { ack } else { 0 };
     let window = if seg.flags.contains(Flags::SYN) {
         // RFC 7323 §2.2: the window of a SYN is never scaled.
         seg.wnd.min(65_535) as u16

@@ -171,3 +171,43 @@ fn zero_window_capture_agrees_with_the_counters() {
     assert_eq!(count(&ts, &server, RESENT), f.retransmits, "{f:?}");
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[test]
+fn handshake_carries_no_ack_number_without_the_ack_flag() {
+    let Some(ts) = tshark() else {
+        eprintln!("skipped: tshark is not installed (apt-get install -y tshark)");
+        return;
+    };
+    let (_, dir) = run_captured(LOSSY, "handshake");
+    let server = dir.join("server.pcap");
+    // tshark's expert note "The acknowledgment number field is nonzero while the ACK
+    // flag is not set" (tcp.ack.nonzero).
+    assert_eq!(count(&ts, &server, "tcp.ack.nonzero"), 0);
+    assert_eq!(
+        count(
+            &ts,
+            &server,
+            "_ws.expert.severity >= warning && tcp.flags.syn == 1"
+        ),
+        0
+    );
+    // The opening SYN, then the SYN-ACK: the second has the ACK flag and acknowledges
+    // the first's sequence number + 1.
+    assert_eq!(
+        count(&ts, &server, "tcp.flags.syn == 1 && tcp.flags.ack == 0"),
+        1
+    );
+    assert_eq!(
+        count(&ts, &server, "tcp.flags.syn == 1 && tcp.flags.ack == 1"),
+        1
+    );
+    assert_eq!(
+        count(
+            &ts,
+            &server,
+            "tcp.flags.syn == 1 && tcp.flags.ack == 1 && tcp.ack == 1"
+        ),
+        1
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}

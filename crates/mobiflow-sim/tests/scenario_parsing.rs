@@ -1286,3 +1286,41 @@ fn error_rsfc_needs_timestamps_and_valid_parameters() {
         "x.toml: flows.0.rsfc: only used with flow_control = \"rsfc\"",
     );
 }
+
+#[test]
+fn link_loss_accepts_a_fraction_or_a_percentage() {
+    let loss = |value: &str| {
+        let s = load(&BASE.replace(
+            "delay = \"265ms\"",
+            &format!("delay = \"265ms\"\nloss = {value}"),
+        ))
+        .unwrap();
+        (s.links[0].dirs[0].loss, s.links[0].dirs[1].loss)
+    };
+    assert_eq!(loss("0.01"), (0.01, 0.01));
+    assert_eq!(loss("\"1%\""), (0.01, 0.01));
+    assert_eq!(loss("\"0.5 %\""), (0.005, 0.005));
+    assert_eq!(loss("0"), (0.0, 0.0));
+}
+
+#[test]
+fn link_loss_refuses_bad_percentages_naming_the_key() {
+    let with = |value: &str| {
+        error(&BASE.replace(
+            "delay = \"265ms\"",
+            &format!("delay = \"265ms\"\nloss = {value}"),
+        ))
+    };
+    assert_starts(
+        &with("\"1\""),
+        "x.toml: links.0.loss: expected a number (0.01) or a percentage",
+    );
+    assert_starts(
+        &with("\"abc%\""),
+        "x.toml: links.0.loss: expected a number (0.01) or a percentage",
+    );
+    assert_starts(
+        &with("\"100%\""),
+        "x.toml: links.0.loss: loss probability 1 is outside [0, 1)",
+    );
+}

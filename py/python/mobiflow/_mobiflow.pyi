@@ -51,6 +51,7 @@ def run_str_results(
     overrides: list[tuple[str, str]] = ...,
     out_dir: _Path | None = None,
     source: _Path | None = None,
+    pcap: bool = False,
 ) -> tuple[str, bytes, bytes]:
     """Like :func:`run_str`, also returning the series: ``(summary JSON, flow series CSV,
     link series CSV)``, the bytes of ``summary.json``, ``flow_series.csv`` and

@@ -127,23 +127,72 @@ def _opt_path(path: PathLike | None) -> str | None:
     return None if path is None else os.fspath(path)
 
 
+def captures_requested(
+    text: str, overrides: list[tuple[str, str]], source: PathLike | None = None
+) -> bool:
+    """Whether a scenario (TOML text, overrides applied) names capture points in
+    ``[measure.capture]``. ``False`` if the text cannot be read: the engine then says
+    why."""
+    try:
+        applied = _mobiflow.apply_overrides(text, overrides, _opt_path(source))
+        doc = json.loads(_mobiflow.toml_to_json(applied, _opt_path(source)))
+    except Exception:  # noqa: BLE001 - the run reports a broken scenario itself
+        return False
+    measure = doc.get("measure")
+    capture = measure.get("capture") if isinstance(measure, dict) else None
+    return isinstance(capture, dict) and any(bool(v) for v in capture.values())
+
+
+def refuse_lost_captures(
+    where: str,
+    text: str,
+    overrides: list[tuple[str, str]],
+    source: PathLike | None = None,
+    remedy: str = "give out=",
+) -> None:
+    """``ValueError`` when the scenario asks for packet captures but the run has no
+    results folder to write them into (they would be dropped silently)."""
+    if captures_requested(text, overrides, source):
+        raise ValueError(
+            f"{where}: measure.capture asks for packet captures, which are written into "
+            f"the results folder: {remedy}, or remove measure.capture"
+        )
+
+
 def run_json(
     path: PathLike,
     set: Overrides | None = None,  # noqa: A002
     out: PathLike | None = None,
     pcap: bool = False,
+    series_format: str = "parquet",
 ) -> str:
     """Run the scenario file ``path`` and return its summary as JSON text.
 
     The text is exactly what ``summary.json`` holds. With ``out``, the folder is created
-    if needed and ``summary.json``, ``flow_series.csv`` and ``link_series.csv`` are
-    written into it (other files there are left alone), with the pcap files of the
-    scenario's ``[measure.capture]`` points; ``pcap=True`` captures at every host too.
+    if needed and ``summary.json``, ``flow_series.parquet`` and ``link_series.parquet``
+    (``.csv`` with ``series_format="csv"``) are written into it (other files there are
+    left alone), with the pcap files of the scenario's ``[measure.capture]`` points;
+    ``pcap=True`` captures at every host too (and needs ``out``).
 
     Raises :class:`mobiflow.ScenarioError` if the scenario is wrong, ``RuntimeError`` if
     the run fails and ``OSError`` if the results cannot be written.
     """
-    return _mobiflow.run_file(os.fspath(path), to_overrides(set), _opt_path(out), pcap)
+    from mobiflow.outputs import check_series_format, convert_series
+
+    fmt = check_series_format(series_format)
+    if pcap and out is None:
+        raise ValueError("pcap=True needs out=: the capture files are written there")
+    pairs = to_overrides(set)
+    if out is None:
+        try:
+            source_text = Path(path).read_text(encoding="utf-8")
+        except OSError:
+            source_text = ""  # the engine says why it cannot read the file
+        refuse_lost_captures(os.fspath(path), source_text, pairs, path)
+    text = _mobiflow.run_file(os.fspath(path), pairs, _opt_path(out), pcap)
+    if out is not None:
+        convert_series(out, fmt)
+    return text
 
 
 def run(
@@ -151,13 +200,17 @@ def run(
     set: Overrides | None = None,  # noqa: A002
     out: PathLike | None = None,
     pcap: bool = False,
+    series_format: str = "parquet",
 ) -> Summary:
     """Run the scenario file ``path`` and return its summary (see :func:`run_json`).
 
     Rates in the summary are bits per second (``goodput_bps``, ``intervals``), times
     seconds (``duration_s``, ``completion_time_s``) or milliseconds (``rtt_*_ms``).
     """
-    return cast(Summary, json.loads(run_json(path, set=set, out=out, pcap=pcap)))
+    return cast(
+        Summary,
+        json.loads(run_json(path, set=set, out=out, pcap=pcap, series_format=series_format)),
+    )
 
 
 def run_text(
@@ -165,13 +218,20 @@ def run_text(
     set: Overrides | None = None,  # noqa: A002
     out: PathLike | None = None,
     source: PathLike | None = None,
+    series_format: str = "parquet",
 ) -> Summary:
     """Run a scenario given as TOML text; ``source`` names the file it stands for
     (messages mention it; relative paths resolve against its folder)."""
-    return cast(
-        Summary,
-        json.loads(_mobiflow.run_str(text, to_overrides(set), _opt_path(out), _opt_path(source))),
-    )
+    from mobiflow.outputs import check_series_format, convert_series
+
+    fmt = check_series_format(series_format)
+    pairs = to_overrides(set)
+    if out is None:
+        refuse_lost_captures(os.fspath(source or "<scenario text>"), text, pairs, source)
+    text_out = _mobiflow.run_str(text, pairs, _opt_path(out), _opt_path(source))
+    if out is not None:
+        convert_series(out, fmt)
+    return cast(Summary, json.loads(text_out))
 
 
 def validate(path: PathLike, set: Overrides | None = None) -> dict[str, Any]:  # noqa: A002
@@ -205,19 +265,18 @@ def read_summary(out: PathLike) -> Summary:
 
 
 def read_series(out: PathLike) -> dict[str, pl.DataFrame]:
-    """Read the sampled time series of a results folder as polars DataFrames.
+    """Read the sampled time series of a results folder as polars DataFrames, from
+    ``flow_series.parquet`` / ``link_series.parquet`` or their ``.csv`` forms,
+    whichever the folder holds.
 
     Returns ``{"flow": ..., "link": ...}``. Columns carry their units in their names
     (``time_s`` seconds, ``cwnd_bytes`` bytes, ``srtt_ms`` milliseconds, ``rate_bps``
-    bits per second, ...); ``flow`` and ``dir`` index ``summary["flows"]`` and
-    ``summary["links"]``, ``flow_name`` and ``dir_name`` name them. Missing values (an
-    RTT before the first sample, a slow-start threshold that is still infinite) are
-    null. See :mod:`mobiflow.outputs` for every column.
+    bits per second, ...); ``flow`` and ``dir`` name the flow and the link direction,
+    ``flow_index`` and ``dir_index`` index ``summary["flows"]`` and
+    ``summary["links"]``. Missing values (an RTT before the first sample, a slow-start
+    threshold that is still infinite) are null. See :mod:`mobiflow.outputs` for every
+    column.
     """
-    from mobiflow.outputs import read_flow_series, read_link_series
+    from mobiflow.outputs import read_series as read
 
-    folder = Path(out)
-    return {
-        "flow": read_flow_series(folder / FLOW_SERIES_FILE),
-        "link": read_link_series(folder / LINK_SERIES_FILE),
-    }
+    return read(out)

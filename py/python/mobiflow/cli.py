@@ -3,16 +3,19 @@
 ::
 
     mobiflow run SCENARIO.toml [--set KEY=VALUE ...] [--out DIR] [--json] [--pcap]
+                 [--format parquet|csv]
     mobiflow validate SCENARIO.toml [--set KEY=VALUE ...] [--json]
-    mobiflow plot RUN_DIR [RUN_DIR ...] [--kind cwnd|seq|throughput|queue|buffer|all]
+    mobiflow plot RUN_DIR|SWEEP_DIR [RUN_DIR ...] [--seed N]
+                  [--kind cwnd|seq|throughput|queue|buffer|capacity|all]
                   [--out FILE.png|FILE.svg] [--flow NAME] [--label TEXT ...]
     mobiflow sweep SWEEP.toml [--backend local|ray] [--address ADDR] [--jobs N]
-                   [--out DIR] [--no-progress]
-    mobiflow live SCENARIO.toml [--set KEY=VALUE ...] [--in a|b] [--link NAME]
+                   [--out DIR] [--no-progress] [--json] [--format parquet|csv]
+    mobiflow live [run] SCENARIO.toml [--set KEY=VALUE ...] [--in a|b] [--link NAME]
                   [--report FILE.json] [--duration S] -- COMMAND [ARG ...]
     mobiflow live compare SCENARIO.toml [--cc reno|cubic] [--set KEY=VALUE ...]
                   [--link NAME] [--out DIR] [--json]
     mobiflow --version
+    mobiflow --install-completion    (bash, zsh, fish, PowerShell)
 
 Exit status: 0 on success; 2 for a scenario that is wrong (a bad key or value in the
 file or in ``--set``, a malformed ``--set``, a missing file), a bad sweep file, a
@@ -33,10 +36,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, NoReturn, TypeVar
 
+import click
 import typer
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
+from typer.core import TyperGroup
 
 from mobiflow import _mobiflow
 from mobiflow._mobiflow import ScenarioError
@@ -50,7 +55,8 @@ T = TypeVar("T")
 app = typer.Typer(
     name="mobiflow",
     help="Deterministic simulation of transport protocols over mobile networks.",
-    add_completion=False,
+    # --install-completion / --show-completion (bash, zsh, fish, PowerShell).
+    add_completion=True,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
@@ -435,6 +441,22 @@ def _root(
     """Deterministic simulation of transport protocols over mobile networks."""
 
 
+FormatOpt = Annotated[
+    str,
+    typer.Option(
+        "--format",
+        metavar="parquet|csv",
+        help="File format of the series (and a sweep's tables): parquet (default) or csv.",
+    ),
+]
+
+
+def _check_format(fmt: str) -> str:
+    if fmt not in ("parquet", "csv"):
+        raise CliError(f"--format {fmt}: expected parquet or csv", EXIT_USAGE)
+    return fmt
+
+
 @app.command("run")
 def run_command(
     scenario: ScenarioArg,
@@ -445,7 +467,8 @@ def run_command(
             "--out",
             "-o",
             metavar="DIR",
-            help="Write summary.json, flow_series.csv and link_series.csv into DIR.",
+            help="Write summary.json, flow_series.parquet and link_series.parquet (or "
+            ".csv, see --format) into DIR.",
             show_default=False,
         ),
     ] = None,
@@ -460,14 +483,28 @@ def run_command(
             help="Capture every host's packets into DIR/<host>.pcap (needs --out).",
         ),
     ] = False,
+    series_format: FormatOpt = "parquet",
 ) -> None:
     """Run a scenario and print its summary (goodput in Mb/s, RTTs in ms)."""
+    from mobiflow.outputs import convert_series
+
     overrides = parse_sets(set_)
     path = check_scenario_file(scenario)
+    fmt = _check_format(series_format)
     if pcap and out is None:
         raise CliError("--pcap needs --out DIR for the capture files", EXIT_USAGE)
+    if out is None:
+        from mobiflow.api import refuse_lost_captures
+
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+            refuse_lost_captures(path, text, overrides, Path(path), "give --out DIR")
+        except ValueError as e:
+            raise CliError(str(e), EXIT_USAGE) from e
     out_dir = None if out is None else os.fspath(out)
     text = engine_errors(lambda: _mobiflow.run_file(path, overrides, out_dir, pcap))
+    if out is not None:
+        convert_series(out, fmt)
     if json_:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
         sys.stdout.flush()
@@ -501,7 +538,8 @@ def plot_command(
         typer.Argument(
             metavar="RUN_DIR...",
             help="Results folders (mobiflow run --out, or a sweep's run folders); "
-            "several are drawn on one figure.",
+            "several are drawn on one figure. A sweep's folder draws one run per grid "
+            "point, labelled by its grid values.",
             show_default=False,
         ),
     ],
@@ -512,7 +550,8 @@ def plot_command(
             "-k",
             metavar="KIND",
             help="cwnd (cwnd, ssthresh, rwnd), seq (time-sequence), throughput, queue, "
-            "buffer (receive buffer), or all.",
+            "buffer (receive buffer), capacity (the link's capacity shaded under "
+            "goodput), or all.",
         ),
     ] = "all",
     out: Annotated[
@@ -540,10 +579,20 @@ def plot_command(
             show_default=False,
         ),
     ] = None,
+    seed: Annotated[
+        int | None,
+        typer.Option(
+            "--seed",
+            metavar="N",
+            help="For a sweep's folder: draw the runs of this seed (default: the first).",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
-    """Draw a figure of one or several runs (PNG or SVG)."""
+    """Draw a figure of one or several runs, or of a sweep (PNG or SVG)."""
     from mobiflow import plot as plots
     from mobiflow.outputs import Run
+    from mobiflow.sweeps import SWEEP_FILE
 
     if kind not in plots.KINDS:
         raise CliError(
@@ -554,6 +603,9 @@ def plot_command(
     for folder in run_dirs:
         if not folder.is_dir():
             raise CliError(f"{folder}: no such folder", EXIT_USAGE)
+        if (folder / SWEEP_FILE).is_file():
+            runs.extend(sweep_runs(folder, seed))
+            continue
         try:
             runs.append(Run.load(folder, label=folder.name if len(run_dirs) > 1 else None))
         except FileNotFoundError as e:
@@ -575,6 +627,33 @@ def plot_command(
     except ImportError as e:
         raise CliError(str(e), EXIT_FAILURE) from e
     sys.stdout.write(f"figure written to {out}\n")
+
+
+def sweep_runs(folder: Path, seed: int | None = None) -> list[Any]:
+    """The finished runs of the sweep in ``folder`` for ``seed`` (default: the sweep's
+    first), one per grid point, labelled by the grid values that vary (``cc=cubic,
+    rcv_buf=64KB``: the last part of each dotted key)."""
+    from mobiflow.sweeps import load_sweep
+
+    result = load_sweep(folder)
+    chosen = result.seeds[0] if seed is None else seed
+    if chosen not in result.seeds:
+        raise CliError(
+            f"--seed {chosen}: {folder} ran seeds {', '.join(map(str, result.seeds))}",
+            EXIT_USAGE,
+        )
+    varying = [k for k, values in result.grid.items() if len(values) > 1] or list(result.grid)
+    runs = []
+    for record in result.done:
+        if record.seed != chosen:
+            continue
+        run = record.load()
+        label = ", ".join(f"{k.rsplit('.', 1)[-1]}={record.point[k]}" for k in varying)
+        run.label = label or f"seed={record.seed}"
+        runs.append(run)
+    if not runs:
+        raise CliError(f"{folder}: no finished run of seed {chosen} to draw", EXIT_USAGE)
+    return runs
 
 
 def _metric_cell(name: str, mean: float | None, low: float | None, high: float | None) -> str:
@@ -605,14 +684,16 @@ DEFAULT_SWEEP_METRICS = ("goodput_bps", "retransmits", "timeouts", "rtt_mean_ms"
 
 
 def render_sweep(result: Any, metrics: list[str], console: Console, confidence: float) -> None:
-    """Print a sweep's means and confidence intervals per grid point and flow."""
-    table = Table(
-        title=f"means ± half-width of the {confidence:.0%} confidence interval across seeds",
-        title_justify="left",
-        show_edge=False,
-        pad_edge=False,
-    )
+    """Print a sweep's means and confidence intervals per grid point and flow; where
+    the seeds gave identical runs, the mean alone and a note saying so."""
     agg = result.aggregate(metrics, confidence)
+    identical = bool(agg.height) and bool(agg["seeds_identical"].all())
+    title = (
+        "means across seeds (the seeds gave identical runs: no interval)"
+        if identical
+        else f"means ± half-width of the {confidence:.0%} confidence interval across seeds"
+    )
+    table = Table(title=title, title_justify="left", show_edge=False, pad_edge=False)
     keys = [*result.grid, "flow"]
     for key in keys:
         table.add_column(Text(key))
@@ -620,7 +701,9 @@ def render_sweep(result: Any, metrics: list[str], console: Console, confidence: 
     for m in metrics:
         table.add_column(Text(_metric_header(m)), justify="right")
     for row in agg.iter_rows(named=True):
-        cells = [Text(str(row.get(k))) for k in keys] + [Text(str(row["n"]))]
+        cells = [Text(str(row.get(k))) for k in keys] + [
+            Text(f"{row['n']} (identical)" if row["seeds_identical"] else str(row["n"]))
+        ]
         cells += [
             Text(
                 _metric_cell(
@@ -631,6 +714,39 @@ def render_sweep(result: Any, metrics: list[str], console: Console, confidence: 
         ]
         table.add_row(*cells)
     console.print(table)
+    if identical:
+        console.print(
+            Text(
+                f"note: the {len(result.seeds)} seeds change nothing in this scenario (it has "
+                "no random element, such as a link's loss): every seed gave the same run, "
+                "so there is one measurement per grid point, not a sample.",
+                style="yellow",
+            )
+        )
+
+
+def sweep_json(result: Any, metrics: list[str], confidence: float) -> dict[str, Any]:
+    """What ``mobiflow sweep --json`` prints: the runs and the aggregate rows."""
+    agg = result.aggregate(metrics, confidence)
+    return {
+        "out": os.fspath(result.out),
+        "grid": result.grid,
+        "seeds": result.seeds,
+        "seeds_matter": result.seeds_matter(),
+        "confidence": confidence,
+        "runs": [
+            {
+                "run": r.key,
+                "point": r.point,
+                "seed": r.seed,
+                "status": r.status,
+                "error": r.error,
+                "ran": r.ran,
+            }
+            for r in result.runs
+        ],
+        "aggregate": agg.to_dicts() if agg.height else [],
+    }
 
 
 @app.command("reproduce")
@@ -794,6 +910,15 @@ def sweep_command(
     no_progress: Annotated[
         bool, typer.Option("--no-progress", help="No progress bar (on stderr).")
     ] = False,
+    json_: Annotated[
+        bool,
+        typer.Option(
+            "--json",
+            help="Print the runs and the per-grid-point means and intervals as JSON "
+            "(only) on stdout.",
+        ),
+    ] = False,
+    table_format: FormatOpt = "parquet",
 ) -> None:
     """Run a scenario over a grid of values and seeds; resume where a sweep stopped."""
     from mobiflow import sweeps
@@ -803,6 +928,7 @@ def sweep_command(
         raise CliError(f"--backend {backend}: expected local or ray", EXIT_USAGE)
     if jobs is not None and jobs < 1:
         raise CliError(f"--jobs {jobs}: expected at least 1", EXIT_USAGE)
+    fmt = _check_format(table_format)
     try:
         spec = sweeps.load_spec(sweep_file)
         if not spec.scenario.is_file():
@@ -818,7 +944,8 @@ def sweep_command(
             backend="ray" if backend == "ray" else "local",
             jobs=jobs,
             address=address,
-            progress=not no_progress,
+            progress=not no_progress and not json_,
+            series_format=fmt,
         )
     except (ScenarioError, sweeps.SweepError) as e:
         raise CliError(str(e), EXIT_USAGE) from e
@@ -827,8 +954,10 @@ def sweep_command(
         _interrupted()
     console = make_console()
     try:
-        results_csv, summary_csv = result.write_tables(metrics)
-        if result.done:
+        results_csv, summary_csv = result.write_tables(metrics, fmt)
+        if json_:
+            sys.stdout.write(json.dumps(sweep_json(result, metrics, 0.95), default=str) + "\n")
+        elif result.done:
             render_sweep(result, metrics, console, 0.95)
     except sweeps.SweepError as e:  # an unknown metric: the runs are stored all the same
         raise CliError(
@@ -836,12 +965,15 @@ def sweep_command(
             "same command, nothing is run again)",
             EXIT_USAGE,
         ) from e
+    if json_:
+        console = Console(stderr=True)
     console.print(
         Text(
             f"{len(result.runs)} runs: {result.ran - len(result.failed)} finished now, "
             f"{result.skipped} already done, {len(result.failed)} failed, "
             f"in {result.seconds:.1f} s; "
-            f"results in {result.out}/ ({results_csv.name}, {summary_csv.name})",
+            f"results in {result.out}/ ({results_csv.name}, {summary_csv.name}, "
+            f"series.{fmt})",
             style="dim",
         )
     )
@@ -859,88 +991,182 @@ def sweep_command(
 # live: real Linux TCP through the scenario's link, emulated in real time
 # --------------------------------------------------------------------------------------
 
-LIVE_USAGE = """\
-usage: mobiflow live SCENARIO.toml [--set KEY=VALUE ...] [--in a|b] [--link NAME]
-                     [--report FILE.json] [--duration S] -- COMMAND [ARG ...]
-       mobiflow live compare SCENARIO.toml [--cc reno|cubic] [--set KEY=VALUE ...]
-                     [--link NAME] [--out DIR] [--json]
 
-The first form runs COMMAND in a network namespace (the link's b end by default; the
-a end is reachable at 10.200.0.1, the b end at 10.200.0.2) behind the scenario's link
-emulated in real time, and prints the link's delivered rate, queue and drops every
-second. The second runs the scenario's bulk TCP flows through the emulated link with
-the kernel's TCP set like the scenario's, and the same scenario in the simulator, and
-prints them side by side (goodput per interval, RTT, retransmissions) with a figure of
-cwnd over time. Both need root and /dev/net/tun (exit status 2 otherwise). See
-docs/live.md."""
+class _LiveGroup(TyperGroup):
+    """``mobiflow live``: its subcommands ``run`` and ``compare``, with ``run`` the
+    default, so that ``mobiflow live SCENARIO -- COMMAND`` means ``mobiflow live run
+    SCENARIO -- COMMAND``."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        first = args[0] if args else None
+        if first is not None and first not in self.commands and not first.startswith("-"):
+            args = ["run", *args]
+        return super().parse_args(ctx, args)
 
 
-def _live_parser(compare: bool) -> Any:
-    import argparse
+live_app = typer.Typer(
+    name="live",
+    cls=_LiveGroup,
+    help="Real Linux TCP through the scenario's link, emulated in real time (needs root "
+    "and /dev/net/tun: exit status 2 otherwise; see docs/live.md).\n\n"
+    "`mobiflow live SCENARIO -- COMMAND` is `mobiflow live run SCENARIO -- COMMAND`.",
+    no_args_is_help=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+app.add_typer(live_app)
 
-    class Parser(argparse.ArgumentParser):
-        def error(self, message: str) -> NoReturn:
-            raise CliError(f"{message}\n{LIVE_USAGE}", EXIT_USAGE)
-
-    p = Parser(prog="mobiflow live", add_help=False, usage=LIVE_USAGE)
-    p.add_argument("scenario", type=Path)
-    p.add_argument("--set", dest="sets", action="append", default=[])
-    p.add_argument("--link")
-    if compare:
-        p.add_argument("--cc", choices=["reno", "cubic"])
-        p.add_argument("--out", "-o", type=Path)
-        p.add_argument("--json", action="store_true")
-    else:
-        p.add_argument("--in", dest="side", choices=["a", "b"], default="b")
-        p.add_argument("--report", type=Path)
-        p.add_argument("--duration", type=float)
-    return p
+LinkOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--link",
+        metavar="NAME",
+        help="The link to emulate (default: the scenario's only link, or the one its flows cross).",
+        show_default=False,
+    ),
+]
 
 
-def live_main(argv: list[str]) -> int:
-    """``mobiflow live ...``: parsed here rather than by typer, so that everything after
-    ``--`` reaches the command untouched."""
+@live_app.callback()
+def _live_root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            help="Print the version and exit.",
+            callback=_version_callback,
+            is_eager=True,
+        ),
+    ] = False,
+) -> None:
+    """Real Linux TCP through the scenario's link, emulated in real time."""
+
+
+@live_app.command("run")
+def live_run_command(
+    scenario: ScenarioArg,
+    command: Annotated[
+        list[str] | None,
+        typer.Argument(
+            metavar="[-- COMMAND [ARG ...]]",
+            help="The command to run in the namespace behind the link (after --).",
+            show_default=False,
+        ),
+    ] = None,
+    set_: SetOpt = None,
+    side: Annotated[
+        str,
+        typer.Option(
+            "--in",
+            metavar="a|b",
+            help="The end of the link whose namespace runs COMMAND (the a end is at "
+            "10.200.0.1, the b end at 10.200.0.2).",
+        ),
+    ] = "b",
+    link: LinkOpt = None,
+    report: Annotated[
+        Path | None,
+        typer.Option(
+            "--report",
+            metavar="FILE.json",
+            help="Write the link's counters and the command's status as JSON.",
+            show_default=False,
+        ),
+    ] = None,
+    duration: Annotated[
+        float | None,
+        typer.Option(
+            "--duration",
+            metavar="S",
+            help="Stop after S seconds (with or without a COMMAND).",
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
+    """Run COMMAND behind the scenario's link, emulated in real time.
+
+    COMMAND runs in a network namespace; the link's delivered rate, queue and drops are
+    printed every second."""
     from mobiflow import live
 
-    if not argv or argv[0] in ("-h", "--help"):
-        print(LIVE_USAGE)
-        return 0 if argv else EXIT_USAGE
-    if argv[0] == "compare":
-        a = _live_parser(True).parse_args(argv[1:])
-        path = check_scenario_file(a.scenario)
-        try:
-            cmp = live.compare(path, cc=a.cc, sets=parse_sets(a.sets), out=a.out, link=a.link)
-        except live.LiveUnavailable as e:
-            raise CliError(str(e), EXIT_USAGE) from e
-        except ScenarioError as e:
-            raise CliError(str(e), EXIT_USAGE) from e
-        except ValueError as e:
-            raise CliError(f"{path}: {e}", EXIT_USAGE) from e
-        except RuntimeError as e:
-            raise CliError(str(e), EXIT_FAILURE) from e
-        if a.json:
-            sys.stdout.write(json.dumps(cmp.to_json(), indent=1) + "\n")
-        else:
-            render_live_comparison(cmp, make_console())
-        return 0
-    rest: list[str] = []
-    if "--" in argv:
-        i = argv.index("--")
-        argv, rest = argv[:i], argv[i + 1 :]
-    a = _live_parser(False).parse_args(argv)
-    path = check_scenario_file(a.scenario)
-    engine_errors(lambda: _mobiflow.validate_file(path, parse_sets(a.sets)))
+    if side not in ("a", "b"):
+        raise CliError(f"--in {side}: expected a or b", EXIT_USAGE)
+    if duration is not None and not duration > 0:
+        raise CliError(f"--duration {duration}: expected a number of seconds > 0", EXIT_USAGE)
+    sets = parse_sets(set_)
+    path = check_scenario_file(scenario)
+    engine_errors(lambda: _mobiflow.validate_file(path, sets))
+    rest = list(command or [])
+    if not rest and not duration:
+        raise CliError(
+            "give a COMMAND after -- or a --duration (mobiflow live run --help)", EXIT_USAGE
+        )
     extra: list[str] = []
-    if a.link:
-        extra += ["--link", a.link]
-    if a.duration:
-        extra += ["--duration", str(a.duration)]
-    if not rest and not a.duration:
-        raise CliError(f"give a COMMAND after -- or a --duration\n{LIVE_USAGE}", EXIT_USAGE)
+    if link:
+        extra += ["--link", link]
+    if duration:
+        extra += ["--duration", str(duration)]
     try:
-        return live.run_command(path, rest, parse_sets(a.sets), a.side, a.report, extra)
+        code = live.run_command(path, rest, sets, side, report, extra)
     except live.LiveUnavailable as e:
         raise CliError(str(e), EXIT_USAGE) from e
+    if code:
+        raise SystemExit(code)
+
+
+@live_app.command("compare")
+def live_compare_command(
+    scenario: ScenarioArg,
+    cc: Annotated[
+        str | None,
+        typer.Option(
+            "--cc",
+            metavar="reno|cubic",
+            help="The kernel's congestion control (default: the scenario's flows').",
+            show_default=False,
+        ),
+    ] = None,
+    set_: SetOpt = None,
+    link: LinkOpt = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            "-o",
+            metavar="DIR",
+            help="Results folder (both runs, the table, the figure).",
+            show_default=False,
+        ),
+    ] = None,
+    json_: Annotated[
+        bool,
+        typer.Option("--json", help="Print the comparison as JSON (only) on stdout."),
+    ] = False,
+) -> None:
+    """Linux TCP through the emulated link side by side with the simulator.
+
+    The scenario's bulk TCP flows run through the emulated link with the kernel's TCP
+    set like the scenario's, and the same scenario runs in the simulator; the table
+    gives goodput per interval, RTT and retransmissions, with a figure of cwnd."""
+    from mobiflow import live
+
+    if cc is not None and cc not in ("reno", "cubic"):
+        raise CliError(f"--cc {cc}: expected reno or cubic", EXIT_USAGE)
+    sets = parse_sets(set_)
+    path = check_scenario_file(scenario)
+    try:
+        cmp = live.compare(path, cc=cc, sets=sets, out=out, link=link)
+    except live.LiveUnavailable as e:
+        raise CliError(str(e), EXIT_USAGE) from e
+    except ScenarioError as e:
+        raise CliError(str(e), EXIT_USAGE) from e
+    except ValueError as e:
+        raise CliError(f"{path}: {e}", EXIT_USAGE) from e
+    except RuntimeError as e:
+        raise CliError(str(e), EXIT_FAILURE) from e
+    if json_:
+        sys.stdout.write(json.dumps(cmp.to_json(), indent=1) + "\n")
+    else:
+        render_live_comparison(cmp, make_console())
 
 
 def render_live_comparison(cmp: Any, console: Console) -> None:
@@ -978,19 +1204,6 @@ def render_live_comparison(cmp: Any, console: Console) -> None:
     console.print(f"results: {cmp.out}")
 
 
-@app.command(
-    "live",
-    context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
-    add_help_option=False,
-)
-def live_command(ctx: typer.Context) -> None:
-    """Emulate the scenario's link in real time for Linux TCP: `live SCENARIO -- COMMAND`
-    or `live compare SCENARIO` (needs root; see docs/live.md)."""
-    code = live_main(list(ctx.args))
-    if code:
-        raise SystemExit(code)
-
-
 # --------------------------------------------------------------------------------------
 # Entry point
 # --------------------------------------------------------------------------------------
@@ -1011,13 +1224,7 @@ def main(argv: list[str] | None = None) -> None:
     """
     args = sys.argv[1:] if argv is None else argv
     try:
-        if args[:1] == ["live"]:
-            # Parsed by live_main itself: typer would swallow the "--" before COMMAND.
-            code = live_main(args[1:])
-            if code:
-                raise SystemExit(code)
-            return
-        app(args=argv, prog_name="mobiflow")
+        app(args=args, prog_name="mobiflow")
     except CliError as e:
         _fail(str(e), e.code)
     except KeyboardInterrupt:

@@ -456,7 +456,7 @@ def compare(
         rtts = [
             x["rtt_us"] / 1e3 for x in snd["samples"] if x.get("rtt_us") and x["t_s"] <= p.stop_s
         ]
-        sim_f = series.filter(series["flow_name"] == p.name)
+        sim_f = series.filter(series["flow"] == p.name)
         sim_rtts = [
             v
             for t, v in zip(sim_f["time_s"].to_list(), sim_f["srtt_ms"].to_list(), strict=True)
@@ -478,7 +478,7 @@ def compare(
         cw = [x["snd_cwnd"] * x["snd_mss"] / 1e3 for x in snd["samples"]]
         sim_cw = [
             v / 1e3
-            for v in series.filter(series["flow_name"] == p.name)["cwnd_bytes"].to_list()
+            for v in series.filter(series["flow"] == p.name)["cwnd_bytes"].to_list()
             if v is not None
         ]
         cmp.rows.append(
@@ -555,7 +555,7 @@ def _figure(
             lw=1.0,
         )
         ax2.plot(t, [x["rtt_us"] / 1e3 for x in samples], label=f"{flow}: Linux srtt", lw=1.0)
-        s = sim.filter(sim["flow_name"] == flow)
+        s = sim.filter(sim["flow"] == flow)
         sim_cwnd = [None if v is None else v / 1e3 for v in s["cwnd_bytes"].to_list()]
         ax.plot(s["time_s"].to_list(), sim_cwnd, label=f"{flow}: simulator", lw=1.0, ls="--")
         if "srtt_ms" in s.columns:

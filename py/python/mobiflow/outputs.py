@@ -1,9 +1,14 @@
 """The results of one run as Python objects: :class:`Run` and its DataFrames.
 
 A :class:`Run` holds what the engine reported: the summary (``summary.json``) and the
-sampled time series (``flow_series.csv``, ``link_series.csv``), either in memory (from
+sampled time series (``flow_series.parquet`` and ``link_series.parquet``, or ``.csv``
+when asked for with ``series_format="csv"`` / ``--format csv``), either in memory (from
 :meth:`mobiflow.Scenario.run`) or in a results folder (:meth:`Run.load`). Both give the
-same bytes and therefore the same DataFrames.
+same DataFrames; :func:`read_series` reads a folder in either format.
+
+Every table has one schema and one naming, declared in :mod:`mobiflow.tables`:
+``flow`` is a flow's name in every table (``flow_index`` its position, in the series),
+``dir`` a link direction's name (``dir_index`` its position).
 
 Units are in the column names, as the engine writes them:
 
@@ -18,7 +23,7 @@ suffix                 unit
 =====================  ===========================================================
 
 Flow series (:attr:`Run.flow_series`), one row per (sample time, flow):
-``time_s``, ``flow`` (index into the summary's flows), ``flow_name``, ``cwnd_bytes``,
+``time_s``, ``flow_index`` (index into the summary's flows), ``flow`` (its name), ``cwnd_bytes``,
 ``ssthresh_bytes`` (null while the threshold is infinite), ``rwnd_bytes`` (last window
 the receiver advertised), ``flight_bytes``, ``srtt_ms`` (null before the first RTT
 sample), ``rcv_buffer_bytes`` (bytes held in the receive buffer), ``read_rate_bps`` and
@@ -34,8 +39,10 @@ also fill ``tfrc_x_bps``, ``tfrc_x_recv_bps``, ``tfrc_p`` and the Freeze-DCCP st
 0 for TFRC flows (``snd_una`` is then the bytes received, ``snd_nxt`` the bytes sent).
 
 Link series (:attr:`Run.link_series`), one row per (sample time, link direction):
-``time_s``, ``dir`` (index into the summary's links), ``dir_name`` (``link:a->b``),
-``queue_packets``, ``queue_bytes``, ``rate_bps`` (the direction's rate then).
+``time_s``, ``dir_index`` (index into the summary's links), ``dir`` (``link:a->b``),
+``queue_packets``, ``queue_bytes``, ``rate_bps`` (the direction's rate then; for a
+trace-driven direction, the capacity the trace offered over the last sampling period:
+opportunities x ``trace_mtu`` bytes x 8 / period, as Mahimahi's ``mm-graph`` draws it).
 
 Every frame is a polars DataFrame; ``frame.to_pandas()`` gives pandas (it needs pandas
 and pyarrow: ``pip install 'mobiflow[pandas]'``).
@@ -46,13 +53,20 @@ from __future__ import annotations
 import io
 import json
 import os
-from collections.abc import Mapping
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from mobiflow.api import FLOW_SERIES_FILE, LINK_SERIES_FILE, SUMMARY_FILE, PathLike
 from mobiflow.results import Summary
+from mobiflow.tables import (
+    SSTHRESH_INFINITE,
+    flow_rows,
+    flows_frame,
+    links_frame,
+    schema_of,
+    series_frame,
+)
 
 if TYPE_CHECKING:
     import polars as pl
@@ -61,125 +75,151 @@ if TYPE_CHECKING:
     from mobiflow.scenario import Scenario
 
 __all__ = [
+    "DEFAULT_SERIES_FORMAT",
+    "SERIES_FORMATS",
     "SSTHRESH_INFINITE",
     "Run",
+    "SeriesFormat",
+    "convert_series",
+    "flow_rows",
     "flows_frame",
+    "has_series",
     "links_frame",
     "read_flow_series",
     "read_link_series",
+    "read_series",
+    "write_series",
 ]
 
-SSTHRESH_INFINITE = 2**62 - 1
-"""How the engine writes an infinite slow-start threshold in ``ssthresh_bytes`` (it caps
-the value at ``u64::MAX / 4``); the DataFrames show it as null."""
+SeriesFormat = Literal["parquet", "csv"]
+SERIES_FORMATS: tuple[SeriesFormat, ...] = ("parquet", "csv")
+DEFAULT_SERIES_FORMAT: SeriesFormat = "parquet"
+"""Series and sweep tables are Parquet unless CSV is asked for: typed, and about ten
+times smaller on a long run (the flow series of an hour of rwnd_limited: 4.16 MB as CSV,
+0.38 MB as Parquet)."""
 
-_FLOAT_COLUMNS = ("time_s", "srtt_ms", "read_rate_bps", "goodput_bps", "rate_bps", "tfrc_p")
-_STRING_COLUMNS = ("flow_name", "dir_name")
+_STEMS = {
+    "flow": FLOW_SERIES_FILE.removesuffix(".csv"),
+    "link": LINK_SERIES_FILE.removesuffix(".csv"),
+}
 
 
-def _schema(header: bytes) -> dict[str, Any]:
-    """Column types of a series CSV: floats for rates and times, strings for names,
-    64-bit integers for the rest. Columns are typed by name, not guessed from the first
-    rows (a goodput that is a whole number early on is still a float)."""
+def check_series_format(fmt: str) -> SeriesFormat:
+    """``fmt`` if it is a series format, else ``ValueError`` naming the choices."""
+    for known in SERIES_FORMATS:
+        if fmt == known:
+            return known
+    choices = ", ".join(SERIES_FORMATS)
+    raise ValueError(f"unknown series format {fmt!r}; expected one of {choices}")
+
+
+def series_file(folder: PathLike, which: str) -> Path | None:
+    """The file of the ``which`` (``"flow"`` or ``"link"``) series in ``folder``:
+    ``<which>_series.parquet`` or ``.csv``, whichever is there (Parquet first)."""
+    for fmt in SERIES_FORMATS:
+        path = Path(folder) / f"{_STEMS[which]}.{fmt}"
+        if path.is_file():
+            return path
+    return None
+
+
+def has_series(folder: PathLike) -> bool:
+    """Whether ``folder`` holds a flow series, in either format."""
+    return series_file(folder, "flow") is not None
+
+
+def _read_file(path: Path, which: str) -> pl.DataFrame:
     import polars as pl
 
-    columns = header.decode("utf-8").strip().split(",")
-    schema: dict[str, Any] = {}
-    for name in columns:
-        if name in _STRING_COLUMNS:
-            schema[name] = pl.String
-        elif name in _FLOAT_COLUMNS or name.endswith(("_s", "_ms", "_bps")):
-            schema[name] = pl.Float64
-        else:
-            schema[name] = pl.Int64
-    return schema
+    if path.suffix == ".parquet":
+        return series_frame(pl.read_parquet(path), which)
+    return _read_bytes(path.read_bytes(), which)
 
 
-def _read_series_csv(data: bytes) -> pl.DataFrame:
+def _read_source(source: PathLike | bytes, which: str) -> pl.DataFrame:
+    if isinstance(source, bytes):
+        return _read_bytes(source, which)
+    path = Path(source)
+    if path.is_dir():
+        found = series_file(path, which)
+        if found is None:
+            raise FileNotFoundError(f"{path}: no {_STEMS[which]}.parquet or .csv")
+        path = found
+    return _read_file(path, which)
+
+
+def _read_bytes(data: bytes, which: str) -> pl.DataFrame:
     import polars as pl
 
-    header = data.split(b"\n", 1)[0]
-    frame = pl.read_csv(io.BytesIO(data), schema_overrides=_schema(header))
-    if "ssthresh_bytes" in frame.columns:
-        ssthresh = pl.col("ssthresh_bytes")
-        frame = frame.with_columns(
-            pl.when(ssthresh >= SSTHRESH_INFINITE)
-            .then(None)
-            .otherwise(ssthresh)
-            .alias("ssthresh_bytes")
-        )
-    return frame
+    if data[:4] == b"PAR1":
+        return series_frame(pl.read_parquet(io.BytesIO(data)), which)
+    # Text columns: the names, in the file's naming (current, or before flow_index).
+    header = data.split(b"\n", 1)[0].decode("utf-8").strip().split(",")
+    names = ("flow", "dir") if "flow_index" in header or "dir_index" in header else ()
+    text = ("flow_name", "dir_name", *names)
+    frame = pl.read_csv(
+        io.BytesIO(data),
+        schema_overrides={
+            c: (pl.String if c in text else t) for c, t in schema_of(header, {}).items()
+        },
+    )
+    return series_frame(frame, which)
 
 
 def read_flow_series(source: PathLike | bytes) -> pl.DataFrame:
-    """The flow series from ``flow_series.csv`` (a path) or its bytes."""
-    return _read_series_csv(source if isinstance(source, bytes) else Path(source).read_bytes())
+    """The flow series from a file (``flow_series.parquet`` or ``.csv``), a results
+    folder, or the bytes of either."""
+    return _read_source(source, "flow")
 
 
 def read_link_series(source: PathLike | bytes) -> pl.DataFrame:
-    """The link series from ``link_series.csv`` (a path) or its bytes."""
-    return _read_series_csv(source if isinstance(source, bytes) else Path(source).read_bytes())
+    """The link series from a file (``link_series.parquet`` or ``.csv``), a results
+    folder, or the bytes of either."""
+    return _read_source(source, "link")
 
 
-# Summary columns whose values may be missing: typed so that an all-null column is
-# still a float column.
-_FLOW_FLOATS = (
-    "goodput_bps",
-    "completion_time_s",
-    "rtt_min_ms",
-    "rtt_mean_ms",
-    "rtt_p95_ms",
-    "handoff_ba_sst_bps",
-    "handoff_ba_sst_rtt_ms",
-)
+def read_series(out: PathLike) -> dict[str, pl.DataFrame]:
+    """The series of a results folder, Parquet or CSV: ``{"flow": ..., "link": ...}``."""
+    return {"flow": read_flow_series(Path(out)), "link": read_link_series(Path(out))}
 
 
-def flow_rows(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The summary's flows as flat rows: ``intervals`` becomes one column per interval,
-    ``interval_<name>_bps`` (goodput over that interval, bits per second), and
-    ``handoff`` one column per counter, ``handoff_<name>``."""
-    rows = []
-    for flow in summary.get("flows", []):
-        row = {k: v for k, v in flow.items() if k not in ("intervals", "handoff", "tfrc")}
-        for name, v in flow.get("handoff", {}).items():
-            row[f"handoff_{name}"] = v
-        for name, bps in flow.get("intervals", {}).items():
-            row[f"interval_{name}_bps"] = bps
-        # A TFRC flow's scalar results become tfrc_<key> columns (its lists stay in
-        # the summary).
-        for key, value in (flow.get("tfrc") or {}).items():
-            if isinstance(value, int | float | bool | str):
-                row[f"tfrc_{key}"] = value
-        rows.append(row)
-    return rows
+def write_series(
+    folder: PathLike,
+    flow: bytes | pl.DataFrame,
+    link: bytes | pl.DataFrame,
+    series_format: str = DEFAULT_SERIES_FORMAT,
+) -> list[Path]:
+    """Write the two series into ``folder`` in ``series_format`` (``"parquet"`` or
+    ``"csv"``), from the engine's CSV bytes or from frames; a file of the other format
+    left there by an earlier run is removed. Returns the paths written."""
+    fmt = check_series_format(series_format)
+    out = Path(folder)
+    written = []
+    for which, data in (("flow", flow), ("link", link)):
+        path = out / f"{_STEMS[which]}.{fmt}"
+        if fmt == "csv":
+            payload = data if isinstance(data, bytes) else data.write_csv().encode("utf-8")
+        else:
+            frame = _read_bytes(data, which) if isinstance(data, bytes) else data
+            buf = io.BytesIO()
+            frame.write_parquet(buf, compression="zstd", statistics=True)
+            payload = buf.getvalue()
+        write_atomically(path, payload)
+        for other in SERIES_FORMATS:
+            if other != fmt:
+                (out / f"{_STEMS[which]}.{other}").unlink(missing_ok=True)
+        written.append(path)
+    return written
 
 
-def flows_frame(summary: Mapping[str, Any]) -> pl.DataFrame:
-    """One row per flow of a summary (see :func:`flow_rows`); units in column names."""
-    import polars as pl
-
-    rows = flow_rows(summary)
-    frame = pl.from_dicts(rows, infer_schema_length=None) if rows else pl.DataFrame()
-    casts = [
-        pl.col(c).cast(pl.Float64)
-        for c in frame.columns
-        if c in _FLOW_FLOATS or (c.startswith("interval_") and c.endswith("_bps"))
-    ]
-    for col in ("burst_completion_times_s", "page_load_times_s"):
-        if col in frame.columns:
-            casts.append(pl.col(col).cast(pl.List(pl.Float64)))
-    return frame.with_columns(casts) if casts else frame
-
-
-def links_frame(summary: Mapping[str, Any]) -> pl.DataFrame:
-    """One row per link direction of a summary; units in column names."""
-    import polars as pl
-
-    rows = list(summary.get("links", []))
-    frame = pl.from_dicts(rows, infer_schema_length=None) if rows else pl.DataFrame()
-    if "queue_mean_packets" in frame.columns:
-        frame = frame.with_columns(pl.col("queue_mean_packets").cast(pl.Float64))
-    return frame
+def convert_series(folder: PathLike, series_format: str = DEFAULT_SERIES_FORMAT) -> None:
+    """Rewrite the series the engine wrote into ``folder`` (CSV) in ``series_format``."""
+    fmt = check_series_format(series_format)
+    out = Path(folder)
+    csvs = [out / f"{_STEMS[w]}.csv" for w in ("flow", "link")]
+    if fmt == "csv" or not all(p.is_file() for p in csvs):
+        return
+    write_series(out, csvs[0].read_bytes(), csvs[1].read_bytes(), fmt)
 
 
 class Run:
@@ -255,8 +295,9 @@ class Run:
 
     @cached_property
     def flows(self) -> pl.DataFrame:
-        """One row per flow: the summary's flow fields, with ``interval_<name>_bps``
-        columns for the named intervals (goodput, bits per second)."""
+        """One row per flow: ``flow`` (its name) and the summary's flow fields, with
+        ``interval_<name>_bps`` columns for the named intervals (goodput, bits per
+        second); typed by :data:`mobiflow.tables.FLOW_COLUMNS`, as a sweep's table."""
         return flows_frame(self.summary)
 
     @cached_property
@@ -267,24 +308,23 @@ class Run:
 
     # -- the series ---------------------------------------------------------------------
 
-    def _series_bytes(self, which: str) -> bytes:
+    def _series(self, which: str) -> pl.DataFrame:
         data = self._flow_csv if which == "flow" else self._link_csv
         if data is not None:
-            return data
+            return _read_bytes(bytes(data), which)
         if self.out is None:
             raise ValueError("this run has no series (it was neither kept nor written)")
-        name = FLOW_SERIES_FILE if which == "flow" else LINK_SERIES_FILE
-        return (self.out / name).read_bytes()
+        return _read_source(self.out, which)
 
     @cached_property
     def flow_series(self) -> pl.DataFrame:
         """The sampled per-flow series (see :mod:`mobiflow.outputs` for the columns)."""
-        return read_flow_series(self._series_bytes("flow"))
+        return self._series("flow")
 
     @cached_property
     def link_series(self) -> pl.DataFrame:
         """The sampled per-link-direction series (queue, rate)."""
-        return read_link_series(self._series_bytes("link"))
+        return self._series("link")
 
     @property
     def series(self) -> dict[str, pl.DataFrame]:
@@ -293,14 +333,20 @@ class Run:
 
     # -- files --------------------------------------------------------------------------
 
-    def save(self, out: PathLike) -> Path:
-        """Write ``summary.json``, ``flow_series.csv`` and ``link_series.csv`` into the
+    def save(self, out: PathLike, series_format: str = DEFAULT_SERIES_FORMAT) -> Path:
+        """Write ``summary.json`` and the series (``flow_series.parquet`` and
+        ``link_series.parquet``, or ``.csv`` with ``series_format="csv"``) into the
         folder ``out`` (created if needed; other files are left alone). Returns it."""
         folder = Path(out)
         folder.mkdir(parents=True, exist_ok=True)
         write_atomically(folder / SUMMARY_FILE, self.json.encode("utf-8"))
-        write_atomically(folder / FLOW_SERIES_FILE, self._series_bytes("flow"))
-        write_atomically(folder / LINK_SERIES_FILE, self._series_bytes("link"))
+        flow: bytes | pl.DataFrame = (
+            bytes(self._flow_csv) if self._flow_csv is not None else self.flow_series
+        )
+        link: bytes | pl.DataFrame = (
+            bytes(self._link_csv) if self._link_csv is not None else self.link_series
+        )
+        write_series(folder, flow, link, series_format)
         if self.out is None:
             self.out = folder
         return folder

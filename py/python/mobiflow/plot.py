@@ -19,6 +19,8 @@ kind (CLI)         function                             axes
 ``throughput``     :func:`throughput`                   Mb/s over seconds
 ``queue``          :func:`queue`                        packets over seconds
 ``buffer``         :func:`receive_buffer`               KiB over seconds
+``capacity``       :func:`capacity`                     Mb/s over seconds: the link's
+                                                        capacity shaded under goodput
 ``all``            :func:`overview`                     the five above, stacked
 =================  ===================================  ===========================
 
@@ -46,6 +48,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "KINDS",
+    "capacity",
     "overview",
     "plot",
     "queue",
@@ -226,13 +229,13 @@ def windows(
         frame = run.flow_series
         who = _name(run, items, fname, many)
         sep = f"{who} " if (len(items) > 1 or many) else ""
-        t, cwnd = _series_of(frame, "cwnd_bytes", "flow", index)
+        t, cwnd = _series_of(frame, "cwnd_bytes", "flow_index", index)
         axes.plot(t, cwnd / KIB, color=color, lw=1.2, label=f"{sep}cwnd")
         if ssthresh:
-            t, ss = _series_of(frame, "ssthresh_bytes", "flow", index)
+            t, ss = _series_of(frame, "ssthresh_bytes", "flow_index", index)
             axes.plot(t, ss / KIB, color=color, lw=1.0, ls="--", label=f"{sep}ssthresh")
         if rwnd:
-            t, rw = _series_of(frame, "rwnd_bytes", "flow", index)
+            t, rw = _series_of(frame, "rwnd_bytes", "flow_index", index)
             axes.plot(t, rw / KIB, color=color, lw=1.0, ls=":", label=f"{sep}rwnd")
     _finish(axes, "window (KiB)", title or _default_title(items, "cwnd, ssthresh, rwnd"))
     return _done(fig, path)
@@ -257,10 +260,10 @@ def time_sequence(
     for color, (run, (index, fname)) in zip(_colors(len(pairs)), pairs, strict=True):
         who = _name(run, items, fname, many)
         sep = f"{who} " if (len(items) > 1 or many) else ""
-        t, nxt = _series_of(run.flow_series, "snd_nxt", "flow", index)
+        t, nxt = _series_of(run.flow_series, "snd_nxt", "flow_index", index)
         axes.plot(t, nxt / MB, color=color, lw=1.2, label=f"{sep}sent")
         if acked:
-            t, una = _series_of(run.flow_series, "snd_una", "flow", index)
+            t, una = _series_of(run.flow_series, "snd_una", "flow_index", index)
             axes.plot(t, una / MB, color=color, lw=1.0, ls="--", label=f"{sep}acked")
     _finish(axes, "sequence (MB)", title or _default_title(items, "time-sequence"))
     return _done(fig, path)
@@ -286,10 +289,10 @@ def throughput(
     many = any(len(_flows(r, flow)) > 1 for r in items)
     for color, (run, (index, fname)) in zip(_colors(len(pairs)), pairs, strict=True):
         who = _name(run, items, fname, many) if (len(items) > 1 or many) else "goodput"
-        t, bps = _series_of(run.flow_series, "goodput_bps", "flow", index)
+        t, bps = _series_of(run.flow_series, "goodput_bps", "flow_index", index)
         axes.plot(t, _smooth(t, bps, smooth) / MBPS, color=color, lw=1.2, label=who)
         if read_rate:
-            t, rr = _series_of(run.flow_series, "read_rate_bps", "flow", index)
+            t, rr = _series_of(run.flow_series, "read_rate_bps", "flow_index", index)
             axes.plot(
                 t, _smooth(t, rr, smooth) / MBPS, color=color, lw=1.0, ls=":", label=f"{who} read"
             )
@@ -314,6 +317,55 @@ def _smooth(t: Any, y: Any, seconds: float | None) -> Any:
     count = np.convolve(known.astype(float), kernel, mode="same")
     # Near the ends (and gaps) the window holds fewer samples: average those it holds.
     return np.divide(total, count, out=np.full_like(total, np.nan), where=count > 0)
+
+
+def capacity(
+    runs: RunLike | Sequence[RunLike],
+    *,
+    flow: str | int | None = None,
+    link: str | int | None = None,
+    smooth: float | None = None,
+    labels: Sequence[str] | None = None,
+    title: str | None = None,
+    ax: Axes | None = None,
+    path: PathLike | None = None,
+) -> Figure:
+    """Capacity shaded under goodput, in Mb/s over seconds, as Mahimahi's ``mm-graph``
+    draws a trace-driven link: the capacity is the link series' ``rate_bps`` (for a
+    trace, the opportunities of each sampling period x their bytes / the period), of
+    the direction given by ``link``, else of every direction into a drawn flow's
+    receiver. ``smooth`` averages both over a moving window of that many seconds."""
+    items = as_runs(runs, labels)
+    fig, axes = _axes(ax)
+    colors = _colors(sum(len(_flows(r, flow)) for r in items))
+    for run in items:
+        flows = _flows(run, flow)
+        if link is not None:
+            dirs = _directions(run, link)
+        else:
+            ends = {run.summary["flows"][i]["dst"] for i, _ in flows}
+            dirs = [
+                (i, str(d["name"])) for i, d in enumerate(run.summary["links"]) if d["to"] in ends
+            ]
+        for index, dname in dirs:
+            t, bps = _series_of(run.link_series, "rate_bps", "dir_index", index)
+            who = f"{run.label}: {dname}" if len(items) > 1 else dname
+            axes.fill_between(
+                t,
+                _smooth(t, bps, smooth) / MBPS,
+                step="pre",
+                color="0.8",
+                alpha=0.7,
+                lw=0,
+                label=f"capacity {who}",
+            )
+        for index, fname in flows:
+            color = colors.pop(0)
+            who = _name(run, items, fname, len(flows) > 1) if len(items) > 1 else fname
+            t, g = _series_of(run.flow_series, "goodput_bps", "flow_index", index)
+            axes.plot(t, _smooth(t, g, smooth) / MBPS, color=color, lw=1.2, label=f"goodput {who}")
+    _finish(axes, "Mb/s", title or _default_title(items, "capacity and goodput"))
+    return _done(fig, path)
 
 
 def _directions(run: Run, link: str | int | None) -> list[tuple[int, str]]:
@@ -346,7 +398,7 @@ def queue(
     pairs = [(r, d) for r in items for d in _directions(r, link)]
     many = any(len(_directions(r, link)) > 1 for r in items) or len(items) == 1
     for color, (run, (index, dname)) in zip(_colors(len(pairs)), pairs, strict=True):
-        t, q = _series_of(run.link_series, "queue_packets", "dir", index)
+        t, q = _series_of(run.link_series, "queue_packets", "dir_index", index)
         axes.step(t, q, where="post", color=color, lw=1.2, label=_name(run, items, dname, many))
     _finish(axes, "queue (packets)", title or _default_title(items, "queue length"))
     return _done(fig, path)
@@ -369,7 +421,7 @@ def receive_buffer(
     many = any(len(_flows(r, flow)) > 1 for r in items)
     for color, (run, (index, fname)) in zip(_colors(len(pairs)), pairs, strict=True):
         who = _name(run, items, fname, many) if (len(items) > 1 or many) else "buffered"
-        t, held = _series_of(run.flow_series, "rcv_buffer_bytes", "flow", index)
+        t, held = _series_of(run.flow_series, "rcv_buffer_bytes", "flow_index", index)
         axes.plot(t, held / KIB, color=color, lw=1.2, label=who)
     _finish(axes, "receive buffer (KiB)", title or _default_title(items, "receive buffer"))
     return _done(fig, path)
@@ -404,6 +456,7 @@ KINDS: dict[str, Callable[..., Figure]] = {
     "throughput": throughput,
     "queue": queue,
     "buffer": receive_buffer,
+    "capacity": capacity,
     "all": overview,
 }
 """The figures by the name ``mobiflow plot --kind`` knows them by."""

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from mobiflow import _mobiflow
-from mobiflow.api import Overrides, PathLike, to_overrides
+from mobiflow.api import Overrides, PathLike, refuse_lost_captures, to_overrides
 
 if TYPE_CHECKING:
     from mobiflow.outputs import Run
@@ -231,19 +231,40 @@ class Scenario:
 
     # -- running one --------------------------------------------------------------------
 
-    def run(self, out: PathLike | None = None, label: str | None = None) -> Run:
+    def run(
+        self,
+        out: PathLike | None = None,
+        label: str | None = None,
+        *,
+        pcap: bool = False,
+        series_format: str = "parquet",
+    ) -> Run:
         """Run the scenario and return its results, kept in memory; with ``out``, also
-        write ``summary.json``, ``flow_series.csv`` and ``link_series.csv`` there.
+        write ``summary.json`` and the series there (``flow_series.parquet`` and
+        ``link_series.parquet``, or ``.csv`` with ``series_format="csv"``).
+
+        Packet captures are files, so they need ``out``: ``pcap=True`` captures every
+        host's packets into ``out/<host>.pcap``, besides the scenario's own
+        ``[measure.capture]`` points. Asking for a capture (``pcap=True``, or a
+        scenario with ``[measure.capture]``) without ``out`` raises ``ValueError``
+        instead of dropping it.
 
         The engine runs without holding the GIL. Raises ``RuntimeError`` if the run
         fails and ``OSError`` if the results cannot be written.
         """
-        from mobiflow.outputs import Run
+        from mobiflow.outputs import Run, check_series_format, convert_series
 
+        fmt = check_series_format(series_format)
+        if out is None and pcap:
+            raise ValueError("pcap=True needs out=: the capture files are written there")
+        if out is None:
+            refuse_lost_captures(self.name, self.text, list(self.overrides), self._source())
         out_dir = None if out is None else os.fspath(out)
         summary, flow_csv, link_csv = _mobiflow.run_str_results(
-            self.text, list(self.overrides), out_dir, self._source()
+            self.text, list(self.overrides), out_dir, self._source(), pcap
         )
+        if out is not None:
+            convert_series(out, fmt)
         return Run(summary, flow_csv, link_csv, out=out, scenario=self, label=label)
 
     def __repr__(self) -> str:

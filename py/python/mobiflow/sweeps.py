@@ -12,6 +12,11 @@
     )
     result.flows        # one row per (run, flow): grid keys, seed, flow, metrics
     result.aggregate()  # per grid point and flow: mean and 95 % CI across seeds
+    result.series()     # every run's flow series, with its grid point and seed
+
+Tables have the schema of :attr:`mobiflow.Run.flows` (:mod:`mobiflow.tables`), with a
+column per grid key in front (the values as given, ``"64KB"``) and a numeric twin for
+values with a unit (``tcp.rcv_buf_bytes``, 65536).
 
 The runs are the Cartesian product of the grid's values, times the seeds; each grid key
 is a dotted key of the scenario, as for ``--set``. Every combination is checked before
@@ -21,9 +26,10 @@ anything runs, so a wrong key or value is refused at once
 Storage. Each run has its own folder under ``out``, named from its parameters: a
 readable slug and a hash of the scenario text, overrides and engine version
 (``flows.bulk.cc=cubic,tcp.rcv_buf=64KB,seed=2-3f9c0a1b2d``). A finished run's folder
-holds ``summary.json``, ``flow_series.csv``, ``link_series.csv`` (the files of ``mobiflow
-run --out``), ``params.json`` (grid point, seed, overrides), ``scenario.toml`` (the
-scenario as run) and, written last by an atomic rename, ``done``. A run that failed has
+holds ``summary.json``, ``flow_series.parquet``, ``link_series.parquet`` (the files of
+``mobiflow run --out``; ``.csv`` with ``series_format="csv"``), ``params.json`` (grid
+point, seed, overrides), ``scenario.toml`` (the scenario as run) and, written last by an
+atomic rename, ``done``. A run that failed has
 ``error.txt`` instead of ``done``. ``sweep.json`` at the top describes the sweep.
 
 Resuming. A folder with ``done`` is never run again: run the same sweep again after an
@@ -64,10 +70,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from mobiflow import _mobiflow
-from mobiflow.api import FLOW_SERIES_FILE, LINK_SERIES_FILE, SUMMARY_FILE, PathLike, toml_value
-from mobiflow.outputs import Run, flow_rows, write_atomically
+from mobiflow.api import SUMMARY_FILE, PathLike, toml_value
+from mobiflow.outputs import (
+    DEFAULT_SERIES_FORMAT,
+    Run,
+    check_series_format,
+    read_series,
+    write_atomically,
+    write_series,
+)
 from mobiflow.scenario import Scenario
 from mobiflow.stats import mean_ci
+from mobiflow.tables import flow_rows, flows_frame, grid_columns, link_rows, links_frame
 
 if TYPE_CHECKING:
     import polars as pl
@@ -104,7 +118,7 @@ SWEEP_FILE = "sweep.json"
 Backend = Literal["local", "ray"]
 
 # Columns of SweepResult.flows that are not metrics.
-_FLOW_TEXT = ("name", "src", "dst", "protocol", "cc")
+_FLOW_TEXT = ("flow", "src", "dst", "protocol", "cc", "flow_control")
 
 
 class SweepError(ValueError):
@@ -485,7 +499,9 @@ def _params(task: Task, scenario_name: str | None = None) -> dict[str, Any]:
     }
 
 
-def store(folder: Path, task: Task, outcome: Outcome) -> None:
+def store(
+    folder: Path, task: Task, outcome: Outcome, series_format: str = DEFAULT_SERIES_FORMAT
+) -> None:
     """Write one outcome into its run folder; ``done`` last, by an atomic rename."""
     folder.mkdir(parents=True, exist_ok=True)
     params = _params(task)
@@ -505,8 +521,7 @@ def store(folder: Path, task: Task, outcome: Outcome) -> None:
         text = _mobiflow.apply_overrides(task.text, list(task.overrides), task.source)
         write_atomically(folder / SCENARIO_FILE, text.encode("utf-8"))
     write_atomically(folder / SUMMARY_FILE, outcome.summary.encode("utf-8"))
-    write_atomically(folder / FLOW_SERIES_FILE, outcome.flow_csv)
-    write_atomically(folder / LINK_SERIES_FILE, outcome.link_csv)
+    write_series(folder, outcome.flow_csv, outcome.link_csv, series_format)
     (folder / ERROR_FILE).unlink(missing_ok=True)
     write_atomically(folder / DONE_FILE, b"")
 
@@ -523,17 +538,6 @@ def _status(folder: Path) -> tuple[Literal["done", "failed", "missing"], str | N
 # --------------------------------------------------------------------------------------
 # Results
 # --------------------------------------------------------------------------------------
-
-
-def _column(values: list[Any]) -> list[Any]:
-    """Grid values as one column: scalars of one kind stay as they are (ints with
-    floats become floats); anything else becomes its TOML text."""
-    kinds = {type(v) for v in values}
-    if kinds <= {str} or kinds <= {bool} or kinds <= {int}:
-        return values
-    if kinds <= {int, float}:
-        return [float(v) for v in values]
-    return [_text(v) for v in values]
 
 
 @dataclass
@@ -579,13 +583,21 @@ class SweepResult:
         return all(r.status == "done" for r in self.runs)
 
     def _point_columns(self, records: list[RunRecord], repeat: list[int]) -> dict[str, list[Any]]:
+        """The grid columns (each label, and its number when it has a unit), ``seed``
+        and ``run``, each value repeated once per row of its run."""
         columns: dict[str, list[Any]] = {}
         for key in self.grid:
-            values = _column([r.point.get(key) for r in records])
-            columns[key] = [v for v, n in zip(values, repeat, strict=True) for _ in range(n)]
+            for name, values in grid_columns(key, [r.point.get(key) for r in records]).items():
+                columns[name] = [v for v, n in zip(values, repeat, strict=True) for _ in range(n)]
         columns["seed"] = [r.seed for r, n in zip(records, repeat, strict=True) for _ in range(n)]
         columns["run"] = [r.key for r, n in zip(records, repeat, strict=True) for _ in range(n)]
         return columns
+
+    def _front(self, records: list[RunRecord], repeat: list[int]) -> pl.DataFrame:
+        import polars as pl
+
+        front = pl.DataFrame(self._point_columns(records, repeat))
+        return front.with_columns(pl.col("seed").cast(pl.Int64))
 
     def _frame(self, table: Literal["flows", "links"]) -> pl.DataFrame:
         import polars as pl
@@ -596,14 +608,32 @@ class SweepResult:
         rows_per_run: list[list[dict[str, Any]]] = []
         for record in records:
             summary = json.loads((record.dir / SUMMARY_FILE).read_text(encoding="utf-8"))
-            rows_per_run.append(flow_rows(summary) if table == "flows" else summary["links"])
+            rows_per_run.append(flow_rows(summary) if table == "flows" else link_rows(summary))
         rows = [row for rows in rows_per_run for row in rows]
-        metrics = pl.from_dicts(rows, infer_schema_length=None) if rows else pl.DataFrame()
-        front = pl.DataFrame(self._point_columns(records, [len(r) for r in rows_per_run]))
-        if table == "flows" and "name" in metrics.columns:
-            metrics = metrics.rename({"name": "flow"})
+        # The same schema as Run.flows / Run.links (mobiflow.tables), not inferred.
+        metrics = flows_frame(rows) if table == "flows" else links_frame(rows)
+        front = self._front(records, [len(r) for r in rows_per_run])
         frame = pl.concat([front, metrics], how="horizontal") if rows else front
         self._frames[table] = frame
+        return frame
+
+    def series(self, which: Literal["flow", "link"] = "flow") -> pl.DataFrame:
+        """Every finished run's flow (or link) series in one table, with the grid
+        columns, ``seed`` and ``run`` in front: the sweep-level series, for plots by
+        grid point (``mobiflow plot SWEEP_DIR``) or ``group_by`` across seeds."""
+        import polars as pl
+
+        key = f"{which}_series"
+        cached = self._frames.get(key)
+        if cached is not None:
+            return cached
+        records = self.done
+        parts = [read_series(r.dir)[which] for r in records]
+        if not parts:
+            return pl.DataFrame()
+        front = self._front(records, [p.height for p in parts])
+        frame = pl.concat([front, pl.concat(parts, how="diagonal_relaxed")], how="horizontal")
+        self._frames[key] = frame
         return frame
 
     @property
@@ -619,23 +649,51 @@ class SweepResult:
         the direction's summary (``name`` is ``link:a->b``)."""
         return self._frame("links")
 
+    def _key_columns(self) -> list[str]:
+        """The grid columns of the tables (labels and their numeric twins)."""
+        return [name for key, values in self.grid.items() for name in grid_columns(key, values)]
+
     def metrics(self) -> list[str]:
         """The numeric per-flow metrics :meth:`aggregate` can average."""
         import polars as pl
 
-        skip = {*self.grid, "seed", "run", "flow", *_FLOW_TEXT}
+        skip = {*self._key_columns(), "seed", "run", "flow", *_FLOW_TEXT}
         return [
             name
             for name, dtype in self.flows.schema.items()
             if name not in skip and dtype.is_numeric() and dtype != pl.Boolean
         ]
 
+    def seeds_matter(self) -> bool | None:
+        """Whether the seeds changed anything: ``False`` when every grid point's runs
+        gave identical summaries across seeds (a scenario with no random element, such
+        as no random loss: the seed then only names the run), ``True`` when some
+        differ, ``None`` with fewer than two seeds done at any grid point."""
+        frame = self.flows
+        keys = [*self._key_columns(), "flow"] if "flow" in frame.columns else self._key_columns()
+        values = [c for c in frame.columns if c not in (*keys, "seed", "run")]
+        compared = False
+        if frame.height:
+            for _, part in frame.group_by(keys or ["seed"], maintain_order=True):
+                if part["seed"].n_unique() < 2:
+                    continue
+                compared = True
+                if part.select(values).n_unique() > 1:
+                    return True
+        return False if compared else None
+
     def aggregate(
         self, metrics: Sequence[str] | None = None, confidence: float = 0.95
     ) -> pl.DataFrame:
         """Per grid point and flow: ``n`` (seeds) and, for each metric, ``<m>_mean``,
         ``<m>_ci_low`` and ``<m>_ci_high``: the mean across seeds and its two-sided
-        Student-t confidence interval at level ``confidence`` (null with one seed).
+        Student-t confidence interval at level ``confidence``.
+
+        The interval is null with one seed, and also when the seeds gave identical
+        results (:meth:`seeds_matter` is ``False``: a scenario with no random element):
+        then the runs are one measurement repeated, not a sample, and a zero-width
+        interval would claim a precision nobody measured. ``seeds_identical`` says which
+        rows are such repeats.
 
         ``metrics`` defaults to every numeric flow metric (:meth:`metrics`).
         """
@@ -648,17 +706,21 @@ class SweepResult:
             raise SweepError(
                 f"unknown metric {unknown[0]!r}; the metrics are {', '.join(self.metrics())}"
             )
-        keys = [*self.grid, "flow"] if "flow" in frame.columns else list(self.grid)
+        grid_keys = self._key_columns()
+        keys = [*grid_keys, "flow"] if "flow" in frame.columns else grid_keys
+        values = [c for c in frame.columns if c not in (*keys, "seed", "run")]
         out_rows: list[dict[str, Any]] = []
         if frame.height:
-            for group_key, part in frame.group_by(keys, maintain_order=True):
-                row: dict[str, Any] = dict(zip(keys, group_key, strict=True))
+            for group_key, part in frame.group_by(keys or ["seed"], maintain_order=True):
+                row: dict[str, Any] = dict(zip(keys, group_key, strict=True)) if keys else {}
                 row["n"] = part.height
+                identical = part.height > 1 and part.select(values).n_unique() == 1
+                row["seeds_identical"] = identical
                 for m in chosen:
                     mean, low, high = mean_ci(part[m].cast(pl.Float64).to_list(), confidence)
                     row[f"{m}_mean"] = None if math.isnan(mean) else mean
-                    row[f"{m}_ci_low"] = low
-                    row[f"{m}_ci_high"] = high
+                    row[f"{m}_ci_low"] = None if identical else low
+                    row[f"{m}_ci_high"] = None if identical else high
                 out_rows.append(row)
         if not out_rows:
             return pl.DataFrame()
@@ -670,17 +732,36 @@ class SweepResult:
         """The results of run ``index`` (in plan order) as a :class:`mobiflow.Run`."""
         return self.runs[index].load()
 
-    def write_tables(self, metrics: Sequence[str] | None = None) -> tuple[Path, Path]:
-        """Write ``results.csv`` (:attr:`flows` without list columns) and ``summary.csv``
-        (:meth:`aggregate`) into the sweep's folder; return their paths."""
+    def write_tables(
+        self, metrics: Sequence[str] | None = None, table_format: str = DEFAULT_SERIES_FORMAT
+    ) -> tuple[Path, Path]:
+        """Write ``results.parquet`` (:attr:`flows`), ``summary.parquet``
+        (:meth:`aggregate`) and ``series.parquet`` (:meth:`series`, every run's flow
+        series with its grid point) into the sweep's folder; with
+        ``table_format="csv"``, ``results.csv`` (without list columns), ``summary.csv``
+        and ``series.csv``. Returns the paths of the first two."""
         import polars as pl
 
+        fmt = check_series_format(table_format)
+        results = self.out / f"results.{fmt}"
+        summary = self.out / f"summary.{fmt}"
+        series = self.out / f"series.{fmt}"
         flows = self.flows
-        flat = flows.select([c for c, t in flows.schema.items() if not isinstance(t, pl.List)])
-        results = self.out / "results.csv"
-        summary = self.out / "summary.csv"
-        flat.write_csv(results)
-        self.aggregate(metrics).write_csv(summary)
+        agg = self.aggregate(metrics)
+        flow_series = self.series("flow")
+        if fmt == "csv":
+            flat = flows.select([c for c, t in flows.schema.items() if not isinstance(t, pl.List)])
+            flat.write_csv(results)
+            agg.write_csv(summary)
+            flow_series.write_csv(series)
+        else:
+            flows.write_parquet(results, compression="zstd")
+            agg.write_parquet(summary, compression="zstd")
+            flow_series.write_parquet(series, compression="zstd")
+        for other in ("results", "summary", "series"):
+            for ext in ("parquet", "csv"):
+                if ext != fmt:
+                    (self.out / f"{other}.{ext}").unlink(missing_ok=True)
         return results, summary
 
 
@@ -768,6 +849,7 @@ def sweep(
     address: str | None = None,
     progress: bool = True,
     resume: bool = True,
+    series_format: str = DEFAULT_SERIES_FORMAT,
 ) -> SweepResult:
     """Run ``scenario`` for every combination of ``grid`` values and every seed.
 
@@ -780,6 +862,8 @@ def sweep(
     ``backend="local"`` runs ``jobs`` processes (default: the cores this process may
     use); ``backend="ray"`` runs on Ray (``address`` of a cluster, else a local
     instance with ``jobs`` CPUs). ``progress`` shows a bar with the rate and ETA.
+    ``series_format`` is how each run's series are stored: ``"parquet"`` (the
+    default) or ``"csv"``.
 
     Returns a :class:`SweepResult`; failed runs are in :attr:`SweepResult.failed`, not
     raised. Raises :class:`mobiflow.ScenarioError` (naming the key) for a grid value the
@@ -789,6 +873,10 @@ def sweep(
         raise SweepError(f"unknown backend {backend!r}; expected 'local' or 'ray'")
     if jobs is not None and jobs < 1:
         raise SweepError(f"jobs must be at least 1, got {jobs}")
+    try:
+        fmt = check_series_format(series_format)
+    except ValueError as e:
+        raise SweepError(str(e)) from None
     base = _as_scenario(scenario)
     tasks = plan(base, grid, seeds)
     folder = Path(out) if out is not None else Path("runs") / base.name
@@ -824,7 +912,7 @@ def sweep(
     def on_outcome(task: Task, outcome: Outcome) -> None:
         record = records[task.key]
         try:
-            store(record.dir, task, outcome)
+            store(record.dir, task, outcome, fmt)
             record.status = "done" if outcome.ok else "failed"
             record.error = outcome.error
         except OSError as e:

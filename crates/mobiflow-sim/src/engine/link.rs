@@ -78,6 +78,36 @@ impl TraceState {
     }
 }
 
+/// Delivery opportunities of `trace` at instants strictly before `t` (the trace
+/// repeating every period from time 0, as [`TraceState::next_opportunity`] plays it).
+pub fn trace_opportunities_before(trace: &MahimahiTrace, t: Instant) -> u64 {
+    let ops = &trace.opportunities_ms;
+    if ops.is_empty() {
+        return 0;
+    }
+    let period = trace.period_ms.max(1);
+    // An opportunity at integer millisecond x is before t iff x < ceil(t in ms).
+    let m = t.as_nanos().div_ceil(1_000_000);
+    let q = m / period;
+    let in_cycle = |k: u64| ops.partition_point(|&o| k * period + o < m) as u64;
+    // Cycles up to q - 2 end (at most at (k + 1) * period) before m: all count.
+    let full = q.saturating_sub(1) * ops.len() as u64;
+    let prev = if q >= 1 { in_cycle(q - 1) } else { 0 };
+    full + prev + in_cycle(q)
+}
+
+/// The capacity a trace offered in `[from, to)`, bits per second: opportunities in
+/// the interval times the bytes each carries, over the interval (what Mahimahi's
+/// `mm-graph` draws as capacity).
+pub fn trace_capacity_bps(trace: &MahimahiTrace, from: Instant, to: Instant) -> f64 {
+    let span = to.saturating_since(from).as_secs_f64();
+    if span <= 0.0 {
+        return 0.0;
+    }
+    let n = trace_opportunities_before(trace, to) - trace_opportunities_before(trace, from);
+    n as f64 * f64::from(trace.mtu) * 8.0 / span
+}
+
 /// A packet whose departure is already computed (constant or scheduled rate).
 #[derive(Copy, Clone, Debug)]
 pub struct Sched {
@@ -551,6 +581,35 @@ mod tests {
                 Duration::from_secs(4)
             ]
         );
+    }
+
+    #[test]
+    fn trace_capacity_counts_the_opportunities_of_each_interval() {
+        let trace = MahimahiTrace {
+            path: "x".into(),
+            opportunities_ms: vec![1, 1, 5, 10],
+            period_ms: 10,
+            mtu: 1500,
+        };
+        // Brute force: instants k * 10 + o for k = 0.. (o = 10 shares ms with o = 0 of
+        // the next cycle, but there is no o = 0 here).
+        let instants: Vec<u64> = (0..20u64)
+            .flat_map(|k| trace.opportunities_ms.iter().map(move |o| k * 10 + o))
+            .collect();
+        for t_us in (0..150_000u64).step_by(250) {
+            let t = Instant::from_micros(t_us);
+            let want = instants
+                .iter()
+                .filter(|&&ms| Instant::from_millis(ms) < t)
+                .count() as u64;
+            assert_eq!(trace_opportunities_before(&trace, t), want, "t = {t_us} us");
+        }
+        // [0, 10 ms): opportunities at 1, 1, 5 -> 3 * 1500 B * 8 / 0.01 s.
+        let c = trace_capacity_bps(&trace, Instant::ZERO, Instant::from_millis(10));
+        assert_eq!(c, 3.0 * 1500.0 * 8.0 / 0.01);
+        // A whole period of 100 ms averages to the mean rate.
+        let c = trace_capacity_bps(&trace, Instant::from_millis(200), Instant::from_millis(300));
+        assert!((c - trace.mean_rate_bps()).abs() < 1e-6, "{c}");
     }
 
     #[test]

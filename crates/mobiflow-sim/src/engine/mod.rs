@@ -997,6 +997,12 @@ impl<'a> World<'a> {
             .sample_interval
             .unwrap_or(Duration::from_millis(100))
             .as_secs_f64();
+        let dt_ns = self
+            .sc
+            .measure
+            .sample_interval
+            .unwrap_or(Duration::from_millis(100))
+            .as_nanos();
         let fs: &mut FlowSeries = &mut self.series.flow;
         for (i, fr) in self.flows.iter_mut().enumerate() {
             fs.time_s.push(t);
@@ -1050,8 +1056,18 @@ impl<'a> World<'a> {
             ls.dir.push(d.index as u32);
             ls.queue_packets.push(d.waiting(now) as u64);
             ls.queue_bytes.push(d.waiting_bytes(now));
-            ls.rate_bps
-                .push(if d.down { 0.0 } else { d.rate_bps as f64 });
+            // A trace-driven direction: the capacity its trace offered over the last
+            // sampling period (opportunities x bytes each / period), not the trace's
+            // mean, so that capacity can be drawn under throughput (mm-graph).
+            let rate = match (&d.trace, d.down) {
+                (_, true) => 0.0,
+                (Some(tr), false) => {
+                    let from = Instant::from_nanos(now.as_nanos().saturating_sub(dt_ns));
+                    link::trace_capacity_bps(&tr.trace, from, now)
+                }
+                (None, false) => d.rate_bps as f64,
+            };
+            ls.rate_bps.push(rate);
         }
     }
 

@@ -360,11 +360,13 @@ fn parse_dir(
     let loss = match lookup(layers, "loss") {
         Some(l) => l
             .opt("loss", |v| {
-                let p = as_f64(v)?;
+                let p = loss_probability(v)?;
                 if (0.0..1.0).contains(&p) {
                     Ok(p)
                 } else {
-                    Err(format!("loss probability {p} is outside [0, 1)"))
+                    Err(format!(
+                        "loss probability {p} is outside [0, 1) (a fraction like 0.01, or a percentage like \"1%\")"
+                    ))
                 }
             })?
             .unwrap_or(0.0),
@@ -377,6 +379,27 @@ fn parse_dir(
         outages,
         loss,
     })
+}
+
+/// A loss probability: a number (a fraction, `0.01`) or a string percentage (`"1%"`,
+/// `"0.5 %"`).
+fn loss_probability(v: &toml::Value) -> Result<f64, String> {
+    match v.as_str() {
+        Some(text) => {
+            let number = text.trim().strip_suffix('%').ok_or_else(|| {
+                format!("expected a number (0.01) or a percentage (\"1%\"), found \"{text}\"")
+            })?;
+            let pct: f64 = number.trim().parse().map_err(|_| {
+                format!("expected a number (0.01) or a percentage (\"1%\"), found \"{text}\"")
+            })?;
+            if pct.is_finite() {
+                Ok(pct / 100.0)
+            } else {
+                Err(format!("must be a finite percentage, found \"{text}\""))
+            }
+        }
+        None => as_f64(v),
+    }
 }
 
 /// A schedule: `[[time, value], ...]`, the first at 0, times increasing, all before

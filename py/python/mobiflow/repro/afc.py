@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 import mobiflow
+from mobiflow.outputs import has_series
 
 ROOT = Path(__file__).resolve().parents[4]
 SCENARIOS = ROOT / "scenarios" / "afc"
@@ -526,7 +527,7 @@ def figure_theory(out: Path, period: float = 5.0, buf: str = "512KB") -> Path | 
     t_end = 0.0
     for variant in ("classic", "afc"):
         keep = out / "runs" / f"theory_{buf}_{period:g}s_{variant}"
-        if not (keep / "flow_series.csv").exists():
+        if not has_series(keep):
             continue
         t, gp, _ = _series(keep)
         t0 = min(100.0, t[-1] / 2)

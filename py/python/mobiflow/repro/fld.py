@@ -27,7 +27,6 @@ and mark the rest as assumptions (``scenarios/fld/README.md``).
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import math
 import random
@@ -611,17 +610,12 @@ def plot_burst_times(case: str, res: BurstResult, path: Path) -> None:
 
 
 def _series(out: Path, flow: str) -> tuple[list[float], list[float], list[float]]:
-    """time, cwnd (segments) and bytes acknowledged of ``flow`` from flow_series.csv."""
-    ts: list[float] = []
-    cwnd: list[float] = []
-    acked: list[float] = []
-    with (out / "flow_series.csv").open(newline="", encoding="utf-8") as f:
-        for row in csv.DictReader(f):
-            if row["flow_name"] != flow:
-                continue
-            ts.append(float(row["time_s"]))
-            cwnd.append(float(row["cwnd_bytes"]) / 1460)
-            acked.append(float(row["snd_una"]) / (KIB * KIB))
+    """time, cwnd (segments) and bytes acknowledged of ``flow`` from its flow series."""
+    frame = mobiflow.read_series(out)["flow"]
+    frame = frame.filter(frame["flow"] == flow)
+    ts = [float(x) for x in frame["time_s"]]
+    cwnd = [float(x) / 1460 for x in frame["cwnd_bytes"]]
+    acked = [float(x) / (KIB * KIB) for x in frame["snd_una"]]
     return ts, cwnd, acked
 
 

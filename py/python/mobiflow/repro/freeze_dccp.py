@@ -46,6 +46,7 @@ from typing import Any
 
 import mobiflow
 from mobiflow import _mobiflow
+from mobiflow.outputs import has_series
 
 ROOT = Path(__file__).resolve().parents[4]
 SCENARIOS = ROOT / "scenarios" / "freeze_dccp"
@@ -393,17 +394,15 @@ def draw_figures(figs: Path) -> list[str]:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    import polars as pl
 
     names = []
     for dst in ("802.11b", "UMTS"):
         fig, ax = plt.subplots(figsize=(7, 3.2))
         for variant, style in (("dccp", "-"), ("freeze", "--")):
             d = figs / f"run_80211b_{SLUG[dst]}_{variant}"
-            csv = d / "flow_series.csv"
-            if not csv.is_file():
+            if not has_series(d):
                 continue
-            df = pl.read_csv(csv)
+            df = mobiflow.read_series(d)["flow"]
             label = "DCCP/TFRC" if variant == "dccp" else "Freeze-DCCP"
             ax.plot(df["time_s"], df["tfrc_x_bps"] / 1e6, style, label=f"{label}: X")
             ax.plot(

@@ -16,8 +16,8 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import csv
 import json
+import math
 import shutil
 import subprocess
 import sys
@@ -214,13 +214,16 @@ def run_twin(twin: str, min_rto: str | None = None) -> dict[str, Any] | None:
 
 def series(out: Path) -> dict[str, list[float]]:
     cols: dict[str, list[float]] = {"t": [], "cwnd": [], "ssthresh": [], "seq": [], "una": []}
-    with (out / "flow_series.csv").open(newline="", encoding="utf-8") as f:
-        for row in csv.DictReader(f):
-            cols["t"].append(float(row["time_s"]))
-            cols["cwnd"].append(float(row["cwnd_bytes"]) / 1000)
-            cols["ssthresh"].append(float(row["ssthresh_bytes"]) / 1000)
-            cols["seq"].append(float(row["snd_nxt"]) / 1000)
-            cols["una"].append(float(row["snd_una"]) / 1000)
+    frame = mobiflow.read_series(out)["flow"]
+    for key, column in (
+        ("t", "time_s"),
+        ("cwnd", "cwnd_bytes"),
+        ("ssthresh", "ssthresh_bytes"),  # null (infinite) -> nan: not drawn
+        ("seq", "snd_nxt"),
+        ("una", "snd_una"),
+    ):
+        scale = 1.0 if key == "t" else 1000.0
+        cols[key] = [math.nan if v is None else float(v) / scale for v in frame[column]]
     return cols
 
 

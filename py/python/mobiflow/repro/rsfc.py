@@ -168,7 +168,7 @@ def steady_mean(series_dir: str | None, flow: str, column: str, t0: float, t1: f
 
     frame = mobiflow.read_series(series_dir)["flow"]
     sel = frame.filter(
-        (pl.col("flow_name") == flow) & (pl.col("time_s") >= t0) & (pl.col("time_s") < t1)
+        (pl.col("flow") == flow) & (pl.col("time_s") >= t0) & (pl.col("time_s") < t1)
     )[column].drop_nulls()
     return float(sel.mean()) if len(sel) else math.nan  # type: ignore[arg-type]
 
@@ -744,7 +744,7 @@ def figures(res: Mapping[str, dict[str, Any]], out: Path) -> list[str]:
 
     def flow_series(key: str, flow: str) -> pl.DataFrame:
         frame = mobiflow.read_series(res[key]["series_dir"])["flow"]
-        return frame.filter(pl.col("flow_name") == flow)
+        return frame.filter(pl.col("flow") == flow)
 
     fig, axes = plt.subplots(3, 1, figsize=(8, 9), sharex=True)
     for key, label in (
