@@ -6,8 +6,12 @@ import importlib.util
 import json
 import math
 from pathlib import Path
+from typing import Any
 
+import mobiflow
 from mobiflow.repro import afc
+
+from .conftest import ROOT
 
 
 def test_reproduction_runs_on_a_shortened_motivation_case(tmp_path: Path) -> None:
@@ -47,3 +51,24 @@ def test_equation_six_is_the_integral_controllers_response() -> None:
     assert abs(c - 3) < 1e-9
     assert abs(amp - 2) < 1e-9
     assert abs(phi - 0.5) < 1e-9
+
+
+def _afc_flow(case: str, duration: str, fc: str = "afc") -> dict[str, Any]:
+    path = ROOT / "scenarios" / "afc" / f"{case}.toml"
+    summary = mobiflow.run(path, set={"flows.phone.flow_control": fc, "run.duration": duration})
+    return dict(summary["flows"][0])
+
+
+def test_afc_repairs_buffer_losses_by_fast_retransmit_not_by_timeout() -> None:
+    """AFC's window overshoots a reader that pauses, so the full buffer drops data; the
+    repair must not be left to the retransmission timer (hundreds of timeouts in 600 s
+    before `repair_buffer_losses`; measured here on 120 s: 66 timeouts, 12 fast
+    retransmits and more retransmissions than segments delivered before; 17, 65 and
+    0.55 per segment after) and AFC must beat classic flow control."""
+    a = _afc_flow("motivation", "120s")
+    classic = _afc_flow("motivation", "120s", "classic")
+    segments = a["bytes_delivered"] / 1000
+    assert a["rcv_buffer_drops"] > 0  # the situation under test happens
+    assert a["fast_retransmits"] > 2 * a["timeouts"], a
+    assert a["retransmits"] < 0.7 * segments, a
+    assert a["goodput_bps"] > 1.2 * classic["goodput_bps"], (a, classic)

@@ -257,6 +257,19 @@ impl Scoreboard {
         n
     }
 
+    /// Mark lost every outstanding record that is neither SACKed nor already marked
+    /// lost and was (last) sent at or before `cutoff`. Returns how many were marked.
+    /// (AFC's repair of receive-buffer losses, `TcpSender::repair_buffer_losses`.)
+    pub fn mark_lost_sent_before(&mut self, cutoff: Instant) -> usize {
+        let mut n = 0;
+        for i in 0..self.recs.len() {
+            if self.recs[i].sent_at <= cutoff && self.mark_lost(i) {
+                n += 1;
+            }
+        }
+        n
+    }
+
     /// Index of the first record marked lost (RFC 6675 NextSeg rule 1).
     pub fn first_lost(&self) -> Option<usize> {
         if self.lost_count == 0 {

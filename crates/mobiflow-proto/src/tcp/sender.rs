@@ -143,6 +143,9 @@ pub struct SenderStats {
     /// Congestion signals (fast retransmits, timeouts) AFC kept from congestion
     /// control because they followed a zero window.
     pub hidden_congestion_events: u64,
+    /// AFC: ACKs on which segments dropped by the peer's full receive buffer were
+    /// found and marked for retransmission (`TcpSender::repair_buffer_losses`).
+    pub buffer_loss_repairs: u64,
     /// Data segments held back by AFC's burst control.
     pub paced_segments: u64,
     /// Zero-window stalls: an ACK advertised less than one segment while the
@@ -419,6 +422,38 @@ impl TcpSender {
         } else if self.zw_seen && self.zw_fresh_from.is_none() {
             self.zw_fresh_from = Some(self.snd_nxt);
         }
+    }
+
+    /// AFC mechanism 2, its repair half. The seed hides receive-buffer losses from
+    /// congestion control but does not say how they are repaired; this is mobiflow's
+    /// rule. A segment AFC sends beyond the advertised window (its `AR x RTT` term) is
+    /// dropped by a receiver whose application stopped reading, and nothing sent after
+    /// it can arrive either: a tail loss that no duplicate ACK reveals, left to the
+    /// retransmission timer (hundreds of timeouts in a 600 s run, each resending the
+    /// whole window). While a buffer loss is presumed (`zw_seen`), an outstanding
+    /// segment that is neither acknowledged nor SACKed although it was sent long enough
+    /// ago to have reached the receiver before this ACK left it (SRTT plus the
+    /// reordering window of RACK, min_RTT / 4: RFC 8985 §6.2) was dropped: it is
+    /// marked lost and repaired now, as a hidden loss (no congestion response).
+    fn repair_buffer_losses(&mut self, now: Instant) {
+        if !self.zw_seen || !self.afc.as_ref().is_some_and(|a| a.hide_buffer_losses) {
+            return;
+        }
+        let (Some(srtt), Some(min_rtt)) = (self.rtt.srtt(), self.rtt.min_rtt()) else {
+            return;
+        };
+        let age = srtt + min_rtt / 4;
+        if now.as_nanos() < age.as_nanos() || self.sb.mark_lost_sent_before(now - age) == 0 {
+            return;
+        }
+        self.stats.buffer_loss_repairs += 1;
+        if self.ca == CaState::Open {
+            // A hidden recovery (`recovery_hidden` follows `zw_seen`): the window is
+            // not reduced, so RFC 6582's guard against a second reduction does not
+            // apply.
+            self.enter_recovery(now);
+        }
+        self.forced_rtx = true;
     }
 
     /// AFC mechanism 4: after an input, pace the excess of a window jump.
@@ -1178,6 +1213,7 @@ impl TcpSender {
         if seg.handoff_notice {
             self.on_interface_change(now, &InterfaceChange::default());
         }
+        self.repair_buffer_losses(now);
         self.check_burst(room_before);
     }
 

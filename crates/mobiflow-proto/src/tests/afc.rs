@@ -284,6 +284,58 @@ fn hiding_lasts_until_data_sent_after_the_window_reopened_is_acknowledged() {
     assert!(s.ssthresh() < ssthresh);
 }
 
+/// The tail the full buffer dropped: after the zero window at 500 ms, segments 2..10
+/// (sent at 0 ms) are neither acknowledged nor SACKed when the window reopens.
+fn window_reopens_at(hide: bool, t: u64) -> (TcpSender, Vec<Segment>) {
+    let mut s = after_zero_window(hide);
+    s.handle_segment(t_ms(t), &ack(MSS, 50_000));
+    let out = drain(&mut s, t_ms(t));
+    (s, out)
+}
+
+#[test]
+fn a_tail_dropped_by_the_full_buffer_is_resent_when_the_window_reopens() {
+    // 700 ms after it was sent, a segment would have reached the receiver before this
+    // ACK left it (SRTT 500 ms + min_RTT / 4 = 625 ms): it was dropped.
+    let (s, out) = window_reopens_at(true, 700);
+    let resent: Vec<u64> = out
+        .iter()
+        .filter(|g| g.retransmission)
+        .map(|g| g.seq)
+        .collect();
+    assert_eq!(
+        resent.first(),
+        Some(&MSS),
+        "the first dropped segment at once"
+    );
+    assert!(
+        resent.len() > 1,
+        "more of the tail as the window allows: {resent:?}"
+    );
+    assert_eq!(s.stats().buffer_loss_repairs, 1);
+    assert_eq!(s.stats().timeouts, 0);
+    assert_eq!(
+        s.stats().hidden_congestion_events,
+        1,
+        "hidden: no congestion response"
+    );
+}
+
+#[test]
+fn segments_that_may_still_be_in_flight_are_not_resent() {
+    // 600 ms after they left, within SRTT + min_RTT / 4: they may yet arrive.
+    let (s, out) = window_reopens_at(true, 600);
+    assert!(out.iter().all(|g| !g.retransmission), "{out:?}");
+    assert_eq!(s.stats().buffer_loss_repairs, 0);
+}
+
+#[test]
+fn without_hiding_buffer_losses_the_tail_waits_for_the_timer() {
+    let (s, out) = window_reopens_at(false, 700);
+    assert!(out.iter().all(|g| !g.retransmission));
+    assert_eq!(s.stats().buffer_loss_repairs, 0);
+}
+
 // ----- mechanism 3: proactive feedback ------------------------------------------------
 
 fn data(seq: u64) -> Segment {
