@@ -29,7 +29,8 @@ def test_reproduction_runs_on_a_shortened_motivation_case(tmp_path: Path) -> Non
     assert set(results["sensitivity"]) == set(afc.SENSITIVITY_STEPS)
     assert {r["variant"] for r in results["theory"]} == {"classic", "afc"}
     report = (tmp_path / "report.md").read_text()
-    assert "| motivation | 4.00 | 1.45 |" in report
+    assert "| motivation | 4.00 | 1.45 (classic) |" in report
+    assert "## Verdict" in report
     assert "equations (5) and (6)" in report
     if importlib.util.find_spec("matplotlib") is not None:
         assert (tmp_path / "fig_motivation.png").stat().st_size > 0
