@@ -177,3 +177,19 @@ def test_validation_table_matches_its_golden_file(main_run: Path) -> None:
     """The ns-2 cross-validation rows (both simulators' numbers) are golden/validation.json's."""
     diff = golden.check_validation(main_run)
     assert not diff.lines, "\n".join(diff.lines)
+
+
+@pytest.mark.parametrize("installed", [False, True])
+def test_report_says_when_ns2_is_missing_and_only_then(
+    monkeypatch: pytest.MonkeyPatch, installed: bool
+) -> None:
+    """Without ns-2 the report opens with what is missing and how to install it, and
+    the validation section reads as skipped for that reason, not "not yet"."""
+    monkeypatch.setattr(repro, "have_ns2", lambda: installed)
+    validation = repro.Seed("validation", "The simulator's baseline against ns-2", None, "")
+    sections = [repro.Section(validation, "missing", error="ns-2 is not installed")]
+    text = repro.compose(sections, quick=False)
+    assert ("ns-2 is not installed on the machine" in text) is not installed
+    assert ("apt-get install -y ns2" in text) is not installed
+    assert ("skipped: ns-2 is not installed" in text) is not installed
+    assert ("not yet" in text) is installed

@@ -720,7 +720,9 @@ packets, Linux-like TCP (SACK, delayed ACKs with a 40 ms timer, 200 ms minimum R
 initial window for Reno and CUBIC). The burst flow writes 512 KB, 1 MB, 1 MB and 1 MB at
 5, 12, 19 and 26 s (WAN) or 5, 35, 65, 95 s (mobile) on one connection; the background flows are
 Reno, 45 MB (one flow) or 3 x 15 MB (WAN) and 36 MB or 3 x 12 MB (mobile). FLD_TCP: IW10,
-slow start x3 per RTT, Relentless below 2 MiB sent, Reno above (all defaults assumed, see the
+a slow start that adds two segments per ACK (x3 per RTT if every segment were
+acknowledged; with these delayed ACKs, one ACK per two segments, x2 per RTT, where Reno's
+slow start grows x1.5), Relentless below 2 MiB sent, Reno above (all defaults assumed, see the
 `assumed` list below). Times are mean ± sd over the seeds; the slides give one run each."""
 
 
@@ -737,7 +739,7 @@ KNOWN_DIFFERENCES = """\
 - **The threshold is per connection.** With the four bursts on one connection, FLD_TCP
   has sent 2 MiB during burst 3 and is Reno from then on, so bursts 3 and 4 gain little
   over Reno here, whereas the slides keep a factor of about 2. The column "FLD_TCP no
-  switch" (threshold `inf`) keeps Relentless, IW10 and the tripling slow start for every
+  switch" (threshold `inf`) keeps Relentless, IW10 and the faster slow start for every
   burst, as if each burst were a new connection or the count restarted after idle: it
   is the closer match to the slides' bursts 3 and 4. The slides do not say which one
   they ran.
@@ -753,7 +755,7 @@ KNOWN_DIFFERENCES = """\
   up to 0.05 %", although the ratios mean 1.5-5.5 %) come from single runs.
 - **Web-like workloads** (not in the slides, which list them as future work). When
   every short flow runs FLD_TCP, their Relentless reductions (one segment per loss) and
-  tripling slow starts make the RED queue drop several times more packets than with
+  faster slow starts make the RED queue drop several times more packets than with
   Reno, and retransmission timeouts follow. FLD_TCP's p90 completion time is then
   mostly longer than Reno's (see the observations above); for page-sized flows its
   median is longer when they only compete with each other, and shorter when a long
