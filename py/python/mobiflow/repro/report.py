@@ -28,6 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mobiflow.repro import claims
+
 ROOT = Path(__file__).resolve().parents[4]
 
 
@@ -217,6 +219,25 @@ def compose(sections: Sequence[Section], quick: bool) -> str:
             "again for the full report.",
             "",
         ]
+    results = {s.seed.key: s.results for s in sections if s.status == "done" and s.results}
+    rows = claims.all_claims(results)
+    if rows:
+        out += [
+            "## The papers' claims against mobiflow's runs",
+            "",
+            "Each paper's headline claims, the paper's number and where it comes from, "
+            "mobiflow's number and a verdict computed from the runs below by the rule "
+            "stated under the table. Claims judged by more than one measure have a row "
+            "per measure.",
+            "",
+            *claims.table(rows, {k: v.title for k, v in SEEDS.items()}),
+            "",
+        ]
+        silent = [
+            SEEDS[k].title for k in results if k in SEEDS and k not in {c.paper for c in rows}
+        ]
+        if silent:
+            out += [f"No verdict (their runs lack what the claims need): {'; '.join(silent)}.", ""]
     out += ["| section | status | time |", "|---|---|---|"]
     for s in sections:
         status = {"done": "reproduced", "missing": "not yet", "failed": "FAILED"}[s.status]

@@ -1,0 +1,105 @@
+"""The claims table: each verdict follows from the runs by its stated rule."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mobiflow.repro import claims
+
+
+def _afc(gains: list[float], sens: list[float]) -> dict[str, Any]:
+    def case(g: float) -> dict[str, Any]:
+        return {"classic": {"goodput_bps": 1e6}, "afc": {"goodput_bps": 1e6 * (1 + g)}}
+
+    cases = {f"eval{i}_step": case(g) for i, g in enumerate(gains)}
+    cases["motivation"] = {
+        "classic": {"goodput_bps": 1e6},
+        "afc": {
+            "goodput_bps": 2e6,
+            "retransmits": 500,
+            "bytes_delivered": 1_000_000,
+            "timeouts": 3,
+            "fast_retransmits": 40,
+        },
+    }
+    return {"cases": cases, "sensitivity": {f"{k}s": case(g) for k, g in enumerate(sens)}}
+
+
+def test_afc_verdict_counts_the_evaluation_scenarios_it_wins() -> None:
+    rows = claims.afc_claims(_afc([0.1, 0.2, 0.3], [0.1, 0.2]))
+    assert [r.verdict for r in rows] == [claims.HOLDS, claims.HOLDS, claims.HOLDS]
+    assert rows[0].mobiflow_value == "3 of 3 (gain +10% to +30%)"
+    rows = claims.afc_claims(_afc([0.1, 0.2, -0.3], [-0.1, 0.2]))
+    assert rows[0].verdict == claims.PARTLY
+    assert rows[1].verdict == claims.FAILS  # one of two lengths is not "more than half"
+    rows = claims.afc_claims(_afc([0.1, -0.2, -0.3], [0.1]))
+    assert rows[0].verdict == claims.FAILS
+    assert rows[2].mobiflow_value == "0.50 per segment; 3 timeouts, 40 fast retransmits"
+
+
+def _rsfc(rsfc_kbps: float, up_rsfc: float) -> dict[str, Any]:
+    return {
+        "derived": {
+            "download": {
+                "download_alone": {"download_kbps": 7000.0},
+                "download_upload": {"download_kbps": 1000.0, "upload_kbps": 1800.0},
+                "download_upload_rsfc": {"download_kbps": rsfc_kbps, "upload_kbps": up_rsfc},
+            }
+        }
+    }
+
+
+PAPER = {
+    "alone": 2000,
+    "with_upload": 100,
+    "isp_after": 1400,
+    "page_without_s": 120,
+    "page_with_s": 60,
+}
+
+
+def test_rsfc_restores_the_download_by_its_rule() -> None:
+    assert claims.rsfc_claims(_rsfc(6000, 1800), PAPER)[0].verdict == claims.HOLDS
+    assert claims.rsfc_claims(_rsfc(3000, 1800), PAPER)[0].verdict == claims.PARTLY
+    assert claims.rsfc_claims(_rsfc(1500, 1800), PAPER)[0].verdict == claims.FAILS
+    assert claims.rsfc_claims(_rsfc(6000, 1000), PAPER)[1].verdict == claims.PARTLY
+    assert "abstract" in claims.rsfc_claims(_rsfc(6000, 1800), PAPER)[0].source
+
+
+def test_handoff_ranking_must_be_strict_in_every_table() -> None:
+    def case(tcp: float, ie: float, ba: float) -> dict[str, Any]:
+        m = {k: {"intervals": {"handoff": v}} for k, v in (("tcp", tcp), ("iett", ie), ("ba", ba))}
+        return {"mobiflow": m, "paper": {k: {"mbps": 1.0} for k in ("TCP", "IE", "BA")}}
+
+    res = {"a": case(1, 2, 3), "b": case(1, 1, 3)}
+    rows = claims.handoff_claims(res, {"a": "handoff", "b": "handoff"})
+    assert rows[0].verdict == claims.FAILS  # 1 of 2 strictly ranked: not more than half
+    assert rows[1].verdict == claims.HOLDS  # with ties allowed, both
+
+
+def test_freeze_dccp_is_judged_by_each_measure_and_names_it() -> None:
+    def pair(lost: int, unused: tuple[float, float], after: tuple[float, float]) -> dict[str, Any]:
+        return {
+            "dccp": {"lost": 10, "unused_packets": unused[0], "after_bps": after[0]},
+            "freeze": {"lost": lost, "unused_packets": unused[1], "after_bps": after[1]},
+        }
+
+    res = {"handoffs": {"x": pair(0, (100, 10), (5, 3)), "y": pair(0, (100, 10), (5, 3))}}
+    rows = claims.freeze_dccp_claims(res, ([[1.0, 1.0]], [[0.5, 2.0]]))
+    assert [r.verdict for r in rows] == [claims.HOLDS, claims.HOLDS, claims.FAILS]
+    assert "goodput after the reconnection" in rows[2].measure
+    assert rows[1].paper_value == "less unused in 1 of 2"
+
+
+def test_fld_ratio_per_burst_against_the_slides() -> None:
+    runs = {"fld": [[1.0, 1.0], [1.0, 1.0]], "reno": [[2.0, 1.2], [2.0, 1.2]]}
+    res = {"bursts": {"wan_1bg": {"bursts_s": runs}}}
+    (row,) = claims.fld_claims(res, {"wan_1bg": (2.0, 1.6)})
+    assert row.mobiflow_value == "2.00 / 1.20"
+    assert row.verdict == claims.FAILS  # 1 of 2 bursts at 1.6 or more
+
+
+def test_a_partial_run_gives_no_verdict_rather_than_a_wrong_one() -> None:
+    assert claims.all_claims({"afc": {"cases": {}}}) == []
+    assert claims.all_claims({"rsfc": {"derived": {}}}) == []
+    assert claims.all_claims({"fld": {"bursts": {}}}) == []
