@@ -85,12 +85,14 @@ def _unique(names: Iterable[str]) -> list[str]:
 def extract_tables(markdown: str) -> dict[str, dict[str, Any]]:
     """Every pipe table of ``markdown``: ``{table: {"columns": [...], "rows": {row: [...]}}}``.
 
-    A table is named by the nearest heading above it (`` (2)`` for the second under the
-    same heading), a row by its first cell and a column by its header cell, each made
-    unique in order of appearance.
+    A table is named by the nearest heading above it, followed by its caption when the
+    last line before it is a bold one (``**Packet losses**``), and `` (2)`` for the
+    second of the same name; a row by its first cell and a column by its header cell,
+    each made unique in order of appearance.
     """
     tables: dict[str, dict[str, Any]] = {}
     heading = "(top)"
+    caption = ""
     lines = markdown.splitlines()
     names: list[str] = []
     i = 0
@@ -98,6 +100,7 @@ def extract_tables(markdown: str) -> dict[str, dict[str, Any]]:
         line = lines[i]
         if m := re.match(r"^#{1,6}\s+(.*?)\s*#*\s*$", line):
             heading = m.group(1)
+            caption = ""
             i += 1
             continue
         if (
@@ -111,11 +114,15 @@ def extract_tables(markdown: str) -> dict[str, dict[str, Any]]:
             while i < len(lines) and lines[i].lstrip().startswith("|"):
                 body.append(_cells(lines[i]))
                 i += 1
-            names.append(heading)
+            names.append(f"{heading} / {caption}" if caption else heading)
             name = _unique(names)[-1]
+            caption = ""
             keys = _unique(r[0] if r else "" for r in body)
             tables[name] = {"columns": columns, "rows": dict(zip(keys, body, strict=True))}
             continue
+        if line.strip():
+            m = re.match(r"^\*\*(.+)\*\*$", line.strip())
+            caption = m.group(1) if m else ""
         i += 1
     return tables
 
@@ -219,7 +226,7 @@ def seed_tables(out: Path, seed: str) -> dict[str, Any]:
     for :data:`CLAIMS`, the claims table of the whole report)."""
     if seed == CLAIMS:
         tables = extract_tables((out / "report.md").read_text(encoding="utf-8"))
-        return {k: v for k, v in tables.items() if k.startswith("The papers' claims")}
+        return {k: v for k, v in tables.items() if "claim" in v["columns"]}
     path = out / seed / SEED_REPORTS[seed]
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no report (did `mobiflow reproduce all` run?)")

@@ -87,7 +87,7 @@ def test_freeze_dccp_is_judged_by_each_measure_and_names_it() -> None:
     res = {"handoffs": {"x": pair(0, (100, 10), (5, 3)), "y": pair(0, (100, 10), (5, 3))}}
     rows = claims.freeze_dccp_claims(res, ([[1.0, 1.0]], [[0.5, 2.0]]))
     assert [r.verdict for r in rows] == [claims.HOLDS, claims.HOLDS, claims.FAILS]
-    assert "goodput after the reconnection" in rows[2].measure
+    assert "goodput over the 60 s after the reconnection" in rows[2].measure
     assert rows[1].paper_value == "less unused in 1 of 2"
 
 

@@ -93,3 +93,9 @@ def test_golden_tables_exist_for_every_seed() -> None:
         data = golden._read_json(path)
         cells = sum(len(r) for t in data["tables"].values() for r in t["rows"].values())
         assert cells > 50, (seed, cells)
+
+
+def test_a_bold_caption_names_the_table_under_its_heading() -> None:
+    table = "| a | b |\n|---|---|\n| x | 1 |\n"
+    text = f"## Simulation\n\n**Packet losses**\n\n{table}\n{table}"
+    assert list(golden.extract_tables(text)) == ["Simulation / Packet losses", "Simulation"]

@@ -274,7 +274,8 @@ def freeze_dccp_claims(
             Claim(
                 "freeze-dccp",
                 "the same, judged by what is delivered after the reconnection",
-                "goodput after the reconnection: handoffs where Freeze-DCCP's is higher",
+                "goodput over the 60 s after the reconnection: handoffs where "
+                "Freeze-DCCP's is higher",
                 "-",
                 "not in the slides",
                 f"{more} of {len(after)}",
