@@ -102,10 +102,27 @@ proc mf_run {duration} {
 # One Agent/TFRC flow (payload packetSize_, +32 bytes on the wire) from node a to node
 # b, started at 0. TFRCSink counts no bytes, so goodput is measured at the queue from a
 # to b (a queue monitor's bdepartures_) times packetSize_ / (packetSize_ + 32).
-proc mf_tfrc_flow {name a b pktsize} {
-    global ns tf_agent tf_qm tf_name tf_size tf_intervals
-    set tf_agent [new Agent/TFRC]
-    set sink [new Agent/TFRCSink]
+# kind "tfrc": ns-2's Agent/TFRC with Agent/TFRCSink (the original research TFRC over
+# UDP). kind "dccp": Agent/DCCP/TFRC at both ends (DCCP with CCID 3, the agent the
+# Freeze-DCCP paper's simulations used), driven by an FTP; the TFRC segment size s is
+# set to the packet size at both ends (ns-2's default is 500), and ECN is off at both
+# ends (with it on, ns-2.35's CCID 3 reports "ECN check failed" within the first RTTs
+# on a plain DropTail path and stops sending). 32 header bytes either way.
+proc mf_tfrc_flow {name a b pktsize {kind tfrc}} {
+    global ns tf_agent tf_qm tf_name tf_size tf_intervals tf_kind
+    if {$kind == "dccp"} {
+        set tf_agent [new Agent/DCCP/TFRC]
+        set sink [new Agent/DCCP/TFRC]
+        foreach ag [list $tf_agent $sink] {
+            $ag set use_ecn_local_ 0
+            $ag set use_ecn_remote_ 0
+            $ag set s_s_ $pktsize
+            $ag set r_s_ $pktsize
+        }
+    } else {
+        set tf_agent [new Agent/TFRC]
+        set sink [new Agent/TFRCSink]
+    }
     $tf_agent set packetSize_ $pktsize
     $ns attach-agent $a $tf_agent
     $ns attach-agent $b $sink
@@ -113,8 +130,16 @@ proc mf_tfrc_flow {name a b pktsize} {
     set tf_qm [$ns monitor-queue $a $b ""]
     set tf_name $name
     set tf_size $pktsize
+    set tf_kind $kind
     set tf_intervals {}
-    $ns at 0.0 "$tf_agent start"
+    if {$kind == "dccp"} {
+        set ftp [new Application/FTP]
+        $ftp attach-agent $tf_agent
+        $ns at 0.0 "$sink listen"
+        $ns at 0.0 "$ftp start"
+    } else {
+        $ns at 0.0 "$tf_agent start"
+    }
 }
 
 proc mf_tfrc_interval {label t0 t1} {
@@ -131,7 +156,7 @@ proc mf_tfrc_mark {label which} {
 
 # Print the flow's goodput per interval and its packets sent as JSON, then exit.
 proc mf_tfrc_report {} {
-    global tf_intervals tf_marks tf_agent tf_name tf_size
+    global tf_intervals tf_marks tf_agent tf_name tf_size tf_kind
     set out "\{\"flows\": \[\{\"name\": \"$tf_name\", \"intervals\": \{"
     set first 1
     foreach iv $tf_intervals {
@@ -143,7 +168,12 @@ proc mf_tfrc_report {} {
         set first 0
         append out "\"$label\": $g"
     }
-    append out "\}, \"packets_sent\": [$tf_agent set ndatapack_]\}\]\}"
+    if {$tf_kind == "dccp"} {
+        set sent [expr {[$tf_agent set num_data_pkt_] + [$tf_agent set num_dataack_pkt_]}]
+    } else {
+        set sent [$tf_agent set ndatapack_]
+    }
+    append out "\}, \"packets_sent\": $sent\}\]\}"
     puts $out
     exit 0
 }

@@ -105,6 +105,15 @@ CASES: dict[str, list[Check]] = {
         Check("video", "after", None),
         Check("video", "late", None),
     ],
+    # DCCP with CCID 3 against ns-2's Agent/DCCP/TFRC, the agent the Freeze-DCCP
+    # paper's simulations used: the steady rate, the start, and the recovery after the
+    # same 5 s outage (checked: here the two agree, where TFRC over UDP does not).
+    "dccp_steady": [Check("video", "start", None), Check("video", "steady", STEADY)],
+    "dccp_outage": [
+        Check("video", "before", TRANSIENT),
+        Check("video", "after", TRANSIENT),
+        Check("video", "late", STEADY),
+    ],
 }
 
 # Cases whose mobiflow side is a scenario of the project rather than ``NAME.toml``.
@@ -121,7 +130,7 @@ def scenario_path(case: str) -> Path:
     return SCENARIOS.get(case, HERE / f"{case}.toml")
 
 
-TFRC_CASES = {"tfrc_steady", "tfrc_outage"}
+TFRC_CASES = {"tfrc_steady", "tfrc_outage", "dccp_steady", "dccp_outage"}
 """Cases whose flow is TFRC: no retransmission or timeout counters to compare."""
 
 

@@ -354,7 +354,8 @@ def run_fairness(pairs: Sequence[tuple[str, str]], pool: ThreadPoolExecutor) -> 
 
 
 def run_ns2_twins() -> list[dict[str, Any]] | None:
-    """The TFRC twins of ``validation/ns2`` (ns-2's Agent/TFRC), or None without ns-2."""
+    """The TFRC and DCCP twins of ``validation/ns2`` (ns-2's Agent/TFRC and
+    Agent/DCCP/TFRC), or None without ns-2."""
     import importlib.util
     import shutil
 
@@ -708,16 +709,20 @@ def report(
             f"({fairness[f'{a}->{b}']['freeze']['ratio']:.2f})"
         ),
     )
-    out += ["## 5. TFRC against ns-2's Agent/TFRC", ""]
+    out += ["## 5. DCCP and TFRC against ns-2's agents", ""]
     if ns2 is None:
         out += ["ns-2 is not installed (or was not asked for): no comparison.", ""]
     else:
         out += [
-            "The twins `validation/ns2/tfrc_steady` and `tfrc_outage` (one TFRC flow, "
-            "s = 1000 B, 10 Mb/s, 50 ms; the second with the link down 20-25 s). ns-2's "
-            "TFRC is the original research TFRC, not RFC 5348; `validation/README.md` "
-            "lists the differences (nofeedback timer 2·rtt, additive increase, its own "
-            "loss estimator). Only the steady rate is held to a tolerance.",
+            "The twins of `validation/ns2/`: one flow, s = 1000 B, 10 Mb/s, 50 ms, alone "
+            "(`*_steady`) or with the link down 20-25 s (`*_outage`). `dccp_*` set "
+            'mobiflow\'s DCCP with CCID 3 (`transport = "dccp-ccid3"`, what this '
+            "reproduction runs) against ns-2's Agent/DCCP/TFRC, the agent of the paper's "
+            "simulations (ECN off at both ends: with it, ns-2.35's CCID 3 stops sending on "
+            "a DropTail path after an 'ECN check failed'). `tfrc_*` set TFRC over UDP "
+            "against ns-2's Agent/TFRC, the original research TFRC rather than RFC 5348 "
+            "(`validation/README.md` lists the differences); there only the steady rate is "
+            "held to a tolerance.",
             "",
             "| scenario | metric | ns-2 | mobiflow | difference | result |",
             "|---|---|---|---|---|---|",
