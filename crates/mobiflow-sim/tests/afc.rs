@@ -123,7 +123,7 @@ fn each_afc_mechanism_can_be_switched_off() {
 #[test]
 fn every_afc_scenario_loads_and_runs() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/afc");
-    let traces = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces");
+    let traces = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../traces");
     let mut n = 0;
     for e in std::fs::read_dir(&dir).expect("scenarios/afc") {
         let p = e.expect("entry").path();

@@ -20,7 +20,7 @@ fn example(name: &str) -> PathBuf {
 }
 
 fn traces_dir() -> PathBuf {
-    repo_root().join("../shared/traces")
+    repo_root().join("traces")
 }
 
 fn ms(n: u64) -> Duration {
@@ -235,10 +235,8 @@ fn cellular_example_reads_both_traces_relative_to_its_file() {
     let (RateModel::Trace(down), RateModel::Trace(up)) = (&down.rate, &up.rate) else {
         panic!("expected traces");
     };
-    assert!(down
-        .path
-        .ends_with("shared/traces/TMobile-UMTS-driving.down"));
-    assert!(up.path.ends_with("shared/traces/TMobile-UMTS-driving.up"));
+    assert!(down.path.ends_with("traces/TMobile-UMTS-driving.down"));
+    assert!(up.path.ends_with("traces/TMobile-UMTS-driving.up"));
     assert_eq!(down.mtu, 1500);
     assert_eq!(down.opportunities_ms.len(), 156_262);
     assert_eq!(down.period_ms, 928_424);

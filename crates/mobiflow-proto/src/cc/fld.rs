@@ -1,7 +1,7 @@
 //! FLD_TCP: flow-length dependent congestion control (Moktan, Aalto University, 2012).
 //!
-//! Read seed 004 (`shared/seeds/004_*.txt`, the slides "In the Interest of the Short:
-//! An approach for e2e congestion control") and `shared/spec/schemes.md` §6 first.
+//! Read the slides first: G. R. Moktan, "In the Interest of the Short: An approach for
+//! e2e congestion control", Aalto University, 2012 (scenarios/fld/README.md).
 //! Only the slides are known; every rule they leave open is a named parameter here,
 //! marked [SLIDE] (stated by the slides, unchecked against the paper) or [GUESS]
 //! (mobiflow's choice).

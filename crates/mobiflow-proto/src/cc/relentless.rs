@@ -2,7 +2,7 @@
 //!
 //! Read draft-mathis-iccrg-relentless-tcp-00 (Mathis, 2009) and Mathis's original Linux
 //! module (`tcp_relentless.c`, April 2008; `github: systemslab/tcp_relentless_inigo`,
-//! commit 170a7fd) first. `shared/spec/schemes.md` §6.2 digests both.
+//! commit 170a7fd) first.
 //!
 //! Relentless TCP applies Van Jacobson's packet conservation strictly: after a loss
 //! episode the window is what the network actually delivered in the lossy round trip,

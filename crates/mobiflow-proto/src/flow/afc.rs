@@ -1,6 +1,5 @@
 //! AFC: Adaptive Flow Control (Sanadhya and Sivakumar, "Adaptive Flow Control for TCP
-//! on Mobile Phones", IEEE INFOCOM 2011; seed 000, digest in `shared/spec/schemes.md`
-//! §1). Read the seed's slides first.
+//! on Mobile Phones", IEEE INFOCOM 2011). Read the paper's slides first.
 //!
 //! Classic flow control makes the sending rate an *integral controller* of the
 //! application's read rate AR: `TCP = α W`, `W = B0 − B`, `α = 1/RTT`, so the rate

@@ -1,6 +1,6 @@
 //! RSFC: Receiver-Side Flow Control (Xu, Leong, Leong, Razeen, "Dynamic Regulation of
-//! Mobile 3G/HSPA Uplink Buffer with Receiver-side Flow Control", IEEE ICNP 2012;
-//! seed 001, digest in `shared/spec/schemes.md` §2). Read the seed's slides first.
+//! Mobile 3G/HSPA Uplink Buffer with Receiver-side Flow Control", IEEE ICNP 2012).
+//! Read the paper's slides first.
 //!
 //! A phone's upload fills the deep uplink buffer of its modem; the ACKs of a
 //! concurrent download wait behind it. RSFC runs at the TCP *receiver* of the upload

@@ -1,6 +1,6 @@
 //! The analytical model of TFRC across a disconnection, from the seed (Mehani, Boreli
 //! and Ernst, "Analysis of TFRC in Disconnected Scenarios and Performance Improvements
-//! with Freeze-DCCP", MobiArch 2009; slides in `shared/seeds/003_*.txt`), and its
+//! with Freeze-DCCP", ACM MobiArch 2009, as its slides give it), and its
 //! table "Analytically-Derived Possible Performance Improvements".
 //!
 //! Notation (the seed's): s the packet size (bytes), R the RTT before the

@@ -134,7 +134,7 @@ pub(crate) const TCP_FIELDS: &[&str] = &[
 pub(crate) const CC_TABLES: &[&str] = &["fld", "relentless"];
 
 /// Keys of `[tcp.fld]` (FLD_TCP, seed 004). Every default is an assumption
-/// ([SLIDE] or [GUESS] in `shared/spec/schemes.md` §6.1).
+/// ([SLIDE]: stated by the slides, or [GUESS]; see `cc::fld`).
 const FLD_KEYS: &[&str] = &[
     "threshold",
     "count",

@@ -2,7 +2,7 @@
 
 The seed is a slide deck (Y. Xu, W. K. Leong, B. Leong, A. Razeen, "Dynamic regulation
 of mobile 3G/HSPA uplink buffer with receiver-side flow control", IEEE ICNP 2012) with
-the paper's abstract in the digest (``shared/spec/schemes.md`` §2). An upload from a
+the paper's abstract as the source of its numbers. An upload from a
 phone fills the deep uplink buffer of a 3G/HSPA link; the ACKs of a concurrent download
 wait behind it and the download collapses ("from 2,000 kbps to 100 kbps"). RSFC runs at
 the upload's receiver, estimates from TCP timestamps how long segments wait in the
