@@ -176,9 +176,12 @@ def compare_tables(
                 out.append(f"{label}: table {t!r} is gone")
             continue
         ft = fresh[t]
-        if gt["columns"] != ft["columns"]:
+        gcols = [c for c in gt["columns"] if not ns2_part(c)]
+        fcols = [c for c in ft["columns"] if not ns2_part(c)]
+        if gcols != fcols:
             out.append(f"{label}: table {t!r}: columns {gt['columns']} are now {ft['columns']}")
             continue
+        where = {c: k for k, c in enumerate(ft["columns"])}
         for r, gcells in gt["rows"].items():
             if r not in ft["rows"]:
                 if ns2_part(t, r):
@@ -188,11 +191,12 @@ def compare_tables(
                 continue
             fcells = ft["rows"][r]
             for k, col in enumerate(gt["columns"]):
-                g = gcells[k] if k < len(gcells) else ""
-                f = fcells[k] if k < len(fcells) else ""
                 if ns2_part(t, r, col):
                     skipped += 1
                     continue
+                g = gcells[k] if k < len(gcells) else ""
+                j = where[col]
+                f = fcells[j] if j < len(fcells) else ""
                 if not cells_match(g, f):
                     out.append(f"{label}: table {t!r}, row {r!r}, column {col!r}: {g!r} -> {f!r}")
         for r in ft["rows"]:
