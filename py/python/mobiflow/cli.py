@@ -426,17 +426,18 @@ def _version_callback(value: bool) -> None:
         raise typer.Exit()
 
 
+VersionOpt = Annotated[
+    bool,
+    typer.Option(
+        "--version", help="Print the version and exit.", callback=_version_callback, is_eager=True
+    ),
+]
+"""``--version``, the same on every command group."""
+
+
 @app.callback()
 def _root(
-    version: Annotated[
-        bool,
-        typer.Option(
-            "--version",
-            help="Print the version and exit.",
-            callback=_version_callback,
-            is_eager=True,
-        ),
-    ] = False,
+    version: VersionOpt = False,
 ) -> None:
     """Deterministic simulation of transport protocols over mobile networks."""
 
@@ -1028,15 +1029,7 @@ LinkOpt = Annotated[
 
 @live_app.callback()
 def _live_root(
-    version: Annotated[
-        bool,
-        typer.Option(
-            "--version",
-            help="Print the version and exit.",
-            callback=_version_callback,
-            is_eager=True,
-        ),
-    ] = False,
+    version: VersionOpt = False,
 ) -> None:
     """Real Linux TCP through the scenario's link, emulated in real time."""
 
