@@ -105,6 +105,9 @@ CASES: dict[str, list[Check]] = {
         Check("video", "after", None),
         Check("video", "late", None),
     ],
+    # NewReno after a timeout on a long fat pipe: duplicate ACKs at exactly `recover`
+    # start no second fast retransmit (RFC 6582 §3.2 step 1, §4; ns-2's rule).
+    "long_fat": [Check("bulk", "start", TRANSIENT), Check("bulk", "steady", STEADY)],
     # DCCP with CCID 3 against ns-2's Agent/DCCP/TFRC, the agent the Freeze-DCCP
     # paper's simulations used: the steady rate, the start, and the recovery after the
     # same 5 s outage (checked: here the two agree, where TFRC over UDP does not).

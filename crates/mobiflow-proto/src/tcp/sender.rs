@@ -1178,9 +1178,14 @@ impl TcpSender {
                                 .sb
                                 .mark_lost_by_sack(self.cfg.dupack_threshold, self.mss())
                                 > 0;
-                        // RFC 6582 §3.2 step 1: no new recovery until `recover` is
-                        // acknowledged (it guards against repeated reductions).
-                        let allowed = self.recover.is_none_or(|rec| ack >= rec);
+                        // RFC 6582 §3.2 step 1 (and §4 on duplicate ACKs after a
+                        // timeout): a new fast retransmit only once the cumulative ACK
+                        // covers more than `recover` (here `recover` is the byte after
+                        // the highest one sent, so: ack > recover). Duplicate ACKs at
+                        // exactly `recover` come from the receiver answering resent
+                        // data it already holds after a go-back-N resend; ns-2's
+                        // `highest_ack_ > recover_` is the same rule.
+                        let allowed = self.recover.is_none_or(|rec| ack > rec);
                         if allowed && (self.dupacks >= self.cfg.dupack_threshold || sack_loss) {
                             self.enter_recovery(now);
                         }

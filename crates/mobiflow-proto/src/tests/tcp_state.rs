@@ -604,3 +604,55 @@ fn test_scoreboard_next_seg_rule_3_is_the_first_unsacked_hole_below_high_sack() 
         "5 is above HighSACK"
     );
 }
+
+// ----- NewReno after a timeout (RFC 6582 §3.2 step 1, §4) ---------------------------
+
+/// An ns-2-like NewReno sender (no SACK) that timed out with ten segments out and
+/// resent them all (go-back-N); `recover` is then 10 000, the byte after the highest
+/// sent. The receiver acknowledges everything up to `acked`, then sends three
+/// duplicate ACKs at `acked`.
+fn newreno_dupacks_after_a_timeout_at(acked: u64) -> TcpSender {
+    let mut s = TcpSender::new(TcpConfig {
+        sack: false,
+        recovery: crate::tcp::Recovery::NewReno,
+        initial_window: crate::tcp::InitialWindow::Segments(10),
+        rcv_buf: 1_000_000,
+        ..ns2()
+    });
+    s.set_unlimited();
+    let first: Vec<Segment> = std::iter::from_fn(|| s.poll_transmit(t_ms(0))).collect();
+    assert_eq!(first.len(), 10);
+    let rto_at = s.poll_timeout().expect("RTO armed");
+    s.handle_timeout(rto_at);
+    assert_eq!(s.stats().timeouts, 1);
+    let mut t = rto_at;
+    // Slow start resends 0..10 000 as the ACKs come back, then sends new data.
+    let mut next = 1000;
+    while next <= acked {
+        t += Duration::from_millis(100);
+        s.handle_segment(t, &recv_templ(next, 1_000_000));
+        while s.poll_transmit(t).is_some() {}
+        next += 1000;
+    }
+    assert!(
+        s.snd_nxt() > acked,
+        "new data beyond the acknowledged point is out"
+    );
+    for k in 1..=3 {
+        s.handle_segment(t + Duration::from_millis(k), &recv_templ(acked, 1_000_000));
+    }
+    s
+}
+
+#[test]
+fn newreno_dupacks_at_exactly_recover_after_a_timeout_do_not_fast_retransmit() {
+    // They answer resent data the receiver already held: no second reduction.
+    let s = newreno_dupacks_after_a_timeout_at(10_000);
+    assert_eq!(s.stats().fast_retransmits, 0);
+}
+
+#[test]
+fn newreno_dupacks_beyond_recover_after_a_timeout_fast_retransmit() {
+    let s = newreno_dupacks_after_a_timeout_at(11_000);
+    assert_eq!(s.stats().fast_retransmits, 1);
+}

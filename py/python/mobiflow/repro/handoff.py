@@ -451,10 +451,10 @@ def alternative_table(results: Mapping[str, Any]) -> list[str]:
         "alternative",
         "Alternative setup: a 1 s minimum RTO and a 20-packet access queue",
         "The seed gives neither its minimum RTO nor its router queues. With RFC 2988's 1 s "
-        "minimum RTO and a 20-packet queue at the access router (both assumed, chosen "
-        "because TCP's restart then overshoots the 384 kb/s path as the seed's Fig. 2 "
-        "shows: a fit of the setup, not of any scheme), every scheme, Mb/s over the "
-        "table's interval:",
+        "minimum RTO and a 20-packet queue at the access router (both assumed; with a "
+        "NewReno that took a second reduction after a timeout they had brought TCP in "
+        "Table I down to 0.088 Mb/s, near the paper's 0.117, which RFC 6582's rule no "
+        "longer does: no fit remains), every scheme, Mb/s over the table's interval:",
     )
 
 
@@ -549,26 +549,15 @@ DIFFERENCES = """\
   the window in flight, so TCP's restart depends on where in its sawtooth (on the
   10 Mb/s wired bottleneck) the handoff catches it, and whether the slow start that
   follows overshoots the 384 kb/s path (a BDP of about 8 segments plus the queue)
-  depends on that. The two simulators agree on the average throughput before the change
-  but not on the phase of the sawtooth at 10 s: for Table I with a 1 s minimum RTO,
-  cwnd at 10 s is 67 segments in mobiflow and 51 in ns-2, ssthresh after the restart
-  33 and 25. With a 50-packet queue neither overshoots; with a 20-packet queue at the
-  access router mobiflow's restart (33) overshoots and its TCP falls to 0.09 Mb/s
-  while ns-2's (25) does not (0.256 Mb/s). The seed's TCP (Fig. 2: slow start, then
-  multiple losses and a long NewReno recovery from 12.5 s) is in the overshooting
-  regime; its router queue is not given.
-- **Table IV with a 1 s minimum RTO: mobiflow's TCP below ns-2's.** Both time one
-  segment at a time (ns-2's rule; `rtt_sampling = "timed-segment"` in mobiflow's `ns2`
-  profile): after a timeout the backed-off RTO ends only when a segment sent for the
-  first time after it is acknowledged. mobiflow meets the first interruption with 67
-  segments outstanding, ns-2 with 51 (the phase of the sawtooth, below). After the 11 s
-  timeout mobiflow's slow start has to resend all 67 on the 384 kb/s path before it
-  sends (at 12.3 s) and times a new segment; at 13 s, when the second interruption
-  hits, that segment is two segments short of being acknowledged, so the 2 s backed-off
-  RTO is still in force and TCP idles until 15.1 s. ns-2, with a smaller window to
-  resend, has its timed segment acknowledged before 13 s and resumes in the 14th
-  second. With the 0.2 s minimum (the tables above) the backed-off RTO is short either
-  way and the two agree.
+  depends on that. The seed's TCP (Fig. 2: slow start, then multiple losses and a long
+  NewReno recovery from 12.5 s) is in the overshooting regime; its router queue is not
+  given. mobiflow's sawtooth followed ns-2's only once its NewReno kept RFC 6582's rule
+  on duplicate ACKs after a timeout (no new fast retransmit until the cumulative ACK
+  passes `recover`): before, the go-back-N resend after each timeout drew a second,
+  needless reduction, its window at 10 s was larger than ns-2's, and with the 1 s
+  minimum RTO its TCP fell below ns-2's in Table IV (0.909 against 1.830 Mb/s) and in
+  the alternative setup's Table I (0.088 Mb/s, near the paper's 0.117). The ns-2
+  column of the sensitivity table shows where the two stand now.
 - **Freeze-TCP** keeps the old interface's cwnd across the change. Going to a slower
   interface (Tables I, III, IV) that window overruns the new bottleneck at once and
   costs a loss recovery, which is the seed's criticism of Freeze-TCP (§III: "it does
