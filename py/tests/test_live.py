@@ -278,7 +278,7 @@ def test_compare_cellular_trace(cc: str, tmp_path: Path) -> None:
     and the path's minimum RTT is the scenario's."""
     sets = [("run.duration", "20s"), ("measure.intervals.steady", '["5s","20s"]')]
     cmp = _compare(EXAMPLES / "cellular_trace.toml", cc, tmp_path, sets)
-    trace = ROOT.parent / "shared" / "traces" / "TMobile-UMTS-driving.down"
+    trace = ROOT / "traces" / "TMobile-UMTS-driving.down"
     report = json.loads((cmp.out / "live_report.json").read_text())
     for sec in report["seconds"]:
         # What arrives in [t-1, t) left in [t-1.02, t-0.02): 20 ms of propagation.

@@ -7,7 +7,10 @@ import subprocess
 
 from .conftest import ROOT
 
-OUTSIDE = re.compile(r"\.\./shared|shared/(spec|traces|seeds|design)|/work/|/root/|/home/\w")
+OUTSIDE = re.compile(
+    r"\.\./shared|shared/(spec|traces|seeds|design)|/work/|/root/|/home/\w"
+    r'|parent / "shared"|"shared" / "(traces|spec|seeds)"'
+)
 """Paths a clone or an installed package would not have."""
 
 
@@ -22,7 +25,7 @@ def test_no_file_of_the_repository_names_a_path_outside_it() -> None:
             continue
         text = path.read_text(encoding="utf-8", errors="replace")
         for k, line in enumerate(text.splitlines(), 1):
-            if OUTSIDE.search(line) and "OUTSIDE = re.compile" not in line:
+            if OUTSIDE.search(line) and name != b"py/tests/test_standalone.py":
                 hits.append(f"{name.decode()}:{k}: {line.strip()[:100]}")
     assert not hits, "\n".join(hits)
 
