@@ -266,6 +266,8 @@ def to_html(markdown_text: str, title: str) -> str:
         "table{border-collapse:collapse;margin:1rem 0;font-size:.9rem}"
         "th,td{border:1px solid #ccc;padding:.25rem .5rem;text-align:right}"
         "th:first-child,td:first-child{text-align:left}img{max-width:100%}"
+        # Numbers never wrap inside a cell (issue 21); the first column (labels) may.
+        "td:not(:first-child){white-space:nowrap}"
     )
     return (
         f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
