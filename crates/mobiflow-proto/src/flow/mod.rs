@@ -165,6 +165,18 @@ impl FlowControl {
     }
 
     /// The AFC parameters, if this is AFC.
+    /// The window this policy offers before any data has arrived, for a buffer of
+    /// `rcv_buf` bytes: what a SYN-ACK would advertise, and what both ends take as the
+    /// offer in force when the connection has no handshake (ns-2's one-way agents).
+    /// Auto-tuning starts from its initial grant (Linux's `tcp_rmem[1]`), not from the
+    /// physical buffer; the others offer the whole empty buffer.
+    pub fn initial_offer(&self, rcv_buf: u64) -> u64 {
+        match self {
+            FlowControl::Autotune(c) => c.initial_buf.min(rcv_buf),
+            FlowControl::Classic | FlowControl::Afc(_) | FlowControl::Rsfc(_) => rcv_buf,
+        }
+    }
+
     pub fn afc(&self) -> Option<&AfcConfig> {
         match self {
             FlowControl::Afc(c) => Some(c),

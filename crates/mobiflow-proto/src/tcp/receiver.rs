@@ -152,9 +152,14 @@ impl TcpReceiver {
             ooo_bytes: 0,
             recency: 0,
             mru: [None; SackBlocks::MAX],
-            // Without a handshake the sender starts with a full buffer's window
-            // (see `TcpSender`); that is the offer in force.
-            adv_right: if handshake { 0 } else { cfg.rcv_buf },
+            // Without a handshake the sender starts with the policy's first offer
+            // (`FlowControl::initial_offer`, see `TcpSender`); that is the offer in
+            // force.
+            adv_right: if handshake {
+                0
+            } else {
+                cfg.flow_control.initial_offer(cfg.rcv_buf)
+            },
             last_adv_wnd: 0,
             zero_advertised: false,
             pending: Pending::None,

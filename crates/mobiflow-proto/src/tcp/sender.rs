@@ -260,6 +260,7 @@ impl TcpSender {
             cfg.max_backoff_exponent,
         );
         let handshake = cfg.handshake;
+        let first_offer = cfg.flow_control.initial_offer(cfg.rcv_buf);
         TcpSender {
             ts_ok: cfg.timestamps && !handshake,
             sack_ok: cfg.sack && !handshake,
@@ -278,10 +279,11 @@ impl TcpSender {
             snd_una: 0,
             snd_nxt: 0,
             app_end: 0,
-            // Before the peer speaks, assume it can take a full buffer (ns-2's one-way
-            // agents have no handshake; with one, the SYN-ACK sets it).
-            snd_wnd: if handshake { 0 } else { cfg.rcv_buf },
-            max_snd_wnd: if handshake { 0 } else { cfg.rcv_buf },
+            // Before the peer speaks, take the offer its window policy would open with
+            // (ns-2's one-way agents have no handshake; with one, the SYN-ACK sets it):
+            // the receiver starts from the same offer (`TcpReceiver`).
+            snd_wnd: if handshake { 0 } else { first_offer },
+            max_snd_wnd: if handshake { 0 } else { first_offer },
             sb: Scoreboard::new(),
             dupacks: 0,
             limited_tx_bytes: 0,
@@ -406,9 +408,13 @@ impl TcpSender {
         }
     }
 
+    fn hides_buffer_losses(&self) -> bool {
+        self.afc.as_ref().is_some_and(|a| a.hide_buffer_losses)
+    }
+
     /// AFC mechanism 2: note zero windows and when fresh data is acknowledged.
     fn track_zero_window(&mut self, ack: u64, wnd: u64) {
-        if !self.afc.as_ref().is_some_and(|a| a.hide_buffer_losses) {
+        if !self.hides_buffer_losses() {
             return;
         }
         if self.zw_fresh_from.is_some_and(|f| ack > f) {
@@ -602,6 +608,23 @@ impl TcpSender {
 
     fn retransmit(&mut self, now: Instant, i: usize) -> Segment {
         let r = *self.sb.get(i).expect("index in scoreboard");
+        // Karn's rule (RFC 6298 §3): a segment that is sent again is no longer timed,
+        // whatever caused the resend (ns-2 stops timing on every retransmission too).
+        if self
+            .rtt_timed
+            .is_some_and(|(end, _)| r.start < end && end <= r.end)
+        {
+            self.rtt_timed = None;
+        }
+        // AFC mechanism 2: while receive-buffer losses are hidden, the first
+        // unacknowledged segment is resent by `repair_buffer_losses` long after the
+        // last ACK that advanced `snd_una` armed the timer, so the timer is restarted
+        // with it, as Linux re-arms the RTO when it retransmits the head of its queue
+        // (`tcp_xmit_retransmit_queue`). Otherwise the RTO fires before the repair can
+        // be acknowledged and resends the whole window a second time.
+        if r.start == self.snd_una && self.zw_seen && self.hides_buffer_losses() {
+            self.arm_rto(now);
+        }
         self.sb.retransmitted(i, now);
         self.stats.retransmits += 1;
         self.rtx_in_episode += 1;

@@ -7,7 +7,7 @@
 use super::pair::{Pair, Reader};
 use super::{ns2, rfc};
 use crate::flow::afc::{decode_rate, encode_rate};
-use crate::flow::{AfcConfig, FlowControl, Placement};
+use crate::flow::{AfcConfig, AutotuneConfig, FlowControl, Placement};
 use crate::tcp::{InitialWindow, Recovery, TcpConfig, TcpReceiver, TcpSender};
 use crate::time::{Duration, Instant};
 use crate::wire::{Flags, SackBlocks, Segment};
@@ -336,6 +336,60 @@ fn without_hiding_buffer_losses_the_tail_waits_for_the_timer() {
     assert_eq!(s.stats().buffer_loss_repairs, 0);
 }
 
+#[test]
+fn resending_the_first_unacknowledged_segment_of_a_hidden_loss_restarts_the_timer() {
+    // The last ACK that advanced snd_una came at 500 ms; the repair resends MSS.. at
+    // 700 ms. The timer runs from the resend (Linux `tcp_xmit_retransmit_queue`), not
+    // from 500 ms, or it would expire before the repair could be acknowledged.
+    let (s, out) = window_reopens_at(true, 700);
+    assert_eq!(
+        out.first().map(|g| (g.seq, g.retransmission)),
+        Some((MSS, true))
+    );
+    assert_eq!(s.poll_timeout(), Some(t_ms(700) + s.rto()));
+}
+
+#[test]
+fn without_hiding_the_timer_still_runs_from_the_last_advancing_ack() {
+    let (s, _) = window_reopens_at(false, 700);
+    assert_eq!(s.poll_timeout(), Some(t_ms(500) + s.rto()));
+}
+
+#[test]
+fn a_timed_segment_that_is_resent_gives_no_rtt_sample() {
+    // ns-2's timed-segment sampling (one segment per RTT). Segment 0 is lost: SACK
+    // recovery at 102 ms stops timing it. New data sent during the recovery is timed
+    // again; the first new segment (10 000..11 000) is lost too and resent. Karn's rule
+    // (RFC 6298 §3): the ACK at 1 s that covers it must not give a 895 ms sample.
+    let mut c = cfg(None, 10);
+    c.rcv_buf = 1_000_000;
+    let mut s = TcpSender::new(c);
+    s.set_unlimited();
+    assert_eq!(drain(&mut s, t_ms(0)).len(), 10);
+    let wnd = 1_000_000;
+    let mut resent_new = false;
+    for k in 1..10u64 {
+        let t = t_ms(100 + k);
+        s.handle_segment(t, &sacked(0, wnd, &[(MSS, (k + 1) * MSS)]));
+        drain(&mut s, t);
+    }
+    assert!(s.snd_nxt() > 11 * MSS, "new data sent in recovery");
+    for k in 1..6u64 {
+        let t = t_ms(200 + k);
+        s.handle_segment(
+            t,
+            &sacked(0, wnd, &[(MSS, 10 * MSS), (11 * MSS, (11 + k) * MSS)]),
+        );
+        resent_new |= drain(&mut s, t)
+            .iter()
+            .any(|g| g.retransmission && g.seq == 10 * MSS);
+    }
+    assert!(resent_new, "the lost new segment is resent");
+    // The ACK that covers the resent segment (and nothing sent after 200 ms).
+    s.handle_segment(t_ms(1000), &ack(11 * MSS, wnd));
+    assert_eq!(s.rtt().srtt(), None, "no sample from a resent segment");
+}
+
 // ----- mechanism 3: proactive feedback ------------------------------------------------
 
 fn data(seq: u64) -> Segment {
@@ -485,4 +539,32 @@ fn classic_receiver_never_carries_the_option() {
     p.drive();
     assert!(p.rev.log.iter().all(|s| s.seg.afc_rate.is_none()));
     assert_eq!(p.rcv.policy().name(), "classic");
+}
+
+// ----- the first offer without a handshake ----------------------------------------------
+
+#[test]
+fn without_a_handshake_auto_tuning_opens_with_its_initial_grant() {
+    // ns-2's one-way agents have no SYN-ACK to carry the first window: both ends take
+    // the policy's first offer, which for auto-tuning is its initial grant (Linux's
+    // tcp_rmem[1]), not the physical buffer (tcp_rmem[2]).
+    let grant = 10 * MSS;
+    let c = TcpConfig {
+        rcv_buf: 4 << 20,
+        flow_control: FlowControl::Autotune(AutotuneConfig {
+            initial_buf: grant,
+            min_buf: grant,
+            ..AutotuneConfig::default()
+        }),
+        ..cfg(None, 100)
+    };
+    let mut s = TcpSender::new(c.clone());
+    s.set_unlimited();
+    assert_eq!(drain(&mut s, t_ms(0)).len(), 10);
+    let mut classic = TcpSender::new(TcpConfig {
+        flow_control: FlowControl::Classic,
+        ..c
+    });
+    classic.set_unlimited();
+    assert_eq!(drain(&mut classic, t_ms(0)).len(), 100, "the whole buffer");
 }
