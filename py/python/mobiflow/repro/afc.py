@@ -581,7 +581,9 @@ NOTES = """\
   losses from congestion control and lists "avoid unnecessary re-transmissions" as
   future work). mobiflow resends a segment neither acknowledged nor SACKed once it
   should have reached the receiver (SRTT + min RTT / 4) while a buffer loss is
-  presumed, instead of leaving it to the retransmission timer.
+  presumed, instead of leaving it to the retransmission timer; resending the first
+  unacknowledged segment restarts the timer (as Linux does for the head of its
+  retransmission queue), and a resent segment gives no RTT sample (Karn's rule).
 * Variants: `AFC -#k` switches off one mechanism (#1 flow window = advertised window +
   AR x RTT, #2 hiding receive-buffer losses from congestion control, #3 proactive
   feedback, #4 burst control by pacing); `AFC (receiver)` computes the flow window at
@@ -648,7 +650,10 @@ def verdict_lines(
             f"({a['retransmits'] / segs:.2f} per segment) because its window overshoots a "
             f"reader that pauses ({a['rcv_buffer_drops']:,} segments dropped by the full "
             f"buffer); {a['fast_retransmits']} fast retransmits and {a['timeouts']} timeouts "
-            "repair them. The seed names unnecessary retransmissions as future work.",
+            "repair them, "
+            f"{a['retransmits'] / max(a['rcv_buffer_drops'], 1):.2f} retransmissions per "
+            "segment the buffer dropped (a resend dropped again is resent again). The seed "
+            "names unnecessary retransmissions as future work.",
         ]
     lines += [
         "",
