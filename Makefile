@@ -1,7 +1,9 @@
 # mobiflow: set up, test, reproduce.
 #
 #   make setup       .venv with pinned Python deps + the package built in release mode
-#   make test        Rust fmt/clippy/tests, ruff, pytest (what CI runs via .ci/run)
+#   make test        Rust fmt/clippy/tests, ruff, pytest, the wheel (what CI runs via .ci/run)
+#   make wheel       build the wheel (extension, scenarios, traces, mobiflow-live) in dist/
+#   make test-wheel  install that wheel in a fresh venv outside the tree and use it there
 #   make lint        the lint half of `make test` (fmt, clippy, ruff, mypy)
 #   make fmt         format Rust and Python in place
 #   make reproduce   run every example scenario, tables on stdout, files in out/examples/
@@ -40,11 +42,11 @@ RUST_INPUTS := Cargo.toml $(wildcard Cargo.lock) py/pyproject.toml \
 DEPS_STAMP := $(VENV)/.mobiflow-deps
 BUILD_STAMP := $(VENV)/.mobiflow-build
 
-.PHONY: help setup build-dev test test-rust test-python lint lint-rust lint-python fmt \
-	reproduce validate golden golden-update bench bench-sweep clean
+.PHONY: help setup build-dev test test-rust test-python test-wheel wheel lint lint-rust \
+	lint-python fmt reproduce validate golden golden-update bench bench-sweep clean
 
 help:
-	@sed -n '3,15s/^# \{0,1\}//p' Makefile
+	@sed -n '3,17s/^# \{0,1\}//p' Makefile
 
 # --- set-up -------------------------------------------------------------------------
 
@@ -70,7 +72,7 @@ build-dev: $(DEPS_STAMP)
 
 # --- tests and lints ----------------------------------------------------------------
 
-test: setup lint test-rust test-python
+test: setup lint test-rust test-python test-wheel
 
 test-rust: $(DEPS_STAMP)
 	$(CARGO) test --workspace --release
@@ -81,6 +83,20 @@ test-python: setup
 	if [ $$status -eq 5 ]; then \
 		echo "error: pytest collected no tests in py/tests" >&2; exit 1; \
 	fi; exit $$status
+
+# The wheel: the extension, the shipped scenarios, traces and ns-2 twins, and the
+# mobiflow-live program (copied into the package for the build only).
+wheel: $(DEPS_STAMP)
+	$(CARGO) build --release -p mobiflow-live
+	mkdir -p py/python/mobiflow/bin
+	install -m 755 target/release/mobiflow-live py/python/mobiflow/bin/mobiflow-live
+	rm -f dist/mobiflow-*.whl
+	@status=0; (cd py && VIRTUAL_ENV=$(VENV_ABS) $(VENV_ABS)/bin/maturin build --release \
+		--out ../dist) || status=$$?; rm -rf py/python/mobiflow/bin; exit $$status
+
+# The built wheel in a fresh venv outside the tree: see tools/test_wheel.sh.
+test-wheel: wheel
+	PYTHON=$(PYTHON) tools/test_wheel.sh dist
 
 lint: lint-rust lint-python
 
@@ -144,6 +160,6 @@ bench-sweep: setup
 	$(VPY) bench/sweep_scaling.py
 
 clean:
-	rm -rf $(VENV) $(OUT) .pytest_cache .ruff_cache py/.pytest_cache
+	rm -rf $(VENV) $(OUT) dist .pytest_cache .ruff_cache py/.pytest_cache
 	rm -f py/python/mobiflow/_mobiflow*.so
 	find py -name __pycache__ -type d -prune -exec rm -rf {} +

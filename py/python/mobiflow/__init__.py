@@ -23,6 +23,7 @@ Units are in the names: ``_bps`` bits per second, ``_s`` seconds, ``_ms``
 milliseconds, ``_bytes`` bytes, ``_packets`` packets.
 """
 
+from mobiflow import _resources
 from mobiflow._mobiflow import ScenarioError
 from mobiflow._mobiflow import version as _engine_version
 from mobiflow.api import (
@@ -38,6 +39,8 @@ from mobiflow.outputs import Run
 from mobiflow.results import FlowSummary, LinkSummary, Summary
 from mobiflow.scenario import Scenario, flow, link
 from mobiflow.sweeps import SweepError, SweepResult, load_sweep, sweep
+
+_resources.use_shipped_traces()
 
 __version__: str = _engine_version()
 """The version of the package and its engine (one workspace version)."""

@@ -39,11 +39,13 @@ from typing import Annotated, Any, NoReturn, TypeVar
 import click
 import typer
 from rich.console import Console
+from rich.markup import escape as rich_escape
+from rich.status import Status
 from rich.table import Table
 from rich.text import Text
 from typer.core import TyperGroup
 
-from mobiflow import _mobiflow
+from mobiflow import _mobiflow, _resources
 from mobiflow._mobiflow import ScenarioError
 
 EXIT_FAILURE = 1
@@ -92,9 +94,17 @@ def parse_sets(items: list[str] | None) -> list[tuple[str, str]]:
 
 
 def check_scenario_file(path: Path) -> str:
-    """The path as text, after checking that it names a readable file."""
+    """The path as text, after checking that it names a readable file: a file here or,
+    failing that, one of the shipped scenarios (``mobiflow run examples/outage.toml``
+    works from any directory)."""
     if not path.exists():
-        raise CliError(f"{path}: no such file", EXIT_USAGE)
+        shipped = _resources.shipped_scenario(path)
+        if shipped is not None:
+            return os.fspath(shipped)
+        raise CliError(
+            f"{path}: no such file (nor a shipped scenario under {_resources.SCENARIOS})",
+            EXIT_USAGE,
+        )
     if not path.is_file():
         raise CliError(f"{path}: not a file", EXIT_USAGE)
     return os.fspath(path)
@@ -776,8 +786,18 @@ def reproduce_command(
         bool,
         typer.Option("--no-validation", help="Leave out the ns-2 cross-validation section."),
     ] = False,
+    verbose: Annotated[
+        bool,
+        typer.Option(
+            "--verbose", "-v", help="Print every line the reproductions print (their tables)."
+        ),
+    ] = False,
 ) -> None:
-    """Reproduce the seed documents' results; write OUT/report.html and report.md."""
+    """Reproduce the seed documents' results; write OUT/report.html and report.md.
+
+    The console shows where the work is (a status line on a terminal, one line per
+    section otherwise) and, at the end, the summary table; the tables themselves are in
+    the report (or on the console with --verbose)."""
     from mobiflow.repro import report as repro
 
     wanted = targets or ["all"]
@@ -788,15 +808,27 @@ def reproduce_command(
             EXIT_USAGE,
         )
     console = make_console() if not json_ else Console(stderr=True)
+    live = console.is_terminal and not verbose
+    status = console.status("", spinner="dots") if live else contextlib.nullcontext()
+    section = [""]
 
     def say(msg: str) -> None:
-        console.print(f"[dim]{msg}[/dim]")
+        relayed = msg.startswith("  ")  # a line a reproduction printed, not a new section
+        if verbose or (not relayed and not live):
+            console.print(f"[dim]{rich_escape(msg)}[/dim]")
+        elif not relayed:
+            section[0] = msg.rstrip(" …")
+        if live and isinstance(status, Status):
+            last = msg.strip() if relayed else "starting"
+            width = max(20, console.width - len(section[0]) - 8)
+            status.update(f"{rich_escape(section[0])}: [dim]{rich_escape(last[:width])}[/dim]")
 
-    sections = call_engine(
-        lambda: repro.reproduce(
-            wanted, out, quick=quick, validation=not no_validation, progress=say
+    with status:
+        sections = call_engine(
+            lambda: repro.reproduce(
+                wanted, out, quick=quick, validation=not no_validation, progress=say
+            )
         )
-    )
     if json_:
         sys.stdout.write((out / "results.json").read_text())
         return

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mobiflow import api
+from mobiflow import _resources, api
 
 __all__ = [
     "LiveUnavailable",
@@ -50,10 +50,14 @@ class LiveUnavailable(Exception):
 
 
 def find_binary() -> Path:
-    """``$MOBIFLOW_LIVE``, ``mobiflow-live`` on PATH, or the source tree's build."""
+    """``$MOBIFLOW_LIVE``, the program a wheel carries, ``mobiflow-live`` on PATH, or
+    the source tree's build."""
     env = os.environ.get("MOBIFLOW_LIVE")
     if env:
         return Path(env)
+    shipped = _resources.BIN / BINARY
+    if shipped.is_file() and os.access(shipped, os.X_OK):
+        return shipped
     on_path = shutil.which(BINARY)
     if on_path:
         return Path(on_path)
@@ -63,7 +67,8 @@ def find_binary() -> Path:
             return p
     raise LiveUnavailable(
         f"cannot find the {BINARY} program: run `make setup` (or `cargo build --release "
-        f"-p mobiflow-live`) in the source tree, or set MOBIFLOW_LIVE to its path"
+        f"-p mobiflow-live`) in the source tree, install a wheel built by `make wheel`, "
+        f"or set MOBIFLOW_LIVE to its path"
     )
 
 

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from mobiflow import _mobiflow
+from mobiflow import _mobiflow, _resources
 from mobiflow.api import Overrides, PathLike, refuse_lost_captures, to_overrides
 
 if TYPE_CHECKING:
@@ -69,10 +69,14 @@ class Scenario:
     def load(cls, path: PathLike, set: Overrides | None = None) -> Scenario:  # noqa: A002
         """Read and check the scenario file ``path``, with optional overrides.
 
+        A relative path that names no file here may name a scenario the package ships
+        (``"examples/outage.toml"``, ``"afc/motivation"``).
+
         Raises :class:`mobiflow.ScenarioError` (naming the file and key) if it is wrong,
         ``OSError`` if it cannot be read.
         """
         source = Path(path)
+        source = _resources.shipped_scenario(source) or source
         return cls.from_toml(source.read_text(encoding="utf-8"), source=source, set=set)
 
     @classmethod

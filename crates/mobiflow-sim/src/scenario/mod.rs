@@ -168,10 +168,7 @@ impl Ctx {
         if rel.trim().is_empty() {
             return Err(key_err(key, "the trace path is empty"));
         }
-        let path = match &self.base_dir {
-            Some(dir) => dir.join(rel),
-            None => PathBuf::from(rel),
-        };
+        let path = resolve_trace(self.base_dir.as_deref(), rel).map_err(|e| key_err(key, e))?;
         if let Some(t) = self.traces.get(&(path.clone(), mtu)) {
             return Ok(t.clone());
         }
@@ -179,6 +176,39 @@ impl Ctx {
         self.traces.insert((path, mtu), t.clone());
         Ok(t)
     }
+}
+
+/// The environment variable that lists directories of traces referred to by name.
+pub const TRACE_PATH_VAR: &str = "MOBIFLOW_TRACE_PATH";
+
+/// Where the trace `rel` is: a path relative to the scenario's directory (or to the
+/// working directory for a scenario given as text), or, for a bare file name that is
+/// not there, the first directory of `$MOBIFLOW_TRACE_PATH` (`:`-separated) that holds
+/// it. The Python package puts its shipped traces on that path, so
+/// `trace = "ATT-LTE-driving-2016.down"` works from any directory.
+pub(crate) fn resolve_trace(base_dir: Option<&Path>, rel: &str) -> Result<PathBuf, String> {
+    let direct = match base_dir {
+        Some(dir) => dir.join(rel),
+        None => PathBuf::from(rel),
+    };
+    let bare = Path::new(rel).components().count() == 1 && !rel.contains(['/', '\\']);
+    if direct.exists() || !bare {
+        return Ok(direct);
+    }
+    let dirs = std::env::var_os(TRACE_PATH_VAR).unwrap_or_default();
+    for dir in std::env::split_paths(&dirs) {
+        if dir.as_os_str().is_empty() {
+            continue;
+        }
+        let candidate = dir.join(rel);
+        if candidate.is_file() {
+            return Ok(candidate);
+        }
+    }
+    Err(format!(
+        "cannot find trace {rel:?}: not at {} and not in any directory of ${TRACE_PATH_VAR}",
+        direct.display()
+    ))
 }
 
 fn build(doc: &toml::Table, source: Option<&Path>) -> R<Scenario> {

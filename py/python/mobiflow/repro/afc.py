@@ -45,10 +45,10 @@ from pathlib import Path
 from typing import Any
 
 import mobiflow
+from mobiflow import _resources
 from mobiflow.outputs import has_series
 
-ROOT = Path(__file__).resolve().parents[4]
-SCENARIOS = ROOT / "scenarios" / "afc"
+SCENARIOS = _resources.SCENARIOS / "afc"
 FLOW = "flows.phone"
 
 
@@ -736,7 +736,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
         prog="python -m mobiflow.repro.afc", description=__doc__.split("\n\n")[0]
     )
-    ap.add_argument("--out", type=Path, default=ROOT / "out" / "afc", help="output folder")
+    ap.add_argument("--out", type=Path, default=Path("out") / "afc", help="output folder")
     ap.add_argument(
         "--cases",
         nargs="*",

@@ -42,11 +42,9 @@ from pathlib import Path
 from typing import Any
 
 import mobiflow
+from mobiflow import _resources
 
-ROOT = Path(__file__).resolve().parents[4]
-"""The repository root (``py/python/mobiflow/repro/fld.py`` -> four levels up)."""
-
-SCENARIOS = ROOT / "scenarios" / "fld"
+SCENARIOS = _resources.SCENARIOS / "fld"
 WEB_DIR = SCENARIOS / "web"
 
 KIB = 1024
@@ -915,7 +913,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         prog="python -m mobiflow.repro.fld",
         description="Reproduce seed 004 (FLD_TCP): burst tables and web-like FCT CDFs.",
     )
-    ap.add_argument("--out", type=Path, default=ROOT / "out" / "fld", help="output folder")
+    ap.add_argument("--out", type=Path, default=Path("out") / "fld", help="output folder")
     ap.add_argument("--seeds", type=int, default=10, help="seeds per burst case (default 10)")
     ap.add_argument("--workers", type=int, default=2, help="runs at once (default 2)")
     ap.add_argument("--quick", action="store_true", help="one seed, shortened cases")

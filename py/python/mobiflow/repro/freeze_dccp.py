@@ -45,11 +45,10 @@ from pathlib import Path
 from typing import Any
 
 import mobiflow
-from mobiflow import _mobiflow
+from mobiflow import _mobiflow, _resources
 from mobiflow.outputs import has_series
 
-ROOT = Path(__file__).resolve().parents[4]
-SCENARIOS = ROOT / "scenarios" / "freeze_dccp"
+SCENARIOS = _resources.SCENARIOS / "freeze_dccp"
 
 # --- the seed ------------------------------------------------------------------------
 
@@ -361,7 +360,7 @@ def run_ns2_twins() -> list[dict[str, Any]] | None:
 
     if shutil.which("ns") is None:
         return None
-    path = ROOT / "validation" / "ns2" / "validate.py"
+    path = _resources.VALIDATION / "ns2" / "validate.py"
     spec = importlib.util.spec_from_file_location("mobiflow_validate_ns2_tfrc", path)
     if spec is None or spec.loader is None:
         return None
@@ -791,7 +790,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.generate:
         for p in generate():
-            print(p.relative_to(ROOT))
+            print(p)
         return 0
     out: Path = args.out
     out.mkdir(parents=True, exist_ok=True)

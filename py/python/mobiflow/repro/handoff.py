@@ -29,10 +29,10 @@ from pathlib import Path
 from typing import Any
 
 import mobiflow
+from mobiflow import _resources
 
-ROOT = Path(__file__).resolve().parents[4]
-SCENARIOS = ROOT / "scenarios" / "handoff"
-TWINS = ROOT / "validation" / "ns2"
+SCENARIOS = _resources.SCENARIOS / "handoff"
+TWINS = _resources.VALIDATION / "ns2"
 
 
 @dataclass(frozen=True)
@@ -688,7 +688,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         prog="python -m mobiflow.repro.handoff",
         description="Reproduce seed 002 (IETT, BA-SST, Freeze-TCP): Tables I-IV, Figs. 2-6.",
     )
-    ap.add_argument("--out", type=Path, default=ROOT / "out" / "handoff", help="output folder")
+    ap.add_argument("--out", type=Path, default=Path("out") / "handoff", help="output folder")
     ap.add_argument(
         "--ns2",
         choices=("auto", "yes", "no"),

@@ -44,9 +44,9 @@ from pathlib import Path
 from typing import Any
 
 import mobiflow
+from mobiflow import _resources
 
-ROOT = Path(__file__).resolve().parents[4]
-SCENARIOS = ROOT / "scenarios" / "rsfc"
+SCENARIOS = _resources.SCENARIOS / "rsfc"
 
 # The paper's numbers, as the seed (abstract) gives them.
 PAPER_DOWNLOAD_ALONE_KBPS = 2000.0
@@ -844,7 +844,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
         prog="python -m mobiflow.repro.rsfc", description=__doc__.split("\n")[0]
     )
-    ap.add_argument("--out", type=Path, default=ROOT / "out" / "rsfc", help="output folder")
+    ap.add_argument("--out", type=Path, default=Path("out") / "rsfc", help="output folder")
     ap.add_argument("--jobs", type=int, default=2, help="runs in parallel (threads)")
     ap.add_argument("--no-figures", action="store_true", help="skip the figures")
     args = ap.parse_args(list(argv) if argv is not None else None)
