@@ -50,6 +50,7 @@ and pyarrow: ``pip install 'mobiflow[pandas]'``).
 
 from __future__ import annotations
 
+import html
 import io
 import json
 import os
@@ -383,6 +384,32 @@ class Run:
     def __repr__(self) -> str:
         where = f", out={os.fspath(self.out)!r}" if self.out is not None else ""
         return f"<mobiflow.Run {self.name!r} seed={self.seed}{where}>"
+
+    SHOWN_FLOW_COLUMNS = (
+        "flow",
+        "protocol",
+        "cc",
+        "goodput_bps",
+        "retransmits",
+        "timeouts",
+        "rtt_mean_ms",
+    )
+    """The columns a notebook shows for a run (all of them are in :attr:`flows`)."""
+
+    def _repr_html_(self) -> str:
+        """A notebook shows a run as its heading and a compact table of its flows."""
+        import polars as pl
+
+        cols = [c for c in self.SHOWN_FLOW_COLUMNS if c in self.flows.columns]
+        table = self.flows.select(cols)
+        if "goodput_bps" in cols:
+            table = table.with_columns((pl.col("goodput_bps") / 1e6).round(3).alias("goodput_bps"))
+            table = table.rename({"goodput_bps": "goodput Mb/s"})
+        head = html.escape(
+            f"mobiflow.Run {self.name!r}, seed {self.seed}, "
+            f"{self.summary['duration_s']:g} s simulated"
+        )
+        return f"<p><b>{head}</b></p>{table._repr_html_()}"
 
 
 def write_atomically(path: Path, data: bytes) -> None:

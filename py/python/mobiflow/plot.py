@@ -32,6 +32,8 @@ returned figure shows itself; elsewhere save it with ``path``. Needs matplotlib
 from __future__ import annotations
 
 import copy
+import functools
+import io
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -107,11 +109,30 @@ def _relabel(run: Run, label: str) -> Run:
     return other
 
 
-def _new_figure(rows: int = 1, height: float = 3.2) -> Figure:
-    _matplotlib()
+@functools.cache
+def _figure_class() -> type[Figure]:
+    """matplotlib's ``Figure`` that a notebook shows as a picture.
+
+    The figures are made without pyplot (no global state, nothing to close), so
+    IPython's inline backend never hears of them; ``_repr_png_`` lets a notebook show
+    the figure a cell returns, with no magic. Where a backend registered its own
+    formatter for ``Figure``, IPython uses that one instead (one picture, not two).
+    """
     from matplotlib.figure import Figure
 
-    return Figure(figsize=(8.0, height * rows), layout="constrained")
+    class NotebookFigure(Figure):
+        def _repr_png_(self) -> bytes:
+            buf = io.BytesIO()
+            self.savefig(buf, format="png", dpi=100)
+            return buf.getvalue()
+
+    NotebookFigure.__name__ = NotebookFigure.__qualname__ = "Figure"
+    return NotebookFigure
+
+
+def _new_figure(rows: int = 1, height: float = 3.2) -> Figure:
+    _matplotlib()
+    return _figure_class()(figsize=(8.0, height * rows), layout="constrained")
 
 
 def _axes(ax: Axes | None) -> tuple[Figure, Axes]:

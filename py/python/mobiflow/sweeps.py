@@ -52,6 +52,8 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import html
+import importlib.util
 import itertools
 import json
 import math
@@ -582,6 +584,31 @@ class SweepResult:
         """Whether every run is done."""
         return all(r.status == "done" for r in self.runs)
 
+    def __repr__(self) -> str:
+        failed = f", {len(self.failed)} failed" if self.failed else ""
+        return (
+            f"<mobiflow.SweepResult {os.fspath(self.out)!r}: {len(self.runs)} runs "
+            f"({len(self.done)} done{failed}), grid {list(self.grid)}, seeds {self.seeds}>"
+        )
+
+    def _repr_html_(self) -> str:
+        """A notebook shows a sweep as its heading and the mean goodput per grid point
+        and flow, with its confidence interval (:meth:`aggregate`)."""
+        import polars as pl
+
+        head = html.escape(repr(self).strip("<>"))
+        if not self.done:
+            return f"<p><b>{head}</b></p>"
+        agg = self.aggregate(["goodput_bps"])
+        keep = [c for c in agg.columns if not c.startswith("goodput_bps")] + [
+            c for c in agg.columns if c.startswith("goodput_bps")
+        ]
+        table = agg.select(keep).with_columns(
+            [(pl.col(c) / 1e6).round(3) for c in agg.columns if c.startswith("goodput_bps")]
+        )
+        table = table.rename({c: c.replace("goodput_bps", "goodput Mb/s") for c in table.columns})
+        return f"<p><b>{head}</b></p>{table._repr_html_()}"
+
     def _point_columns(self, records: list[RunRecord], repeat: list[int]) -> dict[str, list[Any]]:
         """The grid columns (each label, and its number when it has a unit), ``seed``
         and ``run``, each value repeated once per row of its run."""
@@ -797,6 +824,11 @@ class _Progress:
                 speed = task.finished_speed or task.speed
                 return Text("-- runs/s" if speed is None else f"{speed:.2f} runs/s")
 
+        console = Console(stderr=True)
+        if console.is_jupyter and importlib.util.find_spec("ipywidgets") is None:
+            # rich draws a live bar in a notebook with ipywidgets only (and warns
+            # without them): plain text to the cell's stderr instead.
+            console = Console(stderr=True, force_jupyter=False)
         self._progress = Progress(
             TextColumn("{task.description}"),
             BarColumn(),
@@ -805,7 +837,7 @@ class _Progress:
             TimeElapsedColumn(),
             TextColumn("ETA"),
             TimeRemainingColumn(),
-            console=Console(stderr=True),
+            console=console,
             transient=False,
         )
         note = f" ({skipped} already done)" if skipped else ""

@@ -28,9 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mobiflow import _resources
 from mobiflow.repro import claims
-
-ROOT = Path(__file__).resolve().parents[4]
 
 
 @dataclass(frozen=True)
@@ -171,7 +170,7 @@ def run_validation() -> Section:
     if not have_ns2():
         return Section(seed, "missing", error="ns-2 is not installed (apt-get install -y ns2)")
     spec = importlib.util.spec_from_file_location(
-        "mobiflow_validate_ns2", ROOT / "validation" / "ns2" / "validate.py"
+        "mobiflow_validate_ns2", _resources.VALIDATION / "ns2" / "validate.py"
     )
     if spec is None or spec.loader is None:
         return Section(seed, "failed", error="validation/ns2/validate.py not found")
@@ -204,6 +203,26 @@ def run_validation() -> Section:
     return Section(seed, "done", time.perf_counter() - t0, text, results)
 
 
+CLAIMS_HEADING = "The papers' claims against mobiflow's runs"
+
+
+def _anchor(heading: str) -> str:
+    """The id the HTML page gives a heading (Python-Markdown's ``toc`` extension; the
+    same as GitHub's for these titles)."""
+    from markdown.extensions.toc import slugify  # type: ignore[import-untyped]
+
+    return str(slugify(heading, "-"))
+
+
+def _without_title(markdown: str) -> str:
+    """A seed's report without its own title: the section's heading stands for it (one
+    heading per seed, not two in a row)."""
+    lines = markdown.strip().splitlines()
+    if lines and re.match(r"^#{1,2} ", lines[0]):
+        lines = lines[1:]
+    return "\n".join(lines).strip()
+
+
 def compose(sections: Sequence[Section], quick: bool) -> str:
     """The whole report as Markdown."""
     out = ["# mobiflow: reproduction of the seed documents", ""]
@@ -223,7 +242,7 @@ def compose(sections: Sequence[Section], quick: bool) -> str:
     rows = claims.all_claims(results)
     if rows:
         out += [
-            "## The papers' claims against mobiflow's runs",
+            f"## {CLAIMS_HEADING}",
             "",
             "Each paper's headline claims, the paper's number and where it comes from, "
             "mobiflow's number and a verdict computed from the runs below by the rule "
@@ -238,7 +257,11 @@ def compose(sections: Sequence[Section], quick: bool) -> str:
         ]
         if silent:
             out += [f"No verdict (their runs lack what the claims need): {'; '.join(silent)}.", ""]
-    out += ["| section | status | time |", "|---|---|---|"]
+    out += ["## Contents", ""]
+    if rows:
+        out.append(f"- [{CLAIMS_HEADING}](#{_anchor(CLAIMS_HEADING)})")
+    out += [f"- [{s.seed.title}](#{_anchor(s.seed.title)})" for s in sections]
+    out += ["", "| section | status | time |", "|---|---|---|"]
     for s in sections:
         status = {"done": "reproduced", "missing": "not yet", "failed": "FAILED"}[s.status]
         if s.status == "missing" and s.seed.key == "validation" and not have_ns2():
@@ -248,7 +271,7 @@ def compose(sections: Sequence[Section], quick: bool) -> str:
     for s in sections:
         out += [f"## {s.seed.title}", ""]
         if s.status == "done":
-            out += [s.markdown.strip(), ""]
+            out += [_without_title(s.markdown), ""]
         elif s.status == "missing":
             out += [s.error or "This reproduction does not exist yet.", ""]
         else:
