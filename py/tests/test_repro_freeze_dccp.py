@@ -122,13 +122,11 @@ def test_api_runs_a_tfrc_flow_and_describes_it(tmp_path: Path) -> None:
 
 
 def test_scenarios_take_the_wired_ar_cn_link_down_as_the_seeds_script() -> None:
-    import tomllib
-
     for a in freeze_dccp.TECHS:
         for b in freeze_dccp.TECHS:
             for kind in ("handoff", "fairness"):
                 slug = f"{freeze_dccp.SLUG[a]}_to_{freeze_dccp.SLUG[b]}"
-                sc = tomllib.loads((freeze_dccp.SCENARIOS / f"{kind}_{slug}.toml").read_text())
+                sc = mobiflow.Scenario.load(freeze_dccp.SCENARIOS / f"{kind}_{slug}.toml").to_dict()
                 links = {ln["name"]: ln for ln in sc["links"]}
                 wireless, internet = links["wireless"], links["internet"]
                 # The wireless link never goes down; it changes at the reconnection.
