@@ -386,10 +386,10 @@ impl LossHistory {
                 if self.discounting {
                     // §5.5: the discount in force when I_0 closes sticks to the older
                     // intervals; the newly closed one starts undiscounted.
-                    let general = self.open_interval().and_then(|open| {
-                        discounted_loss_interval(open, self.closed_intervals(), &self.df)
-                    });
-                    let general = general.map_or(1.0, |(_, g)| g);
+                    // I_0 as it stood up to this event's first loss.
+                    let open = (seq - c.seq) as f64;
+                    let general = discounted_loss_interval(open, self.closed_intervals(), &self.df)
+                        .map_or(1.0, |(_, g)| g);
                     for d in &mut self.df[..self.k] {
                         *d *= general;
                     }
