@@ -91,6 +91,40 @@ def test_freeze_dccp_is_judged_by_each_measure_and_names_it() -> None:
     assert rows[1].paper_value == "less unused in 1 of 2"
 
 
+def test_freeze_dccp_with_the_ns2_p_floor_has_its_own_rows_that_follow_the_runs() -> None:
+    def pair(floor_unused: tuple[float, float], floor_after: tuple[float, float]) -> dict[str, Any]:
+        base = {"lost": 0, "unused_packets": 1.0, "after_bps": 1.0}
+        return {
+            "dccp": {**base, "lost": 10, "unused_packets": 2.0},
+            "freeze": base,
+            "dccp_floor": {**base, "unused_packets": floor_unused[0], "after_bps": floor_after[0]},
+            "freeze_floor": {
+                **base,
+                "unused_packets": floor_unused[1],
+                "after_bps": floor_after[1],
+            },
+        }
+
+    res = {
+        "handoffs": {
+            "x": pair((100, 10), (5, 3)),
+            "y": pair((100, 10), (5, 6)),
+            "z": pair((100, 200), (5, 6)),
+        }
+    }
+    rows = claims.freeze_dccp_claims(res, ([[1.0]], [[0.5]]))
+    floor = [r for r in rows if "p floor" in r.claim]
+    assert [r.mobiflow_value for r in floor] == ["2 of 3", "2 of 3"]
+    assert [r.verdict for r in floor] == [claims.PARTLY, claims.PARTLY]
+    assert all("min_p = 1e-5" in r.measure for r in floor)
+    # Without floor variants in the results, no floor rows.
+    for v in res["handoffs"].values():
+        del v["dccp_floor"], v["freeze_floor"]
+    assert not [
+        r for r in claims.freeze_dccp_claims(res, ([[1.0]], [[0.5]])) if "p floor" in r.claim
+    ]
+
+
 def test_fld_ratio_per_burst_against_the_slides() -> None:
     runs = {"fld": [[1.0, 1.0], [1.0, 1.0]], "reno": [[2.0, 1.2], [2.0, 1.2]]}
     res = {"bursts": {"wan_1bg": {"bursts_s": runs}}}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import mobiflow
 from mobiflow import _mobiflow
@@ -118,3 +119,79 @@ def test_api_runs_a_tfrc_flow_and_describes_it(tmp_path: Path) -> None:
     assert transport["protocol"] == "dccp_ccid3"
     assert transport["s_bytes"] == 500
     assert transport["freeze"] is True
+
+
+def test_scenarios_take_the_wired_ar_cn_link_down_as_the_seeds_script() -> None:
+    for a in freeze_dccp.TECHS:
+        for b in freeze_dccp.TECHS:
+            for kind in ("handoff", "fairness"):
+                slug = f"{freeze_dccp.SLUG[a]}_to_{freeze_dccp.SLUG[b]}"
+                sc = mobiflow.Scenario.load(freeze_dccp.SCENARIOS / f"{kind}_{slug}.toml").to_dict()
+                links = {ln["name"]: ln for ln in sc["links"]}
+                wireless, internet = links["wireless"], links["internet"]
+                # The wireless link never goes down; it changes at the reconnection.
+                assert "outages" not in wireless
+                assert "handoffs" not in wireless
+                up = 30 + freeze_dccp.T_HANDOFF_S[b]
+                assert internet["outages"] == [["30s", freeze_dccp._fmt_s(up)]]
+                assert wireless["rate_schedule"][1] == [
+                    freeze_dccp._fmt_s(up),
+                    freeze_dccp.LINKS[b][0],
+                ]
+                dccp = next(f for f in sc["flows"] if f["name"] == "dccp")
+                assert dccp["tfrc"]["header_bytes"] == 32
+                # RFC 4342 by default: no floor on p in the scenario itself.
+                assert "min_p" not in dccp["tfrc"]
+
+
+def _fake_run(unused: float, restored: float | None, after: float, before: float) -> dict[str, Any]:
+    return {
+        "lost": 7,
+        "lost_in_network": 1,
+        "first_nofeedback_s": 0.1,
+        "unused_packets": unused,
+        "restored_after_s": restored,
+        "target_bps": before,
+        "x_before_bps": before,
+        "rtt_before_ms": 120.0,
+        "p_before": 1e-6,
+        "rx_before_bps": before,
+        "received_after": 1000,
+        "before_bps": before,
+        "after_bps": after,
+        "states": [],
+        "lost_to_queues": 0,
+        "model": {"n_lost": 6, "unused": 0.0},
+    }
+
+
+def test_report_shows_every_handoff_with_and_without_the_p_floor() -> None:
+    handoffs = {}
+    for i, a in enumerate(freeze_dccp.TECHS):
+        for j, b in enumerate(freeze_dccp.TECHS):
+            k = 10 * i + j
+            handoffs[f"{a}->{b}"] = {
+                "dccp": _fake_run(100000 + k, None, 30e6, 40e6),
+                "freeze": _fake_run(700 + k, 0.1, 20e6, 40e6),
+                "dccp_floor": _fake_run(3000 + k, 1.3, 12.5e6, 12.9e6),
+                "freeze_floor": _fake_run(200 + k, 0.2, 4e6, 12.9e6),
+            }
+    text = freeze_dccp.report(freeze_dccp.model_tables(), handoffs, {}, [], False, None)
+    # Every handoff's floor cells, seed / mobiflow, in both floor tables.
+    for i in range(len(freeze_dccp.TECHS)):
+        for j in range(len(freeze_dccp.TECHS)):
+            k = 10 * i + j
+            assert f"{freeze_dccp.PAPER_SIM_UNUSED_DCCP[i][j]:g} / {3000 + k}" in text
+            assert f"{freeze_dccp.PAPER_SIM_UNUSED_FREEZE[i][j]:g} / {200 + k}" in text
+    assert "Unused bandwidth with ns-2's p floor (min_p = 1e-05), DCCP/TFRC" in text
+    assert "| 802.11g | " in text
+    assert "- / 0.1 / 1.3 / 0.2" in text
+    assert "12.50 / 4.00" in text
+    assert "mobiflow's DCCP leaves 100033 without the floor and 3033 with it" in text
+    assert "Freeze-DCCP leaves less unused in 16 of 16 handoffs and has the higher" in text
+    assert "## 6. Where mobiflow differs from the seed's agent (ns-2's `dccp/`)" in text
+    assert "`s_smallest_p_` = 1e-5" in text
+    # The cap the floor puts on the rate is computed, not written in.
+    assert f"{freeze_dccp.tfrc_rate_bps(500, 0.12, 1e-5) / 1e6:.1f} Mb/s" in text
+    assert "AR-CN" in text
+    assert "outage of the wireless link" not in text

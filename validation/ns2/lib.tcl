@@ -107,8 +107,10 @@ proc mf_run {duration} {
 # Freeze-DCCP paper's simulations used), driven by an FTP; the TFRC segment size s is
 # set to the packet size at both ends (ns-2's default is 500), and ECN is off at both
 # ends (with it on, ns-2.35's CCID 3 reports "ECN check failed" within the first RTTs
-# on a plain DropTail path and stops sending). 32 header bytes either way.
-proc mf_tfrc_flow {name a b pktsize {kind tfrc}} {
+# on a plain DropTail path and stops sending). 32 header bytes either way. Goodput is
+# measured at the queue from qa to qb (default: from a to b, which must then be
+# neighbours); on a longer path, give its last hop.
+proc mf_tfrc_flow {name a b pktsize {kind tfrc} {qa ""} {qb ""}} {
     global ns tf_agent tf_qm tf_name tf_size tf_intervals tf_kind
     if {$kind == "dccp"} {
         set tf_agent [new Agent/DCCP/TFRC]
@@ -127,7 +129,8 @@ proc mf_tfrc_flow {name a b pktsize {kind tfrc}} {
     $ns attach-agent $a $tf_agent
     $ns attach-agent $b $sink
     $ns connect $tf_agent $sink
-    set tf_qm [$ns monitor-queue $a $b ""]
+    if {$qa == ""} { set qa $a; set qb $b }
+    set tf_qm [$ns monitor-queue $qa $qb ""]
     set tf_name $name
     set tf_size $pktsize
     set tf_kind $kind

@@ -20,9 +20,15 @@
 //!   starts of consecutive events; the open interval `I_0 = S_highest − S_start + 1`.
 //!   The interval before the first event is replaced by the synthetic interval of
 //!   §6.3.1 ([`crate::tfrc::equation::first_loss_interval`]).
-//! * **Average** (§5.4): [`average_loss_interval`], `p = 1/I_mean`. History
-//!   discounting (§5.5) is not implemented (optional; none of the implementations
-//!   read uses it).
+//! * **Average** (§5.4): [`average_loss_interval`], `p = 1/I_mean`.
+//! * **History discounting** (§5.5, optional, off unless
+//!   [`LossHistory::set_history_discounting`]): [`discounted_loss_interval`]. When
+//!   I_0 > 2·I_mean (I_mean over the closed intervals, each weighted by its own
+//!   discount DF_i), the closed intervals are weighted down by
+//!   `DF = max(2·I_mean/I_0, 0.5)`; when the next loss event closes I_0, every older
+//!   DF_i is multiplied by the DF then in force and the newly closed interval starts
+//!   at DF_1 = 1 (ns-2's `TfrcSinkAgent::est_loss`, `mult_factor_`, `minDiscountRatio_`
+//!   0.5). Neither RFC 4342 nor ns-2's `Agent/DCCP/TFRC` discounts.
 //!
 //! ECN marks are not modelled.
 
@@ -63,6 +69,44 @@ pub fn average_loss_interval(open: f64, closed: &[f64]) -> Option<(f64, bool)> {
         tot1 += closed[i] * w;
     }
     Some((tot0.max(tot1) / w_tot, tot0 > tot1))
+}
+
+/// The lower bound of the discount factor DF (RFC 5348 §5.5; ns-2's
+/// `minDiscountRatio_`).
+pub const MIN_DISCOUNT: f64 = 0.5;
+
+/// The average loss interval with history discounting (RFC 5348 §5.5): `closed` and
+/// `df` are I_1.. and their discount factors DF_1.. (most recent first). Returns
+/// `(I_mean, DF)`, DF being the general discount factor now in force (1 when I_0 is not
+/// more than twice the average), or `None` with no closed interval.
+///
+/// ```text
+///   I_tot0 = I_0·w_0 + Σ_{i=1}^{k−1} I_i·w_i·DF_i·DF    W_tot0 = w_0 + Σ w_i·DF_i·DF
+///   I_tot1 = Σ_{i=1}^{k} I_i·w_{i−1}·DF_i               W_tot1 = Σ w_{i−1}·DF_i
+///   I_mean = max(I_tot0/W_tot0, I_tot1/W_tot1)
+/// ```
+pub fn discounted_loss_interval(open: f64, closed: &[f64], df: &[f64]) -> Option<(f64, f64)> {
+    let k = closed.len().min(N_LOSS_INTERVALS).min(df.len());
+    if k == 0 {
+        return None;
+    }
+    let (mut tot1, mut w_tot1) = (0.0, 0.0);
+    for i in 0..k {
+        tot1 += closed[i] * LOSS_WEIGHTS[i] * df[i];
+        w_tot1 += LOSS_WEIGHTS[i] * df[i];
+    }
+    let mean1 = tot1 / w_tot1;
+    let general = if open > 2.0 * mean1 {
+        (2.0 * mean1 / open).max(MIN_DISCOUNT)
+    } else {
+        1.0
+    };
+    let (mut tot0, mut w_tot0) = (open * LOSS_WEIGHTS[0], LOSS_WEIGHTS[0]);
+    for i in 1..k {
+        tot0 += closed[i - 1] * LOSS_WEIGHTS[i] * df[i - 1] * general;
+        w_tot0 += LOSS_WEIGHTS[i] * df[i - 1] * general;
+    }
+    Some(((tot0 / w_tot0).max(mean1), general))
 }
 
 /// `(a − b) mod 16` for 4-bit window counters.
@@ -138,6 +182,9 @@ pub struct LossHistory {
     /// Closed intervals I_1..I_k, most recent first (I_1 may be synthetic).
     closed: [f64; N_LOSS_INTERVALS],
     k: usize,
+    /// RFC 5348 §5.5: on, and the discount factors DF_i of the closed intervals.
+    discounting: bool,
+    df: [f64; N_LOSS_INTERVALS],
     lost_packets: u64,
     loss_events: u64,
 }
@@ -155,9 +202,16 @@ impl LossHistory {
             cur: None,
             closed: [0.0; N_LOSS_INTERVALS],
             k: 0,
+            discounting: false,
+            df: [1.0; N_LOSS_INTERVALS],
             lost_packets: 0,
             loss_events: 0,
         }
+    }
+
+    /// Turn loss-history discounting (RFC 5348 §5.5) on or off.
+    pub fn set_history_discounting(&mut self, on: bool) {
+        self.discounting = on;
     }
 
     /// Record the arrival of data packet `seq` (window counter `ccval`) at `now`.
@@ -329,6 +383,19 @@ impl LossHistory {
                 self.k = 1;
             }
             Some(c) => {
+                if self.discounting {
+                    // §5.5: the discount in force when I_0 closes sticks to the older
+                    // intervals; the newly closed one starts undiscounted.
+                    // I_0 as it stood up to this event's first loss.
+                    let open = (seq - c.seq) as f64;
+                    let general = discounted_loss_interval(open, self.closed_intervals(), &self.df)
+                        .map_or(1.0, |(_, g)| g);
+                    for d in &mut self.df[..self.k] {
+                        *d *= general;
+                    }
+                    self.df.copy_within(0..N_LOSS_INTERVALS - 1, 1);
+                    self.df[0] = 1.0;
+                }
                 // §5.3: the closed interval runs from the previous event's start to
                 // this one's.
                 self.closed.copy_within(0..N_LOSS_INTERVALS - 1, 1);
@@ -350,6 +417,7 @@ impl LossHistory {
     /// describes the new path.
     pub fn restart_from_current_event(&mut self, r: f64, s: f64, x_target: f64) {
         if self.cur.is_some() {
+            self.df = [1.0; N_LOSS_INTERVALS];
             self.closed = [0.0; N_LOSS_INTERVALS];
             self.closed[0] = first_loss_interval(s, r, x_target, self.b);
             self.k = 1;
@@ -373,10 +441,18 @@ impl LossHistory {
     pub fn p(&self) -> f64 {
         match self.open_interval() {
             None => 0.0,
-            Some(open) => match average_loss_interval(open, self.closed_intervals()) {
-                Some((mean, _)) if mean > 0.0 => (1.0 / mean).min(1.0),
-                _ => 0.0,
-            },
+            Some(open) => {
+                let mean = if self.discounting {
+                    discounted_loss_interval(open, self.closed_intervals(), &self.df)
+                        .map(|(m, _)| m)
+                } else {
+                    average_loss_interval(open, self.closed_intervals()).map(|(m, _)| m)
+                };
+                match mean {
+                    Some(mean) if mean > 0.0 => (1.0 / mean).min(1.0),
+                    _ => 0.0,
+                }
+            }
         }
     }
 
@@ -558,6 +634,82 @@ mod tests {
         // same event; 160: packets with CCVal 14 (> 9 + 4) were seen, new event.
         assert_eq!(events, 2);
         assert_eq!(h.closed_intervals()[0], 60.0);
+    }
+
+    #[test]
+    fn ccid3_loss_events_follow_the_window_counter_not_arrival_times() {
+        // RFC 4342 §10.2: two losses 300 ms apart (R = 50 ms) whose packets before the
+        // holes carry CCVals 2 apart are one loss event for CCID 3; RFC 5348 §5.2's
+        // interpolated times make them two.
+        let run = |ccid3: bool| {
+            let mut h = LossHistory::new(3, ccid3, 1.0);
+            let mut events = 0;
+            for seq in 0..40u64 {
+                if seq == 10 || seq == 20 {
+                    continue;
+                }
+                let ccval = if seq < 15 { 1 } else { 3 };
+                events += h
+                    .on_packet(ms(30 * seq), seq, ccval, 0.05, 1000.0, 1e5)
+                    .new_events;
+            }
+            events
+        };
+        assert_eq!(run(true), 1);
+        assert_eq!(run(false), 2);
+    }
+
+    #[test]
+    fn discounting_is_off_by_default_and_equal_to_the_plain_average_when_unneeded() {
+        let df = [1.0; N_LOSS_INTERVALS];
+        // I_0 = 5 is not more than twice the mean: DF = 1, the §5.4 average.
+        let (mean, general) = discounted_loss_interval(5.0, &CLOSED, &df).unwrap();
+        assert_eq!(general, 1.0);
+        assert!(close(mean, average_loss_interval(5.0, &CLOSED).unwrap().0));
+        let mut h = LossHistory::new(3, false, 1.0);
+        let mut d = LossHistory::new(3, false, 1.0);
+        d.set_history_discounting(true);
+        feed(&mut h, 400, &[100, 200, 300], 0.01);
+        feed(&mut d, 400, &[100, 200, 300], 0.01);
+        // Short open interval: discounting changes nothing.
+        assert!(close(h.p(), d.p()));
+    }
+
+    #[test]
+    fn discounting_weights_old_intervals_down_when_the_open_interval_is_long() {
+        // RFC 5348 §5.5: closed intervals of 10, open interval 100 > 2·10: DF =
+        // max(2·10/100, 0.5) = 0.5. I_tot0 = 100·1 + 10·(1+1+1+0.8+0.6+0.4+0.2)·0.5 = 125,
+        // W_tot0 = 1 + 5·0.5 = 3.5: I_mean = 35.71 (no discounting: 100 + 50 over 6 = 25).
+        let closed = [10.0; 8];
+        let df = [1.0; N_LOSS_INTERVALS];
+        let (mean, general) = discounted_loss_interval(100.0, &closed, &df).unwrap();
+        assert_eq!(general, MIN_DISCOUNT);
+        assert!(close(mean, 125.0 / 3.5));
+        assert!(close(
+            average_loss_interval(100.0, &closed).unwrap().0,
+            25.0
+        ));
+        // DF never goes below 0.5, however long I_0.
+        let (_, g) = discounted_loss_interval(1e6, &closed, &df).unwrap();
+        assert_eq!(g, MIN_DISCOUNT);
+        let (_, g) = discounted_loss_interval(30.0, &closed, &df).unwrap();
+        assert!(close(g, 2.0 * 10.0 / 30.0));
+    }
+
+    #[test]
+    fn discount_in_force_sticks_to_older_intervals_when_a_new_event_closes_i0() {
+        // Events at 100, 110, 120 (intervals 10, 10), then a long loss-free run to 1000
+        // (I_0 = 881 > 2·10: DF = 0.5) and a loss at 1000: the two old intervals keep
+        // DF_i = 0.5, the newly closed one (880) starts at 1.
+        let mut d = LossHistory::new(3, false, 1.0);
+        d.set_history_discounting(true);
+        let mut h = LossHistory::new(3, false, 1.0);
+        feed(&mut d, 1100, &[100, 110, 120, 1000], 0.001);
+        feed(&mut h, 1100, &[100, 110, 120, 1000], 0.001);
+        assert_eq!(d.closed_intervals()[..3], [880.0, 10.0, 10.0]);
+        assert_eq!(d.df[..3], [1.0, 0.5, 0.5]);
+        // The old short intervals count less: p is lower than without discounting.
+        assert!(d.p() < h.p(), "{} {}", d.p(), h.p());
     }
 
     #[test]

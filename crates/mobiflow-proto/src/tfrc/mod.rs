@@ -69,7 +69,10 @@ mod tests;
 pub use equation::{
     first_loss_interval, initial_window, invert_f, tcp_f, throughput, throughput_rto,
 };
-pub use loss_history::{average_loss_interval, LossHistory, LOSS_WEIGHTS, N_LOSS_INTERVALS};
+pub use loss_history::{
+    average_loss_interval, discounted_loss_interval, LossHistory, LOSS_WEIGHTS, MIN_DISCOUNT,
+    N_LOSS_INTERVALS,
+};
 pub use receiver::{RxFreezeState, TfrcReceiver, TfrcReceiverStats};
 pub use sender::{FreezeState, TfrcSender, TfrcSenderStats};
 pub use wire::{FreezeSignals, TfrcData, TfrcFeedback};
@@ -152,6 +155,19 @@ pub struct TfrcConfig {
     /// only when p rises, and a loss during restoration (the receiver's RECOVERY2)
     /// that does not raise p would otherwise leave the sender restoring for good.
     pub freeze_fallback_on_loss_event: bool,
+    /// The smallest loss event rate the sender uses: a reported p with `0 < p <
+    /// min_p` is raised to `min_p`. 0 (the default): no floor, as RFC 5348 and
+    /// RFC 4342. ns-2's `Agent/DCCP/TFRC` has one, `s_smallest_p_` = 1e-5
+    /// (`tfrc_send_packet_recv` in `dccp/dccp_tfrc.cc`), which caps the equation rate
+    /// at `X(1e-5)`.
+    pub min_p: f64,
+    /// Loss-history discounting (RFC 5348 §5.5, optional): when the open interval
+    /// I_0 is more than twice the average, the older intervals are weighted down by
+    /// `DF = max(2·I_mean/I_0, 0.5)`, and that factor sticks to them when a new loss
+    /// event closes I_0. Off by default (neither RFC 4342 nor ns-2's
+    /// `Agent/DCCP/TFRC` discounts; ns-2's `Agent/TFRCSink` does, `discount_`,
+    /// `minDiscountRatio_` = 0.5).
+    pub history_discounting: bool,
 }
 
 impl Default for TfrcConfig {
@@ -176,6 +192,8 @@ impl Default for TfrcConfig {
             freeze_delta_p: 10.0,
             freeze_signal_retry: None,
             freeze_fallback_on_loss_event: true,
+            min_p: 0.0,
+            history_discounting: false,
         }
     }
 }

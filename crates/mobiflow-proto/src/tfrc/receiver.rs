@@ -115,8 +115,10 @@ pub struct TfrcReceiver {
 
 impl TfrcReceiver {
     pub fn new(cfg: TfrcConfig) -> Self {
+        let mut hist = LossHistory::new(cfg.ndupack, cfg.ccid3, cfg.b);
+        hist.set_history_discounting(cfg.history_discounting);
         TfrcReceiver {
-            hist: LossHistory::new(cfg.ndupack, cfg.ccid3, cfg.b),
+            hist,
             cfg,
             r: 0.0,
             last: None,

@@ -28,6 +28,14 @@
 //! * The window counter (RFC 4342 §8.1) follows Linux: on each data packet, if at least
 //!   a quarter RTT passed since the last increment, add `min(quarter RTTs, 5)` mod 16
 //!   and restart the quarter-RTT clock at `now`; it stays 0 until R is known.
+//!   CCID 3 also applies §8.1's acknowledgement rule, as ns-2's `Agent/DCCP/TFRC`
+//!   does (`tfrc_send_packet`, `s_recv_wc_`) and Linux does not: once a feedback
+//!   acknowledges a packet sent with counter W (its Ack Number, the greatest
+//!   sequence number received), every later data packet carries at least W + 4
+//!   (mod 16), one RTT's worth past it. The counter is kept unwrapped so that W + 4
+//!   is compared without ambiguity.
+//! * `min_p` (0 by default): a reported `0 < p < min_p` is used as `min_p`, ns-2's
+//!   `s_smallest_p_`.
 //!
 //! Freeze-DCCP ([`FreezeState`]):
 //! * `Normal → Frozen` on a local `freeze` or a FREEZE signal in feedback: X_recv and
@@ -53,7 +61,13 @@ use super::equation::throughput;
 use super::wire::{FreezeSignals, TfrcData, TfrcFeedback};
 use super::TfrcConfig;
 use crate::time::{Duration, Instant};
+use std::collections::VecDeque;
 use std::fmt;
+
+/// Most window-counter marks kept (one per counter value sent since the latest
+/// acknowledged packet); beyond that the oldest go, and an acknowledgement of a packet
+/// older than every mark leaves the §8.1 floor where it was.
+const MAX_WC_MARKS: usize = 4096;
 
 /// Freeze-DCCP sender states (the authors' `ccid3_hc_tx_freeze_states`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -206,7 +220,14 @@ pub struct TfrcSender {
     not_limited2: i64,
     // RFC 4342 §8.1
     wc: u8,
+    /// The window counter unwrapped (wc = wc_total mod 16).
+    wc_total: u64,
     wc_time: Option<Instant>,
+    /// (first sequence number sent with it, unwrapped counter), one entry per counter
+    /// value used, oldest first; to find the counter of an acknowledged packet.
+    wc_marks: VecDeque<(u64, u64)>,
+    /// The unwrapped counter of the latest acknowledged packet (§8.1).
+    ack_wc: Option<u64>,
     seq: u64,
     // Freeze-DCCP
     state: FreezeState,
@@ -249,7 +270,10 @@ impl TfrcSender {
             not_limited1: NEVER,
             not_limited2: NEVER,
             wc: 0,
+            wc_total: 0,
             wc_time: None,
+            wc_marks: VecDeque::new(),
+            ack_wc: None,
             seq: 0,
             state: FreezeState::Normal,
             saved_x_recv: 0.0,
@@ -331,6 +355,16 @@ impl TfrcSender {
         };
         self.prev_nom = Some(this_nom);
         self.update_window_counter(now);
+        if self
+            .wc_marks
+            .back()
+            .is_none_or(|&(_, w)| w != self.wc_total)
+        {
+            if self.wc_marks.len() >= MAX_WC_MARKS {
+                self.wc_marks.pop_front();
+            }
+            self.wc_marks.push_back((self.seq, self.wc_total));
+        }
 
         let len = if self.unlimited {
             self.cfg.s
@@ -387,7 +421,9 @@ impl TfrcSender {
         Some(pkt)
     }
 
-    /// RFC 4342 §8.1 window counter, Linux's `ccid3_hc_tx_update_win_count`.
+    /// RFC 4342 §8.1 window counter: one step per quarter RTT, at most 5 per packet
+    /// (Linux's `ccid3_hc_tx_update_win_count`); with CCID 3, at least 4 past the
+    /// counter of the latest acknowledged packet (ns-2's `tfrc_send_packet`).
     fn update_window_counter(&mut self, now: Instant) {
         let Some(t) = self.wc_time else {
             self.wc_time = Some(now);
@@ -401,8 +437,29 @@ impl TfrcSender {
         let quarters = ((now - t).as_secs_f64() / quarter).floor() as u64;
         if quarters > 0 {
             self.wc_time = Some(now);
-            self.wc = ((self.wc as u64 + quarters.min(5)) % 16) as u8;
+            self.wc_total += quarters.min(5);
         }
+        if self.cfg.ccid3 {
+            if let Some(floor) = self.ack_wc.map(|w| w + 4) {
+                if self.wc_total < floor {
+                    self.wc_total = floor;
+                    self.wc_time = Some(now);
+                }
+            }
+        }
+        self.wc = (self.wc_total % 16) as u8;
+    }
+
+    /// The unwrapped window counter of data packet `seq`, if still known; forgets the
+    /// marks before it.
+    fn window_counter_of(&mut self, seq: u64) -> Option<u64> {
+        let i = self.wc_marks.partition_point(|&(first, _)| first <= seq);
+        if i == 0 {
+            return None;
+        }
+        let w = self.wc_marks[i - 1].1;
+        self.wc_marks.drain(..i - 1);
+        Some(w)
     }
 
     /// The next send time or the nofeedback expiry, whichever comes first.
@@ -475,7 +532,17 @@ impl TfrcSender {
     pub fn handle_feedback(&mut self, now: Instant, fb: &TfrcFeedback) {
         self.stats.feedback_received += 1;
         let p_old = self.p;
-        let p_new = fb.p.clamp(0.0, 1.0);
+        let mut p_new = fb.p.clamp(0.0, 1.0);
+        if p_new > 0.0 && p_new < self.cfg.min_p {
+            // ns-2 `Agent/DCCP/TFRC`: `s_p_ = s_smallest_p_` (`tfrc_send_packet_recv`).
+            p_new = self.cfg.min_p.min(1.0);
+        }
+        if self.cfg.ccid3 && self.seq > fb.highest_seq {
+            // RFC 4342 §8.1: the acknowledged packet's counter bounds the next ones.
+            if let Some(w) = self.window_counter_of(fb.highest_seq) {
+                self.ack_wc = Some(self.ack_wc.map_or(w, |a| a.max(w)));
+            }
+        }
         let new_loss_event = fb.loss_events > self.rx_loss_events;
         self.rx_loss_events = self.rx_loss_events.max(fb.loss_events);
         match self.state {

@@ -358,6 +358,99 @@ fn window_counter_advances_one_per_quarter_rtt_and_at_most_five() {
     assert_eq!(p.ccval, (10 + 5 + 5) % 16);
 }
 
+/// Packets 0 (t = 0) and 1 (t = 100 ms, counter 4) sent, a first feedback at 100 ms
+/// (R = 100 ms), then a feedback at 110 ms acknowledging packet 1 (R falls to 91 ms):
+/// the CCVal of the packet sent at 125 ms.
+fn ccval_after_ack_of_counter_four(cfg: TfrcConfig) -> u8 {
+    let mut s = sender_with(cfg);
+    assert_eq!(s.poll_transmit(ms(0)).unwrap().ccval, 0);
+    s.handle_feedback(ms(100), &fb(0, 0.0, 0.0));
+    let p1 = s.poll_transmit(ms(100)).unwrap();
+    assert_eq!((p1.seq, p1.ccval), (1, 4));
+    let ack = TfrcFeedback {
+        highest_seq: 1,
+        ..fb(100, 40_000.0, 0.0)
+    };
+    s.handle_feedback(ms(110), &ack);
+    assert!(s.poll_transmit(ms(110)).is_none());
+    let p2 = s.poll_transmit(ms(125)).unwrap();
+    assert_eq!(p2.seq, 2);
+    p2.ccval
+}
+
+#[test]
+fn ccid3_window_counter_is_at_least_four_past_the_acknowledged_packets() {
+    // RFC 4342 §8.1 (ns-2 Agent/DCCP/TFRC `s_recv_wc_`): packet 1 carried 4 and is
+    // acknowledged, so the next packet carries at least 8, although only one quarter
+    // of the new R (22.75 ms) has passed since the counter last moved.
+    assert_eq!(ccval_after_ack_of_counter_four(TfrcConfig::ccid3()), 8);
+}
+
+#[test]
+fn tfrc_over_udp_window_counter_only_counts_quarter_rtts() {
+    // Without CCID 3 the acknowledgement rule does not apply: 4 + one quarter RTT.
+    assert_eq!(ccval_after_ack_of_counter_four(TfrcConfig::default()), 5);
+}
+
+#[test]
+fn ccid3_acknowledgement_floor_is_taken_unwrapped_across_counter_wraps() {
+    // Acknowledgements of packets 16 counter steps apart: the floor keeps rising
+    // (an unwrapped comparison), it is not confused by 4-bit wrap-around.
+    let mut s = sender_with(TfrcConfig::ccid3());
+    s.poll_transmit(ms(0)).unwrap();
+    s.handle_feedback(ms(100), &fb(0, 0.0, 0.0));
+    let mut now = 100;
+    let mut last = 0u64;
+    let mut seen = Vec::new();
+    for _ in 0..12 {
+        let p = loop {
+            if let Some(p) = s.poll_transmit(ms(now)) {
+                break p;
+            }
+            now += 1;
+        };
+        seen.push(p.ccval);
+        // Acknowledge it at once (a 1 ms RTT sample keeps the quarter clock slow).
+        let ack = TfrcFeedback {
+            highest_seq: p.seq,
+            ..fb(now, 40_000.0, 0.0)
+        };
+        s.handle_feedback(ms(now + 1), &ack);
+        last = p.seq;
+    }
+    assert_eq!(last, 12);
+    // Each acknowledged packet pushes the next counter 4 further: 4, 8, 12, 0, 4, ...
+    for w in seen.windows(2) {
+        assert!(loss_history::sub16(w[1], w[0]) >= 4, "{seen:?}");
+    }
+}
+
+#[test]
+fn min_p_floors_a_reported_loss_event_rate_but_not_zero() {
+    // ns-2 Agent/DCCP/TFRC `s_smallest_p_` = 1e-5.
+    let cfg = TfrcConfig {
+        min_p: 1e-5,
+        ..TfrcConfig::ccid3()
+    };
+    let mut s = sender_with(cfg.clone());
+    s.poll_transmit(ms(0)).unwrap();
+    s.handle_feedback(ms(100), &fb(0, 0.0, 0.0));
+    assert_eq!(s.p(), 0.0);
+    s.handle_feedback(ms(200), &fb(100, 1e9, 1e-7));
+    assert_eq!(s.p(), 1e-5);
+    // X follows the equation at the floor, not at the reported 1e-7.
+    let x_floor = throughput(1000.0, s.rtt().unwrap().as_secs_f64(), 1e-5, 1.0);
+    assert!(close(s.x_bps(), x_floor, 1e-12));
+    s.handle_feedback(ms(300), &fb(200, 1e9, 0.01));
+    assert_eq!(s.p(), 0.01);
+    // Without a floor (the default) the reported p is used as it is.
+    let mut s0 = sender_with(TfrcConfig::ccid3());
+    s0.poll_transmit(ms(0)).unwrap();
+    s0.handle_feedback(ms(100), &fb(0, 0.0, 0.0));
+    s0.handle_feedback(ms(200), &fb(100, 1e9, 1e-7));
+    assert_eq!(s0.p(), 1e-7);
+}
+
 #[test]
 fn oscillation_prevention_scales_the_interval_by_the_sqrt_rtt_ratio() {
     let cfg = TfrcConfig {

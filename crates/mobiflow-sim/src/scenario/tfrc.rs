@@ -25,6 +25,8 @@ pub(crate) const TFRC_KEYS: &[&str] = &[
     "oscillation_prevention",
     "osc_q2",
     "t_gran",
+    "min_p",
+    "history_discounting",
     "freeze",
     "freeze_warning",
     "freeze_side",
@@ -184,6 +186,12 @@ pub(crate) fn tfrc_spec(ft: &Tbl, dccp: bool, ctx: &mut Ctx) -> R<TfrcSpec> {
     }
     if let Some(b) = t.opt("oscillation_prevention", as_bool)? {
         cfg.oscillation_prevention = b;
+    }
+    if let Some(p) = unit("min_p")? {
+        cfg.min_p = p;
+    }
+    if let Some(b) = t.opt("history_discounting", as_bool)? {
+        cfg.history_discounting = b;
     }
     if let Some(n) = t.opt("freeze_signal_packets", as_u32)? {
         if n == 0 {
