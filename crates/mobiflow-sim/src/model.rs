@@ -264,8 +264,8 @@ pub struct FreezeSpec {
 #[derive(Clone, Debug, PartialEq)]
 pub enum FreezeWarning {
     Fixed(Duration),
-    /// The path's two-way propagation delay at the flow's start (schemes.md §4.3
-    /// \[GUESS\]: "about 1 RTT, as in Freeze-TCP").
+    /// The path's two-way propagation delay at the flow's start (\[GUESS\]: "about 1
+    /// RTT, as in Freeze-TCP"; docs/schemes/freeze-dccp.md).
     Rtt,
 }
 

@@ -34,7 +34,7 @@
 //!    segments, the excess is paced at `max(AR_peer, cwnd/SRTT)` (`tcp::sender`).
 //!
 //! What the seed does not say is a named parameter with a default marked *assumed*
-//! ([GUESS] in the digest): `ar_alpha`, `ar_sample_interval`, `feedback_threshold`,
+//! ([GUESS]: assumed, see docs/schemes/README.md): `ar_alpha`, `ar_sample_interval`, `feedback_threshold`,
 //! `feedback_min_interval`, `burst_segments`, `placement` and the option's encoding.
 //!
 //! ## The option's value byte (assumed)

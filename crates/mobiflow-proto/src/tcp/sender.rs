@@ -485,7 +485,7 @@ impl TcpSender {
     }
 
     /// Time a paced segment of `len` bytes occupies: `len / max(AR_peer, cwnd/SRTT)`
-    /// (the digest's rule, assumed).
+    /// (mobiflow's rule, assumed: the paper does not give one).
     fn pace_gap(&self, len: u64) -> Duration {
         let Some(srtt) = self.rtt.srtt().filter(|d| !d.is_zero()) else {
             return Duration::ZERO;

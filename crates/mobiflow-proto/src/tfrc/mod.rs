@@ -1,6 +1,6 @@
 //! TFRC (RFC 5348), DCCP CCID 3 (RFC 4342) and Freeze-DCCP/TFRC, as sans-IO machines.
 //!
-//! Read RFC 5348 §3–§6 and §8, RFC 4342 §5, §6, §8 and §10, and schemes.md §4.3 (the
+//! Read RFC 5348 §3–§6 and §8, RFC 4342 §5, §6, §8 and §10, and docs/schemes/freeze-dccp.md (the
 //! Freeze-DCCP states, from the authors' Linux code) first.
 //!
 //! ```text
@@ -54,7 +54,7 @@
 //!
 //! Every value in [`TfrcConfig`] is an RFC constant, a value read in the authors' Linux
 //! code, or a mobiflow choice; [`TfrcConfig::assumed`] lists the mobiflow choices
-//! (the `[GUESS]` items of schemes.md) so that outputs can flag them.
+//! (the `[GUESS]` items: assumed, see docs/schemes/README.md) so that outputs can flag them.
 
 pub mod equation;
 pub mod loss_history;

@@ -1,5 +1,5 @@
 //! The TFRC receiver (RFC 5348 §5, §6; RFC 4342 §6, §10) with the Freeze-DCCP
-//! receiver states (schemes.md §4.3, from the authors' Linux `ccid3.c`).
+//! receiver states (docs/schemes/freeze-dccp.md, from the authors' Linux `ccid3.c`).
 //!
 //! Read RFC 5348 §6 and RFC 4342 §10.3 first.
 //!

@@ -1,5 +1,5 @@
 //! The TFRC sender (RFC 5348 §4, §8.2; RFC 4342 §5, §8.1) with the Freeze-DCCP sender
-//! states (schemes.md §4.3, from the authors' Linux `ccid3.c` / `ccid3_freeze.c`).
+//! states (docs/schemes/freeze-dccp.md, from the authors' Linux `ccid3.c` / `ccid3_freeze.c`).
 //!
 //! Read RFC 5348 §4 and §8.2.1, RFC 4342 §5.1 and §8.1 first.
 //!

@@ -5,7 +5,7 @@
 //! 4-bit window counter (CCVal). A feedback packet carries the receiver's report
 //! (RFC 5348 §3.2.2, RFC 4342 §8: Loss Event Rate option 192, Receive Rate option 194,
 //! Timestamp Echo / Elapsed Time). Freeze-DCCP's signals (option numbers from the
-//! authors' Linux code, see schemes.md §4.3) are flags on either kind. Payload bytes are
+//! authors' Linux code, see docs/schemes/freeze-dccp.md) are flags on either kind. Payload bytes are
 //! virtual: only lengths are carried.
 
 use crate::time::{Duration, Instant};

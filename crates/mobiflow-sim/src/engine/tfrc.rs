@@ -4,10 +4,11 @@
 //! The freeze trigger: the outages of every link direction on the flow's forward and
 //! reverse paths are merged into disconnections; `warning` before each one starts the
 //! predicting endpoint (the receiver by default, as in Freeze-TCP: the mobile host
-//! predicts and detects, schemes.md §4.3) calls `freeze()`, and when it ends the same
-//! endpoint calls `unfreeze()` (it sees its link come back). With a receiver trigger the
-//! sender learns of both through the receiver's FREEZE/UNFREEZE feedback (schemes.md
-//! §4.3: "Local unfreeze (reconnected) → SIGNAL_UNFREEZE"); a sender trigger acts at
+//! predicts and detects; docs/schemes/freeze-dccp.md) calls `freeze()`, and when it
+//! ends the same endpoint calls `unfreeze()` (it sees its link come back). With a
+//! receiver trigger the sender learns of both through the receiver's FREEZE/UNFREEZE
+//! feedback (the authors' state machine: "Local unfreeze (reconnected) →
+//! SIGNAL_UNFREEZE"); a sender trigger acts at
 //! once (the sender then restores on its own, "FROZEN → RESTORING: ... or on a local
 //! unfreeze").
 

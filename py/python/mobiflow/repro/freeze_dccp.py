@@ -662,7 +662,7 @@ def report(
     out += [
         f"Freeze-DCCP receives more in {len(more)} of {len(handoffs)} handoffs "
         f"({', '.join(more)}). After probing, the receiver re-seeds p from the receive "
-        "rate at the first loss (schemes.md §4.3, PROBED), which can leave the sender "
+        "rate at the first loss (docs/schemes/freeze-dccp.md, PROBED), which can leave the sender "
         "below where plain DCCP settles on the same path.",
         "",
     ]
@@ -732,7 +732,7 @@ def report(
         "TFRC (RECOVERY2) with a loss history that now holds those losses, and then "
         "sends below plain DCCP for tens of seconds (figure x_80211b_to_umts.png): the "
         'seed\'s "graceful adaptation to smaller capacities" is not reproduced with the '
-        "authors' state machine as schemes.md §4.3 gives it.",
+        "authors' state machine as docs/schemes/freeze-dccp.md gives it.",
         "",
     ]
 
@@ -890,7 +890,7 @@ def report(
         "- Queues: 50-packet DropTail (ns-2's default); the wired link: 100 Mb/s, 50 ms "
         "one way (RTT_wired = 0.1 s from the handoff-time formula).",
         f"- Disconnection at {HANDOFF_AT_S:g} s; {AFTER_S:g} s simulated after it.",
-        "- Freeze-DCCP: warning one path RTT (schemes.md §4.3 [GUESS]), sender-side "
+        "- Freeze-DCCP: warning one path RTT (docs/schemes/freeze-dccp.md [GUESS]), sender-side "
         "trigger (the mobile is the sender); the signal-retry and fallback defaults of "
         "`TfrcConfig::assumed`.",
         "- The handoff is an outage of the wired AR-CN link (as in the seed's script) "

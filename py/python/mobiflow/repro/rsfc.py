@@ -344,7 +344,7 @@ down and 2.0 Mb/s up (the seed's testbed), 40 ms each way, 1000-packet queues
 buffer 256 KB, the server's 4 MiB. The upload starts at 5 s; throughputs are
 goodput over the steady interval 20-60 s. RSFC runs at the server with the
 slides' law (T = RTT_min; rwnd = rho x RTT_min above T, +1 MSS per RTT below)
-and the digest's guesses for what the seed leaves open (`owd` estimator, rho
+and mobiflow's assumptions for what the seed leaves open (`owd` estimator, rho
 over 500 ms, RTT_min over 10 s, MONITOR holding one RTT, the rho check at +10 %,
 a first window of 10 segments: all listed under *assumed* in each summary).
 Runs are deterministic (no random loss): one run per case."""
