@@ -33,17 +33,17 @@ SEED_KEYS = ("afc", "rsfc", "handoff", "freeze-dccp", "fld")
 
 
 def _sections(markdown: str) -> dict[str, str]:
-    """The report's sections by seed number (``Seed 00k``), and ``validation`` for the
-    ns-2 cross-validation. A seed's own report comes demoted under its section, so a
-    ``## `` heading that names no seed continues the current section."""
+    """The report's sections by seed key (``afc``, ...), and ``validation`` for the ns-2
+    cross-validation: each starts at the ``## `` heading that is its title. A seed's own
+    report comes demoted under its section, so a ``## `` heading that is no section's
+    title continues the current section."""
+    titles = {f"## {seed.title}": key for key, seed in repro.SEEDS.items()}
+    titles["## The simulator's baseline against ns-2"] = "validation"
     out: dict[str, str] = {}
     key = ""
     for line in markdown.splitlines(keepends=True):
-        if line.startswith("## "):
-            if m := re.match(r"## (Seed 00\d)", line):
-                key = m.group(1)
-            elif line.startswith("## The simulator's baseline against ns-2"):
-                key = "validation"
+        if line.startswith("## ") and line.rstrip("\n") in titles:
+            key = titles[line.rstrip("\n")]
         if key:
             out[key] = out.get(key, "") + line
     return out
@@ -54,10 +54,22 @@ def test_report_sections_and_files(quick_report: Path) -> None:
     for seed in SEED_KEYS:
         assert (quick_report / seed / "results.json").is_file(), seed
         assert f"]({seed}/" in text or seed == "afc"  # figures are linked into the seed folder
-    for k in range(5):
-        assert f"Seed 00{k}" in text
-    assert "not yet" not in text  # every seed has its reproduction
+    sections = _sections(text)
+    assert set(SEED_KEYS) <= set(sections)
+    for seed in SEED_KEYS:
+        # One heading per section: the seed's own report title is not repeated under it.
+        body = sections[seed].splitlines()[1:]
+        assert not any(line.startswith("## ") and "reproduction" in line for line in body[:3])
+    # The contents list links every section by the anchor the HTML page gives it.
+    contents = text[text.index("## Contents") : text.index("| section | status | time |")]
     html = (quick_report / "report.html").read_text()
+    for seed in SEED_KEYS:
+        title = repro.SEEDS[seed].title
+        anchor = re.search(rf"\[{re.escape(title)}\]\(#([^)]+)\)", contents)
+        assert anchor, title
+        assert f'id="{anchor.group(1)}"' in html, anchor.group(1)
+    assert "Seed 00" not in text, "sections are named by paper, not by seed number"
+    assert "not yet" not in text  # every seed has its reproduction
     assert "<table>" in html
     assert "<title>" in html
     status = json.loads((quick_report / "results.json").read_text())
@@ -67,14 +79,15 @@ def test_report_sections_and_files(quick_report: Path) -> None:
 
 def test_every_table_row_holds_measured_numbers(quick_report: Path) -> None:
     text = (quick_report / "report.md").read_text()
-    afc = text[text.index("## Seed 000") : text.index("## Seed 001")]
+    sections = _sections(text)
+    afc = sections["afc"]
     # The throughput table: case, expected, seed, classic, auto-tuning, AFC, ... (12 columns).
     rows = [r for r in _table_rows(afc) if len(r) == 12 and r[0] in ("motivation", "limitation1")]
     assert rows, "the AFC throughput table is missing"
     for r in rows:
         numbers = [float(c) for c in r[3:5]]  # classic, auto-tuning (Mb/s)
         assert all(0.0 < x < 20.0 for x in numbers), r
-    fld = text[text.index("## Seed 004") :]
+    fld = sections["fld"]
     # The first two bursts finish even in the shortened runs of quick mode.
     burst_rows = [r for r in _table_rows(fld) if r and re.match(r"^[12] \(", r[0])]
     assert burst_rows, "the FLD burst table is missing"
@@ -106,8 +119,8 @@ def _assert_tables_filled(markdown: str, allow_empty: frozenset[str] = frozenset
     quoted number in some cell, with no empty cell and no NaN/None (a run that did not
     happen or a value that was never filled)."""
     sections = _sections(markdown)
-    seeds = sorted(k for k in sections if k.startswith("Seed"))
-    assert seeds == [f"Seed 00{k}" for k in range(5)], sorted(sections)
+    seeds = [k for k in SEED_KEYS if k in sections]
+    assert seeds == list(SEED_KEYS), sorted(sections)
     for name in seeds:
         body = sections[name]
         rows = _table_rows(body)
@@ -122,8 +135,8 @@ def _assert_tables_filled(markdown: str, allow_empty: frozenset[str] = frozenset
 
 
 def test_quick_report_tables_are_filled(quick_report: Path) -> None:
-    # Quick mode runs a subset of seed 003's handoff pairs: its matrix has empty cells.
-    _assert_tables_filled((quick_report / "report.md").read_text(), frozenset({"Seed 003"}))
+    # Quick mode runs a subset of Freeze-DCCP's handoff pairs: its matrix has empty cells.
+    _assert_tables_filled((quick_report / "report.md").read_text(), frozenset({"freeze-dccp"}))
 
 
 @pytest.fixture(scope="module")

@@ -693,7 +693,7 @@ def write_report(
     theory: Sequence[Mapping[str, Any]] | None,
     figures: Sequence[Path],
 ) -> Path:
-    lines = ["# Seed 000: Adaptive Flow Control, reproduction", "", NOTES, "## Throughput (Mb/s)"]
+    lines = ["# Adaptive Flow Control (AFC): reproduction", "", NOTES, "## Throughput (Mb/s)"]
     lines += ["", *throughput_table(cases, variants, res), ""]
     if "afc" in {v.name for v in variants} and "classic" in {v.name for v in variants}:
         lines += verdict_lines(cases, res, sens)

@@ -463,7 +463,7 @@ def report(
     paper = model["paper"]
     slides = model["slides"]
     fitted = model["fitted"]
-    out = ["# Seed 003: TFRC under disconnection and Freeze-DCCP", ""]
+    out = ["# TFRC under disconnection and Freeze-DCCP: reproduction", ""]
     if quick:
         out += ["*Quick mode: a subset of the handoffs; numbers are indicative only.*", ""]
     out += [

@@ -612,7 +612,7 @@ def _umts_table(d: Mapping[str, Any]) -> list[str]:
 
 def report(d: Mapping[str, Any], figures: Sequence[str]) -> str:
     lines = [
-        "# Seed 001: RSFC, receiver-side flow control of the 3G/HSPA uplink buffer",
+        "# RSFC, receiver-side flow control of the 3G/HSPA uplink buffer: reproduction",
         "",
         SETTING,
         "",
