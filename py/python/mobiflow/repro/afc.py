@@ -162,6 +162,8 @@ COUNTERS = (
     "hidden_congestion_events",
     "paced_segments",
     "policy_updates",
+    "rtt_mean_ms",
+    "rtt_p95_ms",
 )
 
 
@@ -675,6 +677,15 @@ def verdict_lines(
             f"({res[c.name]['afc']['timeouts']} timeouts)."
             for c in evals
             if gain(res[c.name]) <= 0
+        ],
+        *[
+            f"* Read phases of {step}: AFC {gain(r):+.0%}. Its flow window (AR x SRTT "
+            "beyond the advertised window) queues at the bottleneck: AFC's RTT has a 95th "
+            f"percentile of {r['afc']['rtt_p95_ms']:.0f} ms against classic's "
+            f"{r['classic']['rtt_p95_ms']:.0f} ms, and what the full buffer drops is "
+            f"resent behind that queue ({r['afc']['rcv_buffer_drops']:,} drops)."
+            for step, r in (sens or {}).items()
+            if gain(r) <= 0 and r["afc"].get("rtt_p95_ms") is not None
         ],
         "* The seed's classic numbers come from ns-2; mobiflow's classic TCP follows "
         "ns-2's conventions (the `ns2` profile) but not its every detail "
