@@ -919,7 +919,7 @@ def differences_from_ns2() -> list[str]:
         '`dccp/dccp_tfrc.cc`), against mobiflow\'s `transport = "dccp-ccid3"` '
         "(`crates/mobiflow-proto/src/tfrc/`):",
         "",
-        "| | ns-2 Agent/DCCP/TFRC | mobiflow dccp-ccid3 |",
+        "| mechanism | ns-2 Agent/DCCP/TFRC | mobiflow dccp-ccid3 |",
         "|---|---|---|",
         "| floor on p | `s_smallest_p_` = 1e-5: a reported p below it is raised to it "
         "(`tfrc_send_packet_recv`), so the equation never allows more than X(1e-5) | "
