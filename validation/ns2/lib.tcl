@@ -28,8 +28,9 @@ proc mf_change {t a b rate delay} {
     $ns at $t "[[$ns link $a $b] link] set bandwidth_ $rate; [[$ns link $b $a] link] set bandwidth_ $rate; [[$ns link $a $b] link] set delay_ $delay; [[$ns link $b $a] link] set delay_ $delay"
 }
 
-# A bulk TCP flow from node src to node dst. kind: newreno or sack.
-proc mf_flow {name kind src dst start pktsize window} {
+# A bulk TCP flow from node src to node dst (npkts packets if given). kind: newreno
+# or sack.
+proc mf_flow {name kind src dst start pktsize window {npkts 0}} {
     global ns flows
     if {$kind == "sack"} {
         set tcp [new Agent/TCP/Sack1]
@@ -45,7 +46,11 @@ proc mf_flow {name kind src dst start pktsize window} {
     $ns connect $tcp $sink
     set ftp [new Application/FTP]
     $ftp attach-agent $tcp
-    $ns at $start "$ftp start"
+    if {$npkts > 0} {
+        $ns at $start "$ftp send [expr {$npkts * $pktsize}]"
+    } else {
+        $ns at $start "$ftp start"
+    }
     lappend flows [list $name $tcp $sink $pktsize]
 }
 
@@ -65,8 +70,30 @@ proc mf_mark {label which} {
     }
 }
 
+# A TCP flow from node src to node dst that sends npkts packets of pktsize payload
+# bytes from time start (an FTP's `send`). Its completion time, from start to the first
+# instant the sink holds every byte in order (TCPSink's bytes_ counts the 40-byte SYN
+# and 40 + pktsize bytes per packet), is polled every 0.1 ms and reported.
+proc mf_sized_flow {name kind src dst start pktsize window npkts} {
+    global ns flows
+    mf_flow $name $kind $src $dst $start $pktsize $window $npkts
+    set sink [lindex [lindex $flows end] 2]
+    set need [expr {40 + $npkts * ($pktsize + 40)}]
+    $ns at $start "mf_poll $name $sink $need $start"
+}
+
+proc mf_poll {name sink need start} {
+    global ns done
+    set now [$ns now]
+    if {[$sink set bytes_] >= $need} {
+        set done($name) [expr {$now - $start}]
+    } else {
+        $ns at [expr {$now + 0.0001}] "mf_poll $name $sink $need $start"
+    }
+}
+
 proc mf_report {} {
-    global flows intervals marks
+    global flows intervals marks done
     set out "\{\"flows\": \["
     set first 1
     foreach f $flows {
@@ -86,7 +113,13 @@ proc mf_report {} {
             set ifirst 0
             append out "\"$label\": $g"
         }
-        append out "\}, \"retransmits\": [$tcp set nrexmitpack_], \"timeouts\": [$tcp set nrexmit_]\}"
+        if {[info exists done($name)]} {
+            set ct $done($name)
+        } else {
+            set ct null
+        }
+        append out "\}, \"completion_time_s\": $ct"
+        append out ", \"retransmits\": [$tcp set nrexmitpack_], \"timeouts\": [$tcp set nrexmit_]\}"
     }
     append out "\]\}"
     puts $out
