@@ -21,6 +21,17 @@ proc mf_link {a b rate delay qlim} {
     $ns queue-limit $b $a $qlim
 }
 
+# A duplex link with RED queues both ways, ns-2.35's RED defaults (thresh_ 0,
+# maxthresh_ 0, q_weight_ -1: automatic; gentle_, wait_, bytes_, queue_in_bytes_ true;
+# linterm_ 10, mean_pktsize_ 500) and limit_ qlim (read as qlim * 500 bytes, as
+# queue_in_bytes_ makes it).
+proc mf_red_link {a b rate delay qlim} {
+    global ns
+    $ns duplex-link $a $b $rate $delay RED
+    $ns queue-limit $a $b $qlim
+    $ns queue-limit $b $a $qlim
+}
+
 # Change rate and delay of both directions of a link at time t (ns2-notes.md: set
 # them on the underlying link object).
 proc mf_change {t a b rate delay} {

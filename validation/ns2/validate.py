@@ -124,6 +124,9 @@ CASES: dict[str, list[Check]] = {
         Check("video", "after", TRANSIENT),
         Check("video", "late", STEADY),
     ],
+    # RED as ns-2.35 runs it by default (queue/red.cc: the qlen > 1 guard, wait_,
+    # gentle_, byte mode, automatic thresholds and weight) with five flows.
+    "red_flows": [Check("*", "steady", STEADY)],
     # Forty short transfers: ns-2.35's SYN-like first packet (`syn_`, `delay_growth_`)
     # costs each one RTT, limited transmit (`singledup_`) acts in small windows. The
     # median is checked; the mean, which the lossy 32- and 64-packet transfers weigh

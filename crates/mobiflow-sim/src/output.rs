@@ -377,6 +377,7 @@ mod tests {
                 packets_sent: 10,
                 bytes_sent: 15_000,
                 drops: 1,
+                early_drops: None,
                 outage_losses: 0,
                 random_losses: 0,
                 queue_max_packets: 5,

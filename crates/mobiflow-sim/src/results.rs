@@ -206,6 +206,10 @@ pub struct LinkSummary {
     pub bytes_sent: u64,
     /// Packets dropped by the queue (overflow or RED).
     pub drops: u64,
+    /// RED directions only: of `drops`, the early (unforced) ones, made while the
+    /// queue was not full.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub early_drops: Option<u64>,
     /// Packets lost to outages (queued or in flight when one started, or arriving
     /// during one).
     pub outage_losses: u64,

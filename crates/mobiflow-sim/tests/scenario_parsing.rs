@@ -278,12 +278,17 @@ outages = [["1s", "2s"], ["3s", "4s"]]
         ab.queue,
         QueueSpec::Red {
             limit: QueueLimit::Bytes(65536),
-            min_th: 5.0,
-            max_th: 15.0,
-            w_q: 0.002,
+            // ns-2.35's defaults: automatic thresholds and weight.
+            min_th: None,
+            max_th: None,
+            w_q: None,
             max_p: 0.2,
             gentle: true,
             mean_pktsize: 500,
+            wait: true,
+            bytes: true,
+            queue_in_bytes: true,
+            target_delay: Duration::from_millis(5),
         }
     );
     assert!(ab.outages.is_empty());
@@ -296,7 +301,8 @@ outages = [["1s", "2s"], ["3s", "4s"]]
         d => panic!("{d:?}"),
     }
     assert_eq!(ba.outages, vec![(secs(1), secs(2)), (secs(3), secs(4))]);
-    assert_eq!(assumed(&s, "links.0.ab.red.min_th").as_deref(), Some("5"));
+    // RED's defaults are ns-2.35's, not assumptions of the project.
+    assert_eq!(assumed(&s, "links.0.ab.red.min_th"), None);
     assert_eq!(
         assumed(&s, "links.0.ba.queue_limit").as_deref(),
         Some("100p")

@@ -1176,6 +1176,7 @@ impl<'a> World<'a> {
                 packets_sent: d.stats.packets_sent,
                 bytes_sent: d.stats.bytes_sent,
                 drops: d.stats.drops,
+                early_drops: d.is_red().then_some(d.stats.early_drops),
                 outage_losses: d.stats.outage_losses,
                 random_losses: d.stats.random_losses,
                 queue_max_packets: d.stats.queue_max,
