@@ -53,6 +53,18 @@ pub struct DirSpec {
     /// Probability that a packet arriving at this direction is lost (independently,
     /// before the queue), like ns-2's uniform `ErrorModel`. 0: none.
     pub loss: f64,
+    /// Keep the direction first-in first-out: a packet never arrives before one sent
+    /// earlier, even when the delay drops. Off (the default), each packet takes the
+    /// delay in force when its transmission starts, as ns-2's `LinkDelay` schedules
+    /// it, so a delay drop lets later packets overtake earlier ones.
+    pub fifo: bool,
+    /// Probability that a packet is held back `reorder_delay` longer in propagation,
+    /// so that packets sent within that time overtake it. 0: none.
+    pub reorder: f64,
+    pub reorder_delay: Duration,
+    /// Probability that a packet arrives twice at the far end (the copy right after
+    /// the original). 0: none.
+    pub duplicate: f64,
 }
 
 /// Serialisation rate of a link direction.

@@ -380,6 +380,8 @@ mod tests {
                 early_drops: None,
                 outage_losses: 0,
                 random_losses: 0,
+                reordered: 0,
+                duplicated: 0,
                 queue_max_packets: 5,
                 queue_mean_packets: 0.75,
             }],

@@ -215,6 +215,11 @@ pub struct LinkSummary {
     pub outage_losses: u64,
     /// Packets lost to the direction's random loss (`loss`).
     pub random_losses: u64,
+    /// Packets that reached the far end after one sent later (a delay drop, or
+    /// `reorder`).
+    pub reordered: u64,
+    /// Packets delivered twice (`duplicate`).
+    pub duplicated: u64,
     pub queue_max_packets: u64,
     pub queue_mean_packets: f64,
 }

@@ -23,6 +23,10 @@ fn dir(rate_bps: u64, delay: Duration, limit_pkts: u32) -> DirSpec {
         },
         outages: vec![],
         loss: 0.0,
+        fifo: false,
+        reorder: 0.0,
+        reorder_delay: Duration::ZERO,
+        duplicate: 0.0,
     }
 }
 

@@ -1328,3 +1328,40 @@ fn link_loss_refuses_bad_percentages_naming_the_key() {
         "x.toml: links.0.loss: loss probability 1 is outside [0, 1)",
     );
 }
+
+#[test]
+fn reorder_duplicate_and_fifo_are_read_per_direction() {
+    let s = load(&BASE.replace(
+        "delay = \"265ms\"",
+        "delay = \"265ms\"\nreorder = \"2%\"\nreorder_delay = \"5ms\"\nduplicate = 0.01\nba = { fifo = true }",
+    ))
+    .unwrap();
+    let (ab, ba) = (&s.links[0].dirs[0], &s.links[0].dirs[1]);
+    assert_eq!(
+        (ab.reorder, ab.reorder_delay, ab.duplicate),
+        (0.02, ms(5), 0.01)
+    );
+    assert!(
+        !ab.fifo,
+        "ns-2's LinkDelay reorders on a delay drop by default"
+    );
+    assert!(ba.fifo);
+    let plain = load(BASE).unwrap();
+    let d = &plain.links[0].dirs[0];
+    assert_eq!((d.fifo, d.reorder, d.duplicate), (false, 0.0, 0.0));
+}
+
+#[test]
+fn reorder_needs_a_delay_and_a_delay_needs_reorder() {
+    let with = |extra: &str| {
+        error(&BASE.replace("delay = \"265ms\"", &format!("delay = \"265ms\"\n{extra}")))
+    };
+    assert_starts(
+        &with("reorder = 0.01"),
+        "x.toml: links.0.reorder: needs reorder_delay",
+    );
+    assert_starts(
+        &with("reorder_delay = \"5ms\""),
+        "x.toml: links.0.reorder_delay: has no effect without reorder",
+    );
+}

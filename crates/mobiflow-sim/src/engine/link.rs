@@ -25,6 +25,10 @@ pub struct DirStats {
     pub outage_losses: u64,
     /// Packets lost to the direction's random loss.
     pub random_losses: u64,
+    /// Packets that reached the far end after one sent later on this direction.
+    pub reordered: u64,
+    /// Packets delivered twice (`duplicate`).
+    pub duplicated: u64,
     pub queue_max: u64,
     /// Integral of the number of waiting packets over time, in packet-nanoseconds
     /// (the sum of every packet's wait, by Little's law).
@@ -261,11 +265,22 @@ pub struct Dir {
     /// Incremented whenever the pipe's head may have changed other than by delivery;
     /// arrival events carry it, so stale ones are recognised.
     pub pipe_gen: u32,
-    /// Latest delivery time scheduled, to keep the direction FIFO when delay drops.
+    /// Latest delivery time scheduled, to keep the direction FIFO when delay drops
+    /// (`fifo`).
     pub last_arrival: Instant,
-    /// Packets propagating towards the far end (and scheduled ones, at its tail), in
-    /// arrival order (arrival times never decrease, so only the head needs an event).
-    pub pipe: VecDeque<(Instant, PktId)>,
+    /// Packets propagating towards the far end (and scheduled ones), sorted by
+    /// arrival time (equal times in sending order), so only the head needs an event.
+    pub pipe: VecDeque<InFlight>,
+    /// Sequence number of the next packet to enter the pipe, and the highest one that
+    /// reached the far end (to count reordering).
+    send_seq: u64,
+    max_arrived_seq: Option<u64>,
+    /// The pipe's head changed by an insertion (ahead of the old head).
+    head_changed: bool,
+    fifo: bool,
+    reorder: f64,
+    reorder_delay: Duration,
+    duplicate: f64,
     pub trace: Option<TraceState>,
     /// An opportunity event is pending (trace mode).
     pub opp_pending: bool,
@@ -275,9 +290,20 @@ pub struct Dir {
     loss: f64,
 }
 
+/// A packet on its way to the far end.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct InFlight {
+    /// When it arrives there.
+    pub at: Instant,
+    pub id: PktId,
+    /// Its place in the direction's sending order.
+    pub seq: u64,
+}
+
 /// What happened to an arriving packet.
 pub enum Admit {
-    /// Scheduled; `true` if it is now the pipe's head (an arrival event is needed).
+    /// Scheduled; `true` if the pipe's head is new (an arrival event is needed; the
+    /// generation changed if there was a head before).
     Scheduled(bool),
     /// Waiting in `queue` (trace mode or zero rate).
     Queued,
@@ -357,6 +383,13 @@ impl Dir {
             pipe_gen: 0,
             last_arrival: Instant::ZERO,
             pipe: VecDeque::with_capacity(64),
+            send_seq: 0,
+            max_arrived_seq: None,
+            head_changed: false,
+            fifo: spec.fifo,
+            reorder: spec.reorder,
+            reorder_delay: spec.reorder_delay,
+            duplicate: spec.duplicate,
             trace,
             opp_pending: false,
             stats: DirStats::default(),
@@ -462,7 +495,7 @@ impl Dir {
             return Admit::Dropped;
         }
         if self.loss > 0.0 {
-            let u = (self.rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+            let u = self.uniform();
             if u < self.loss {
                 self.stats.random_losses += 1;
                 return Admit::Lost;
@@ -489,10 +522,10 @@ impl Dir {
             return Admit::Dropped;
         }
         if self.scheduled_mode() {
-            let was_empty = self.pipe.is_empty();
+            self.head_changed = false;
             self.schedule(now, id, bytes);
             self.stats.queue_max = self.stats.queue_max.max(self.waiting(now) as u64);
-            Admit::Scheduled(was_empty)
+            Admit::Scheduled(std::mem::take(&mut self.head_changed))
         } else {
             self.queue.push_back((id, bytes, now));
             self.stats.queue_max = self.stats.queue_max.max(self.queue.len() as u64);
@@ -513,9 +546,59 @@ impl Dir {
             bytes,
             id,
         });
-        let arrive = (end + self.delay).max(self.last_arrival);
-        self.last_arrival = arrive;
-        self.pipe.push_back((arrive, id));
+        self.push_pipe(end + self.delay, id);
+    }
+
+    /// A packet whose transmission ends `due` minus the delay enters the pipe: it
+    /// arrives at `due` (ns-2's `LinkDelay::recv` schedules it at the end of its
+    /// transmission plus the delay in force then), or with `fifo` not before any
+    /// packet sent earlier; `reorder` may hold it back `reorder_delay` more.
+    fn push_pipe(&mut self, due: Instant, id: PktId) {
+        let mut at = if self.fifo {
+            due.max(self.last_arrival)
+        } else {
+            due
+        };
+        self.last_arrival = self.last_arrival.max(at);
+        if self.reorder > 0.0 && self.uniform() < self.reorder {
+            // Held back: later packets overtake it (and FIFO does not wait for it).
+            at += self.reorder_delay;
+        }
+        let seq = self.send_seq;
+        self.send_seq += 1;
+        let pos = self.pipe.partition_point(|p| p.at <= at);
+        if pos == 0 {
+            if !self.pipe.is_empty() {
+                // A new head: the event armed for the old one is stale.
+                self.pipe_gen = self.pipe_gen.wrapping_add(1);
+            }
+            self.head_changed = true;
+        }
+        self.pipe.insert(pos, InFlight { at, id, seq });
+    }
+
+    fn uniform(&mut self) -> f64 {
+        (self.rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// When the pipe's head reaches the far end.
+    pub fn next_arrival(&self) -> Option<Instant> {
+        self.pipe.front().map(|p| p.at)
+    }
+
+    /// The pipe's head reaches the far end: its id, and whether it arrives twice
+    /// (`duplicate`). Counts reordering (it was sent before one already arrived).
+    pub fn pop_arrival(&mut self) -> Option<(Instant, PktId, bool)> {
+        let p = self.pipe.pop_front()?;
+        match self.max_arrived_seq {
+            Some(m) if p.seq < m => self.stats.reordered += 1,
+            _ => self.max_arrived_seq = Some(p.seq),
+        }
+        let dup = self.duplicate > 0.0 && self.uniform() < self.duplicate;
+        if dup {
+            self.stats.duplicated += 1;
+        }
+        Some((p.at, p.id, dup))
     }
 
     /// Recompute every packet not yet sent at `now` (after a rate or delay change).
@@ -524,28 +607,34 @@ impl Dir {
     /// generation has changed).
     pub fn reschedule(&mut self, now: Instant) -> bool {
         self.advance(now);
-        let n = self.pending.len();
         let mut redo: Vec<Sched> = self.pending.drain(..).collect();
-        for _ in 0..n {
-            self.pipe.pop_back();
-        }
+        let in_service = redo.first().is_some_and(|f| f.start <= now);
+        // Without `fifo`, the packet being serialised keeps the arrival fixed when its
+        // transmission started (ns-2's LinkDelay); with it, it takes today's delay.
+        let keep = usize::from(in_service && !self.fifo);
+        let gone: Vec<PktId> = redo[keep..].iter().map(|s| s.id).collect();
+        self.pipe.retain(|p| !gone.contains(&p.id));
         for s in &redo {
             self.stats.queue_area -= (s.start - s.enq).as_nanos() as u128;
         }
-        self.last_arrival = self.pipe.back().map_or(Instant::ZERO, |p| p.0);
+        self.last_arrival = self
+            .pipe
+            .iter()
+            .map(|p| p.at)
+            .max()
+            .unwrap_or(Instant::ZERO);
         self.busy_until = now;
         let mut rest = 0;
-        if let Some(first) = redo.first().copied() {
-            if first.start <= now {
-                // In service: finishes as planned, propagates with today's delay.
-                self.stats.queue_area += (first.start - first.enq).as_nanos() as u128;
-                self.busy_until = first.end;
-                self.pending.push_back(first);
-                let arrive = (first.end + self.delay).max(self.last_arrival);
-                self.last_arrival = arrive;
-                self.pipe.push_back((arrive, first.id));
-                rest = 1;
+        if in_service {
+            let first = redo[0];
+            // In service: finishes as planned.
+            self.stats.queue_area += (first.start - first.enq).as_nanos() as u128;
+            self.busy_until = first.end;
+            self.pending.push_back(first);
+            if keep == 0 {
+                self.push_pipe(first.end + self.delay, first.id);
             }
+            rest = 1;
         }
         let tail: Vec<Sched> = redo.drain(rest..).collect();
         if self.scheduled_mode() {
@@ -566,9 +655,9 @@ impl Dir {
 
     /// Use delivery opportunities (trace mode): `count` opportunities of `mtu` bytes at
     /// `now` (Mahimahi semantics: a packet may span opportunities; unused bytes are
-    /// lost). Returns true if the pipe was empty before (its head needs an event).
+    /// lost). Returns true if the pipe has a new head (it needs an event).
     pub fn use_opportunities(&mut self, now: Instant, count: u32) -> bool {
-        let was_empty = self.pipe.is_empty();
+        self.head_changed = false;
         if self.down {
             return false;
         }
@@ -594,9 +683,7 @@ impl Dir {
                 self.stats.packets_sent += 1;
                 self.stats.bytes_sent += bytes as u64;
                 self.stats.queue_area += (now - enq).as_nanos() as u128;
-                let arrive = (now + self.delay).max(self.last_arrival);
-                self.last_arrival = arrive;
-                self.pipe.push_back((arrive, id));
+                self.push_pipe(now + self.delay, id);
             } else {
                 if let Some(t) = self.trace.as_mut() {
                     t.head_sent += credit as u32;
@@ -609,7 +696,7 @@ impl Dir {
                 red.idle_since = Some(now);
             }
         }
-        was_empty && !self.pipe.is_empty()
+        std::mem::take(&mut self.head_changed)
     }
 
     /// An outage starts: everything queued, being serialised or propagating is lost.
@@ -626,8 +713,8 @@ impl Dir {
                 self.stats.queue_area -= (s.start - now).as_nanos() as u128;
             }
         }
-        while let Some((_, id)) = self.pipe.pop_front() {
-            out.push(id);
+        while let Some(p) = self.pipe.pop_front() {
+            out.push(p.id);
         }
         self.busy_until = now;
         self.pipe_gen = self.pipe_gen.wrapping_add(1);
@@ -808,6 +895,10 @@ mod tests {
             },
             outages: Vec::new(),
             loss: 0.0,
+            fifo: false,
+            reorder: 0.0,
+            reorder_delay: Duration::ZERO,
+            duplicate: 0.0,
         }
     }
 
@@ -919,5 +1010,108 @@ mod tests {
         assert!((r.min_th - 2500.0).abs() < 1e-9);
         let w = 1.0 - (-1.0f64 / (10.0 * 3.0 * 0.204 * 250.0)).exp();
         assert!((r.w_q - w).abs() < 1e-12, "{} {w}", r.w_q);
+    }
+
+    // ----- the pipe: delay at sending time, FIFO, reordering, duplication ----------
+
+    fn plain(delay_ms: u64) -> DirSpec {
+        DirSpec {
+            rate: RateModel::Constant(8_000_000), // 1000 bytes per ms
+            delay: DelayModel::Constant(Duration::from_millis(delay_ms)),
+            queue: QueueSpec::DropTail {
+                limit: QueueLimit::Packets(100),
+            },
+            outages: Vec::new(),
+            loss: 0.0,
+            fifo: false,
+            reorder: 0.0,
+            reorder_delay: Duration::ZERO,
+            duplicate: 0.0,
+        }
+    }
+
+    fn arrivals(d: &mut Dir) -> Vec<(u64, PktId)> {
+        let mut out = Vec::new();
+        while let Some((at, id, _)) = d.pop_arrival() {
+            out.push((at.as_nanos() / 1000, id));
+        }
+        out
+    }
+
+    /// ns-2's `LinkDelay::recv`: a packet takes the delay in force when its
+    /// transmission starts, so after a delay drop later packets arrive first.
+    #[test]
+    fn a_delay_drop_lets_later_packets_overtake_those_in_flight() {
+        let mut d = Dir::new(0, 0, 1, &plain(100), rng());
+        let ms = Instant::from_millis;
+        assert!(matches!(d.enqueue(ms(0), 1, 1000), Admit::Scheduled(true)));
+        d.delay = Duration::from_millis(10);
+        d.reschedule(ms(5));
+        assert!(matches!(d.enqueue(ms(5), 2, 1000), Admit::Scheduled(true)));
+        // 2 ends its transmission at 6 ms and arrives at 16; 1 (sent at 0) at 101.
+        assert_eq!(arrivals(&mut d), vec![(16_000, 2), (101_000, 1)]);
+        assert_eq!(d.stats.reordered, 1);
+    }
+
+    /// `fifo = true`: the direction never reorders (mobiflow before issue 17).
+    #[test]
+    fn a_fifo_direction_holds_later_packets_behind_earlier_ones() {
+        let spec = DirSpec {
+            fifo: true,
+            ..plain(100)
+        };
+        let mut d = Dir::new(0, 0, 1, &spec, rng());
+        let ms = Instant::from_millis;
+        d.enqueue(ms(0), 1, 1000);
+        d.delay = Duration::from_millis(10);
+        d.reschedule(ms(5));
+        d.enqueue(ms(5), 2, 1000);
+        assert_eq!(arrivals(&mut d), vec![(101_000, 1), (101_000, 2)]);
+        assert_eq!(d.stats.reordered, 0);
+    }
+
+    /// The packet being serialised when the delay changes keeps the delay of its
+    /// start; one still waiting takes the new one.
+    #[test]
+    fn the_packet_in_service_keeps_the_delay_of_its_start() {
+        let mut d = Dir::new(0, 0, 1, &plain(100), rng());
+        let ms = Instant::from_millis;
+        d.enqueue(ms(0), 1, 1000); // 0..1 ms
+        d.enqueue(ms(0), 2, 1000); // waits, 1..2 ms
+        d.delay = Duration::from_millis(10);
+        d.reschedule(Instant::from_micros(500));
+        assert_eq!(arrivals(&mut d), vec![(12_000, 2), (101_000, 1)]);
+    }
+
+    #[test]
+    fn reorder_holds_packets_back_and_duplicate_delivers_twice() {
+        let spec = DirSpec {
+            reorder: 0.5,
+            reorder_delay: Duration::from_millis(5),
+            duplicate: 0.5,
+            ..plain(10)
+        };
+        let mut d = Dir::new(0, 0, 1, &spec, rng());
+        for i in 0..200 {
+            d.enqueue(Instant::from_millis(i), i as PktId, 1000);
+        }
+        let mut dups = 0;
+        let mut seen = Vec::new();
+        while let Some((_, id, dup)) = d.pop_arrival() {
+            seen.push(id);
+            dups += u64::from(dup);
+        }
+        assert_eq!(seen.len(), 200);
+        assert!(d.stats.reordered > 50, "{}", d.stats.reordered);
+        assert_eq!(d.stats.duplicated, dups);
+        assert!((60..140).contains(&dups), "{dups}");
+        // Without either, the same packets arrive in order, once.
+        let mut d = Dir::new(0, 0, 1, &plain(10), rng());
+        for i in 0..200 {
+            d.enqueue(Instant::from_millis(i), i as PktId, 1000);
+        }
+        let ids: Vec<PktId> = arrivals(&mut d).into_iter().map(|a| a.1).collect();
+        assert_eq!(ids, (0..200).collect::<Vec<_>>());
+        assert_eq!(d.stats.reordered + d.stats.duplicated, 0);
     }
 }

@@ -31,6 +31,10 @@ pub(crate) const DIR_KEYS: &[&str] = &[
     "red",
     "outages",
     "loss",
+    "fifo",
+    "reorder",
+    "reorder_delay",
+    "duplicate",
 ];
 
 const LINK_ONLY_KEYS: &[&str] = &["name", "a", "b", "ab", "ba", "handoffs"];
@@ -395,12 +399,57 @@ fn parse_dir(
             .unwrap_or(0.0),
         None => 0.0,
     };
+    let probability = |k: &str| -> R<f64> {
+        match lookup(layers, k) {
+            Some(l) => l.req(k, |v| {
+                let p = loss_probability(v)?;
+                if (0.0..1.0).contains(&p) {
+                    Ok(p)
+                } else {
+                    Err(format!(
+                        "probability {p} is outside [0, 1) (a fraction like 0.01, or a percentage like \"1%\")"
+                    ))
+                }
+            }),
+            None => Ok(0.0),
+        }
+    };
+    let fifo = match lookup(layers, "fifo") {
+        Some(l) => l.req("fifo", as_bool)?,
+        None => false,
+    };
+    let reorder = probability("reorder")?;
+    let duplicate = probability("duplicate")?;
+    let reorder_delay = match lookup(layers, "reorder_delay") {
+        Some(l) => {
+            let d = l.req("reorder_delay", duration_value)?;
+            if reorder == 0.0 {
+                return Err(key_err(
+                    l.key("reorder_delay"),
+                    "has no effect without reorder (a probability above 0)",
+                ));
+            }
+            d
+        }
+        None if reorder > 0.0 => {
+            let l = lookup(layers, "reorder").map_or(link_path.to_string(), |l| l.key("reorder"));
+            return Err(key_err(
+                l,
+                "needs reorder_delay: how much longer a reordered packet takes",
+            ));
+        }
+        None => Duration::ZERO,
+    };
     Ok(DirSpec {
         rate,
         delay,
         queue,
         outages,
         loss,
+        fifo,
+        reorder,
+        reorder_delay,
+        duplicate,
     })
 }
 
