@@ -21,6 +21,17 @@ proc mf_link {a b rate delay qlim} {
     $ns queue-limit $b $a $qlim
 }
 
+# A duplex link with RED queues both ways, ns-2.35's RED defaults (thresh_ 0,
+# maxthresh_ 0, q_weight_ -1: automatic; gentle_, wait_, bytes_, queue_in_bytes_ true;
+# linterm_ 10, mean_pktsize_ 500) and limit_ qlim (read as qlim * 500 bytes, as
+# queue_in_bytes_ makes it).
+proc mf_red_link {a b rate delay qlim} {
+    global ns
+    $ns duplex-link $a $b $rate $delay RED
+    $ns queue-limit $a $b $qlim
+    $ns queue-limit $b $a $qlim
+}
+
 # Change rate and delay of both directions of a link at time t (ns2-notes.md: set
 # them on the underlying link object).
 proc mf_change {t a b rate delay} {
@@ -28,8 +39,9 @@ proc mf_change {t a b rate delay} {
     $ns at $t "[[$ns link $a $b] link] set bandwidth_ $rate; [[$ns link $b $a] link] set bandwidth_ $rate; [[$ns link $a $b] link] set delay_ $delay; [[$ns link $b $a] link] set delay_ $delay"
 }
 
-# A bulk TCP flow from node src to node dst. kind: newreno or sack.
-proc mf_flow {name kind src dst start pktsize window} {
+# A bulk TCP flow from node src to node dst (npkts packets if given). kind: newreno
+# or sack.
+proc mf_flow {name kind src dst start pktsize window {npkts 0}} {
     global ns flows
     if {$kind == "sack"} {
         set tcp [new Agent/TCP/Sack1]
@@ -45,7 +57,11 @@ proc mf_flow {name kind src dst start pktsize window} {
     $ns connect $tcp $sink
     set ftp [new Application/FTP]
     $ftp attach-agent $tcp
-    $ns at $start "$ftp start"
+    if {$npkts > 0} {
+        $ns at $start "$ftp send [expr {$npkts * $pktsize}]"
+    } else {
+        $ns at $start "$ftp start"
+    }
     lappend flows [list $name $tcp $sink $pktsize]
 }
 
@@ -65,8 +81,30 @@ proc mf_mark {label which} {
     }
 }
 
+# A TCP flow from node src to node dst that sends npkts packets of pktsize payload
+# bytes from time start (an FTP's `send`). Its completion time, from start to the first
+# instant the sink holds every byte in order (TCPSink's bytes_ counts the 40-byte SYN
+# and 40 + pktsize bytes per packet), is polled every 0.1 ms and reported.
+proc mf_sized_flow {name kind src dst start pktsize window npkts} {
+    global ns flows
+    mf_flow $name $kind $src $dst $start $pktsize $window $npkts
+    set sink [lindex [lindex $flows end] 2]
+    set need [expr {40 + $npkts * ($pktsize + 40)}]
+    $ns at $start "mf_poll $name $sink $need $start"
+}
+
+proc mf_poll {name sink need start} {
+    global ns done
+    set now [$ns now]
+    if {[$sink set bytes_] >= $need} {
+        set done($name) [expr {$now - $start}]
+    } else {
+        $ns at [expr {$now + 0.0001}] "mf_poll $name $sink $need $start"
+    }
+}
+
 proc mf_report {} {
-    global flows intervals marks
+    global flows intervals marks done
     set out "\{\"flows\": \["
     set first 1
     foreach f $flows {
@@ -86,7 +124,13 @@ proc mf_report {} {
             set ifirst 0
             append out "\"$label\": $g"
         }
-        append out "\}, \"retransmits\": [$tcp set nrexmitpack_], \"timeouts\": [$tcp set nrexmit_]\}"
+        if {[info exists done($name)]} {
+            set ct $done($name)
+        } else {
+            set ct null
+        }
+        append out "\}, \"completion_time_s\": $ct"
+        append out ", \"retransmits\": [$tcp set nrexmitpack_], \"timeouts\": [$tcp set nrexmit_]\}"
     }
     append out "\]\}"
     puts $out

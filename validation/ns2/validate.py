@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+import statistics
 import subprocess
 import sys
 from dataclasses import asdict, dataclass
@@ -32,12 +33,23 @@ TRANSIENT = 0.15
 
 @dataclass(frozen=True)
 class Check:
-    """One comparison: a flow's goodput over an interval (``flow="*"`` sums the flows)."""
+    """One comparison: a flow's goodput over an interval (``flow="*"`` sums the flows),
+    or with ``interval="median completion"`` / ``"mean completion"`` that statistic of
+    the completion times of every flow (seconds), or with ``interval="retransmits"``
+    the retransmitted packets, summed over the flows."""
 
     flow: str
     interval: str
     tolerance: float | None
     """None: reported beside ns-2's, not checked (a known difference)."""
+
+    @property
+    def completion(self) -> bool:
+        return self.interval.endswith(" completion")
+
+    @property
+    def counter(self) -> bool:
+        return self.interval == "retransmits"
 
 
 @dataclass
@@ -125,6 +137,35 @@ CASES: dict[str, list[Check]] = {
         Check("dccp", "recovery", TRANSIENT),
         Check("dccp", "after", STEADY),
     ],
+    # RED as ns-2.35 runs it by default (queue/red.cc: the qlen > 1 guard, wait_,
+    # gentle_, byte mode, automatic thresholds and weight) with five flows.
+    "red_flows": [Check("*", "steady", STEADY)],
+    # A delay drop reorders packets and ACKs in flight (ns-2's LinkDelay): the
+    # spurious fast retransmits it causes are checked, not only the goodput.
+    "delay_drop": [
+        Check("bulk", "before", STEADY),
+        Check("bulk", "transition", TRANSIENT),
+        Check("bulk", "after", STEADY),
+        Check("bulk", "retransmits", TRANSIENT),
+    ],
+    # 1 % uniform random loss before the queue (ns-2's ErrorModel via `lossmodel`).
+    "random_loss": [Check("bulk", "steady", STEADY)],
+    # A download behind an upload on an asymmetric link: the upload alone is checked;
+    # the shared period is reported (mobiflow's download about 19 % below ns-2's,
+    # unexplained: validation/README.md).
+    "asym_updown": [
+        Check("up", "alone", STEADY),
+        Check("down", "shared", None),
+        Check("up", "shared", None),
+    ],
+    # Forty short transfers: ns-2.35's SYN-like first packet (`syn_`, `delay_growth_`)
+    # costs each one RTT, limited transmit (`singledup_`) acts in small windows. The
+    # median is checked; the mean, which the lossy 32- and 64-packet transfers weigh
+    # on, is reported (validation/README.md).
+    "short_transfers": [
+        Check("*", "median completion", STEADY),
+        Check("*", "mean completion", None),
+    ],
 }
 
 # Cases whose mobiflow side is a scenario of the project rather than ``NAME.toml``.
@@ -161,9 +202,17 @@ def run_ns2(case: str) -> dict[str, object]:
 
 
 def goodput(flows: list[dict[str, object]], check: Check) -> float:
+    """The checked quantity: goodput in b/s, or a completion-time statistic in s."""
     chosen = [f for f in flows if check.flow in ("*", f["name"])]
     if not chosen:
         raise KeyError(f"no flow {check.flow!r}")
+    if check.counter:
+        return counters(chosen, check.interval)
+    if check.completion:
+        times = [float(f["completion_time_s"]) for f in chosen]  # type: ignore[arg-type]
+        if check.interval.startswith("median"):
+            return statistics.median(times)
+        return statistics.fmean(times)
     return sum(float(f["intervals"][check.interval]) for f in chosen)  # type: ignore[index]
 
 
@@ -179,12 +228,21 @@ def validate(cases: list[str], have_ns: bool) -> list[Row]:
         ns_flows = run_ns2(case)["flows"] if have_ns else None
         for check in CASES[case]:
             who = "sum" if check.flow == "*" else check.flow
-            metric = f"goodput {who} {check.interval} (Mb/s)"
-            mine = goodput(mf_flows, check) / 1e6
+            if check.counter:
+                metric = f"{check.interval} (checked)"
+                scale = 1.0
+            elif check.completion:
+                who = "all" if check.flow == "*" else check.flow
+                metric = f"{check.interval} time {who} (s)"
+                scale = 1.0
+            else:
+                metric = f"goodput {who} {check.interval} (Mb/s)"
+                scale = 1e6
+            mine = goodput(mf_flows, check) / scale
             if ns_flows is None:
                 rows.append(Row(case, metric, None, mine, None, check.tolerance, "skipped"))
                 continue
-            theirs = goodput(ns_flows, check) / 1e6  # type: ignore[arg-type]
+            theirs = goodput(ns_flows, check) / scale  # type: ignore[arg-type]
             diff = mine / theirs - 1.0 if theirs else float("inf")
             if check.tolerance is None:
                 status = "report"
@@ -202,7 +260,7 @@ def print_table(rows: list[Row]) -> None:
     head = ("scenario", "metric", "ns-2", "mobiflow", "difference", "tolerance", "result")
     body = []
     for r in rows:
-        num = "{:.3f}" if "goodput" in r.metric else "{:.0f}"
+        num = "{:.3f}" if "goodput" in r.metric or "completion" in r.metric else "{:.0f}"
         body.append(
             (
                 r.case,

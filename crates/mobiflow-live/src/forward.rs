@@ -131,7 +131,10 @@ pub fn run(
                 continue;
             }
             let mut out = tuns[1 - d];
-            for &(due, id) in &adv.delivered {
+            for (k, &(due, id)) in adv.delivered.iter().enumerate() {
+                // A duplicated packet (`duplicate`) is listed twice in a row: written
+                // twice, its buffer released after the second write.
+                let again = adv.delivered.get(k + 1).is_some_and(|n| n.1 == id);
                 let buf = &slab.bufs[id as usize];
                 match out.write(buf) {
                     Ok(_) => {
@@ -148,7 +151,9 @@ pub fn run(
                     }
                     Err(_) => counters[d].write_errors += 1,
                 }
-                slab.release(id);
+                if !again {
+                    slab.release(id);
+                }
             }
         }
         // 2. What the kernels sent: into the queues.

@@ -406,6 +406,8 @@ mod linux {
                 "drops": st.drops,
                 "outage_losses": st.outage_losses,
                 "random_losses": st.random_losses,
+                "reordered": st.reordered,
+                "duplicated": st.duplicated,
                 "queue_max_pkts": st.queue_max,
                 "late_packets": c.late,
                 "max_late_ms": c.max_late_us as f64 / 1e3,

@@ -475,12 +475,17 @@ enum QueueDesc {
     Red {
         limit_packets: Option<u32>,
         limit_bytes: Option<u64>,
-        min_th: f64,
-        max_th: f64,
-        w_q: f64,
+        /// `None`: "auto" (ns-2.35's automatic value).
+        min_th: Option<f64>,
+        max_th: Option<f64>,
+        w_q: Option<f64>,
         max_p: f64,
         gentle: bool,
         mean_pktsize_bytes: u32,
+        wait: bool,
+        bytes: bool,
+        queue_in_bytes: bool,
+        target_delay_s: f64,
     },
     Other {
         debug: String,
@@ -738,6 +743,10 @@ fn describe_queue(q: &QueueSpec) -> QueueDesc {
             max_p,
             gentle,
             mean_pktsize,
+            wait,
+            bytes,
+            queue_in_bytes,
+            target_delay,
         } => {
             let (limit_packets, limit_bytes) = limit(l);
             QueueDesc::Red {
@@ -749,6 +758,10 @@ fn describe_queue(q: &QueueSpec) -> QueueDesc {
                 max_p: *max_p,
                 gentle: *gentle,
                 mean_pktsize_bytes: *mean_pktsize,
+                wait: *wait,
+                bytes: *bytes,
+                queue_in_bytes: *queue_in_bytes,
+                target_delay_s: target_delay.as_secs_f64(),
             }
         }
         #[allow(unreachable_patterns)]

@@ -39,7 +39,8 @@ pub struct ClockedDir {
 /// What `advance` did.
 #[derive(Debug, Default)]
 pub struct Advanced {
-    /// Packets that reached the far end, with the time they were due there.
+    /// Packets that reached the far end, with the time they were due there (a
+    /// duplicated packet twice, one after the other).
     pub delivered: Vec<(Instant, PktId)>,
     /// Packets lost to an outage (queued, in service or propagating when it began).
     pub lost: Vec<PktId>,
@@ -108,7 +109,7 @@ impl ClockedDir {
     /// an opportunity, a schedule change), if any.
     pub fn next_event(&self) -> Option<Instant> {
         [
-            self.dir.pipe.front().map(|p| p.0),
+            self.dir.next_arrival(),
             self.next_opp,
             self.changes.front().map(|c| c.0),
         ]
@@ -125,13 +126,16 @@ impl ClockedDir {
                 break;
             }
             // The pipe first, then opportunities, then changes at the same instant.
-            if self.dir.pipe.front().is_some_and(|p| p.0 == t) {
-                while let Some(&(at, id)) = self.dir.pipe.front() {
-                    if at > t {
+            if self.dir.next_arrival() == Some(t) {
+                while self.dir.next_arrival().is_some_and(|at| at <= t) {
+                    let Some((at, id, dup)) = self.dir.pop_arrival() else {
                         break;
-                    }
-                    self.dir.pipe.pop_front();
+                    };
                     out.delivered.push((at, id));
+                    if dup {
+                        // `duplicate`: the far end gets the packet twice.
+                        out.delivered.push((at, id));
+                    }
                 }
             } else if self.next_opp == Some(t) {
                 self.next_opp = None;
@@ -219,6 +223,10 @@ mod tests {
             },
             outages: vec![],
             loss: 0.0,
+            fifo: false,
+            reorder: 0.0,
+            reorder_delay: Duration::ZERO,
+            duplicate: 0.0,
         }
     }
 
@@ -322,5 +330,48 @@ mod tests {
             .collect();
         assert_eq!(times, vec![7, 7, 12, 15]);
         assert_eq!(d.next_event(), None);
+    }
+
+    /// The live emulator honours a delay drop's reordering and `duplicate` as the
+    /// simulator does: a duplicated packet is listed twice, one after the other.
+    #[test]
+    fn delay_drop_reorders_and_a_duplicated_packet_is_delivered_twice() {
+        let s = DirSpec {
+            delay: DelayModel::Schedule {
+                points: vec![
+                    (Duration::ZERO, Duration::from_millis(100)),
+                    (Duration::from_millis(5), Duration::from_millis(10)),
+                ],
+                period: None,
+            },
+            ..spec(RateModel::Constant(12_000_000), 0, 100)
+        };
+        let mut d = ClockedDir::new(&s, 0, 1, Duration::from_secs(1));
+        d.enqueue(Instant::ZERO, 0, 1500);
+        run_until(&mut d, Instant::from_millis(6));
+        d.enqueue(Instant::from_millis(6), 1, 1500);
+        let out = run_until(&mut d, Instant::from_millis(200));
+        let ids: Vec<PktId> = out.delivered.iter().map(|x| x.1).collect();
+        assert_eq!(ids, vec![1, 0]);
+        assert_eq!(d.stats().reordered, 1);
+
+        let s = DirSpec {
+            duplicate: 0.5,
+            ..spec(RateModel::Constant(12_000_000), 1, 100)
+        };
+        let mut d = ClockedDir::new(&s, 0, 1, Duration::from_secs(1));
+        for i in 0..100 {
+            d.enqueue(Instant::from_millis(i as u64), i, 1500);
+        }
+        let out = run_until(&mut d, Instant::from_secs(1));
+        let dups = d.stats().duplicated as usize;
+        assert!(dups > 20, "{dups}");
+        assert_eq!(out.delivered.len(), 100 + dups);
+        let twice = out
+            .delivered
+            .windows(2)
+            .filter(|w| w[0].1 == w[1].1)
+            .count();
+        assert_eq!(twice, dups);
     }
 }

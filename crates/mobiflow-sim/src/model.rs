@@ -53,6 +53,18 @@ pub struct DirSpec {
     /// Probability that a packet arriving at this direction is lost (independently,
     /// before the queue), like ns-2's uniform `ErrorModel`. 0: none.
     pub loss: f64,
+    /// Keep the direction first-in first-out: a packet never arrives before one sent
+    /// earlier, even when the delay drops. Off (the default), each packet takes the
+    /// delay in force when its transmission starts, as ns-2's `LinkDelay` schedules
+    /// it, so a delay drop lets later packets overtake earlier ones.
+    pub fifo: bool,
+    /// Probability that a packet is held back `reorder_delay` longer in propagation,
+    /// so that packets sent within that time overtake it. 0: none.
+    pub reorder: f64,
+    pub reorder_delay: Duration,
+    /// Probability that a packet arrives twice at the far end (the copy right after
+    /// the original). 0: none.
+    pub duplicate: f64,
 }
 
 /// Serialisation rate of a link direction.
@@ -111,20 +123,35 @@ pub enum QueueSpec {
     DropTail {
         limit: QueueLimit,
     },
-    /// Random Early Detection (Floyd & Jacobson 1993), with ns-2's parameter names.
+    /// Random Early Detection (Floyd & Jacobson 1993) as ns-2.35's `queue/red.cc` runs
+    /// it, with ns-2's parameter names. `None` thresholds and weight are computed from
+    /// the direction's initial rate and delay as ns-2.35 does by default
+    /// (`thresh_ 0`, `maxthresh_ 0`, `q_weight_ -1`: `REDQueue::initialize_params`).
     Red {
+        /// The hard limit (a packet arriving to a full queue is dropped).
         limit: QueueLimit,
-        /// Average-queue thresholds, in packets.
-        min_th: f64,
-        max_th: f64,
-        /// EWMA weight of the average queue (ns-2 `q_weight_`).
-        w_q: f64,
-        /// Drop probability at `max_th` (ns-2 `1/linterm_`).
+        /// Average-queue thresholds, in packets (`thresh_`, `maxthresh_`); with
+        /// `queue_in_bytes` they are scaled by `mean_pktsize`.
+        min_th: Option<f64>,
+        max_th: Option<f64>,
+        /// EWMA weight of the average queue (`q_weight_`).
+        w_q: Option<f64>,
+        /// Drop probability at `max_th` (`1/linterm_`).
         max_p: f64,
-        /// Gentle RED: ramp from max_p to 1 between max_th and 2*max_th.
+        /// Gentle RED: ramp from max_p to 1 between max_th and 2*max_th (`gentle_`).
         gentle: bool,
-        /// Average packet size in bytes, for the idle-time decay (ns-2 `mean_pktsize_`).
+        /// Average packet size in bytes (`mean_pktsize_`): the idle-time decay, the
+        /// automatic parameters, and the byte modes.
         mean_pktsize: u32,
+        /// Wait between drops (`wait_`): no drop while count * p < 1.
+        wait: bool,
+        /// Byte mode (`bytes_`): the drop probability scales with the packet's size
+        /// and `count` is counted in mean-sized packets.
+        bytes: bool,
+        /// The average follows the queue in bytes (`queue_in_bytes_`).
+        queue_in_bytes: bool,
+        /// Target queueing delay of the automatic `min_th` (`targetdelay_`).
+        target_delay: Duration,
     },
 }
 

@@ -206,11 +206,20 @@ pub struct LinkSummary {
     pub bytes_sent: u64,
     /// Packets dropped by the queue (overflow or RED).
     pub drops: u64,
+    /// RED directions only: of `drops`, the early (unforced) ones, made while the
+    /// queue was not full.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub early_drops: Option<u64>,
     /// Packets lost to outages (queued or in flight when one started, or arriving
     /// during one).
     pub outage_losses: u64,
     /// Packets lost to the direction's random loss (`loss`).
     pub random_losses: u64,
+    /// Packets that reached the far end after one sent later (a delay drop, or
+    /// `reorder`).
+    pub reordered: u64,
+    /// Packets delivered twice (`duplicate`).
+    pub duplicated: u64,
     pub queue_max_packets: u64,
     pub queue_mean_packets: f64,
 }

@@ -23,6 +23,10 @@ fn dir(rate_bps: u64, delay: Duration, limit_pkts: u32) -> DirSpec {
         },
         outages: vec![],
         loss: 0.0,
+        fifo: false,
+        reorder: 0.0,
+        reorder_delay: Duration::ZERO,
+        duplicate: 0.0,
     }
 }
 
@@ -162,12 +166,16 @@ fn red_drops_before_the_queue_is_full() {
     let mut sc = two_node(10_000_000, ms(20), 100, big_buffer(), 20);
     sc.links[0].dirs[0].queue = QueueSpec::Red {
         limit: QueueLimit::Packets(100),
-        min_th: 5.0,
-        max_th: 15.0,
-        w_q: 0.002,
+        min_th: Some(5.0),
+        max_th: Some(15.0),
+        w_q: Some(0.002),
         max_p: 0.1,
         gentle: true,
         mean_pktsize: 1000,
+        wait: true,
+        bytes: true,
+        queue_in_bytes: true,
+        target_delay: Duration::from_millis(5),
     };
     let r = run(&sc).unwrap();
     let l = &r.summary.links[0];
@@ -337,12 +345,16 @@ fn same_scenario_and_seed_give_identical_results() {
     let mut sc = two_node(10_000_000, ms(20), 20, big_buffer(), 20);
     sc.links[0].dirs[0].queue = QueueSpec::Red {
         limit: QueueLimit::Packets(60),
-        min_th: 5.0,
-        max_th: 15.0,
-        w_q: 0.002,
+        min_th: Some(5.0),
+        max_th: Some(15.0),
+        w_q: Some(0.002),
         max_p: 0.1,
         gentle: true,
         mean_pktsize: 1500,
+        wait: true,
+        bytes: true,
+        queue_in_bytes: true,
+        target_delay: Duration::from_millis(5),
     };
     let a = run(&sc).unwrap();
     let b = run(&sc).unwrap();

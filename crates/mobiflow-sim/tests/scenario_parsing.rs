@@ -278,12 +278,17 @@ outages = [["1s", "2s"], ["3s", "4s"]]
         ab.queue,
         QueueSpec::Red {
             limit: QueueLimit::Bytes(65536),
-            min_th: 5.0,
-            max_th: 15.0,
-            w_q: 0.002,
+            // ns-2.35's defaults: automatic thresholds and weight.
+            min_th: None,
+            max_th: None,
+            w_q: None,
             max_p: 0.2,
             gentle: true,
             mean_pktsize: 500,
+            wait: true,
+            bytes: true,
+            queue_in_bytes: true,
+            target_delay: Duration::from_millis(5),
         }
     );
     assert!(ab.outages.is_empty());
@@ -296,7 +301,8 @@ outages = [["1s", "2s"], ["3s", "4s"]]
         d => panic!("{d:?}"),
     }
     assert_eq!(ba.outages, vec![(secs(1), secs(2)), (secs(3), secs(4))]);
-    assert_eq!(assumed(&s, "links.0.ab.red.min_th").as_deref(), Some("5"));
+    // RED's defaults are ns-2.35's, not assumptions of the project.
+    assert_eq!(assumed(&s, "links.0.ab.red.min_th"), None);
     assert_eq!(
         assumed(&s, "links.0.ba.queue_limit").as_deref(),
         Some("100p")
@@ -1320,5 +1326,42 @@ fn link_loss_refuses_bad_percentages_naming_the_key() {
     assert_starts(
         &with("\"100%\""),
         "x.toml: links.0.loss: loss probability 1 is outside [0, 1)",
+    );
+}
+
+#[test]
+fn reorder_duplicate_and_fifo_are_read_per_direction() {
+    let s = load(&BASE.replace(
+        "delay = \"265ms\"",
+        "delay = \"265ms\"\nreorder = \"2%\"\nreorder_delay = \"5ms\"\nduplicate = 0.01\nba = { fifo = true }",
+    ))
+    .unwrap();
+    let (ab, ba) = (&s.links[0].dirs[0], &s.links[0].dirs[1]);
+    assert_eq!(
+        (ab.reorder, ab.reorder_delay, ab.duplicate),
+        (0.02, ms(5), 0.01)
+    );
+    assert!(
+        !ab.fifo,
+        "ns-2's LinkDelay reorders on a delay drop by default"
+    );
+    assert!(ba.fifo);
+    let plain = load(BASE).unwrap();
+    let d = &plain.links[0].dirs[0];
+    assert_eq!((d.fifo, d.reorder, d.duplicate), (false, 0.0, 0.0));
+}
+
+#[test]
+fn reorder_needs_a_delay_and_a_delay_needs_reorder() {
+    let with = |extra: &str| {
+        error(&BASE.replace("delay = \"265ms\"", &format!("delay = \"265ms\"\n{extra}")))
+    };
+    assert_starts(
+        &with("reorder = 0.01"),
+        "x.toml: links.0.reorder: needs reorder_delay",
+    );
+    assert_starts(
+        &with("reorder_delay = \"5ms\""),
+        "x.toml: links.0.reorder_delay: has no effect without reorder",
     );
 }

@@ -76,8 +76,8 @@ class FlowSummary(_FlowOptional):
 
 
 # Functional form: "from" is a Python keyword.
-LinkSummary = TypedDict(
-    "LinkSummary",
+_LinkSummaryBase = TypedDict(
+    "_LinkSummaryBase",
     {
         "name": str,  # "link:from->to"
         "link": str,
@@ -88,11 +88,18 @@ LinkSummary = TypedDict(
         "drops": int,  # packets dropped by the queue (overflow or RED)
         "outage_losses": int,  # packets lost to outages
         "random_losses": int,  # packets lost to the direction's random loss
+        "reordered": int,  # packets that arrived after one sent later
+        "duplicated": int,  # packets delivered twice (duplicate)
         "queue_max_packets": int,
         "queue_mean_packets": float,
     },
 )
-"""Results of one direction of a link."""
+
+
+class LinkSummary(_LinkSummaryBase, total=False):
+    """Results of one direction of a link."""
+
+    early_drops: int  # RED directions only: of drops, the early (unforced) ones
 
 
 class Summary(TypedDict):

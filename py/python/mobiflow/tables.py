@@ -110,8 +110,11 @@ LINK_COLUMNS: dict[str, str] = {
     "packets_sent": _INT,
     "bytes_sent": _INT,
     "drops": _INT,
+    "early_drops": _INT,
     "outage_losses": _INT,
     "random_losses": _INT,
+    "reordered": _INT,
+    "duplicated": _INT,
     "queue_max_packets": _INT,
     "queue_mean_packets": _FLOAT,
 }

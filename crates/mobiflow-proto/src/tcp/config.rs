@@ -147,7 +147,8 @@ pub struct TcpConfig {
     pub ts_granularity: Duration,
     /// Use SACK (RFC 2018). Recovery `Sack` requires it.
     pub sack: bool,
-    /// Exchange SYN / SYN-ACK before data (one RTT); ns-2's one-way agents do not.
+    /// Exchange SYN / SYN-ACK before data (one RTT); ns-2's one-way agents model the
+    /// same with a 40-byte first packet (`syn_ true`, `delay_growth_ true`).
     pub handshake: bool,
     /// Delayed ACKs at the receiver (RFC 5681 §4.2, RFC 1122 §4.2.3.2).
     pub delayed_ack: bool,
@@ -258,9 +259,19 @@ impl Default for TcpConfig {
 
 impl TcpConfig {
     /// The conventions of ns-2.35's Agent/TCP/Newreno with a TCPSink, as the seed
-    /// documents' simulations used them: no handshake, no timestamps, no SACK, no
-    /// delayed ACKs, window growth counted per ACK in packets, 1000-byte packets with
-    /// a 40-byte header, `minrto_ 0.2`, `tcpTick_ 0.01`, `maxrto_ 60`, `windowInit_ 2`.
+    /// documents' simulations used them: no timestamps, no SACK, no delayed ACKs,
+    /// window growth counted per ACK in packets, 1000-byte packets with a 40-byte
+    /// header, `minrto_ 0.2`, `tcpTick_ 0.01`, `maxrto_ 60`, `windowInit_ 2`.
+    ///
+    /// Two of ns-2.35's defaults (`tcl/lib/ns-default.tcl`) are on as well:
+    /// * `syn_ true` with `delay_growth_ true`: the first packet is a 40-byte SYN-like
+    ///   packet (`TcpAgent::output`, seqno 0 carries no data) and the window stays at
+    ///   one packet until it is acknowledged, then becomes `windowInit_`
+    ///   (`TcpAgent::set_initial_window`, `NewRenoTcpAgent::recv`): data starts one
+    ///   RTT later, and that RTT is the first sample. Here `handshake = true` (a
+    ///   header-only SYN, the SYN-ACK opening the initial window).
+    /// * `singledup_ 1`: limited transmit (RFC 3042; `TcpAgent::send_one` sends one new
+    ///   packet on each of the first two duplicate ACKs): `limited_transmit = true`.
     pub fn ns2() -> Self {
         TcpConfig {
             mss: 1000,
@@ -278,12 +289,14 @@ impl TcpConfig {
             hold_ssthresh_on_repeated_rto: false,
             timestamps: false,
             sack: false,
-            handshake: false,
+            // ns-2.35: `syn_ true`, `delay_growth_ true`.
+            handshake: true,
             delayed_ack: false,
             receiver_sws: false,
             sender_sws: false,
             idle_restart: false,
-            limited_transmit: false,
+            // ns-2.35: `singledup_ 1` (RFC 3042).
+            limited_transmit: true,
             cwnd_validation: false,
             ..TcpConfig::default()
         }

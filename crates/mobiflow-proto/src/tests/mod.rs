@@ -16,9 +16,21 @@ mod tcp_state;
 
 use crate::tcp::TcpConfig;
 
-/// ns-2's one-way agents (no handshake, SACK, timestamps or delayed ACKs) with
-/// 1000-byte segments.
+/// ns-2's one-way agents (no SACK, timestamps or delayed ACKs) with 1000-byte
+/// segments, as a plain sender for unit tests: without the `ns2` profile's SYN
+/// exchange and limited transmit (ns-2's `syn_` and `singledup_`), so that a test
+/// starts with data at once and counts duplicate ACKs without new data between.
 pub fn ns2() -> TcpConfig {
+    TcpConfig {
+        handshake: false,
+        limited_transmit: false,
+        ..TcpConfig::ns2()
+    }
+}
+
+/// The `ns2` profile itself: ns-2.35's defaults, SYN exchange and limited transmit
+/// included.
+pub fn ns2_profile() -> TcpConfig {
     TcpConfig::ns2()
 }
 

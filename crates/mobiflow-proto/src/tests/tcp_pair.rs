@@ -5,7 +5,7 @@
 //! bytes, and the receiving application reads greedily.
 
 use super::pair::{Fate, Pair, Reader, Sent};
-use super::{ns2, rfc};
+use super::{ns2, ns2_profile, rfc};
 use crate::cc::{CaState, CcKind};
 use crate::tcp::{InitialWindow, Recovery, TcpConfig};
 use crate::time::{Duration, Instant};
@@ -154,6 +154,65 @@ fn no_handshake_profile_sends_the_initial_window_at_once() {
     assert!(p.fwd.log.iter().all(|s| !s.seg.flags.contains(Flags::SYN)));
     p.drive();
     assert_eq!(p.rcv.bytes_read(), 10_000);
+}
+
+/// ns-2.35's one-way TCP with its defaults `syn_ true` and `delay_growth_ true`
+/// (`tcl/lib/ns-default.tcl`; `TcpAgent::output` sends seqno 0 as a 40-byte packet,
+/// `NewRenoTcpAgent::recv` sets cwnd to `windowInit_` when it is acknowledged): the
+/// `ns2` profile sends a header-only SYN, and its two-packet initial window one RTT
+/// later, timed from the SYN's RTT.
+#[test]
+fn ns2_profile_sends_a_header_only_syn_and_the_initial_window_one_rtt_later() {
+    let mut p = Pair::new(ns2_profile(), ms(50));
+    p.write(10_000);
+    p.drive_until(t_ms(99));
+    let syn = p.fwd.log[0];
+    assert_eq!(syn.at, Instant::ZERO);
+    assert!(syn.seg.flags.contains(Flags::SYN));
+    assert_eq!(syn.seg.len, 0, "the SYN carries no data");
+    assert_eq!(
+        p.fwd.data().count(),
+        0,
+        "no data before the SYN is acknowledged"
+    );
+    p.drive_until(t_ms(100));
+    assert_eq!(
+        data_sent_at(&p, t_ms(100)).len(),
+        2,
+        "windowInit_ 2 after the SYN"
+    );
+    assert_eq!(
+        p.snd.rtt().srtt(),
+        Some(ms(100)),
+        "the SYN's RTT is the first sample"
+    );
+    assert!(!p.snd.sack_enabled() && !p.snd.timestamps_enabled());
+    p.drive();
+    assert_eq!(p.rcv.bytes_read(), 10_000);
+}
+
+/// ns-2.35's default `singledup_ 1` (`TcpAgent::send_one`; RFC 3042): the `ns2`
+/// profile sends one new packet on each of the first two duplicate ACKs.
+#[test]
+fn ns2_profile_sends_one_new_segment_on_each_of_the_first_two_dupacks() {
+    let cfg = TcpConfig {
+        max_cwnd: 10 * MSS,
+        ..ns2_profile()
+    };
+    let mut p = Pair::new(cfg, ms(50));
+    p.fwd.rate_bps = Some(ONE_SEG_PER_MS);
+    p.fwd.drop_first_tx_of(30_000);
+    p.set_unlimited();
+    p.drive_until(Instant::from_secs(2));
+    let a = ack_arrivals(&p, 30_000);
+    assert_eq!(new_data_sent_at(&p, a[1]), 1, "first dupACK");
+    assert_eq!(new_data_sent_at(&p, a[2]), 1, "second dupACK");
+    assert_eq!(
+        new_data_sent_at(&p, a[3]),
+        0,
+        "third dupACK: fast retransmit"
+    );
+    assert_eq!(p.fwd.tx_times(30_000)[1], a[3]);
 }
 
 #[test]

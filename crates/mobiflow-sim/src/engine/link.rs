@@ -20,26 +20,141 @@ pub struct DirStats {
     pub packets_sent: u64,
     pub bytes_sent: u64,
     pub drops: u64,
+    /// Of `drops`, RED's early (unforced) drops: the queue was not full.
+    pub early_drops: u64,
     pub outage_losses: u64,
     /// Packets lost to the direction's random loss.
     pub random_losses: u64,
+    /// Packets that reached the far end after one sent later on this direction.
+    pub reordered: u64,
+    /// Packets delivered twice (`duplicate`).
+    pub duplicated: u64,
     pub queue_max: u64,
     /// Integral of the number of waiting packets over time, in packet-nanoseconds
     /// (the sum of every packet's wait, by Little's law).
     pub queue_area: u128,
 }
 
+/// RED's parameters (resolved) and state, as ns-2.35's `REDQueue` (`queue/red.cc`)
+/// keeps them (`edp_`, `edv_`).
 #[derive(Clone, Debug)]
 struct RedState {
+    /// Thresholds in the unit of the average: packets, or bytes with
+    /// `queue_in_bytes`.
     min_th: f64,
     max_th: f64,
     w_q: f64,
     max_p: f64,
     gentle: bool,
     mean_pktsize: u32,
+    wait: bool,
+    bytes: bool,
+    queue_in_bytes: bool,
+    /// Mean-sized packets per second at the initial rate (`edp_.ptc`).
+    ptc: f64,
     avg: f64,
-    count: i64,
+    /// Arrivals (and their bytes) since the last drop (`edv_.count`, `count_bytes`).
+    count: u64,
+    count_bytes: u64,
+    /// The average was above `min_th` with a queue at the previous arrival
+    /// (`edv_.old`).
+    old: bool,
     idle_since: Option<Instant>,
+}
+
+impl RedState {
+    /// ns-2.35's `REDQueue::reset` and `initialize_params`: the automatic parameters
+    /// come from the initial rate and delay (ns-2 does not update them when the rate
+    /// changes later, nor does this).
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        rate_bps: u64,
+        delay: Duration,
+        min_th: Option<f64>,
+        max_th: Option<f64>,
+        w_q: Option<f64>,
+        max_p: f64,
+        gentle: bool,
+        mean_pktsize: u32,
+        wait: bool,
+        bytes: bool,
+        queue_in_bytes: bool,
+        target_delay: Duration,
+    ) -> RedState {
+        let ptc = rate_bps.max(1) as f64 / (8.0 * mean_pktsize.max(1) as f64);
+        // thresh_ 0: 5 packets, or half the target delay's queue if that is more.
+        let min_pkts = min_th.unwrap_or_else(|| (target_delay.as_secs_f64() * ptc / 2.0).max(5.0));
+        // maxthresh_ 0: three times thresh_.
+        let max_pkts = max_th.unwrap_or(3.0 * min_pkts);
+        // q_weight_ -1: a time constant of ten RTTs, the RTT taken as three times the
+        // delay plus a packet time, at least 100 ms.
+        let w_q = w_q.unwrap_or_else(|| {
+            let rtt = (3.0 * (delay.as_secs_f64() + 1.0 / ptc)).max(0.1);
+            1.0 - (-1.0 / (10.0 * rtt * ptc)).exp()
+        });
+        let scale = if queue_in_bytes {
+            mean_pktsize as f64
+        } else {
+            1.0
+        };
+        RedState {
+            min_th: min_pkts * scale,
+            max_th: max_pkts * scale,
+            w_q,
+            max_p,
+            gentle,
+            mean_pktsize: mean_pktsize.max(1),
+            wait,
+            bytes,
+            queue_in_bytes,
+            ptc,
+            avg: 0.0,
+            count: 0,
+            count_bytes: 0,
+            old: false,
+            idle_since: Some(Instant::ZERO),
+        }
+    }
+
+    /// `REDQueue::calculate_p_new` then `modify_p` for a packet of `size` bytes.
+    fn drop_probability(&self, size: u32) -> f64 {
+        let avg = self.avg;
+        let mut p = if self.gentle && avg >= self.max_th {
+            // From max_p at max_th to 1 at 2 * max_th.
+            self.max_p + (1.0 - self.max_p) * (avg - self.max_th) / self.max_th
+        } else if avg >= self.max_th {
+            1.0
+        } else {
+            self.max_p * (avg - self.min_th) / (self.max_th - self.min_th)
+        };
+        p = p.min(1.0);
+        // Floyd & Jacobson §7: uniform rather than geometric inter-drop spacing. With
+        // byte mode the count is in mean-sized packets (integer division, as ns-2).
+        let count = if self.bytes {
+            (self.count_bytes / self.mean_pktsize as u64) as f64
+        } else {
+            self.count as f64
+        };
+        let cp = count * p;
+        p = if self.wait {
+            // wait_: at least 1/p arrivals between drops.
+            if cp < 1.0 {
+                0.0
+            } else if cp < 2.0 {
+                p / (2.0 - cp)
+            } else {
+                1.0
+            }
+        } else if cp < 1.0 {
+            p / (1.0 - cp)
+        } else {
+            1.0
+        };
+        if self.bytes && p < 1.0 {
+            p = p * size as f64 / self.mean_pktsize as f64;
+        }
+        p.min(1.0)
+    }
 }
 
 /// State of a Mahimahi trace being replayed.
@@ -150,11 +265,22 @@ pub struct Dir {
     /// Incremented whenever the pipe's head may have changed other than by delivery;
     /// arrival events carry it, so stale ones are recognised.
     pub pipe_gen: u32,
-    /// Latest delivery time scheduled, to keep the direction FIFO when delay drops.
+    /// Latest delivery time scheduled, to keep the direction FIFO when delay drops
+    /// (`fifo`).
     pub last_arrival: Instant,
-    /// Packets propagating towards the far end (and scheduled ones, at its tail), in
-    /// arrival order (arrival times never decrease, so only the head needs an event).
-    pub pipe: VecDeque<(Instant, PktId)>,
+    /// Packets propagating towards the far end (and scheduled ones), sorted by
+    /// arrival time (equal times in sending order), so only the head needs an event.
+    pub pipe: VecDeque<InFlight>,
+    /// Sequence number of the next packet to enter the pipe, and the highest one that
+    /// reached the far end (to count reordering).
+    send_seq: u64,
+    max_arrived_seq: Option<u64>,
+    /// The pipe's head changed by an insertion (ahead of the old head).
+    head_changed: bool,
+    fifo: bool,
+    reorder: f64,
+    reorder_delay: Duration,
+    duplicate: f64,
     pub trace: Option<TraceState>,
     /// An opportunity event is pending (trace mode).
     pub opp_pending: bool,
@@ -164,9 +290,20 @@ pub struct Dir {
     loss: f64,
 }
 
+/// A packet on its way to the far end.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct InFlight {
+    /// When it arrives there.
+    pub at: Instant,
+    pub id: PktId,
+    /// Its place in the direction's sending order.
+    pub seq: u64,
+}
+
 /// What happened to an arriving packet.
 pub enum Admit {
-    /// Scheduled; `true` if it is now the pipe's head (an arrival event is needed).
+    /// Scheduled; `true` if the pipe's head is new (an arrival event is needed; the
+    /// generation changed if there was a head before).
     Scheduled(bool),
     /// Waiting in `queue` (trace mode or zero rate).
     Queued,
@@ -209,19 +346,26 @@ impl Dir {
                 max_p,
                 gentle,
                 mean_pktsize,
+                wait,
+                bytes,
+                queue_in_bytes,
+                target_delay,
             } => (
                 *limit,
-                Some(RedState {
-                    min_th: *min_th,
-                    max_th: *max_th,
-                    w_q: *w_q,
-                    max_p: *max_p,
-                    gentle: *gentle,
-                    mean_pktsize: *mean_pktsize,
-                    avg: 0.0,
-                    count: -1,
-                    idle_since: Some(Instant::ZERO),
-                }),
+                Some(RedState::new(
+                    rate_bps,
+                    delay,
+                    *min_th,
+                    *max_th,
+                    *w_q,
+                    *max_p,
+                    *gentle,
+                    *mean_pktsize,
+                    *wait,
+                    *bytes,
+                    *queue_in_bytes,
+                    *target_delay,
+                )),
             ),
         };
         Dir {
@@ -239,12 +383,24 @@ impl Dir {
             pipe_gen: 0,
             last_arrival: Instant::ZERO,
             pipe: VecDeque::with_capacity(64),
+            send_seq: 0,
+            max_arrived_seq: None,
+            head_changed: false,
+            fifo: spec.fifo,
+            reorder: spec.reorder,
+            reorder_delay: spec.reorder_delay,
+            duplicate: spec.duplicate,
             trace,
             opp_pending: false,
             stats: DirStats::default(),
             rng,
             loss: spec.loss,
         }
+    }
+
+    /// Does the direction run RED?
+    pub fn is_red(&self) -> bool {
+        self.red.is_some()
     }
 
     fn scheduled_mode(&self) -> bool {
@@ -281,51 +437,54 @@ impl Dir {
         b
     }
 
-    fn red_drop(&mut self, now: Instant, qlen: usize) -> bool {
-        let rate = self.rate_bps.max(1);
+    /// RED's decision for an arriving packet of `size` bytes, `qlen` packets and
+    /// `qbytes` bytes waiting (`REDQueue::enque`). `Some(true)`: an early drop;
+    /// `Some(false)`: no early drop; `None`: no RED.
+    fn red_drop(&mut self, now: Instant, qlen: usize, qbytes: u64, size: u32) -> Option<bool> {
         let idle = qlen == 0 && self.pending.is_empty();
         let busy_until = self.busy_until;
-        let Some(red) = self.red.as_mut() else {
-            return false;
-        };
-        // Floyd & Jacobson 1993 §4; ns-2 red.cc: after an idle period the average
-        // decays as if m small packets had arrived to an empty queue.
+        let red = self.red.as_mut()?;
+        // Floyd & Jacobson 1993 §4; ns-2 `REDQueue::enque`: after an idle period the
+        // average decays as if m = int(ptc * idle time) packets had arrived to an
+        // empty queue.
+        let mut m = 0i32;
         if idle {
             let since = red.idle_since.unwrap_or(busy_until).max(busy_until);
-            let pkt_time = red.mean_pktsize as f64 * 8.0 / rate as f64;
-            let m = now.saturating_since(since).as_secs_f64() / pkt_time.max(1e-12);
-            red.avg *= (1.0 - red.w_q).powf(m);
+            let t = now.saturating_since(since).as_secs_f64();
+            m = (red.ptc * t).min(i32::MAX as f64) as i32;
             red.idle_since = None;
         }
-        red.avg = (1.0 - red.w_q) * red.avg + red.w_q * qlen as f64;
-        let avg = red.avg;
-        let pb = if avg < red.min_th {
-            red.count = -1;
-            return false;
-        } else if avg < red.max_th {
-            red.max_p * (avg - red.min_th) / (red.max_th - red.min_th)
-        } else if red.gentle && avg < 2.0 * red.max_th {
-            red.max_p + (1.0 - red.max_p) * (avg - red.max_th) / red.max_th
+        let q = if red.queue_in_bytes {
+            qbytes as f64
         } else {
-            red.count = 0;
-            return true;
+            qlen as f64
         };
+        red.avg = red.avg * (1.0 - red.w_q).powi(m) * (1.0 - red.w_q) + red.w_q * q;
         red.count += 1;
-        // Uniformly spaced drops: pa = pb / (1 - count * pb).
-        let denom = 1.0 - red.count as f64 * pb;
-        let pa = if denom <= 0.0 {
-            1.0
-        } else {
-            (pb / denom).min(1.0)
-        };
+        red.count_bytes += size as u64;
+        // ns-2's guard: no early drop unless more than one unit waits (more than one
+        // packet, or in byte mode a non-empty queue), and the count restarts at the
+        // next arrival that finds the average above min_th with a queue.
+        if !(red.avg >= red.min_th && q > 1.0) {
+            red.old = false;
+            return Some(false);
+        }
+        if !red.old {
+            red.old = true;
+            red.count = 1;
+            red.count_bytes = size as u64;
+            return Some(false);
+        }
+        let p = red.drop_probability(size);
         let u = (self.rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
-        if u < pa {
-            if let Some(red) = self.red.as_mut() {
-                red.count = 0;
-            }
-            true
+        let red = self.red.as_mut()?;
+        // ns-2 drops when u <= p (so p = 0 never drops: u is in (0, 1) there).
+        if p > 0.0 && u <= p {
+            red.count = 0;
+            red.count_bytes = 0;
+            Some(true)
         } else {
-            false
+            Some(false)
         }
     }
 
@@ -336,7 +495,7 @@ impl Dir {
             return Admit::Dropped;
         }
         if self.loss > 0.0 {
-            let u = (self.rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+            let u = self.uniform();
             if u < self.loss {
                 self.stats.random_losses += 1;
                 return Admit::Lost;
@@ -344,19 +503,29 @@ impl Dir {
         }
         self.advance(now);
         let qlen = self.waiting(now);
+        let qbytes = self.waiting_bytes(now);
         let over = match self.limit {
             QueueLimit::Packets(n) => qlen as u64 >= n as u64,
-            QueueLimit::Bytes(b) => self.waiting_bytes(now) + bytes as u64 > b,
+            QueueLimit::Bytes(b) => qbytes + bytes as u64 > b,
         };
-        if over || self.red_drop(now, qlen) {
+        let early = self.red_drop(now, qlen, qbytes, bytes) == Some(true);
+        if over || early {
             self.stats.drops += 1;
+            if let Some(red) = self.red.as_mut() {
+                // A forced drop restarts the count too (ns-2's bug-fix of Philip Liu).
+                red.count = 0;
+                red.count_bytes = 0;
+                if !over {
+                    self.stats.early_drops += 1;
+                }
+            }
             return Admit::Dropped;
         }
         if self.scheduled_mode() {
-            let was_empty = self.pipe.is_empty();
+            self.head_changed = false;
             self.schedule(now, id, bytes);
             self.stats.queue_max = self.stats.queue_max.max(self.waiting(now) as u64);
-            Admit::Scheduled(was_empty)
+            Admit::Scheduled(std::mem::take(&mut self.head_changed))
         } else {
             self.queue.push_back((id, bytes, now));
             self.stats.queue_max = self.stats.queue_max.max(self.queue.len() as u64);
@@ -377,9 +546,59 @@ impl Dir {
             bytes,
             id,
         });
-        let arrive = (end + self.delay).max(self.last_arrival);
-        self.last_arrival = arrive;
-        self.pipe.push_back((arrive, id));
+        self.push_pipe(end + self.delay, id);
+    }
+
+    /// A packet whose transmission ends `due` minus the delay enters the pipe: it
+    /// arrives at `due` (ns-2's `LinkDelay::recv` schedules it at the end of its
+    /// transmission plus the delay in force then), or with `fifo` not before any
+    /// packet sent earlier; `reorder` may hold it back `reorder_delay` more.
+    fn push_pipe(&mut self, due: Instant, id: PktId) {
+        let mut at = if self.fifo {
+            due.max(self.last_arrival)
+        } else {
+            due
+        };
+        self.last_arrival = self.last_arrival.max(at);
+        if self.reorder > 0.0 && self.uniform() < self.reorder {
+            // Held back: later packets overtake it (and FIFO does not wait for it).
+            at += self.reorder_delay;
+        }
+        let seq = self.send_seq;
+        self.send_seq += 1;
+        let pos = self.pipe.partition_point(|p| p.at <= at);
+        if pos == 0 {
+            if !self.pipe.is_empty() {
+                // A new head: the event armed for the old one is stale.
+                self.pipe_gen = self.pipe_gen.wrapping_add(1);
+            }
+            self.head_changed = true;
+        }
+        self.pipe.insert(pos, InFlight { at, id, seq });
+    }
+
+    fn uniform(&mut self) -> f64 {
+        (self.rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// When the pipe's head reaches the far end.
+    pub fn next_arrival(&self) -> Option<Instant> {
+        self.pipe.front().map(|p| p.at)
+    }
+
+    /// The pipe's head reaches the far end: its id, and whether it arrives twice
+    /// (`duplicate`). Counts reordering (it was sent before one already arrived).
+    pub fn pop_arrival(&mut self) -> Option<(Instant, PktId, bool)> {
+        let p = self.pipe.pop_front()?;
+        match self.max_arrived_seq {
+            Some(m) if p.seq < m => self.stats.reordered += 1,
+            _ => self.max_arrived_seq = Some(p.seq),
+        }
+        let dup = self.duplicate > 0.0 && self.uniform() < self.duplicate;
+        if dup {
+            self.stats.duplicated += 1;
+        }
+        Some((p.at, p.id, dup))
     }
 
     /// Recompute every packet not yet sent at `now` (after a rate or delay change).
@@ -388,28 +607,34 @@ impl Dir {
     /// generation has changed).
     pub fn reschedule(&mut self, now: Instant) -> bool {
         self.advance(now);
-        let n = self.pending.len();
         let mut redo: Vec<Sched> = self.pending.drain(..).collect();
-        for _ in 0..n {
-            self.pipe.pop_back();
-        }
+        let in_service = redo.first().is_some_and(|f| f.start <= now);
+        // Without `fifo`, the packet being serialised keeps the arrival fixed when its
+        // transmission started (ns-2's LinkDelay); with it, it takes today's delay.
+        let keep = usize::from(in_service && !self.fifo);
+        let gone: Vec<PktId> = redo[keep..].iter().map(|s| s.id).collect();
+        self.pipe.retain(|p| !gone.contains(&p.id));
         for s in &redo {
             self.stats.queue_area -= (s.start - s.enq).as_nanos() as u128;
         }
-        self.last_arrival = self.pipe.back().map_or(Instant::ZERO, |p| p.0);
+        self.last_arrival = self
+            .pipe
+            .iter()
+            .map(|p| p.at)
+            .max()
+            .unwrap_or(Instant::ZERO);
         self.busy_until = now;
         let mut rest = 0;
-        if let Some(first) = redo.first().copied() {
-            if first.start <= now {
-                // In service: finishes as planned, propagates with today's delay.
-                self.stats.queue_area += (first.start - first.enq).as_nanos() as u128;
-                self.busy_until = first.end;
-                self.pending.push_back(first);
-                let arrive = (first.end + self.delay).max(self.last_arrival);
-                self.last_arrival = arrive;
-                self.pipe.push_back((arrive, first.id));
-                rest = 1;
+        if in_service {
+            let first = redo[0];
+            // In service: finishes as planned.
+            self.stats.queue_area += (first.start - first.enq).as_nanos() as u128;
+            self.busy_until = first.end;
+            self.pending.push_back(first);
+            if keep == 0 {
+                self.push_pipe(first.end + self.delay, first.id);
             }
+            rest = 1;
         }
         let tail: Vec<Sched> = redo.drain(rest..).collect();
         if self.scheduled_mode() {
@@ -430,9 +655,9 @@ impl Dir {
 
     /// Use delivery opportunities (trace mode): `count` opportunities of `mtu` bytes at
     /// `now` (Mahimahi semantics: a packet may span opportunities; unused bytes are
-    /// lost). Returns true if the pipe was empty before (its head needs an event).
+    /// lost). Returns true if the pipe has a new head (it needs an event).
     pub fn use_opportunities(&mut self, now: Instant, count: u32) -> bool {
-        let was_empty = self.pipe.is_empty();
+        self.head_changed = false;
         if self.down {
             return false;
         }
@@ -458,9 +683,7 @@ impl Dir {
                 self.stats.packets_sent += 1;
                 self.stats.bytes_sent += bytes as u64;
                 self.stats.queue_area += (now - enq).as_nanos() as u128;
-                let arrive = (now + self.delay).max(self.last_arrival);
-                self.last_arrival = arrive;
-                self.pipe.push_back((arrive, id));
+                self.push_pipe(now + self.delay, id);
             } else {
                 if let Some(t) = self.trace.as_mut() {
                     t.head_sent += credit as u32;
@@ -473,7 +696,7 @@ impl Dir {
                 red.idle_since = Some(now);
             }
         }
-        was_empty && !self.pipe.is_empty()
+        std::mem::take(&mut self.head_changed)
     }
 
     /// An outage starts: everything queued, being serialised or propagating is lost.
@@ -490,8 +713,8 @@ impl Dir {
                 self.stats.queue_area -= (s.start - now).as_nanos() as u128;
             }
         }
-        while let Some((_, id)) = self.pipe.pop_front() {
-            out.push(id);
+        while let Some(p) = self.pipe.pop_front() {
+            out.push(p.id);
         }
         self.busy_until = now;
         self.pipe_gen = self.pipe_gen.wrapping_add(1);
@@ -640,5 +863,255 @@ mod tests {
             t.next_opportunity(Instant::from_micros(10_500)),
             Some((Instant::from_millis(11), 2))
         );
+    }
+
+    // ----- RED as ns-2.35's queue/red.cc runs it ----------------------------------
+
+    #[allow(clippy::too_many_arguments)]
+    fn red_spec(
+        min_th: f64,
+        max_th: f64,
+        w_q: f64,
+        gentle: bool,
+        wait: bool,
+        bytes: bool,
+        queue_in_bytes: bool,
+    ) -> DirSpec {
+        DirSpec {
+            rate: RateModel::Constant(1_000_000),
+            delay: DelayModel::Constant(Duration::from_millis(10)),
+            queue: QueueSpec::Red {
+                limit: QueueLimit::Packets(1000),
+                min_th: Some(min_th),
+                max_th: Some(max_th),
+                w_q: Some(w_q),
+                max_p: 0.1,
+                gentle,
+                mean_pktsize: 1000,
+                wait,
+                bytes,
+                queue_in_bytes,
+                target_delay: Duration::from_millis(5),
+            },
+            outages: Vec::new(),
+            loss: 0.0,
+            fifo: false,
+            reorder: 0.0,
+            reorder_delay: Duration::ZERO,
+            duplicate: 0.0,
+        }
+    }
+
+    fn rng() -> Xoshiro256PlusPlus {
+        use rand_core::SeedableRng;
+        Xoshiro256PlusPlus::seed_from_u64(7)
+    }
+
+    /// ns-2 `REDQueue::enque`: `qavg >= th_min && qlen > 1` guards every early drop,
+    /// and the first arrival past the guard only restarts the count (`edv_.old`).
+    #[test]
+    fn red_never_drops_early_while_at_most_one_packet_waits() {
+        // The average is the instantaneous queue (w_q = 1), far above max_th.
+        let spec = red_spec(0.1, 0.2, 1.0, false, true, false, false);
+        let mut d = Dir::new(0, 0, 1, &spec, rng());
+        let t = Instant::ZERO;
+        let fates: Vec<bool> = (0..5)
+            .map(|i| matches!(d.enqueue(t, i, 1000), Admit::Dropped))
+            .collect();
+        // In service, then 0, 1 and 2 waiting: admitted; 3 waiting: dropped.
+        assert_eq!(fates, vec![false, false, false, false, true]);
+        assert_eq!(d.stats.early_drops, 1);
+    }
+
+    /// ns-2 `REDQueue::modify_p` with `wait_`: no drop while count * p < 1, then
+    /// p / (2 - count * p); without it Floyd & Jacobson's p / (1 - count * p).
+    #[test]
+    fn red_wait_spaces_drops_at_least_one_over_p_arrivals_apart() {
+        let mut r = RedState::new(
+            1_000_000,
+            Duration::from_millis(10),
+            Some(5.0),
+            Some(15.0),
+            Some(0.002),
+            0.1,
+            true,
+            1000,
+            true,
+            false,
+            false,
+            Duration::from_millis(5),
+        );
+        r.avg = 15.0 - 1e-9; // p = max_p
+        r.count = 5;
+        assert_eq!(r.drop_probability(1000), 0.0);
+        r.count = 15;
+        assert!((r.drop_probability(1000) - 0.2).abs() < 1e-6);
+        r.count = 25;
+        assert_eq!(r.drop_probability(1000), 1.0);
+        r.wait = false;
+        r.count = 5;
+        assert!((r.drop_probability(1000) - 0.2).abs() < 1e-6);
+    }
+
+    /// ns-2 `bytes_`: the count is in mean-sized packets and a packet's probability
+    /// scales with its size, so a 40-byte ACK is rarely dropped.
+    #[test]
+    fn red_byte_mode_scales_the_drop_probability_with_the_packet_size() {
+        let mut r = RedState::new(
+            1_000_000,
+            Duration::from_millis(10),
+            Some(5.0),
+            Some(15.0),
+            Some(0.002),
+            0.1,
+            true,
+            500,
+            false,
+            true,
+            false,
+            Duration::from_millis(5),
+        );
+        r.avg = 15.0 - 1e-9;
+        r.count_bytes = 2500; // five mean-sized packets: 0.1 / (1 - 0.5) = 0.2
+        let big = r.drop_probability(1000);
+        let ack = r.drop_probability(40);
+        assert!((big - 0.4).abs() < 1e-6, "{big}");
+        assert!((ack - 0.016).abs() < 1e-6, "{ack}");
+    }
+
+    /// ns-2.35 `REDQueue::initialize_params` with `thresh_ 0`, `maxthresh_ 0`,
+    /// `q_weight_ -1`, `targetdelay_ 0.005`, and `reset` with `queue_in_bytes_`.
+    #[test]
+    fn red_auto_parameters_are_ns2_35s() {
+        let auto = |rate: u64, delay_ms: u64| {
+            RedState::new(
+                rate,
+                Duration::from_millis(delay_ms),
+                None,
+                None,
+                None,
+                0.1,
+                true,
+                500,
+                true,
+                true,
+                true,
+                Duration::from_millis(5),
+            )
+        };
+        // 10 Mb/s: 2500 mean packets/s; half the 5 ms target queue is 6.25 packets.
+        let r = auto(10_000_000, 20);
+        assert!((r.min_th - 6.25 * 500.0).abs() < 1e-9, "{}", r.min_th);
+        assert!((r.max_th - 3.0 * 6.25 * 500.0).abs() < 1e-9);
+        // RTT max(0.1, 3 * (0.02 + 1/2500)) = 0.1 s: w_q = 1 - exp(-1 / 2500).
+        assert!((r.w_q - (1.0 - (-1.0f64 / 2500.0).exp())).abs() < 1e-15);
+        // 1 Mb/s: the target queue is small, min_th is 5 packets; RTT 3 * (0.2 + 0.004) s.
+        let r = auto(1_000_000, 200);
+        assert!((r.min_th - 2500.0).abs() < 1e-9);
+        let w = 1.0 - (-1.0f64 / (10.0 * 3.0 * 0.204 * 250.0)).exp();
+        assert!((r.w_q - w).abs() < 1e-12, "{} {w}", r.w_q);
+    }
+
+    // ----- the pipe: delay at sending time, FIFO, reordering, duplication ----------
+
+    fn plain(delay_ms: u64) -> DirSpec {
+        DirSpec {
+            rate: RateModel::Constant(8_000_000), // 1000 bytes per ms
+            delay: DelayModel::Constant(Duration::from_millis(delay_ms)),
+            queue: QueueSpec::DropTail {
+                limit: QueueLimit::Packets(100),
+            },
+            outages: Vec::new(),
+            loss: 0.0,
+            fifo: false,
+            reorder: 0.0,
+            reorder_delay: Duration::ZERO,
+            duplicate: 0.0,
+        }
+    }
+
+    fn arrivals(d: &mut Dir) -> Vec<(u64, PktId)> {
+        let mut out = Vec::new();
+        while let Some((at, id, _)) = d.pop_arrival() {
+            out.push((at.as_nanos() / 1000, id));
+        }
+        out
+    }
+
+    /// ns-2's `LinkDelay::recv`: a packet takes the delay in force when its
+    /// transmission starts, so after a delay drop later packets arrive first.
+    #[test]
+    fn a_delay_drop_lets_later_packets_overtake_those_in_flight() {
+        let mut d = Dir::new(0, 0, 1, &plain(100), rng());
+        let ms = Instant::from_millis;
+        assert!(matches!(d.enqueue(ms(0), 1, 1000), Admit::Scheduled(true)));
+        d.delay = Duration::from_millis(10);
+        d.reschedule(ms(5));
+        assert!(matches!(d.enqueue(ms(5), 2, 1000), Admit::Scheduled(true)));
+        // 2 ends its transmission at 6 ms and arrives at 16; 1 (sent at 0) at 101.
+        assert_eq!(arrivals(&mut d), vec![(16_000, 2), (101_000, 1)]);
+        assert_eq!(d.stats.reordered, 1);
+    }
+
+    /// `fifo = true`: the direction never reorders (mobiflow before issue 17).
+    #[test]
+    fn a_fifo_direction_holds_later_packets_behind_earlier_ones() {
+        let spec = DirSpec {
+            fifo: true,
+            ..plain(100)
+        };
+        let mut d = Dir::new(0, 0, 1, &spec, rng());
+        let ms = Instant::from_millis;
+        d.enqueue(ms(0), 1, 1000);
+        d.delay = Duration::from_millis(10);
+        d.reschedule(ms(5));
+        d.enqueue(ms(5), 2, 1000);
+        assert_eq!(arrivals(&mut d), vec![(101_000, 1), (101_000, 2)]);
+        assert_eq!(d.stats.reordered, 0);
+    }
+
+    /// The packet being serialised when the delay changes keeps the delay of its
+    /// start; one still waiting takes the new one.
+    #[test]
+    fn the_packet_in_service_keeps_the_delay_of_its_start() {
+        let mut d = Dir::new(0, 0, 1, &plain(100), rng());
+        let ms = Instant::from_millis;
+        d.enqueue(ms(0), 1, 1000); // 0..1 ms
+        d.enqueue(ms(0), 2, 1000); // waits, 1..2 ms
+        d.delay = Duration::from_millis(10);
+        d.reschedule(Instant::from_micros(500));
+        assert_eq!(arrivals(&mut d), vec![(12_000, 2), (101_000, 1)]);
+    }
+
+    #[test]
+    fn reorder_holds_packets_back_and_duplicate_delivers_twice() {
+        let spec = DirSpec {
+            reorder: 0.5,
+            reorder_delay: Duration::from_millis(5),
+            duplicate: 0.5,
+            ..plain(10)
+        };
+        let mut d = Dir::new(0, 0, 1, &spec, rng());
+        for i in 0..200 {
+            d.enqueue(Instant::from_millis(i), i as PktId, 1000);
+        }
+        let mut dups = 0;
+        let mut seen = Vec::new();
+        while let Some((_, id, dup)) = d.pop_arrival() {
+            seen.push(id);
+            dups += u64::from(dup);
+        }
+        assert_eq!(seen.len(), 200);
+        assert!(d.stats.reordered > 50, "{}", d.stats.reordered);
+        assert_eq!(d.stats.duplicated, dups);
+        assert!((60..140).contains(&dups), "{dups}");
+        // Without either, the same packets arrive in order, once.
+        let mut d = Dir::new(0, 0, 1, &plain(10), rng());
+        for i in 0..200 {
+            d.enqueue(Instant::from_millis(i), i as PktId, 1000);
+        }
+        let ids: Vec<PktId> = arrivals(&mut d).into_iter().map(|a| a.1).collect();
+        assert_eq!(ids, (0..200).collect::<Vec<_>>());
+        assert_eq!(d.stats.reordered + d.stats.duplicated, 0);
     }
 }

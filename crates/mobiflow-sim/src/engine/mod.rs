@@ -454,7 +454,7 @@ impl Net {
     /// Schedule the arrival event of the head of `d`'s pipe.
     fn arm_pipe(&mut self, d: u32) {
         let dir = &self.dirs[d as usize];
-        if let Some(&(t, _)) = dir.pipe.front() {
+        if let Some(t) = dir.next_arrival() {
             let gen = dir.pipe_gen;
             self.at(t, Ev::Arrive(d, gen));
         }
@@ -807,23 +807,30 @@ impl<'a> World<'a> {
                 if dir.pipe_gen != gen {
                     return; // the pipe changed under this event (outage, reschedule)
                 }
-                let Some((_, id)) = dir.pipe.pop_front() else {
+                let Some((_, id, dup)) = dir.pop_arrival() else {
                     return;
                 };
-                if let Some(&(next, _)) = dir.pipe.front() {
+                if let Some(next) = dir.next_arrival() {
                     self.net.at(next, Ev::Arrive(d, gen));
                 }
                 let node = self.net.dirs[d as usize].to;
-                if let Some(cap) = &mut self.capture {
-                    if let Some(w) = cap.dir[d as usize] {
-                        cap.record(w, now, &self.net.pkts[id as usize]);
+                // A duplicated packet: a copy arrives right after the original.
+                let copy = dup.then(|| {
+                    let p = self.net.pkts[id as usize].clone();
+                    self.net.alloc(p)
+                });
+                for id in std::iter::once(id).chain(copy) {
+                    if let Some(cap) = &mut self.capture {
+                        if let Some(w) = cap.dir[d as usize] {
+                            cap.record(w, now, &self.net.pkts[id as usize]);
+                        }
                     }
-                }
-                let pkt = &self.net.pkts[id as usize];
-                if pkt.dst as usize == node {
-                    self.deliver(id);
-                } else {
-                    self.net.forward(node, id);
+                    let pkt = &self.net.pkts[id as usize];
+                    if pkt.dst as usize == node {
+                        self.deliver(id);
+                    } else {
+                        self.net.forward(node, id);
+                    }
                 }
             }
             Ev::RateChange(d) => {
@@ -1176,8 +1183,11 @@ impl<'a> World<'a> {
                 packets_sent: d.stats.packets_sent,
                 bytes_sent: d.stats.bytes_sent,
                 drops: d.stats.drops,
+                early_drops: d.is_red().then_some(d.stats.early_drops),
                 outage_losses: d.stats.outage_losses,
                 random_losses: d.stats.random_losses,
+                reordered: d.stats.reordered,
+                duplicated: d.stats.duplicated,
                 queue_max_packets: d.stats.queue_max,
                 queue_mean_packets: if end.as_nanos() > 0 {
                     d.stats.queue_area as f64 / end.as_nanos() as f64

@@ -31,6 +31,10 @@ pub(crate) const DIR_KEYS: &[&str] = &[
     "red",
     "outages",
     "loss",
+    "fifo",
+    "reorder",
+    "reorder_delay",
+    "duplicate",
 ];
 
 const LINK_ONLY_KEYS: &[&str] = &["name", "a", "b", "ab", "ba", "handoffs"];
@@ -47,27 +51,50 @@ struct Handoff {
     delay: Option<Duration>,
 }
 
-const RED_KEYS: &[&str] = &["min_th", "max_th", "w_q", "max_p", "gentle", "mean_pktsize"];
+const RED_KEYS: &[&str] = &[
+    "min_th",
+    "max_th",
+    "w_q",
+    "max_p",
+    "gentle",
+    "mean_pktsize",
+    "wait",
+    "bytes",
+    "queue_in_bytes",
+    "target_delay",
+];
 
-/// Default queue limit, packets: an assumption (ns-2's `Queue set limit_` is 50).
 pub(crate) const DEFAULT_QUEUE_LIMIT: QueueLimit = QueueLimit::Packets(100);
 
 /// Bytes per Mahimahi delivery opportunity (Mahimahi's MTU).
 pub(crate) const DEFAULT_TRACE_MTU: u32 = 1500;
 
-/// RED defaults: `(key, value, assumed)`. ns-2.35 sets `thresh_ 0`, `maxthresh_ 0` and
-/// `q_weight_ -1`, which mean "configure automatically" (not modelled), so the
-/// classic values of Floyd & Jacobson 1993 / ns-2 before 2001 are used for these and
-/// marked assumed; `linterm_ 10` (max_p 0.1), `gentle_ true` and `mean_pktsize_ 500`
-/// are ns-2.35's defaults.
-const RED_DEFAULTS: &[(&str, f64, bool)] = &[
-    ("min_th", 5.0, true),
-    ("max_th", 15.0, true),
-    ("w_q", 0.002, true),
-    ("max_p", 0.1, false),
-];
+/// RED defaults: ns-2.35's (`tcl/lib/ns-default.tcl`, `Queue/RED set ...`), each
+/// settable: `thresh_ 0`, `maxthresh_ 0` and `q_weight_ -1` ("auto": computed from the
+/// link's rate and delay by `REDQueue::initialize_params`, with `targetdelay_ 0.005`),
+/// `linterm_ 10` (max_p 0.1), `gentle_ true`, `wait_ true`, `bytes_ true`,
+/// `queue_in_bytes_ true`, `mean_pktsize_ 500`. One difference: with
+/// `queue_in_bytes_`, ns-2 also reads `limit_` as `limit_ * mean_pktsize_` bytes;
+/// here `queue_limit` says its own unit ("20p" or "10000B").
+const RED_DEFAULT_MAX_P: f64 = 0.1;
 const RED_DEFAULT_GENTLE: bool = true;
+const RED_DEFAULT_WAIT: bool = true;
+const RED_DEFAULT_BYTES: bool = true;
+const RED_DEFAULT_QUEUE_IN_BYTES: bool = true;
 const RED_DEFAULT_MEAN_PKTSIZE: u32 = 500;
+const RED_DEFAULT_TARGET_DELAY: Duration = Duration::from_millis(5);
+
+/// A RED threshold or weight: a number, or "auto" (`None`) for ns-2.35's automatic
+/// value.
+fn auto_f64(v: &toml::Value) -> Result<Option<f64>, String> {
+    if let Ok(s) = as_str(v) {
+        if s.eq_ignore_ascii_case("auto") {
+            return Ok(None);
+        }
+        return Err(format!("expected a number or \"auto\", got {s:?}"));
+    }
+    as_f64(v).map(Some)
+}
 
 /// What the links declare.
 pub(crate) struct Links {
@@ -372,12 +399,57 @@ fn parse_dir(
             .unwrap_or(0.0),
         None => 0.0,
     };
+    let probability = |k: &str| -> R<f64> {
+        match lookup(layers, k) {
+            Some(l) => l.req(k, |v| {
+                let p = loss_probability(v)?;
+                if (0.0..1.0).contains(&p) {
+                    Ok(p)
+                } else {
+                    Err(format!(
+                        "probability {p} is outside [0, 1) (a fraction like 0.01, or a percentage like \"1%\")"
+                    ))
+                }
+            }),
+            None => Ok(0.0),
+        }
+    };
+    let fifo = match lookup(layers, "fifo") {
+        Some(l) => l.req("fifo", as_bool)?,
+        None => false,
+    };
+    let reorder = probability("reorder")?;
+    let duplicate = probability("duplicate")?;
+    let reorder_delay = match lookup(layers, "reorder_delay") {
+        Some(l) => {
+            let d = l.req("reorder_delay", duration_value)?;
+            if reorder == 0.0 {
+                return Err(key_err(
+                    l.key("reorder_delay"),
+                    "has no effect without reorder (a probability above 0)",
+                ));
+            }
+            d
+        }
+        None if reorder > 0.0 => {
+            let l = lookup(layers, "reorder").map_or(link_path.to_string(), |l| l.key("reorder"));
+            return Err(key_err(
+                l,
+                "needs reorder_delay: how much longer a reordered packet takes",
+            ));
+        }
+        None => Duration::ZERO,
+    };
     Ok(DirSpec {
         rate,
         delay,
         queue,
         outages,
         loss,
+        fifo,
+        reorder,
+        reorder_delay,
+        duplicate,
     })
 }
 
@@ -662,29 +734,32 @@ fn parse_queue(
         }
     }
     let find = |k: &str| reds.iter().find(|r| r.has(k));
-    let mut num = |k: &'static str| -> R<f64> {
+    let auto = |k: &str| -> R<Option<f64>> {
         match find(k) {
-            Some(r) => r.req(k, as_f64),
-            None => {
-                let (_, v, assumed) = RED_DEFAULTS
-                    .iter()
-                    .copied()
-                    .find(|d| d.0 == k)
-                    .unwrap_or((k, 0.0, false));
-                if assumed {
-                    defaults.push((k_red(k), v.to_string()));
-                }
-                Ok(v)
-            }
+            Some(r) => r.req(k, auto_f64),
+            None => Ok(None),
         }
     };
-    let min_th = num("min_th")?;
-    let max_th = num("max_th")?;
-    let w_q = num("w_q")?;
-    let max_p = num("max_p")?;
-    let gentle = match find("gentle") {
-        Some(r) => r.req("gentle", as_bool)?,
-        None => RED_DEFAULT_GENTLE,
+    let flag = |k: &str, d: bool| -> R<bool> {
+        match find(k) {
+            Some(r) => r.req(k, as_bool),
+            None => Ok(d),
+        }
+    };
+    let min_th = auto("min_th")?;
+    let max_th = auto("max_th")?;
+    let w_q = auto("w_q")?;
+    let max_p = match find("max_p") {
+        Some(r) => r.req("max_p", as_f64)?,
+        None => RED_DEFAULT_MAX_P,
+    };
+    let gentle = flag("gentle", RED_DEFAULT_GENTLE)?;
+    let wait = flag("wait", RED_DEFAULT_WAIT)?;
+    let bytes = flag("bytes", RED_DEFAULT_BYTES)?;
+    let queue_in_bytes = flag("queue_in_bytes", RED_DEFAULT_QUEUE_IN_BYTES)?;
+    let target_delay = match find("target_delay") {
+        Some(r) => r.req("target_delay", duration_value)?,
+        None => RED_DEFAULT_TARGET_DELAY,
     };
     let mean_pktsize = match find("mean_pktsize") {
         Some(r) => r.req("mean_pktsize", |v| {
@@ -703,16 +778,21 @@ fn parse_queue(
             .map(|r| r.key(k))
             .unwrap_or_else(|| format!("{}.red.{k}", layers[layers.len() - 1].path))
     };
-    if min_th < 0.0 {
+    if min_th.is_some_and(|x| x < 0.0) {
         return Err(key_err(red_key("min_th"), "must not be negative"));
     }
-    if max_th <= min_th {
-        return Err(key_err(
-            red_key("max_th"),
-            format!("must be above min_th ({min_th})"),
-        ));
+    if let (Some(lo), Some(hi)) = (min_th, max_th) {
+        if hi <= lo {
+            return Err(key_err(
+                red_key("max_th"),
+                format!("must be above min_th ({lo})"),
+            ));
+        }
     }
-    if !(w_q > 0.0 && w_q <= 1.0) {
+    if max_th.is_some_and(|x| x <= 0.0) {
+        return Err(key_err(red_key("max_th"), "must be positive"));
+    }
+    if w_q.is_some_and(|w| !(w > 0.0 && w <= 1.0)) {
         return Err(key_err(red_key("w_q"), "must be in (0, 1]"));
     }
     if !(max_p > 0.0 && max_p <= 1.0) {
@@ -726,17 +806,11 @@ fn parse_queue(
         max_p,
         gentle,
         mean_pktsize,
+        wait,
+        bytes,
+        queue_in_bytes,
+        target_delay,
     })
-}
-
-/// `red.<k>` as a `'static` suffix for the assumed list.
-fn k_red(k: &str) -> &'static str {
-    match k {
-        "min_th" => "red.min_th",
-        "max_th" => "red.max_th",
-        "w_q" => "red.w_q",
-        _ => "red.max_p",
-    }
 }
 
 /// Keys that only matter together with another one must not be silently ignored.

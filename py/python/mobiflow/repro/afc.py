@@ -578,7 +578,7 @@ NOTES = """\
   option's encoding, the placement) is assumed and listed in each run's `assumed`
   (see `results.json`). The length of the read phases (0.6 s) is **fitted**: it is
   the length at which classic TCP shows the seed's counters in the motivation case
-  (see "length of the read phases" below: 332 zero windows against the seed's 328).
+  (see "length of the read phases" below: 331 zero windows against the seed's 328).
 * How AFC repairs what the full buffer drops is not in the seed (it hides those
   losses from congestion control and lists "avoid unnecessary re-transmissions" as
   future work). mobiflow resends a segment neither acknowledged nor SACKed once it

@@ -287,6 +287,8 @@ def web_toml(spec: WebSpec) -> str:
         f'delay = "{link.delay}"',
         'queue = "red"',
         'queue_limit = "20p"',
+        "# RED as scenarios/fld/ns2/bursts.tcl sets it (assumed; the rest ns-2.35's defaults)",
+        "red = { min_th = 5, max_th = 15, w_q = 0.002, queue_in_bytes = false }",
         "",
         "[measure]",
         "sample_interval = false",
@@ -713,7 +715,8 @@ def quick_plan(tmp: Path) -> Plan:
 
 DESCRIPTION = """\
 Setup (scenarios/fld/README.md has the full list of assumptions): one bottleneck,
-RED queue of 20 packets (thresholds 5/15 packets, w_q 0.002, max_p 0.1: assumed), 1500-byte
+RED queue of 20 packets (thresholds 5/15 packets, w_q 0.002: assumed, as the ns-2 twin sets them;
+max_p 0.1, gentle, wait, byte mode: ns-2.35's defaults, with ns-2's guard), 1500-byte
 packets, Linux-like TCP (SACK, delayed ACKs with a 40 ms timer, 200 ms minimum RTO, RFC 3390
 initial window for Reno and CUBIC). The burst flow writes 512 KB, 1 MB, 1 MB and 1 MB at
 5, 12, 19 and 26 s (WAN) or 5, 35, 65, 95 s (mobile) on one connection; the background flows are
