@@ -1210,6 +1210,19 @@ def live_run_command(
         raise SystemExit(code)
 
 
+@live_app.command("cleanup")
+def live_cleanup_command() -> None:
+    """Remove the namespaces (mf-PID-a, mf-PID-b) and devices of live runs whose
+    emulator is no longer running, and what still runs inside them. Every live run
+    does this when it starts."""
+    from mobiflow import live
+
+    try:
+        sys.stdout.write(live.cleanup() + "\n")
+    except live.LiveUnavailable as e:
+        raise CliError(str(e), EXIT_USAGE) from e
+
+
 @live_app.command("compare")
 def live_compare_command(
     scenario: ScenarioArg,
