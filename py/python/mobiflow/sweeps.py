@@ -70,7 +70,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from mobiflow import _mobiflow
-from mobiflow._mobiflow import ScenarioError
 from mobiflow.api import SUMMARY_FILE, Budget, PathLike, resolve_budget, toml_value
 from mobiflow.outputs import (
     DEFAULT_SERIES_FORMAT,
@@ -890,11 +889,10 @@ def sweep(
         raise SweepError(str(e)) from None
     base = _as_scenario(scenario)
     try:
-        tasks = plan(base, grid, seeds, budget)
-    except ScenarioError:
-        raise
-    except ValueError as e:  # a budget that does not parse
+        resolve_budget(budget)
+    except ValueError as e:  # a size that does not parse
         raise SweepError(str(e)) from None
+    tasks = plan(base, grid, seeds, budget)
     folder = Path(out) if out is not None else Path("runs") / base.name
     folder.mkdir(parents=True, exist_ok=True)
     axes = _check_grid(grid)
