@@ -4,6 +4,7 @@ the check for signals changes no result."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -163,3 +164,41 @@ def test_ctrl_c_ends_mobiflow_reproduce_with_130(tmp_path: Path) -> None:
     assert took < 1.5, f"took {took:.2f} s to stop"
     assert "Traceback" not in stderr
     assert not (tmp_path / "repro" / "report.html").exists()
+
+
+def test_a_long_run_shows_progress_on_a_terminal_only(tiny: Path, tmp_path: Path) -> None:
+    import pty
+
+    scenario = os.fspath(long_scenario(tiny, tmp_path))
+    argv = [sys.executable, "-m", "mobiflow", "run", scenario, "--budget", "64GB"]
+    env = dict(os.environ, NO_COLOR="1", COLUMNS="120")
+    # On a terminal (stdout and stderr on one pty): a bar of simulated time after 2 s.
+    main_fd, child_fd = pty.openpty()
+    proc = subprocess.Popen(
+        argv, cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=child_fd, stderr=child_fd
+    )
+    os.close(child_fd)
+    time.sleep(3.5)
+    proc.send_signal(signal.SIGINT)
+    proc.wait(timeout=10)
+    seen = b""
+    with contextlib.suppress(OSError):  # EIO once the child side is closed
+        while chunk := os.read(main_fd, 65536):
+            seen += chunk
+    os.close(main_fd)
+    assert proc.returncode == 130
+    assert b"simulated" in seen, seen
+    assert b"of 100000.0 s" in seen, seen
+    # Piped: nothing is drawn.
+    piped = subprocess.Popen(
+        argv,
+        cwd=ROOT,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    _took, stdout, stderr = interrupt_after(piped, 3.5)
+    assert piped.returncode == 130
+    assert "simulated" not in stdout + stderr
