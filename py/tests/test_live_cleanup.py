@@ -6,6 +6,7 @@ the reason elsewhere)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -46,6 +47,17 @@ def ns_pids(ns: str) -> list[int]:
     return [int(p) for p in out.split()]
 
 
+def sleeping_in(ns: str) -> list[int]:
+    """The ``sleep`` processes in namespace ``ns`` (not the short-lived ``ip`` and
+    ``sysctl`` processes of its set-up)."""
+    found = []
+    for pid in ns_pids(ns):
+        with contextlib.suppress(OSError):
+            if Path(f"/proc/{pid}/comm").read_text().strip() == "sleep":
+                found.append(pid)
+    return found
+
+
 def alive(pid: int) -> bool:
     try:
         status = Path(f"/proc/{pid}/status").read_text()
@@ -78,7 +90,7 @@ def start_emulator(argv_prefix: list[str]) -> tuple[subprocess.Popen[bytes], int
     def started() -> bool:
         ours = sorted(n for n in namespaces() if n.startswith("mf-") and n.endswith("-b"))
         for ns in ours:
-            if ns_pids(ns) and ns not in before:
+            if ns not in before and sleeping_in(ns):
                 found.append(ns)
                 return True
         return False
@@ -94,7 +106,7 @@ def test_kill_9_of_the_emulator_ends_the_command_and_cleanup_removes_the_rest() 
     binary = live.find_binary()
     proc, pid, names = start_emulator([os.fspath(binary), "run", "--quiet"])
     assert pid == proc.pid
-    (command,) = ns_pids(names[1])
+    (command,) = sleeping_in(names[1])
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait(timeout=10)
     # The command got the parent-death signal.
@@ -124,7 +136,7 @@ def test_the_next_start_removes_what_a_killed_emulator_left(tmp_path: Path) -> N
 def test_kill_9_of_mobiflow_live_ends_the_emulator_which_removes_everything() -> None:
     front, pid, names = start_emulator([sys.executable, "-m", "mobiflow", "live", "run"])
     assert pid != front.pid
-    (command,) = ns_pids(names[1])
+    (command,) = sleeping_in(names[1])
     os.kill(front.pid, signal.SIGKILL)
     front.wait(timeout=10)
     # The emulator gets SIGTERM from its parent's death and stops in order.
