@@ -729,6 +729,7 @@ impl<'a> World<'a> {
     }
 
     /// Process one event; false when none is left before the end.
+    #[inline(always)]
     pub fn step(&mut self) -> bool {
         let Some(e) = self.net.heap.peek() else {
             return false;
