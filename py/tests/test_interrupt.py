@@ -146,8 +146,7 @@ def test_ctrl_c_ends_mobiflow_reproduce_with_130(tmp_path: Path) -> None:
             "-m",
             "mobiflow",
             "reproduce",
-            "afc",
-            "--quick",
+            "afc",  # full length: minutes, so still running when interrupted
             "--no-validation",
             "--out",
             os.fspath(tmp_path / "repro"),
