@@ -50,8 +50,57 @@ pub struct DirCounters {
     pub read_errors: u64,
     /// Packets larger than the MTU (a segmentation offload the emulator would treat
     /// as one packet; TUN without a virtio-net header offers none, so Linux segments
-    /// before the device and this stays 0).
+    /// before the device and this stays 0). Dropped.
     pub oversize: u64,
+    /// Packets that are neither IPv4 nor IPv6 (version nibble), dropped.
+    pub non_ip: u64,
+    /// IPv4 or IPv6 packets whose header does not hold together (too short, a header
+    /// length below 20 bytes, a length field beyond the bytes read), dropped.
+    pub malformed: u64,
+}
+
+/// What a packet read from a TUN device is.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// An IPv4 or IPv6 packet within the MTU: forwarded.
+    Ip,
+    Oversize,
+    NonIp,
+    Malformed,
+}
+
+/// Sorts a packet read from a TUN device (`IFF_NO_PI`: the bytes are the IP packet).
+/// IPv4 (RFC 791 §3.1): at least 20 bytes, IHL at least 5 and within the packet,
+/// Total Length at least the header and at most the bytes read. IPv6 (RFC 8200 §3):
+/// at least the 40-byte header, Payload Length within the packet. Anything the
+/// kernel's own stack sends passes; what a raw socket writes may not.
+pub fn classify(pkt: &[u8], mtu: usize) -> Verdict {
+    let Some(&first) = pkt.first() else {
+        return Verdict::Malformed;
+    };
+    let ok = match first >> 4 {
+        4 => {
+            let ihl = (first & 0x0f) as usize * 4;
+            let total = pkt
+                .get(2..4)
+                .map_or(0, |b| u16::from_be_bytes([b[0], b[1]]) as usize);
+            pkt.len() >= 20 && ihl >= 20 && total >= ihl && total <= pkt.len()
+        }
+        6 => {
+            let payload = pkt
+                .get(4..6)
+                .map_or(0, |b| u16::from_be_bytes([b[0], b[1]]) as usize);
+            pkt.len() >= 40 && 40 + payload <= pkt.len()
+        }
+        _ => return Verdict::NonIp,
+    };
+    if !ok {
+        Verdict::Malformed
+    } else if pkt.len() > mtu {
+        Verdict::Oversize
+    } else {
+        Verdict::Ip
+    }
 }
 
 /// One second of the per-second report.
@@ -163,16 +212,28 @@ pub fn run(
             for _ in 0..4096 {
                 match inp.read(&mut scratch) {
                     Ok(n) if n > 0 => {
+                        let c = &mut counters[d];
+                        c.packets_in += 1;
+                        c.bytes_in += n as u64;
+                        match classify(&scratch[..n], mtu) {
+                            Verdict::Ip => {}
+                            Verdict::Oversize => {
+                                c.oversize += 1;
+                                continue;
+                            }
+                            Verdict::NonIp => {
+                                c.non_ip += 1;
+                                continue;
+                            }
+                            Verdict::Malformed => {
+                                c.malformed += 1;
+                                continue;
+                            }
+                        }
                         let id = slab.alloc();
                         let buf = &mut slab.bufs[id as usize];
                         buf.clear();
                         buf.extend_from_slice(&scratch[..n]);
-                        let c = &mut counters[d];
-                        c.packets_in += 1;
-                        c.bytes_in += n as u64;
-                        if n > mtu {
-                            c.oversize += 1;
-                        }
                         if !dirs[d].enqueue(now, id, n as u32) {
                             slab.release(id);
                         }
@@ -271,4 +332,49 @@ fn second_json(s: &Second) -> Value {
         })
     };
     json!({"t_s": s.t, "ab": dir(0), "ba": dir(1)})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{classify, Verdict};
+
+    fn ipv4(total: u16, len: usize) -> Vec<u8> {
+        let mut p = vec![0u8; len];
+        p[0] = 0x45;
+        p[2..4].copy_from_slice(&total.to_be_bytes());
+        p
+    }
+
+    #[test]
+    fn well_formed_ip_packets_pass() {
+        assert_eq!(classify(&ipv4(60, 60), 1500), Verdict::Ip);
+        let mut v6 = vec![0u8; 48];
+        v6[0] = 0x60;
+        v6[4..6].copy_from_slice(&8u16.to_be_bytes());
+        assert_eq!(classify(&v6, 1500), Verdict::Ip);
+    }
+
+    #[test]
+    fn junk_is_sorted_not_forwarded() {
+        assert_eq!(classify(&[], 1500), Verdict::Malformed);
+        assert_eq!(classify(&[0x00, 1, 2, 3], 1500), Verdict::NonIp);
+        assert_eq!(classify(&[0xff; 100], 1500), Verdict::NonIp);
+        // Truncated, a header length below 20 bytes, a total length beyond the data.
+        assert_eq!(classify(&[0x45, 0, 0], 1500), Verdict::Malformed);
+        let mut short_ihl = ipv4(40, 40);
+        short_ihl[0] = 0x44;
+        assert_eq!(classify(&short_ihl, 1500), Verdict::Malformed);
+        assert_eq!(classify(&ipv4(1000, 40), 1500), Verdict::Malformed);
+        assert_eq!(classify(&ipv4(10, 40), 1500), Verdict::Malformed);
+        let mut v6 = vec![0u8; 48];
+        v6[0] = 0x60;
+        v6[4..6].copy_from_slice(&100u16.to_be_bytes());
+        assert_eq!(classify(&v6, 1500), Verdict::Malformed);
+        assert_eq!(classify(&[0x60; 20], 1500), Verdict::Malformed);
+    }
+
+    #[test]
+    fn packets_beyond_the_mtu_are_oversize() {
+        assert_eq!(classify(&ipv4(4000, 4000), 1500), Verdict::Oversize);
+    }
 }

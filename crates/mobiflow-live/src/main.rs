@@ -6,6 +6,7 @@
 //!               [--duration SECS] [--late-bound-ms MS] [--late-fraction F] [--report FILE.json] [--quiet]
 //!               [--sysctl a|b:KEY=VALUE]... [-- COMMAND ARGS...]
 //! mobiflow-live check
+//! mobiflow-live cleanup
 //! mobiflow-live --help | --version
 //! ```
 //!
@@ -21,6 +22,12 @@
 //! (its exit status is ours), after `--duration`, or on SIGINT/SIGTERM/SIGHUP.
 //! Everything created is removed on every path out. Exit status 2: not root, no
 //! /dev/net/tun, a bad scenario or usage.
+//!
+//! A `kill -9` is no path out: the emulator asks for SIGTERM when its parent dies
+//! (so a killed `mobiflow live` front end still ends it in order) and COMMAND gets
+//! SIGKILL when the emulator dies (`PR_SET_PDEATHSIG`). The namespaces of an emulator
+//! killed outright stay; every `run` and `cleanup` remove those whose owner (the
+//! process id in their name) is no longer running, with what still runs in them.
 
 #[cfg(target_os = "linux")]
 mod forward;
@@ -67,6 +74,8 @@ mod linux {
         Run(RunArgs),
         /// Check that this machine can emulate: root, /dev/net/tun, ip.
         Check,
+        /// Remove the namespaces and devices of emulators that are no longer running.
+        Cleanup,
     }
 
     #[derive(clap::Args, Debug)]
@@ -213,6 +222,20 @@ mod linux {
                     2
                 }
             },
+            Cmd::Cleanup => match preflight().and_then(|()| netns::remove_stale()) {
+                Ok(removed) if removed.is_empty() => {
+                    println!("cleanup: nothing left behind");
+                    0
+                }
+                Ok(removed) => {
+                    println!("cleanup: removed {}", removed.join(", "));
+                    0
+                }
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    2
+                }
+            },
             Cmd::Run(args) => match run(&args) {
                 Ok(code) => code,
                 Err((code, e)) => {
@@ -224,6 +247,7 @@ mod linux {
     }
 
     fn run(args: &Args) -> Result<i32, (i32, String)> {
+        let parent = sys::parent_pid();
         let sc =
             mobiflow_sim::load_file(&args.scenario, &args.sets).map_err(|e| (2, e.to_string()))?;
         let file = args.scenario.display();
@@ -242,6 +266,24 @@ mod linux {
         };
         preflight().map_err(|e| (2, e))?;
         sys::install_signal_handlers();
+        // Our parent's death (a `kill -9` of `mobiflow live`) is a SIGTERM to us: the
+        // orderly stop that removes everything.
+        if !sys::die_with_parent(libc::SIGTERM, parent) {
+            return Err((
+                1,
+                "the parent process ended before the emulation started".into(),
+            ));
+        }
+        match netns::remove_stale() {
+            Ok(removed) if !removed.is_empty() && !args.quiet => {
+                eprintln!(
+                    "live: removed what dead emulators left: {}",
+                    removed.join(", ")
+                );
+            }
+            Ok(_) => {}
+            Err(e) => eprintln!("warning: cannot remove what dead emulators left: {e}"),
+        }
         let link = &sc.links[li];
         let horizon = sc.duration.max(SimDuration::from_secs(3600));
         let mut dirs = [0, 1].map(|k| ClockedDir::new(&link.dirs[k], li * 2 + k, sc.seed, horizon));
@@ -257,7 +299,9 @@ mod linux {
         let mut child: Option<Child> = None;
         if !args.command.is_empty() {
             let ns = &pair.sides[args.side].ns;
-            let c = Command::new("ip")
+            let mut cmd = Command::new("ip");
+            sys::kill_child_with_us(&mut cmd);
+            let c = cmd
                 .args(["netns", "exec", ns])
                 .args(&args.command)
                 .env("MOBIFLOW_NS_A", &pair.sides[0].ns)
@@ -376,7 +420,7 @@ mod linux {
             }
             if c.oversize > 0 {
                 reasons.push(format!(
-                    "{}: {} packets larger than the MTU (segmentation offload)",
+                    "{}: {} packets larger than the MTU dropped (segmentation offload?)",
                     names[d], c.oversize
                 ));
             }
@@ -415,6 +459,8 @@ mod linux {
                 "write_errors": c.write_errors,
                 "read_errors": c.read_errors,
                 "oversize_packets": c.oversize,
+                "non_ip_packets": c.non_ip,
+                "malformed_packets": c.malformed,
                 "tun_overruns": overruns,
                 "tun_rx_dropped": rx_dropped,
             }));

@@ -1,6 +1,13 @@
 //! Two network namespaces joined by two TUN devices, set up with `ip` and removed when
 //! the [`Pair`] is dropped (on every path out of the program: normal exit, error, or a
 //! signal turned into an orderly stop).
+//!
+//! A `kill -9` leaves no such path: the TUN devices go with the process (they live as
+//! long as its file descriptors), but the namespaces stay (`ip netns add` pins them
+//! under /run/netns), with whatever still runs inside. Their names carry the owner's
+//! process id (`mf-<pid>-a`, `mf-<pid>-b`; devices `mf<pid>a`, `mf<pid>b`), so
+//! [`remove_stale`] can tell them from those of a running emulator: every start and
+//! `mobiflow-live cleanup` remove the ones whose owner is dead.
 
 use crate::sys;
 use std::fs::File;
@@ -62,6 +69,68 @@ pub fn sysctl(ns: &str, key: &str, value: &str) -> Result<(), String> {
     let kv = format!("{key}={value}");
     ip(&["netns", "exec", ns, "sysctl", "-q", "-w", &kv])
         .map_err(|e| format!("sysctl {kv} in {ns}: {e}"))
+}
+
+/// The name of the program that owns the namespaces (its `/proc/PID/comm`).
+pub const OWNER_COMM: &str = "mobiflow-live";
+
+/// The owner's process id in a namespace name `mf-<pid>-a|b` or a device name
+/// `mf<pid>a|b`; `None` for names that are not ours.
+pub fn owner_of(name: &str) -> Option<u32> {
+    let rest = name.strip_prefix("mf")?;
+    let rest = rest.strip_prefix('-').map_or(rest, |r| r);
+    let rest = rest
+        .strip_suffix("-a")
+        .or_else(|| rest.strip_suffix("-b"))
+        .or_else(|| rest.strip_suffix('a'))
+        .or_else(|| rest.strip_suffix('b'))?;
+    if rest.is_empty() || !rest.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    rest.parse().ok()
+}
+
+/// Names of our namespaces (`ip netns list`) and of our devices left in this namespace
+/// (`ip -o link show`) whose owner is no longer running.
+pub fn stale() -> Result<(Vec<String>, Vec<String>), String> {
+    let dead = |name: &str| owner_of(name).is_some_and(|pid| !sys::runs(pid, OWNER_COMM));
+    let namespaces = ip_output(&["netns", "list"])?
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|n| n.starts_with("mf-") && dead(n))
+        .map(str::to_string)
+        .collect();
+    // `ip -o link show` lines: "7: mf123a: <FLAGS> ..." (a name may carry "@peer").
+    let devices = ip_output(&["-o", "link", "show"])?
+        .lines()
+        .filter_map(|l| l.split(": ").nth(1))
+        .map(|n| n.split('@').next().unwrap_or(n))
+        .filter(|n| !n.starts_with("mf-") && dead(n))
+        .map(str::to_string)
+        .collect();
+    Ok((namespaces, devices))
+}
+
+/// Remove the namespaces and devices of emulators that are no longer running: first
+/// every process still inside such a namespace (SIGKILL: its emulator, which would
+/// have stopped it, is gone), then the namespace. Returns what was removed.
+pub fn remove_stale() -> Result<Vec<String>, String> {
+    let (namespaces, devices) = stale()?;
+    let mut removed = Vec::new();
+    for ns in namespaces {
+        if let Ok(pids) = ip_output(&["netns", "pids", &ns]) {
+            for pid in pids.lines().filter_map(|p| p.trim().parse::<u32>().ok()) {
+                sys::kill(pid, libc::SIGKILL);
+            }
+        }
+        ip(&["netns", "del", &ns])?;
+        removed.push(ns);
+    }
+    for dev in devices {
+        ip(&["link", "del", "dev", &dev])?;
+        removed.push(dev);
+    }
+    Ok(removed)
 }
 
 impl Pair {
@@ -140,5 +209,29 @@ impl Pair {
 impl Drop for Pair {
     fn drop(&mut self) {
         self.teardown();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::owner_of;
+
+    #[test]
+    fn owners_are_read_from_our_names_only() {
+        assert_eq!(owner_of("mf-1234-a"), Some(1234));
+        assert_eq!(owner_of("mf-1234-b"), Some(1234));
+        assert_eq!(owner_of("mf1234a"), Some(1234));
+        assert_eq!(owner_of("mf1234b"), Some(1234));
+        for other in [
+            "mf-a",
+            "mf--a",
+            "mf-12x-a",
+            "eth0",
+            "mf-1234-c",
+            "mfa",
+            "lo",
+        ] {
+            assert_eq!(owner_of(other), None, "{other}");
+        }
     }
 }

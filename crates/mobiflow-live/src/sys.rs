@@ -1,6 +1,7 @@
 //! The few system calls `mobiflow-live` needs that the standard library lacks: TUN
 //! set-up (`TUNSETIFF`), `ppoll` with a nanosecond timeout, the timer slack, signal
-//! handlers, `geteuid` and `kill`. Every `unsafe` block of the crate is here.
+//! handlers, `geteuid`, `kill` and the parent-death signal (`prctl(PR_SET_PDEATHSIG)`).
+//! Every `unsafe` block of the crate is here.
 #![allow(unsafe_code)]
 
 use std::fs::{File, OpenOptions};
@@ -35,6 +36,57 @@ pub fn install_signal_handlers() {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_IGN);
     }
+}
+
+/// The parent process's id.
+pub fn parent_pid() -> u32 {
+    // SAFETY: getppid has no preconditions.
+    unsafe { libc::getppid() as u32 }
+}
+
+/// Ask the kernel to send `sig` to this process when its parent dies
+/// (`prctl(PR_SET_PDEATHSIG)`, prctl(2)): a `kill -9` of the `mobiflow live` front end
+/// then ends the emulator too, which removes its namespaces. Returns false if the
+/// parent was already gone (its id changed from `parent`) when the request took
+/// effect: the caller should stop at once.
+pub fn die_with_parent(sig: libc::c_int, parent: u32) -> bool {
+    // SAFETY: PR_SET_PDEATHSIG takes a signal number; no memory effects.
+    unsafe {
+        libc::prctl(libc::PR_SET_PDEATHSIG, sig as libc::c_ulong, 0, 0, 0);
+    }
+    parent_pid() == parent
+}
+
+/// Make the process `cmd` starts receive SIGKILL when this process dies
+/// (`PR_SET_PDEATHSIG` set between fork and exec; it survives the exec of `ip netns
+/// exec` and of the command it execs, which are not set-user-ID). If this process is
+/// already gone when the child gets there, the child exits at once.
+pub fn kill_child_with_us(cmd: &mut std::process::Command) {
+    use std::os::unix::process::CommandExt;
+    let us = std::process::id() as libc::pid_t;
+    // SAFETY: the closure runs in the child between fork and exec and calls only
+    // async-signal-safe functions (prctl, getppid, _exit); it allocates nothing.
+    unsafe {
+        cmd.pre_exec(move || {
+            libc::prctl(
+                libc::PR_SET_PDEATHSIG,
+                libc::SIGKILL as libc::c_ulong,
+                0,
+                0,
+                0,
+            );
+            if libc::getppid() != us {
+                libc::_exit(1);
+            }
+            Ok(())
+        });
+    }
+}
+
+/// True if process `pid` exists and runs a program named `comm` (`/proc/PID/comm`):
+/// a reused process id of another program does not count.
+pub fn runs(pid: u32, comm: &str) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|c| c.trim_end() == comm)
 }
 
 /// CLOCK_MONOTONIC in nanoseconds (what Python's `time.monotonic_ns()` reads), so

@@ -14,7 +14,15 @@
 //! * a failure to write the output folder raises `OSError`.
 //!
 //! The GIL is released while a scenario is loaded, run and written, so Python threads
-//! may run several scenarios at once.
+//! may run several scenarios at once. While the engine runs it takes the GIL back
+//! every 50 ms of wall time to check for signals (`Python::check_signals`): Ctrl-C
+//! raises `KeyboardInterrupt` out of the call within that time, and nothing partial
+//! is written or returned. A `progress(simulated_s, duration_s)` callable, if given,
+//! is called at the same moments; an exception it raises stops the run the same way.
+//!
+//! Before a run, the scenario's resource estimate (`mobiflow_sim::budget`) is checked
+//! against `budget` bytes (default 4 GiB, `None` to skip): a scenario over it raises
+//! `ScenarioError` naming the key that causes it and the estimate.
 //!
 //! Besides running, the module converts between the forms a scenario takes in Python:
 //! TOML text with overrides applied (`apply_overrides`), and TOML <-> JSON
@@ -60,6 +68,8 @@ enum Failure {
     Scenario(ScenarioError),
     Run(String),
     Output(PathBuf, std::io::Error),
+    /// The run was stopped by a signal or by the progress callback's exception.
+    Interrupted(PyErr),
 }
 
 impl Failure {
@@ -67,6 +77,7 @@ impl Failure {
         match self {
             Failure::Scenario(e) => scenario_error(py, &e),
             Failure::Run(msg) => PyRuntimeError::new_err(msg),
+            Failure::Interrupted(e) => e,
             Failure::Output(dir, e) => {
                 PyOSError::new_err(format!("cannot write results to {}: {e}", dir.display()))
             }
@@ -98,23 +109,55 @@ fn load_text(
     mobiflow_sim::load_str(text, source, overrides).map_err(Failure::Scenario)
 }
 
+/// How a run is watched and bounded: the memory budget, and the progress callable.
+struct Control {
+    budget: Option<u64>,
+    progress: Option<PyObject>,
+}
+
 /// Runs a scenario; packet captures (the scenario's `[measure.capture]` points, and
-/// every host with `pcap`) go into `out_dir`, which they need.
+/// every host with `pcap`) go into `out_dir`, which they need. Called without the
+/// GIL: the control hook takes it back to check for signals and report progress.
 fn simulate(
     scenario: &Scenario,
     out_dir: Option<&Path>,
     pcap: bool,
+    control: &Control,
 ) -> Result<mobiflow_sim::RunResult, Failure> {
     if pcap && out_dir.is_none() {
         return Err(Failure::Run(
             "packet captures need an output folder (--out DIR)".into(),
         ));
     }
+    if let Some(budget) = control.budget {
+        mobiflow_sim::budget::check(scenario, budget).map_err(Failure::Scenario)?;
+    }
     let opts = mobiflow_sim::RunOptions {
         out_dir: out_dir.map(Path::to_path_buf),
         capture_all_hosts: pcap,
     };
-    mobiflow_sim::run_with(scenario, &opts).map_err(|e| Failure::Run(e.to_string()))
+    let duration_s = scenario.duration.as_secs_f64();
+    let mut stopped: Option<PyErr> = None;
+    let mut hook = |now: mobiflow_proto::time::Instant| {
+        Python::with_gil(|py| {
+            let checked = py.check_signals().and_then(|()| match &control.progress {
+                Some(cb) => cb.call1(py, (now.as_secs_f64(), duration_s)).map(|_| ()),
+                None => Ok(()),
+            });
+            match checked {
+                Ok(()) => true,
+                Err(e) => {
+                    stopped = Some(e);
+                    false
+                }
+            }
+        })
+    };
+    let result = mobiflow_sim::run_controlled(scenario, &opts, &mut hook);
+    if let Some(e) = stopped {
+        return Err(Failure::Interrupted(e));
+    }
+    result.map_err(|e| Failure::Run(e.to_string()))
 }
 
 /// Runs a loaded scenario, writes its results to `out_dir` if given, and returns the
@@ -123,8 +166,9 @@ fn run_scenario(
     scenario: &Scenario,
     out_dir: Option<&Path>,
     pcap: bool,
+    control: &Control,
 ) -> Result<String, Failure> {
-    let result = simulate(scenario, out_dir, pcap)?;
+    let result = simulate(scenario, out_dir, pcap, control)?;
     if let Some(dir) = out_dir {
         output::write_run(&result, dir).map_err(|e| Failure::Output(dir.to_path_buf(), e))?;
     }
@@ -145,8 +189,9 @@ fn run_scenario_results(
     scenario: &Scenario,
     out_dir: Option<&Path>,
     pcap: bool,
+    control: &Control,
 ) -> Result<Results, Failure> {
-    let result = simulate(scenario, out_dir, pcap)?;
+    let result = simulate(scenario, out_dir, pcap, control)?;
     if let Some(dir) = out_dir {
         output::write_run(&result, dir).map_err(|e| Failure::Output(dir.to_path_buf(), e))?;
     }
@@ -203,17 +248,21 @@ fn validate_file(
 /// Raises `ScenarioError` if the scenario is wrong, `RuntimeError` if the run fails and
 /// `OSError` if the results cannot be written.
 #[pyfunction]
-#[pyo3(signature = (path, overrides = Vec::new(), out_dir = None, pcap = false))]
+#[pyo3(signature = (path, overrides = Vec::new(), out_dir = None, pcap = false, budget = Some(mobiflow_sim::budget::DEFAULT_BUDGET_BYTES), progress = None))]
+#[allow(clippy::too_many_arguments)]
 fn run_file(
     py: Python<'_>,
     path: PathBuf,
     overrides: Vec<(String, String)>,
     out_dir: Option<PathBuf>,
     pcap: bool,
+    budget: Option<u64>,
+    progress: Option<PyObject>,
 ) -> PyResult<String> {
+    let control = Control { budget, progress };
     py.allow_threads(|| {
         let scenario = mobiflow_sim::load_file(&path, &overrides).map_err(Failure::Scenario)?;
-        run_scenario(&scenario, out_dir.as_deref(), pcap)
+        run_scenario(&scenario, out_dir.as_deref(), pcap, &control)
     })
     .map_err(|f| f.into_pyerr(py))
 }
@@ -222,7 +271,8 @@ fn run_file(
 /// the text stands for: messages mention it and relative paths (traces) resolve
 /// against its folder.
 #[pyfunction]
-#[pyo3(signature = (text, overrides = Vec::new(), out_dir = None, source = None, pcap = false))]
+#[pyo3(signature = (text, overrides = Vec::new(), out_dir = None, source = None, pcap = false, budget = Some(mobiflow_sim::budget::DEFAULT_BUDGET_BYTES), progress = None))]
+#[allow(clippy::too_many_arguments)]
 fn run_str(
     py: Python<'_>,
     text: String,
@@ -230,10 +280,13 @@ fn run_str(
     out_dir: Option<PathBuf>,
     source: Option<PathBuf>,
     pcap: bool,
+    budget: Option<u64>,
+    progress: Option<PyObject>,
 ) -> PyResult<String> {
+    let control = Control { budget, progress };
     py.allow_threads(|| {
         let scenario = load_text(&text, source.as_deref(), &overrides)?;
-        run_scenario(&scenario, out_dir.as_deref(), pcap)
+        run_scenario(&scenario, out_dir.as_deref(), pcap, &control)
     })
     .map_err(|f| f.into_pyerr(py))
 }
@@ -259,7 +312,8 @@ fn validate_str(
 /// too if it is given, with the pcap files of the scenario's capture points (and of
 /// every host with `pcap`).
 #[pyfunction]
-#[pyo3(signature = (text, overrides = Vec::new(), out_dir = None, source = None, pcap = false))]
+#[pyo3(signature = (text, overrides = Vec::new(), out_dir = None, source = None, pcap = false, budget = Some(mobiflow_sim::budget::DEFAULT_BUDGET_BYTES), progress = None))]
+#[allow(clippy::too_many_arguments)]
 fn run_str_results<'py>(
     py: Python<'py>,
     text: String,
@@ -267,11 +321,14 @@ fn run_str_results<'py>(
     out_dir: Option<PathBuf>,
     source: Option<PathBuf>,
     pcap: bool,
+    budget: Option<u64>,
+    progress: Option<PyObject>,
 ) -> PyResult<(String, Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
+    let control = Control { budget, progress };
     let results = py
         .allow_threads(|| {
             let scenario = load_text(&text, source.as_deref(), &overrides)?;
-            run_scenario_results(&scenario, out_dir.as_deref(), pcap)
+            run_scenario_results(&scenario, out_dir.as_deref(), pcap, &control)
         })
         .map_err(|f| f.into_pyerr(py))?;
     Ok((
@@ -279,6 +336,41 @@ fn run_str_results<'py>(
         PyBytes::new(py, &results.flow_csv),
         PyBytes::new(py, &results.link_csv),
     ))
+}
+
+/// The resource estimate of a scenario given as TOML text, as JSON (see
+/// `mobiflow_sim::budget::Estimate`). With `budget`, raises `ScenarioError` if the
+/// estimate exceeds it (what a run would raise, without running).
+#[pyfunction]
+#[pyo3(signature = (text, overrides = Vec::new(), source = None, budget = None))]
+fn estimate_str(
+    py: Python<'_>,
+    text: String,
+    overrides: Vec<(String, String)>,
+    source: Option<PathBuf>,
+    budget: Option<u64>,
+) -> PyResult<String> {
+    py.allow_threads(|| {
+        let scenario = load_text(&text, source.as_deref(), &overrides)?;
+        let estimate = match budget {
+            Some(b) => mobiflow_sim::budget::check(&scenario, b).map_err(Failure::Scenario)?,
+            None => mobiflow_sim::budget::estimate(&scenario),
+        };
+        serde_json::to_string(&estimate).map_err(|e| Failure::Run(e.to_string()))
+    })
+    .map_err(|f: Failure| f.into_pyerr(py))
+}
+
+/// The default resource budget in bytes.
+#[pyfunction]
+fn default_budget() -> u64 {
+    mobiflow_sim::budget::DEFAULT_BUDGET_BYTES
+}
+
+/// Parses a size like `"8GB"` into bytes (K, M, G are multiples of 1024).
+#[pyfunction]
+fn parse_size(text: &str) -> PyResult<u64> {
+    mobiflow_sim::units::parse_size(text).map_err(PyValueError::new_err)
 }
 
 /// Applies overrides to TOML text and returns the resulting document as TOML text.
@@ -382,6 +474,9 @@ fn _mobiflow(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_str, m)?)?;
     m.add_function(wrap_pyfunction!(run_str_results, m)?)?;
     m.add_function(wrap_pyfunction!(apply_overrides, m)?)?;
+    m.add_function(wrap_pyfunction!(estimate_str, m)?)?;
+    m.add_function(wrap_pyfunction!(default_budget, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_size, m)?)?;
     m.add_function(wrap_pyfunction!(toml_to_json, m)?)?;
     m.add_function(wrap_pyfunction!(json_to_toml, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;

@@ -11,10 +11,13 @@
 //! * [`model`]: the validated scenario the engine builds a world from.
 //! * [`engine`]: the event loop, links (rate and delay schedules, Mahimahi traces,
 //!   outages, DropTail and RED queues), hosts, applications and measurement.
+//! * [`budget`]: what a scenario will need (series rows, packets, memory), before it
+//!   runs, and the budget check that refuses what cannot fit.
 //! * [`emu`]: a link direction driven by an outside clock (real-time emulation).
 //! * [`results`]: the summary and the sampled time series.
 //! * [`output`]: writing results to a folder (JSON summary, CSV series).
 
+pub mod budget;
 pub mod emu;
 pub mod engine;
 pub mod model;
@@ -24,7 +27,7 @@ pub mod results;
 pub mod scenario;
 pub mod units;
 
-pub use engine::{run, run_with, RunError, RunOptions, RunResult};
+pub use engine::{run, run_controlled, run_with, RunError, RunOptions, RunResult};
 pub use model::Scenario;
 pub use scenario::{load_file, load_str, ScenarioError};
 

@@ -4,6 +4,7 @@ Functions return JSON text (or TOML text, or CSV bytes); :mod:`mobiflow` parses 
 ``(dotted key, value)`` pairs, as ``--set KEY=VALUE`` on the command line.
 """
 
+from collections.abc import Callable
 from os import PathLike
 from typing import TypeAlias
 
@@ -32,10 +33,16 @@ def run_file(
     overrides: list[tuple[str, str]] = ...,
     out_dir: _Path | None = None,
     pcap: bool = False,
+    budget: int | None = ...,
+    progress: Callable[[float, float], object] | None = None,
 ) -> str:
     """Run a scenario file; write results into ``out_dir`` if given; return summary JSON.
 
-    ``pcap`` captures every host's packets into ``out_dir`` (``<host>.pcap``)."""
+    ``pcap`` captures every host's packets into ``out_dir`` (``<host>.pcap``).
+    ``budget``: refuse (``ScenarioError``) a scenario whose estimated memory exceeds
+    this many bytes (default :func:`default_budget`; ``None``: no check).
+    ``progress(simulated_s, duration_s)`` is called every 50 ms of wall time, when
+    signals are checked too (Ctrl-C raises ``KeyboardInterrupt``)."""
 
 def run_str(
     text: str,
@@ -43,6 +50,8 @@ def run_str(
     out_dir: _Path | None = None,
     source: _Path | None = None,
     pcap: bool = False,
+    budget: int | None = ...,
+    progress: Callable[[float, float], object] | None = None,
 ) -> str:
     """Like :func:`run_file` for TOML text; ``source`` names the file it stands for."""
 
@@ -52,10 +61,28 @@ def run_str_results(
     out_dir: _Path | None = None,
     source: _Path | None = None,
     pcap: bool = False,
+    budget: int | None = ...,
+    progress: Callable[[float, float], object] | None = None,
 ) -> tuple[str, bytes, bytes]:
     """Like :func:`run_str`, also returning the series: ``(summary JSON, flow series CSV,
     link series CSV)``, the bytes of ``summary.json``, ``flow_series.csv`` and
     ``link_series.csv``."""
+
+def estimate_str(
+    text: str,
+    overrides: list[tuple[str, str]] = ...,
+    source: _Path | None = None,
+    budget: int | None = None,
+) -> str:
+    """The scenario's resource estimate as JSON (samples, flow_rows, link_rows, packets,
+    series_bytes, packet_bytes, bytes, key); with ``budget``, raise ``ScenarioError``
+    if the estimate exceeds it."""
+
+def default_budget() -> int:
+    """The default memory budget of a run, in bytes."""
+
+def parse_size(text: str) -> int:
+    """A size like ``"8GB"`` in bytes (K, M, G = 1024); ``ValueError`` if malformed."""
 
 def apply_overrides(
     text: str, overrides: list[tuple[str, str]] = ..., source: _Path | None = None

@@ -37,10 +37,12 @@ if TYPE_CHECKING:
     import polars as pl
 
 __all__ = [
+    "Budget",
     "Overrides",
     "PathLike",
     "read_series",
     "read_summary",
+    "resolve_budget",
     "run",
     "run_json",
     "run_text",
@@ -54,6 +56,31 @@ PathLike = str | os.PathLike[str]
 
 Overrides = Mapping[str, object] | Iterable[tuple[str, object]]
 """``{dotted key: value}`` or ``[(dotted key, value), ...]``, applied in order."""
+
+Budget = bool | int | str
+"""A run's memory budget: ``True`` for the default (4 GiB), ``False`` for no check, a
+number of bytes, or a size like ``"8GB"`` (K, M, G are multiples of 1024). A scenario
+whose estimate exceeds it is refused before it runs (see ``docs/scenarios.md``,
+"Resource budgets")."""
+
+
+def resolve_budget(budget: Budget) -> int | None:
+    """The budget in bytes, or ``None`` for no check. Raises ``ValueError`` for a size
+    that does not parse or a negative number."""
+    if budget is True:
+        return _mobiflow.default_budget()
+    if budget is False:
+        return None
+    if isinstance(budget, int):
+        if budget < 0:
+            raise ValueError(f"budget {budget}: a number of bytes must not be negative")
+        return budget
+    if isinstance(budget, str):
+        return _mobiflow.parse_size(budget.strip())
+    raise ValueError(
+        f"budget {budget!r}: expected True, False, a number of bytes or a size like '8GB'"
+    )
+
 
 SUMMARY_FILE = "summary.json"
 FLOW_SERIES_FILE = "flow_series.csv"
@@ -165,6 +192,7 @@ def run_json(
     out: PathLike | None = None,
     pcap: bool = False,
     series_format: str = "parquet",
+    budget: Budget = True,
 ) -> str:
     """Run the scenario file ``path`` and return its summary as JSON text.
 
@@ -173,6 +201,10 @@ def run_json(
     (``.csv`` with ``series_format="csv"``) are written into it (other files there are
     left alone), with the pcap files of the scenario's ``[measure.capture]`` points;
     ``pcap=True`` captures at every host too (and needs ``out``).
+
+    ``budget`` bounds the memory the run may need (:data:`Budget`); a scenario over it
+    raises :class:`mobiflow.ScenarioError` naming the key and the estimate. Ctrl-C
+    raises ``KeyboardInterrupt`` within a fraction of a second and writes nothing.
 
     Raises :class:`mobiflow.ScenarioError` if the scenario is wrong, ``RuntimeError`` if
     the run fails and ``OSError`` if the results cannot be written.
@@ -183,13 +215,14 @@ def run_json(
     if pcap and out is None:
         raise ValueError("pcap=True needs out=: the capture files are written there")
     pairs = to_overrides(set)
+    limit = resolve_budget(budget)
     if out is None:
         try:
             source_text = Path(path).read_text(encoding="utf-8")
         except OSError:
             source_text = ""  # the engine says why it cannot read the file
         refuse_lost_captures(os.fspath(path), source_text, pairs, path)
-    text = _mobiflow.run_file(os.fspath(path), pairs, _opt_path(out), pcap)
+    text = _mobiflow.run_file(os.fspath(path), pairs, _opt_path(out), pcap, budget=limit)
     if out is not None:
         convert_series(out, fmt)
     return text
@@ -201,6 +234,7 @@ def run(
     out: PathLike | None = None,
     pcap: bool = False,
     series_format: str = "parquet",
+    budget: Budget = True,
 ) -> Summary:
     """Run the scenario file ``path`` and return its summary (see :func:`run_json`).
 
@@ -209,7 +243,9 @@ def run(
     """
     return cast(
         Summary,
-        json.loads(run_json(path, set=set, out=out, pcap=pcap, series_format=series_format)),
+        json.loads(
+            run_json(path, set=set, out=out, pcap=pcap, series_format=series_format, budget=budget)
+        ),
     )
 
 
@@ -219,16 +255,19 @@ def run_text(
     out: PathLike | None = None,
     source: PathLike | None = None,
     series_format: str = "parquet",
+    budget: Budget = True,
 ) -> Summary:
     """Run a scenario given as TOML text; ``source`` names the file it stands for
-    (messages mention it; relative paths resolve against its folder)."""
+    (messages mention it; relative paths resolve against its folder). ``budget`` as
+    for :func:`run_json`."""
     from mobiflow.outputs import check_series_format, convert_series
 
     fmt = check_series_format(series_format)
     pairs = to_overrides(set)
+    limit = resolve_budget(budget)
     if out is None:
         refuse_lost_captures(os.fspath(source or "<scenario text>"), text, pairs, source)
-    text_out = _mobiflow.run_str(text, pairs, _opt_path(out), _opt_path(source))
+    text_out = _mobiflow.run_str(text, pairs, _opt_path(out), _opt_path(source), budget=limit)
     if out is not None:
         convert_series(out, fmt)
     return cast(Summary, json.loads(text_out))

@@ -3,25 +3,32 @@
 ::
 
     mobiflow run SCENARIO.toml [--set KEY=VALUE ...] [--out DIR] [--json] [--pcap]
-                 [--format parquet|csv]
+                 [--format parquet|csv] [--budget SIZE | --no-budget]
     mobiflow validate SCENARIO.toml [--set KEY=VALUE ...] [--json]
     mobiflow plot RUN_DIR|SWEEP_DIR [RUN_DIR ...] [--seed N]
                   [--kind cwnd|seq|throughput|queue|buffer|capacity|all]
                   [--out FILE.png|FILE.svg] [--flow NAME] [--label TEXT ...]
     mobiflow sweep SWEEP.toml [--backend local|ray] [--address ADDR] [--jobs N]
                    [--out DIR] [--no-progress] [--json] [--format parquet|csv]
+                   [--budget SIZE | --no-budget]
     mobiflow live [run] SCENARIO.toml [--set KEY=VALUE ...] [--in a|b] [--link NAME]
                   [--report FILE.json] [--duration S] -- COMMAND [ARG ...]
     mobiflow live compare SCENARIO.toml [--cc reno|cubic] [--set KEY=VALUE ...]
                   [--link NAME] [--out DIR] [--json]
+    mobiflow live cleanup
     mobiflow --version
     mobiflow --install-completion    (bash, zsh, fish, PowerShell)
 
 Exit status: 0 on success; 2 for a scenario that is wrong (a bad key or value in the
 file or in ``--set``, a malformed ``--set``, a missing file), a bad sweep file, a
 folder that holds no run, or a usage error; 1 for any other failure, and for a sweep
-in which some run failed; 130 when interrupted. Errors are one line on stderr, starting with
-``error:``. With ``--json``, stdout holds the JSON and nothing else.
+in which some run failed; 130 when interrupted (Ctrl-C ends a run within a fraction of
+a second and presents nothing partial as a result). A scenario whose estimated memory
+exceeds the budget (``--budget``, default 4 GiB; see docs/scenarios.md) is refused with
+status 2 before it runs. Errors are one line on stderr, starting with ``error:``. With
+``--json``, stdout holds the JSON and nothing else. Runs longer than about 2 s show
+their progress (simulated time against the duration) on stderr when stdout and stderr
+are terminals.
 """
 
 from __future__ import annotations
@@ -31,6 +38,7 @@ import json
 import os
 import sys
 import threading
+import time
 import traceback
 from collections.abc import Callable
 from pathlib import Path
@@ -123,9 +131,37 @@ def _interrupted() -> NoReturn:
     os._exit(EXIT_INTERRUPTED)
 
 
-def call_engine(fn: Callable[[], T]) -> T:
+class RunProgress:
+    """The simulated time a running engine last reported (its ``progress`` callable,
+    called from the worker thread every 50 ms of wall time)."""
+
+    def __init__(self) -> None:
+        self.now_s = 0.0
+        self.duration_s = 0.0
+
+    def __call__(self, now_s: float, duration_s: float) -> None:
+        self.now_s, self.duration_s = now_s, duration_s
+
+
+# A run shows its progress once it has taken this long (wall seconds).
+PROGRESS_AFTER_S = 2.0
+
+
+def _progress_wanted() -> bool:
+    """Progress is drawn on stderr, and only when a person is watching: stdout and
+    stderr both terminals."""
+    return sys.stdout.isatty() and sys.stderr.isatty()
+
+
+def call_engine(fn: Callable[[], T], progress: RunProgress | None = None) -> T:
     """Run ``fn`` (an engine call that releases the GIL) in a worker thread, so that
-    Ctrl-C reaches the main thread at once instead of when the run ends."""
+    Ctrl-C reaches the main thread at once instead of when the run ends.
+
+    With ``progress`` (the callable handed to the engine), a run that lasts longer than
+    :data:`PROGRESS_AFTER_S` shows a bar of simulated time against the duration on
+    stderr, if :func:`_progress_wanted`; it is erased when the run ends."""
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
     result: list[T] = []
     error: list[BaseException] = []
 
@@ -136,21 +172,46 @@ def call_engine(fn: Callable[[], T]) -> T:
             error.append(e)
 
     worker = threading.Thread(target=work, name="mobiflow-engine", daemon=True)
+    started = time.monotonic()
+    bar: Progress | None = None
     try:
         worker.start()
         while worker.is_alive():
-            worker.join(0.2)
+            worker.join(0.1)
+            if progress is None or not worker.is_alive():
+                continue
+            if bar is None and time.monotonic() - started > PROGRESS_AFTER_S:
+                if not _progress_wanted() or progress.duration_s <= 0:
+                    progress = None
+                    continue
+                bar = Progress(
+                    TextColumn("simulated"),
+                    BarColumn(),
+                    TextColumn("{task.completed:.1f} s of {task.total:.1f} s"),
+                    TimeElapsedColumn(),
+                    console=Console(stderr=True),
+                    transient=True,
+                )
+                bar.start()
+                bar.add_task("run", total=progress.duration_s)
+            if bar is not None:
+                bar.update(bar.task_ids[0], completed=progress.now_s)
     except KeyboardInterrupt:
+        if bar is not None:
+            with contextlib.suppress(Exception):
+                bar.stop()
         _interrupted()
+    if bar is not None:
+        bar.stop()
     if error:
         raise error[0]
     return result[0]
 
 
-def engine_errors(fn: Callable[[], T]) -> T:
+def engine_errors(fn: Callable[[], T], progress: RunProgress | None = None) -> T:
     """Call the engine, turning its exceptions into :class:`CliError`."""
     try:
-        return call_engine(fn)
+        return call_engine(fn, progress)
     except ScenarioError as e:
         raise CliError(str(e), EXIT_USAGE) from e
     except (RuntimeError, OSError) as e:
@@ -462,6 +523,36 @@ FormatOpt = Annotated[
 ]
 
 
+BudgetOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--budget",
+        metavar="SIZE",
+        help="Refuse a run whose estimated memory exceeds SIZE (default 4GB; "
+        "see docs/scenarios.md, Resource budgets).",
+        show_default=False,
+    ),
+]
+NoBudgetOpt = Annotated[
+    bool,
+    typer.Option("--no-budget", help="Do not check the run's estimated memory."),
+]
+
+
+def _budget(budget: str | None, no_budget: bool) -> int | None:
+    """The budget in bytes from ``--budget`` / ``--no-budget`` (``None``: no check)."""
+    if no_budget:
+        if budget is not None:
+            raise CliError("--budget and --no-budget exclude each other", EXIT_USAGE)
+        return None
+    if budget is None:
+        return _mobiflow.default_budget()
+    try:
+        return _mobiflow.parse_size(budget.strip())
+    except ValueError as e:
+        raise CliError(f"--budget: {e}", EXIT_USAGE) from e
+
+
 def _check_format(fmt: str) -> str:
     if fmt not in ("parquet", "csv"):
         raise CliError(f"--format {fmt}: expected parquet or csv", EXIT_USAGE)
@@ -495,6 +586,8 @@ def run_command(
         ),
     ] = False,
     series_format: FormatOpt = "parquet",
+    budget: BudgetOpt = None,
+    no_budget: NoBudgetOpt = False,
 ) -> None:
     """Run a scenario and print its summary (goodput in Mb/s, RTTs in ms)."""
     from mobiflow.outputs import convert_series
@@ -502,6 +595,7 @@ def run_command(
     overrides = parse_sets(set_)
     path = check_scenario_file(scenario)
     fmt = _check_format(series_format)
+    limit = _budget(budget, no_budget)
     if pcap and out is None:
         raise CliError("--pcap needs --out DIR for the capture files", EXIT_USAGE)
     if out is None:
@@ -513,7 +607,11 @@ def run_command(
         except ValueError as e:
             raise CliError(str(e), EXIT_USAGE) from e
     out_dir = None if out is None else os.fspath(out)
-    text = engine_errors(lambda: _mobiflow.run_file(path, overrides, out_dir, pcap))
+    progress = RunProgress()
+    text = engine_errors(
+        lambda: _mobiflow.run_file(path, overrides, out_dir, pcap, budget=limit, progress=progress),
+        progress,
+    )
     if out is not None:
         convert_series(out, fmt)
     if json_:
@@ -952,8 +1050,12 @@ def sweep_command(
         ),
     ] = False,
     table_format: FormatOpt = "parquet",
+    budget: BudgetOpt = None,
+    no_budget: NoBudgetOpt = False,
 ) -> None:
-    """Run a scenario over a grid of values and seeds; resume where a sweep stopped."""
+    """Run a scenario over a grid of values and seeds; resume where a sweep stopped.
+
+    Every run is checked against the memory budget before the first one starts."""
     from mobiflow import sweeps
     from mobiflow.scenario import Scenario
 
@@ -962,6 +1064,7 @@ def sweep_command(
     if jobs is not None and jobs < 1:
         raise CliError(f"--jobs {jobs}: expected at least 1", EXIT_USAGE)
     fmt = _check_format(table_format)
+    limit = _budget(budget, no_budget)
     try:
         spec = sweeps.load_spec(sweep_file)
         if not spec.scenario.is_file():
@@ -979,6 +1082,7 @@ def sweep_command(
             address=address,
             progress=not no_progress and not json_,
             series_format=fmt,
+            budget=False if limit is None else limit,
         )
     except (ScenarioError, sweeps.SweepError) as e:
         raise CliError(str(e), EXIT_USAGE) from e
@@ -1136,6 +1240,19 @@ def live_run_command(
         raise CliError(str(e), EXIT_USAGE) from e
     if code:
         raise SystemExit(code)
+
+
+@live_app.command("cleanup")
+def live_cleanup_command() -> None:
+    """Remove the namespaces (mf-PID-a, mf-PID-b) and devices of live runs whose
+    emulator is no longer running, and what still runs inside them. Every live run
+    does this when it starts."""
+    from mobiflow import live
+
+    try:
+        sys.stdout.write(live.cleanup() + "\n")
+    except live.LiveUnavailable as e:
+        raise CliError(str(e), EXIT_USAGE) from e
 
 
 @live_app.command("compare")

@@ -84,6 +84,17 @@ def preflight() -> Path:
     return binary
 
 
+def cleanup() -> str:
+    """Remove the namespaces and devices that emulators no longer running left behind
+    (after a ``kill -9``), with whatever still runs in them; the emulator's one-line
+    account of what it removed."""
+    binary = preflight()
+    r = subprocess.run([os.fspath(binary), "cleanup"], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise LiveUnavailable(r.stderr.strip().removeprefix("error: "))
+    return r.stdout.strip()
+
+
 def run_command(
     scenario: os.PathLike[str] | str,
     command: list[str],

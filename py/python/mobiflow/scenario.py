@@ -29,13 +29,20 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from mobiflow import _mobiflow, _resources
-from mobiflow.api import Overrides, PathLike, refuse_lost_captures, to_overrides
+from mobiflow.api import (
+    Budget,
+    Overrides,
+    PathLike,
+    refuse_lost_captures,
+    resolve_budget,
+    to_overrides,
+)
 
 if TYPE_CHECKING:
     from mobiflow.outputs import Run
@@ -242,6 +249,8 @@ class Scenario:
         *,
         pcap: bool = False,
         series_format: str = "parquet",
+        budget: Budget = True,
+        progress: Callable[[float, float], object] | None = None,
     ) -> Run:
         """Run the scenario and return its results, kept in memory; with ``out``, also
         write ``summary.json`` and the series there (``flow_series.parquet`` and
@@ -253,19 +262,35 @@ class Scenario:
         scenario with ``[measure.capture]``) without ``out`` raises ``ValueError``
         instead of dropping it.
 
-        The engine runs without holding the GIL. Raises ``RuntimeError`` if the run
-        fails and ``OSError`` if the results cannot be written.
+        ``budget`` bounds the memory the run may need: ``True`` (the default, 4 GiB),
+        ``False`` (no check), bytes, or a size like ``"8GB"``; a scenario over it raises
+        :class:`mobiflow.ScenarioError` naming the key and the estimate, before running.
+
+        The engine runs without holding the GIL and checks for signals every 50 ms of
+        wall time: Ctrl-C (``KeyboardInterrupt``) stops it at once, with nothing
+        written. ``progress(simulated_s, duration_s)``, if given, is called at the same
+        moments; an exception it raises stops the run and is raised here.
+
+        Raises ``RuntimeError`` if the run fails and ``OSError`` if the results cannot
+        be written.
         """
         from mobiflow.outputs import Run, check_series_format, convert_series
 
         fmt = check_series_format(series_format)
+        limit = resolve_budget(budget)
         if out is None and pcap:
             raise ValueError("pcap=True needs out=: the capture files are written there")
         if out is None:
             refuse_lost_captures(self.name, self.text, list(self.overrides), self._source())
         out_dir = None if out is None else os.fspath(out)
         summary, flow_csv, link_csv = _mobiflow.run_str_results(
-            self.text, list(self.overrides), out_dir, self._source(), pcap
+            self.text,
+            list(self.overrides),
+            out_dir,
+            self._source(),
+            pcap,
+            budget=limit,
+            progress=progress,
         )
         if out is not None:
             convert_series(out, fmt)

@@ -72,7 +72,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from mobiflow import _mobiflow
-from mobiflow.api import SUMMARY_FILE, PathLike, toml_value
+from mobiflow.api import SUMMARY_FILE, Budget, PathLike, resolve_budget, toml_value
 from mobiflow.outputs import (
     DEFAULT_SERIES_FORMAT,
     Run,
@@ -227,12 +227,16 @@ def plan(
     scenario: Scenario | PathLike,
     grid: Mapping[str, Sequence[Any]] | None = None,
     seeds: Sequence[int] | None = None,
+    budget: Budget = True,
 ) -> list[Task]:
-    """The runs of a sweep, in order (grid product, then seeds), each checked.
+    """The runs of a sweep, in order (grid product, then seeds), each checked, its
+    resource estimate included (``budget`` as for :meth:`Scenario.run`).
 
-    Raises :class:`mobiflow.ScenarioError` naming the key if a grid value is wrong,
-    :class:`SweepError` if the grid or seeds are malformed.
+    Raises :class:`mobiflow.ScenarioError` naming the key if a grid value is wrong or a
+    run would need more memory than ``budget``, :class:`SweepError` if the grid or
+    seeds are malformed.
     """
+    limit = resolve_budget(budget)
     base = _as_scenario(scenario)
     axes = _check_grid(grid)
     seed_list = _check_seeds(seeds, base.seed)
@@ -242,6 +246,9 @@ def plan(
     for combo in itertools.product(*axes.values()):
         point = tuple(zip(axes, combo, strict=True))
         checked = base.update(point)  # ScenarioError, naming the key, if wrong
+        if limit is not None:
+            # The seed changes no estimate: one check per grid point, before any run.
+            _mobiflow.estimate_str(base.text, list(checked.overrides), source, limit)
         for seed in seed_list:
             overrides = (*checked.overrides, ("run.seed", str(seed)))
             key = f"{_slug(point, seed)}-{_digest(base.text, source, overrides)}"
@@ -262,8 +269,9 @@ def execute(task: Task) -> Outcome:
     failed run: the error travels back as text."""
     started = time.perf_counter()
     try:
+        # No budget here: `plan` checked every task against the sweep's budget.
         summary, flow_csv, link_csv = _mobiflow.run_str_results(
-            task.text, list(task.overrides), None, task.source
+            task.text, list(task.overrides), None, task.source, budget=None
         )
     except Exception as e:  # noqa: BLE001 - reported as the run's failure
         return Outcome(task.key, error=_describe(e), seconds=time.perf_counter() - started)
@@ -882,6 +890,7 @@ def sweep(
     progress: bool = True,
     resume: bool = True,
     series_format: str = DEFAULT_SERIES_FORMAT,
+    budget: Budget = True,
 ) -> SweepResult:
     """Run ``scenario`` for every combination of ``grid`` values and every seed.
 
@@ -895,7 +904,8 @@ def sweep(
     use); ``backend="ray"`` runs on Ray (``address`` of a cluster, else a local
     instance with ``jobs`` CPUs). ``progress`` shows a bar with the rate and ETA.
     ``series_format`` is how each run's series are stored: ``"parquet"`` (the
-    default) or ``"csv"``.
+    default) or ``"csv"``. ``budget`` bounds the memory of each run (as for
+    :meth:`Scenario.run`); every run is checked against it before the first starts.
 
     Returns a :class:`SweepResult`; failed runs are in :attr:`SweepResult.failed`, not
     raised. Raises :class:`mobiflow.ScenarioError` (naming the key) for a grid value the
@@ -910,7 +920,11 @@ def sweep(
     except ValueError as e:
         raise SweepError(str(e)) from None
     base = _as_scenario(scenario)
-    tasks = plan(base, grid, seeds)
+    try:
+        resolve_budget(budget)
+    except ValueError as e:  # a size that does not parse
+        raise SweepError(str(e)) from None
+    tasks = plan(base, grid, seeds, budget)
     folder = Path(out) if out is not None else Path("runs") / base.name
     folder.mkdir(parents=True, exist_ok=True)
     axes = _check_grid(grid)

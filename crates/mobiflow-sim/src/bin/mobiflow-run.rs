@@ -6,17 +6,25 @@
 //! the summary. Errors name the file, the key and the reason and exit with status 2.
 //!
 //! Usage: mobiflow-run SCENARIO.toml [--set KEY=VALUE]... [--out DIR]
+//!        [--budget SIZE | --no-budget]
+//!
+//! A scenario whose estimated memory (`mobiflow_sim::budget`) exceeds the budget
+//! (default 4 GiB) is refused with status 2, as by `mobiflow run`.
 
 use mobiflow_sim::model::Transport;
 use mobiflow_sim::scenario::split_override;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+const USAGE: &str = "usage: mobiflow-run SCENARIO.toml [--set KEY=VALUE]... [--out DIR] \
+     [--budget SIZE | --no-budget]";
+
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
     let mut path: Option<PathBuf> = None;
     let mut overrides = Vec::new();
     let mut out: Option<PathBuf> = None;
+    let mut budget = Some(mobiflow_sim::budget::DEFAULT_BUDGET_BYTES);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--set" => match args.next().map(|kv| split_override(&kv)) {
@@ -28,8 +36,14 @@ fn main() -> ExitCode {
                 Some(d) => out = Some(d.into()),
                 None => return usage("--out needs a folder"),
             },
+            "--budget" => match args.next().map(|b| mobiflow_sim::units::parse_size(&b)) {
+                Some(Ok(b)) => budget = Some(b),
+                Some(Err(e)) => return usage(&format!("--budget: {e}")),
+                None => return usage("--budget needs a size like 8GB"),
+            },
+            "--no-budget" => budget = None,
             "-h" | "--help" => {
-                println!("usage: mobiflow-run SCENARIO.toml [--set KEY=VALUE]... [--out DIR]");
+                println!("{USAGE}");
                 return ExitCode::SUCCESS;
             }
             _ if path.is_none() && !a.starts_with('-') => path = Some(a.into()),
@@ -46,6 +60,12 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if let Some(b) = budget {
+        if let Err(e) = mobiflow_sim::budget::check(&sc, b) {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    }
     let t0 = std::time::Instant::now();
     let opts = mobiflow_sim::RunOptions {
         out_dir: out.clone(),
@@ -89,6 +109,6 @@ fn main() -> ExitCode {
 }
 
 fn usage(msg: &str) -> ExitCode {
-    eprintln!("error: {msg}\nusage: mobiflow-run SCENARIO.toml [--set KEY=VALUE]... [--out DIR]");
+    eprintln!("error: {msg}\n{USAGE}");
     ExitCode::from(2)
 }

@@ -50,7 +50,17 @@ pub enum RunError {
     },
     #[error("{path}: {message}")]
     Io { path: String, message: String },
+    /// The caller's control hook asked the run to stop (Ctrl-C): no result exists.
+    #[error("interrupted")]
+    Interrupted,
 }
+
+/// Bytes the engine keeps for one packet in a queue or a pipe (the packet and its
+/// arrival time), for the resource estimate of `crate::budget`.
+pub const PACKET_BYTES: usize = std::mem::size_of::<Pkt>() + std::mem::size_of::<Instant>();
+
+/// How often, in wall time, a controlled run calls its hook.
+pub const CONTROL_PERIOD: std::time::Duration = std::time::Duration::from_millis(50);
 
 /// How to run: where captures go.
 #[derive(Clone, Debug, Default)]
@@ -292,11 +302,28 @@ pub fn run(sc: &Scenario) -> Result<RunResult, RunError> {
 /// Run a scenario, writing packet captures into `opts.out_dir` when it has capture
 /// points (captures need a folder; without one they are not taken).
 pub fn run_with(sc: &Scenario, opts: &RunOptions) -> Result<RunResult, RunError> {
+    run_controlled(sc, opts, &mut |_| true)
+}
+
+/// [`run_with`] that calls `control` with the simulated time at least every
+/// [`CONTROL_PERIOD`] of wall time (and once at the start); when it returns false the
+/// run stops and returns [`RunError::Interrupted`]. The hook only observes: a run
+/// that is not stopped gives the same result as [`run_with`].
+pub fn run_controlled(
+    sc: &Scenario,
+    opts: &RunOptions,
+    control: &mut dyn FnMut(Instant) -> bool,
+) -> Result<RunResult, RunError> {
+    if !control(Instant::ZERO) {
+        return Err(RunError::Interrupted);
+    }
     let mut w = World::build(sc)?;
     if let Some(dir) = &opts.out_dir {
         w.capture = Capture::open(sc, dir, opts.capture_all_hosts)?;
     }
-    w.run();
+    if !w.run_with_control(control) {
+        return Err(RunError::Interrupted);
+    }
     if let Some(cap) = w.capture.take() {
         cap.finish()?;
     }
@@ -702,6 +729,7 @@ impl<'a> World<'a> {
     }
 
     /// Process one event; false when none is left before the end.
+    #[inline(always)]
     pub fn step(&mut self) -> bool {
         let Some(e) = self.net.heap.peek() else {
             return false;
@@ -720,6 +748,26 @@ impl<'a> World<'a> {
     pub fn run(&mut self) {
         while self.step() {}
         self.net.now = self.end;
+    }
+
+    /// [`World::run`], calling `control` at least every [`CONTROL_PERIOD`] of wall
+    /// time; false if `control` stopped the run (the world is then mid-run).
+    pub fn run_with_control(&mut self, control: &mut dyn FnMut(Instant) -> bool) -> bool {
+        // The clock is read once every 1024 events (a few microseconds of work at
+        // most each), so checking costs nothing measurable.
+        let mut next = std::time::Instant::now() + CONTROL_PERIOD;
+        let mut n: u32 = 0;
+        while self.step() {
+            n = n.wrapping_add(1);
+            if n % 1024 == 0 && std::time::Instant::now() >= next {
+                if !control(self.net.now) {
+                    return false;
+                }
+                next = std::time::Instant::now() + CONTROL_PERIOD;
+            }
+        }
+        self.net.now = self.end;
+        true
     }
 
     fn dispatch(&mut self, ev: Ev) {

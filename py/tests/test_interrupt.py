@@ -1,0 +1,203 @@
+"""Interruptible runs (issue 22, point 4): Ctrl-C ends a real engine run within a
+second, from the command line and from ``Scenario.run()``, with nothing partial left;
+the check for signals changes no result."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+import mobiflow
+from mobiflow import _mobiflow
+
+from .conftest import ROOT
+
+
+def long_scenario(tiny: Path, tmp_path: Path) -> Path:
+    """The tiny scenario made to run for hours of wall time."""
+    text = tiny.read_text(encoding="utf-8").replace('duration = "5s"', 'duration = "100000s"')
+    text = text.replace('intervals = { first = ["0s", "2s"], rest = ["2s", "5s"] }', "")
+    path = tmp_path / "long.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def interrupt_after(proc: subprocess.Popen[str], wait_s: float) -> tuple[float, str, str]:
+    """Send SIGINT after ``wait_s``; the seconds until the process ended, its output."""
+    time.sleep(wait_s)
+    assert proc.poll() is None, "still running when interrupted"
+    sent = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=30)
+    return time.monotonic() - sent, stdout, stderr
+
+
+def test_ctrl_c_ends_a_long_mobiflow_run_with_130(tiny: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    env = dict(os.environ, NO_COLOR="1")
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "mobiflow",
+            "run",
+            os.fspath(long_scenario(tiny, tmp_path)),
+            "--out",
+            os.fspath(out),
+            "--budget",
+            "64GB",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
+    )
+    took, stdout, stderr = interrupt_after(proc, 3.0)
+    assert proc.returncode == 130, stderr
+    assert took < 1.5, f"took {took:.2f} s to stop"
+    assert "Traceback" not in stderr
+    assert stdout == "", "no summary is presented"
+    assert not (out / "summary.json").exists(), "nothing partial is written"
+
+
+def test_ctrl_c_raises_keyboard_interrupt_out_of_scenario_run(tiny: Path, tmp_path: Path) -> None:
+    # The engine runs on the main thread here, as in a notebook: only the engine's own
+    # check for signals can stop it.
+    script = textwrap.dedent(
+        """
+        import sys, time
+        import mobiflow
+        s = mobiflow.Scenario.load(sys.argv[1])
+        print("ready", flush=True)
+        try:
+            s.run(budget="64GB")
+        except KeyboardInterrupt:
+            print("KeyboardInterrupt", flush=True)
+            sys.exit(130)
+        print("finished", flush=True)
+        """
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", script, os.fspath(long_scenario(tiny, tmp_path))],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
+    )
+    assert proc.stdout is not None
+    assert proc.stderr is not None
+    line = proc.stdout.readline()
+    assert line == "ready\n", proc.stderr.read()
+    took, stdout, stderr = interrupt_after(proc, 2.0)
+    assert stdout == "KeyboardInterrupt\n", stderr
+    assert proc.returncode == 130
+    assert took < 1.0, f"took {took:.2f} s to stop"
+
+
+def test_progress_reports_simulated_time_and_its_exception_stops_the_run(
+    tiny: Path, tmp_path: Path
+) -> None:
+    seen: list[tuple[float, float]] = []
+
+    class Enough(Exception):
+        pass
+
+    def progress(now_s: float, duration_s: float) -> None:
+        seen.append((now_s, duration_s))
+        if len(seen) >= 3:
+            raise Enough
+
+    scenario = mobiflow.Scenario.load(long_scenario(tiny, tmp_path))
+    out = tmp_path / "stopped"
+    with pytest.raises(Enough):
+        scenario.run(out=out, budget="64GB", progress=progress)
+    assert len(seen) == 3
+    assert seen[0] == (0.0, 100000.0)
+    assert seen[1][0] < seen[2][0] < 100000.0, seen
+    assert not (out / "summary.json").exists()
+
+
+def test_watching_a_run_changes_none_of_its_bytes(tiny: Path) -> None:
+    calls: list[float] = []
+    text = tiny.read_text(encoding="utf-8")
+    sets = [("run.duration", "60s")]
+    watched = _mobiflow.run_str_results(
+        text, sets, progress=lambda now, _duration: calls.append(now)
+    )
+    plain = _mobiflow.run_str_results(text, sets)
+    assert calls, "the hook was called"
+    assert watched == plain
+
+
+def test_ctrl_c_ends_mobiflow_reproduce_with_130(tmp_path: Path) -> None:
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "mobiflow",
+            "reproduce",
+            "afc",  # full length: minutes, so still running when interrupted
+            "--no-validation",
+            "--out",
+            os.fspath(tmp_path / "repro"),
+        ],
+        cwd=ROOT,
+        env=dict(os.environ, NO_COLOR="1"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
+    )
+    took, _stdout, stderr = interrupt_after(proc, 2.0)
+    assert proc.returncode == 130, stderr
+    assert took < 1.5, f"took {took:.2f} s to stop"
+    assert "Traceback" not in stderr
+    assert not (tmp_path / "repro" / "report.html").exists()
+
+
+def test_a_long_run_shows_progress_on_a_terminal_only(tiny: Path, tmp_path: Path) -> None:
+    import pty
+
+    scenario = os.fspath(long_scenario(tiny, tmp_path))
+    argv = [sys.executable, "-m", "mobiflow", "run", scenario, "--budget", "64GB"]
+    env = dict(os.environ, NO_COLOR="1", COLUMNS="120")
+    # On a terminal (stdout and stderr on one pty): a bar of simulated time after 2 s.
+    main_fd, child_fd = pty.openpty()
+    proc = subprocess.Popen(
+        argv, cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=child_fd, stderr=child_fd
+    )
+    os.close(child_fd)
+    time.sleep(3.5)
+    proc.send_signal(signal.SIGINT)
+    proc.wait(timeout=10)
+    seen = b""
+    with contextlib.suppress(OSError):  # EIO once the child side is closed
+        while chunk := os.read(main_fd, 65536):
+            seen += chunk
+    os.close(main_fd)
+    assert proc.returncode == 130
+    assert b"simulated" in seen, seen
+    assert b"of 100000.0 s" in seen, seen
+    # Piped: nothing is drawn.
+    piped = subprocess.Popen(
+        argv,
+        cwd=ROOT,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    _took, stdout, stderr = interrupt_after(piped, 3.5)
+    assert piped.returncode == 130
+    assert "simulated" not in stdout + stderr

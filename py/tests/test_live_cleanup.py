@@ -1,0 +1,177 @@
+"""Live mode that cleans up after itself (issue 22, point 5): a ``kill -9`` of the
+emulator or of its ``mobiflow live`` front end leaves nothing behind after the next
+start or ``mobiflow live cleanup``, and junk written into the TUN device is counted and
+dropped while the forwarder keeps forwarding. Needs root and /dev/net/tun (skips with
+the reason elsewhere)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from mobiflow import live
+
+from .conftest import ROOT, run_cli
+
+SCENARIO = ROOT / "scenarios" / "examples" / "rwnd_limited.toml"
+
+
+def _unavailable() -> str | None:
+    try:
+        live.preflight()
+    except live.LiveUnavailable as e:
+        return str(e)
+    return None
+
+
+REASON = _unavailable()
+pytestmark = pytest.mark.skipif(REASON is not None, reason=f"live mode unavailable: {REASON}")
+
+
+def namespaces() -> set[str]:
+    out = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    return {line.split()[0] for line in out.splitlines() if line.strip()}
+
+
+def ns_pids(ns: str) -> list[int]:
+    out = subprocess.run(["ip", "netns", "pids", ns], capture_output=True, text=True).stdout
+    return [int(p) for p in out.split()]
+
+
+def sleeping_in(ns: str) -> list[int]:
+    """The ``sleep`` processes in namespace ``ns`` (not the short-lived ``ip`` and
+    ``sysctl`` processes of its set-up)."""
+    found = []
+    for pid in ns_pids(ns):
+        with contextlib.suppress(OSError):
+            if Path(f"/proc/{pid}/comm").read_text().strip() == "sleep":
+                found.append(pid)
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    return "State:\tZ" not in status
+
+
+def wait_for(check: Callable[[], bool], timeout: float, what: str) -> None:
+    end = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > end:
+            pytest.fail(f"timed out after {timeout} s waiting for {what}")
+        time.sleep(0.05)
+
+
+def start_emulator(argv_prefix: list[str]) -> tuple[subprocess.Popen[bytes], int, list[str]]:
+    """Start a live run of ``sleep 1000`` behind the link; the process, the emulator's
+    pid and its two namespaces, once the command runs inside them."""
+    proc = subprocess.Popen(
+        [*argv_prefix, os.fspath(SCENARIO), "--", "sleep", "1000"],
+        cwd=ROOT,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    found: list[str] = []
+
+    def started() -> bool:
+        ours = sorted(n for n in namespaces() if n.startswith("mf-") and n.endswith("-b"))
+        for ns in ours:
+            if ns not in before and sleeping_in(ns):
+                found.append(ns)
+                return True
+        return False
+
+    before = namespaces()
+    wait_for(started, 20, "the live run to start its command")
+    ns_b = found[0]
+    pid = int(ns_b.split("-")[1])
+    return proc, pid, [f"mf-{pid}-a", ns_b]
+
+
+def test_kill_9_of_the_emulator_ends_the_command_and_cleanup_removes_the_rest() -> None:
+    binary = live.find_binary()
+    proc, pid, names = start_emulator([os.fspath(binary), "run", "--quiet"])
+    assert pid == proc.pid
+    (command,) = sleeping_in(names[1])
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=10)
+    # The command got the parent-death signal.
+    wait_for(lambda: not alive(command), 2, "the command to end with its emulator")
+    # The namespaces outlive a SIGKILL; `mobiflow live cleanup` removes them.
+    assert set(names) <= namespaces()
+    result = run_cli("live", "cleanup")
+    assert result.returncode == 0, result.stderr
+    for name in names:
+        assert name in result.stdout
+    assert not set(names) & namespaces()
+    again = run_cli("live", "cleanup")
+    assert again.stdout.strip() == "cleanup: nothing left behind"
+
+
+def test_the_next_start_removes_what_a_killed_emulator_left(tmp_path: Path) -> None:
+    binary = live.find_binary()
+    proc, _pid, names = start_emulator([os.fspath(binary), "run", "--quiet"])
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=10)
+    assert set(names) <= namespaces()
+    code = live.run_command(SCENARIO, ["true"], extra=["--quiet"])
+    assert code == 0
+    assert not set(names) & namespaces()
+
+
+def test_kill_9_of_mobiflow_live_ends_the_emulator_which_removes_everything() -> None:
+    front, pid, names = start_emulator([sys.executable, "-m", "mobiflow", "live", "run"])
+    assert pid != front.pid
+    (command,) = sleeping_in(names[1])
+    os.kill(front.pid, signal.SIGKILL)
+    front.wait(timeout=10)
+    # The emulator gets SIGTERM from its parent's death and stops in order.
+    wait_for(lambda: not alive(pid), 10, "the emulator to stop")
+    assert not alive(command)
+    assert not set(names) & namespaces()
+
+
+def test_junk_written_to_the_tun_device_is_counted_and_dropped(tmp_path: Path) -> None:
+    report = tmp_path / "report.json"
+    proc = subprocess.run(
+        [
+            os.fspath(live.find_binary()),
+            "run",
+            os.fspath(SCENARIO),
+            "--quiet",
+            "--report",
+            os.fspath(report),
+            "--",
+            sys.executable,
+            os.fspath(Path(__file__).with_name("_tun_junk.py")),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    sent = json.loads(proc.stdout)["sent"]
+    assert sent == {"non_ip": 4, "malformed": 6, "oversize": 3}
+    b_to_a = json.loads(report.read_text())["dirs"][1]
+    assert b_to_a["dir"] == "b->a"
+    assert b_to_a["non_ip_packets"] == sent["non_ip"]
+    assert b_to_a["malformed_packets"] == sent["malformed"]
+    assert b_to_a["oversize_packets"] == sent["oversize"]
+    # Only the TCP connection's packets went through the link.
+    junk = sum(sent.values())
+    assert b_to_a["delivered_packets"] <= b_to_a["packets_in"] - junk
