@@ -1,4 +1,8 @@
-"""The AFC reproduction (seed 000) runs end to end on a shortened scenario."""
+"""The AFC reproduction runs end to end on a shortened scenario.
+
+AFC: S. Sanadhya, R. Sivakumar, "Adaptive Flow Control for TCP on Mobile Phones", IEEE
+INFOCOM 2011.
+"""
 
 from __future__ import annotations
 

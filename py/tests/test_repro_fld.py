@@ -1,4 +1,8 @@
-"""The FLD_TCP reproduction (seed 004, issue 9) runs end to end on a shortened case."""
+"""The FLD_TCP reproduction (issue 9) runs end to end on a shortened case.
+
+FLD_TCP: G. R. Moktan, "In the Interest of the Short: An approach for e2e congestion
+control", talk slides, Aalto University, 2012.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""Seed 003 (issue 8): the analytical model's table, its command, the Freeze-DCCP
+"""The Freeze-DCCP paper (O. Mehani, R. Boreli, T. Ernst, "Analysis of TFRC in Disconnected
+Scenarios and Performance Improvements with Freeze-DCCP", ACM MobiArch 2009; issue 8): the
+analytical model's table, its command, the Freeze-DCCP
 reproduction on a subset of the handoffs, and TFRC flows through the Python API."""
 
 from __future__ import annotations

@@ -1,4 +1,8 @@
-"""The handoff reproduction (seed 002, issue 7) runs end to end and fills its tables."""
+"""The handoff reproduction (issue 7) runs end to end and fills its tables.
+
+The paper: K. Tsukamoto, Y. Fukuda, Y. Hori, Y. Oie, "New flow control schemes of TCP for
+multimodal mobile hosts", IEICE Trans. Commun. E89-B(6), 2006.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""Seed 001 (RSFC) reproduction: every table is filled from real runs, and the
-measured effects point the way the paper's do."""
+"""RSFC reproduction: every table is filled from real runs, and the measured effects
+point the way the paper's do (Y. Xu, W. K. Leong, B. Leong, A. Razeen, "Dynamic Regulation
+of Mobile 3G/HSPA Uplink Buffer with Receiver-side Flow Control", IEEE ICNP 2012)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
 # Twin of handoff.toml: a vertical handoff at 10 s from 20 Mb/s, 1 ms to 384 kb/s, 70 ms
-# after a 0.5 s interruption (the first case of seed 002).
+# after a 0.5 s interruption (the first case of Tsukamoto, Fukuda, Hori and Oie, "New flow
+# control schemes of TCP for multimodal mobile hosts", IEICE Trans. Commun. E89-B(6), 2006).
 source [file join [file dirname [info script]] lib.tcl]
 set s [$ns node]; set p [$ns node]
 mf_link $s $p 20Mb 1ms 50

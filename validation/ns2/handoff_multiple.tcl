@@ -1,4 +1,6 @@
-# Twin of scenarios/handoff/multiple.toml (seed 002, Table IV): fixed host fh, access router ar,
+# Twin of scenarios/handoff/multiple.toml (Table IV of Tsukamoto, Fukuda, Hori
+# and Oie, "New flow control schemes of TCP for multimodal mobile hosts", IEICE Trans.
+# Commun. E89-B(6), 2006): fixed host fh, access router ar,
 # mobile host mh; fh-ar wired 10 Mb/s, 10 ms; the access link ar-mh changes interface.
 # The TCP baseline only (ns-2 has none of the reactions).
 source [file join [file dirname [info script]] lib.tcl]

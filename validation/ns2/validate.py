@@ -83,7 +83,9 @@ CASES: dict[str, list[Check]] = {
         Check("bulk", "handoff", TRANSIENT),
         Check("bulk", "after", STEADY),
     ],
-    # Seed 002's four cases, TCP baseline (scenarios/handoff/, two links: wired
+    # The four cases of the vertical-handoff paper (Tsukamoto, Fukuda, Hori and Oie, "New
+    # flow control schemes of TCP for multimodal mobile hosts", IEICE Trans. Commun.
+    # E89-B(6), 2006), TCP baseline (scenarios/handoff/, two links: wired
     # 10 Mb/s + access link changing interface).
     "handoff_wlan_imt": [
         Check("bulk", "before", STEADY),

@@ -115,8 +115,10 @@ pub struct Segment {
     /// zero-length segment whose wire sequence number is `seq - 1` (already
     /// acknowledged), which the receiver must answer with an ACK.
     pub window_probe: bool,
-    /// An explicit "interface changed" notification from a mobile receiver (seed 002,
-    /// `tcp::handoff::HandoffSignal::AckOption`): an experimental option in a real
+    /// An explicit "interface changed" notification from a mobile receiver
+    /// (`tcp::handoff::HandoffSignal::AckOption`; Tsukamoto, Fukuda, Hori and Oie, "New
+    /// flow control schemes of TCP for multimodal mobile hosts", IEICE Trans. Commun.
+    /// E89-B(6), 2006): an experimental option in a real
     /// stack; not written into captures.
     pub handoff_notice: bool,
 }

@@ -1,6 +1,8 @@
-//! The seed's analytical model of TFRC under disconnection (seed 003), for Python:
-//! the table "Analytically-Derived Possible Performance Improvements" beside the
-//! seed's numbers, the (R, X_d) each row of its losses table implies, and the model
+//! The analytical model of TFRC under disconnection of the Freeze-DCCP paper (Mehani,
+//! Boreli and Ernst, "Analysis of TFRC in Disconnected Scenarios and Performance
+//! Improvements with Freeze-DCCP", ACM MobiArch 2009), for Python: the table
+//! "Analytically-Derived Possible Performance Improvements" beside the slides'
+//! numbers, the (R, X_d) each row of its losses table implies, and the model
 //! for one handover with R and X_d given (to compare with a simulation).
 
 use mobiflow_proto::tfrc::model::{

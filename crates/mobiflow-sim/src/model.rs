@@ -200,7 +200,9 @@ pub struct WebSpec {
 
 impl Default for WebSpec {
     /// 44 objects of 7475 bytes (7.3 KiB): the average page (320 KB) and GET (7.3 KB)
-    /// of the web metrics seed 004 cites (Ramachandran, Google, 2010). Assumed: 700-byte
+    /// of the web metrics (Ramachandran, Google, 2010) cited by the FLD_TCP slides (Moktan,
+    /// "In the Interest of the Short: An approach for e2e congestion control", talk
+    /// slides, Aalto University, 2012). Assumed: 700-byte
     /// requests (HTTP/1.1 request headers run to several hundred bytes), 6 persistent
     /// connections (browsers' per-host limit), 1 s think time, main document first.
     fn default() -> Self {

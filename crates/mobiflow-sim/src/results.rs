@@ -61,7 +61,8 @@ pub struct FlowSummary {
     /// Their total length, seconds.
     pub zero_window_stall_s: f64,
     /// Sum over stalls of ceil(length / SRTT): the RTTs zero windows idle the sender
-    /// (seed 000: "at every zero window, the sender waits for up to 2 RTTs"). Not the
+    /// (Sanadhya and Sivakumar, "Adaptive Flow Control for TCP on Mobile Phones", IEEE
+    /// INFOCOM 2011: "at every zero window, the sender waits for up to 2 RTTs"). Not the
     /// same count as `idle_rtts`, which counts whole SRTT slots without any data.
     pub zero_window_stall_rtts: u64,
     /// RTT-long periods of the flow's life in which the sender sent no data.
@@ -74,15 +75,16 @@ pub struct FlowSummary {
     pub rtt_mean_ms: Option<f64>,
     pub rtt_p95_ms: Option<f64>,
     pub rtt_samples: u64,
-    /// Reactions to interface changes (seed 002).
+    /// Reactions to interface changes (Tsukamoto, Fukuda, Hori and Oie, "New flow control
+    /// schemes of TCP for multimodal mobile hosts", IEICE Trans. Commun. E89-B(6), 2006).
     pub handoff: HandoffSummary,
     /// TFRC / DCCP CCID 3 flows only (absent for TCP flows).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tfrc: Option<TfrcSummary>,
 }
 
-/// What a flow did about interface changes of its mobile host (seed 002,
-/// `mobiflow_proto::tcp::handoff`).
+/// What a flow did about interface changes of its mobile host (the vertical-handoff
+/// paper, `mobiflow_proto::tcp::handoff`).
 #[derive(Clone, Debug, Serialize, PartialEq, Default)]
 pub struct HandoffSummary {
     /// Interface changes the sender learnt of.

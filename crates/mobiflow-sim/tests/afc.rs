@@ -1,6 +1,7 @@
-//! Whole runs of seed 000's scenarios (`scenarios/afc/`): classic flow control's
-//! pathologies and what AFC changes. The numbers are checked against what the
-//! mechanisms must do, not against the seed's figures (see the reproduction report).
+//! Whole runs of the AFC paper's scenarios (`scenarios/afc/`; Sanadhya and Sivakumar,
+//! "Adaptive Flow Control for TCP on Mobile Phones", IEEE INFOCOM 2011): classic flow
+//! control's pathologies and what AFC changes. The numbers are checked against what the
+//! mechanisms must do, not against the paper's figures (see the reproduction report).
 
 use mobiflow_sim::results::FlowSummary;
 use mobiflow_sim::scenario::load_file;

@@ -1,6 +1,8 @@
 //! FLD_TCP and Relentless TCP through the scenario layer and the engine (issue 9):
-//! the `[tcp.fld]` / `[tcp.relentless]` keys, their assumed defaults, and the seed 004
-//! WAN case, where FLD_TCP must finish the first burst faster than Reno.
+//! the `[tcp.fld]` / `[tcp.relentless]` keys, their assumed defaults, and the WAN case
+//! of the FLD_TCP slides (Moktan, "In the Interest of the Short: An approach for e2e
+//! congestion control", talk slides, Aalto University, 2012), where
+//! FLD_TCP must finish the first burst faster than Reno.
 
 use mobiflow_proto::cc::{
     CcKind, FldAlgo, FldCount, FldInitialWindow, FldParams, FldSwitch, RelentlessTimeout,

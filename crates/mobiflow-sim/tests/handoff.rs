@@ -1,4 +1,6 @@
-//! Vertical handoffs in whole runs (seed 002): the `handoffs` syntax lowers to outages
+//! Vertical handoffs in whole runs (the vertical-handoff paper: Tsukamoto, Fukuda, Hori
+//! and Oie, "New flow control schemes of TCP for multimodal mobile hosts", IEICE Trans.
+//! Commun. E89-B(6), 2006): the `handoffs` syntax lowers to outages
 //! and schedules, and `engine/mobility.rs` tells the right endpoint at the right time.
 //! Run in release (`cargo test --release -p mobiflow-sim --test handoff`).
 
@@ -7,7 +9,8 @@ use mobiflow_sim::model::{DelayModel, RateModel};
 use mobiflow_sim::results::FlowSummary;
 use mobiflow_sim::scenario::load_str;
 
-/// Seed 002's first case: fh -(10 Mb/s, 10 ms)- ar -(20 Mb/s, 1 ms -> 384 kb/s, 70 ms)- mh.
+/// The vertical-handoff paper's first case:
+/// fh -(10 Mb/s, 10 ms)- ar -(20 Mb/s, 1 ms -> 384 kb/s, 70 ms)- mh.
 const CASE: &str = r#"
 [run]
 duration = "20s"

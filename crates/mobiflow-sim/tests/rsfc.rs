@@ -1,4 +1,6 @@
-//! Whole runs of seed 001's setting: a phone uploading over a 2 Mb/s HSPA uplink
+//! Whole runs of the RSFC paper's setting (Xu, Leong, Leong and Razeen, "Dynamic
+//! Regulation of Mobile 3G/HSPA Uplink Buffer with Receiver-side Flow Control", IEEE
+//! ICNP 2012): a phone uploading over a 2 Mb/s HSPA uplink
 //! with a deep buffer (1000 packets) and a 7.2 Mb/s downlink, the server receiving.
 //! RSFC at the server must keep the upload's RTT far below classic flow control's
 //! while keeping most of its throughput, and so give a concurrent download back the
@@ -69,8 +71,8 @@ fn rsfc_keeps_the_upload_rtt_far_below_classic_and_most_of_its_throughput() {
     }
 }
 
-/// The download of seed 001's experiment with, optionally, a concurrent upload from
-/// the phone (starting at 5 s) whose receiver runs `upload_fc`. The phone's receive
+/// The download of the RSFC paper's experiment with, optionally, a concurrent upload
+/// from the phone (starting at 5 s) whose receiver runs `upload_fc`. The phone's receive
 /// buffer is 256 KB (Android's HSPA maximum of the time, assumed), the server's the
 /// 4 MiB default. Returns (download, upload) over the 20-60 s interval.
 fn download_with_upload(upload_fc: Option<&str>) -> (FlowSummary, Option<FlowSummary>) {

@@ -104,8 +104,10 @@ def version() -> str:
 def freeze_dccp_model(
     s: float = 500.0, t_mbi: float = 64.0, rtt_wired: float = 0.1, handoff_base: float = 2.5
 ) -> str:
-    """Seed 003's analytical model as JSON: the table from the slides' inputs, the
-    (R, X_d) each row of the seed's losses table implies, and the table at those."""
+    """The analytical model of the Freeze-DCCP paper (Mehani, Boreli and Ernst, "Analysis of
+    TFRC in Disconnected Scenarios and Performance Improvements with Freeze-DCCP", ACM
+    MobiArch 2009) as JSON: the table from the slides' inputs, the (R, X_d) each row of
+    the slides' losses table implies, and the table at those."""
 
 def freeze_dccp_handover(
     r_s: float,
@@ -117,4 +119,4 @@ def freeze_dccp_handover(
     t_mbi: float = 64.0,
     rtt_wired: float = 0.1,
 ) -> str:
-    """Seed 003's model for one handover with R, X_d and t_D given, as JSON."""
+    """The Freeze-DCCP paper's model for one handover with R, X_d and t_D given, as JSON."""

@@ -947,7 +947,11 @@ def model_command(
         str,
         typer.Argument(
             metavar="freeze-dccp",
-            help="The analytical model to print (seed 003's TFRC under disconnection).",
+            help=(
+                "The analytical model to print (TFRC under disconnection: Mehani, Boreli and "
+                'Ernst, "Analysis of TFRC in Disconnected Scenarios and Performance '
+                'Improvements with Freeze-DCCP", ACM MobiArch 2009).'
+            ),
             show_default=False,
         ),
     ],

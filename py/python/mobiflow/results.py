@@ -10,7 +10,9 @@ from typing import Any, TypedDict
 
 
 class HandoffStats(TypedDict):
-    """What a flow did about interface changes of its mobile host (seed 002)."""
+    """What a flow did about interface changes of its mobile host (Tsukamoto, Fukuda, Hori
+    and Oie, "New flow control schemes of TCP for multimodal mobile hosts", IEICE Trans.
+    Commun. E89-B(6), 2006)."""
 
     interface_changes: int
     forced_expirations: int
@@ -72,7 +74,7 @@ class FlowSummary(_FlowOptional):
     rtt_p95_ms: float | None
     rtt_samples: int
     handoff: HandoffStats
-    """Reactions to interface changes (seed 002)."""
+    """Reactions to interface changes (the vertical-handoff paper)."""
 
 
 # Functional form: "from" is a Python keyword.

@@ -221,8 +221,9 @@ pub enum CcKind {
     Cubic,
     /// Relentless TCP (Mathis): cwnd reduced by the segments lost ([`relentless`]).
     Relentless(RelentlessParams),
-    /// FLD_TCP (seed 004): IW10, faster slow start and Relentless below a threshold of
-    /// bytes sent, Reno above it ([`fld`]).
+    /// FLD_TCP (Moktan, "In the Interest of the Short: An approach for e2e congestion
+    /// control", talk slides, Aalto University, 2012): IW10, faster slow start and
+    /// Relentless below a threshold of bytes sent, Reno above it ([`fld`]).
     Fld(FldParams),
 }
 

@@ -9,7 +9,9 @@
 //! `cwnd_before − L` for `L` lost segments. The TCP part of the control loop then has
 //! unity gain, so the *network* must enforce fairness (FQ, AFD, a scavenger class);
 //! against Reno flows in a shared FIFO/RED queue it takes more than its share. FLD_TCP
-//! (seed 004, [`super::fld`]) uses it on purpose for short flows.
+//! ([`super::fld`]; Moktan, "In the Interest of the Short: An approach for e2e
+//! congestion control", talk slides, Aalto University, 2012) uses it on purpose for
+//! short flows.
 //!
 //! ```text
 //!   outside recovery ── Reno: slow start below ssthresh, +1 SMSS per RTT above

@@ -1,5 +1,6 @@
-//! Receive-buffer auto-tuning, the baseline seed 000 sets AFC against ("Limitation 3:
-//! buffer auto tuning"):
+//! Receive-buffer auto-tuning, the baseline the AFC paper sets AFC against (Sanadhya and
+//! Sivakumar, "Adaptive Flow Control for TCP on Mobile Phones", IEEE INFOCOM 2011,
+//! "Limitation 3: buffer auto tuning"):
 //!
 //! ```text
 //!   buffer = headroom × min(perceived NW, AAR) × RTT       re-evaluated every RTT

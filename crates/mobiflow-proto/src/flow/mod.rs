@@ -132,13 +132,15 @@ pub enum FlowControl {
     /// RFC 9293 §3.8.6: advertise the free space of the buffer.
     #[default]
     Classic,
-    /// Adaptive Flow Control (seed 000), see [`afc`].
+    /// Adaptive Flow Control (Sanadhya and Sivakumar, "Adaptive Flow Control for TCP on
+    /// Mobile Phones", IEEE INFOCOM 2011), see [`afc`].
     Afc(AfcConfig),
     /// Receive-buffer auto-tuning, `buffer = min(perceived NW, AAR) × RTT`, see
     /// [`autotune`].
     Autotune(AutotuneConfig),
-    /// Receiver-Side Flow Control for the phone's uplink buffer (seed 001), see
-    /// [`rsfc`]. Needs RFC 7323 timestamps.
+    /// Receiver-Side Flow Control for the phone's uplink buffer (Xu, Leong, Leong and
+    /// Razeen, "Dynamic Regulation of Mobile 3G/HSPA Uplink Buffer with Receiver-side
+    /// Flow Control", IEEE ICNP 2012), see [`rsfc`]. Needs RFC 7323 timestamps.
     Rsfc(RsfcConfig),
 }
 

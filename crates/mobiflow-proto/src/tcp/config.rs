@@ -187,8 +187,10 @@ pub struct TcpConfig {
     /// Receive-window policy (classic, AFC, auto-tuning). AFC also changes the
     /// sender (`flow::afc`).
     pub flow_control: FlowControl,
-    /// Sender's reaction to an interface change of the mobile host (seed 002,
-    /// `tcp::handoff`): none, IETT, BA-SST or both.
+    /// Sender's reaction to an interface change of the mobile host (`tcp::handoff`; the
+    /// vertical-handoff paper: Tsukamoto, Fukuda, Hori and Oie, "New flow control schemes
+    /// of TCP for multimodal mobile hosts", IEICE Trans. Commun. E89-B(6), 2006): none,
+    /// IETT, BA-SST or both.
     pub handoff_reaction: HandoffReaction,
     /// How a mobile receiver tells the sender of the change ([GUESS]).
     pub handoff_signal: HandoffSignal,

@@ -1,7 +1,7 @@
 //! Reactions of TCP to a vertical handoff (a change of datalink interface).
 //!
-//! Seed 002 (Tsukamoto, Fukuda, Hori, Oie, "New flow control schemes of TCP for
-//! multimodal mobile hosts"; IEICE Trans. Commun. E89-B(6), 2006 for the journal
+//! The vertical-handoff paper (Tsukamoto, Fukuda, Hori, Oie, "New flow control schemes
+//! of TCP for multimodal mobile hosts"; IEICE Trans. Commun. E89-B(6), 2006 for the journal
 //! version) proposes two sender-side reactions, and cites Freeze-TCP as the
 //! receiver-side alternative:
 //!

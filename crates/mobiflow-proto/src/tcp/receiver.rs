@@ -24,7 +24,9 @@
 //!   on every ACK until [`TcpReceiver::unfreeze`], which sends three copies of the
 //!   ACK of the last in-order byte with the window reopened (TR-ACKs);
 //!   [`TcpReceiver::signal_interface_change`] sends an ACK carrying the explicit
-//!   interface-change notification (seed 002's signal, an assumption).
+//!   interface-change notification (the signal of the vertical-handoff paper,
+//!   Tsukamoto, Fukuda, Hori and Oie, "New flow control schemes of TCP for multimodal
+//!   mobile hosts", IEICE Trans. Commun. E89-B(6), 2006; its form is an assumption).
 //!
 //! Polling order: after `handle_segment`, `handle_timeout` or `read`, call
 //! `poll_transmit` until it returns `None`, then schedule `poll_timeout`.

@@ -30,7 +30,9 @@
 //!   of the usable window by more than `burst_segments` is paced at
 //!   `max(AR, cwnd/SRTT)`.
 //!
-//! * Reactions to an interface change of the mobile host (seed 002, `tcp::handoff`):
+//! * Reactions to an interface change of the mobile host (`tcp::handoff`; the
+//!   vertical-handoff paper: Tsukamoto, Fukuda, Hori and Oie, "New flow control schemes
+//!   of TCP for multimodal mobile hosts", IEICE Trans. Commun. E89-B(6), 2006):
 //!   [`TcpSender::on_interface_change`] expires the retransmission timer at once
 //!   (IETT) and/or arms a packet-pair estimator whose estimate sets ssthresh
 //!   (BA-SST). Freeze-TCP needs nothing here: its zero window puts this unmodified
@@ -153,12 +155,13 @@ pub struct SenderStats {
     /// first new data sent after it.
     pub zero_window_stalls: u64,
     /// Their total length, and the sum over stalls of ceil(length / SRTT): the RTTs a
-    /// zero window idles the sender ("up to two" each, seed 000).
+    /// zero window idles the sender ("up to two" each: Sanadhya and Sivakumar, "Adaptive
+    /// Flow Control for TCP on Mobile Phones", IEEE INFOCOM 2011).
     pub zero_window_stall_time: Duration,
     pub zero_window_stall_rtts: u64,
-    /// Interface changes the sender learnt of (seed 002), timers it expired at once
-    /// because of one (IETT), and BA-SST estimates applied, with the last estimate of
-    /// the bandwidth (bits/s), the RTT it used and the ssthresh it set (bytes).
+    /// Interface changes the sender learnt of (the vertical-handoff paper), timers it
+    /// expired at once because of one (IETT), and BA-SST estimates applied, with the last
+    /// estimate of the bandwidth (bits/s), the RTT it used and the ssthresh it set (bytes).
     pub interface_changes: u64,
     pub forced_expirations: u64,
     pub ba_sst_estimates: u64,
@@ -1245,7 +1248,7 @@ impl TcpSender {
         self.check_burst(room_before);
     }
 
-    // ----- mobility (seed 002, `tcp::handoff`) --------------------------------------
+    // ----- mobility (the vertical-handoff paper, `tcp::handoff`) --------------------
 
     /// The mobile host changed its datalink interface (it is this host, or the
     /// receiver told us: `HandoffSignal`). With `handoff_reaction`:

@@ -1,4 +1,5 @@
-//! AFC's rules at the endpoints (seed 000, `flow::afc`): the flow window in both
+//! AFC's rules at the endpoints (`flow::afc`; Sanadhya and Sivakumar, "Adaptive Flow
+//! Control for TCP on Mobile Phones", IEEE INFOCOM 2011): the flow window in both
 //! placements, buffer-loss hiding, proactive feedback, burst control, and the
 //! receiver's own RTT estimate that the receiver placement and auto-tuning use.
 //! The policy's own rules (AR EWMA, option encoding, feedback trigger) are tested in

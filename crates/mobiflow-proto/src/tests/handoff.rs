@@ -1,4 +1,6 @@
-//! Reactions to a vertical handoff (`tcp::handoff`, seed 002): IETT, BA-SST and
+//! Reactions to a vertical handoff (`tcp::handoff`; Tsukamoto, Fukuda, Hori and Oie, "New
+//! flow control schemes of TCP for multimodal mobile hosts", IEICE Trans. Commun.
+//! E89-B(6), 2006): IETT, BA-SST and
 //! Freeze-TCP, each checked against its rule on a [`Pair`] whose links go dark and
 //! come back as another interface.
 

@@ -1,5 +1,7 @@
 //! Mobility: what the endpoints of a flow learn when a link on its path goes down and
-//! comes back (a vertical handoff, seed 002, or any outage).
+//! comes back (a vertical handoff, as in Tsukamoto, Fukuda, Hori and Oie, "New flow
+//! control schemes of TCP for multimodal mobile hosts", IEICE Trans. Commun. E89-B(6),
+//! 2006, or any outage).
 //!
 //! Disconnections are the links' outages (`DirSpec::outages`, into which `handoffs`
 //! lower); the two directions' outages of a link are merged into the link's down

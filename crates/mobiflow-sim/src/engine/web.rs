@@ -6,7 +6,9 @@
 //! flow (phone to server). A page is `objects` objects. For each object the phone
 //! writes a request of `request_size` bytes on a free connection's request flow, so
 //! the request queues behind whatever else the phone sends (a concurrent upload in
-//! the deep uplink buffer, seed 001); once the server has *read* the whole request it
+//! the deep uplink buffer, as in Xu, Leong, Leong and Razeen, "Dynamic Regulation of
+//! Mobile 3G/HSPA Uplink Buffer with Receiver-side Flow Control", IEEE ICNP 2012);
+//! once the server has *read* the whole request it
 //! writes the response (the object's size) on the connection's response flow; the
 //! object is done when the phone has read its last byte. A connection carries one
 //! request at a time (no pipelining, as browsers of the time). With `main_first`, the

@@ -133,7 +133,9 @@ pub(crate) const TCP_FIELDS: &[&str] = &[
 /// Sub-tables of `[tcp]` and `[flows.tcp]` with the parameters of one controller.
 pub(crate) const CC_TABLES: &[&str] = &["fld", "relentless"];
 
-/// Keys of `[tcp.fld]` (FLD_TCP, seed 004). Every default is an assumption
+/// Keys of `[tcp.fld]` (FLD_TCP: Moktan, "In the Interest of the Short: An approach for
+/// e2e congestion control", talk slides, Aalto University, 2012). Every default is an
+/// assumption
 /// ([SLIDE]: stated by the slides, or [GUESS]; see `cc::fld`).
 const FLD_KEYS: &[&str] = &[
     "threshold",
@@ -593,7 +595,7 @@ fn app(ft: &Tbl, start: Duration) -> R<AppSpec> {
 }
 
 /// `[flows.web]`: the pages of a web application. Defaults: 44 objects of 7475 bytes
-/// (7.3 KiB), i.e. a 321 KiB page, from the figures seed 004 cites (Google web metrics,
+/// (7.3 KiB), i.e. a 321 KiB page, from the figures the FLD_TCP slides cite (Google web metrics,
 /// Ramachandran 2010: average page 320 KB, average GET 7.3 KB); the request size, the
 /// connections, the think time and fetching the main document first are assumptions.
 fn web(ft: &Tbl, ctx: &mut Ctx) -> R<WebSpec> {
@@ -1085,7 +1087,9 @@ fn tcp_config(ft: &Tbl, global: Option<&Tbl>) -> R<(TcpConfig, Vec<(&'static str
             set_field(&mut cfg, f, v).map_err(|e| key_err(key, e))?;
         }
     }
-    // Seed 002's unknowns, reported as assumed when a flow relies on them.
+    // What the vertical-handoff paper (Tsukamoto, Fukuda, Hori and Oie, "New flow control
+    // schemes of TCP for multimodal mobile hosts", IEICE Trans. Commun. E89-B(6), 2006)
+    // leaves open, reported as assumed when a flow relies on it.
     if cfg.handoff_reaction != HandoffReaction::None {
         if source("handoff_signal").is_none() {
             assumed.push(("handoff_signal", cfg.handoff_signal.name().into()));

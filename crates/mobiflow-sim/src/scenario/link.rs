@@ -1,6 +1,8 @@
 //! `[[links]]`: nodes, rates, delays, schedules, traces, queues, outages, handoffs.
 //!
-//! A handoff (a change of the access link's datalink interface, seed 002) is sugar:
+//! A handoff (a change of the access link's datalink interface, as in Tsukamoto, Fukuda,
+//! Hori and Oie, "New flow control schemes of TCP for multimodal mobile hosts", IEICE
+//! Trans. Commun. E89-B(6), 2006) is sugar:
 //! `handoffs = [{ at, interruption, rate, delay }]` lowers to an outage
 //! `[at, at + interruption)` on both directions plus rate and delay schedule points at
 //! its end, so `DirSpec::outages` stays the one description of disconnections.

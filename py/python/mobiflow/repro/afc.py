@@ -1,10 +1,11 @@
-"""Reproduce seed 000: Adaptive Flow Control (AFC) for TCP on mobile phones (issue 5).
+"""Reproduce the AFC paper: Adaptive Flow Control (AFC) for TCP on mobile phones (issue 5).
 
-The seed is a slide deck (S. Sanadhya and R. Sivakumar, IEEE INFOCOM 2011). Its ns-2
-simulations put a phone application that reads at a fluctuating rate behind a finite
-receive buffer. Classic flow control caps the connection at buffer/RTT, idles the
-sender at every zero window and keeps auto-tuned buffers small; AFC sets the flow
-window to the advertised window plus AR x RTT and adds three more mechanisms
+The project has the paper's slide deck (S. Sanadhya and R. Sivakumar, "Adaptive Flow
+Control for TCP on Mobile Phones", IEEE INFOCOM 2011). Its ns-2 simulations put a phone
+application that reads at a fluctuating rate behind a finite receive buffer. Classic
+flow control caps the connection at buffer/RTT, idles the sender at every zero window
+and keeps auto-tuned buffers small; AFC sets the flow window to the advertised window
+plus AR x RTT and adds three more mechanisms
 (``crates/mobiflow-proto/src/flow/afc.rs``).
 
 For every scenario in ``scenarios/afc/`` this script runs classic TCP, the auto-tuning

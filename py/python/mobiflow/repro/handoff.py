@@ -1,11 +1,13 @@
-"""Reproduction of seed 002: TCP across vertical handoffs (Tsukamoto, Fukuda, Hori, Oie).
+"""Reproduction of the vertical-handoff paper: TCP across vertical handoffs.
 
-Runs the four cases of the seed (``scenarios/handoff/``) with plain TCP (NewReno),
-Immediate Expiration of the Timeout Timer (IETT), the Bandwidth Aware scheme (IETT and
-the bandwidth-aware ssthresh, BA-SST), BA-SST alone and Freeze-TCP; runs the ns-2 twins
-of the TCP baseline when ``ns`` is installed; and writes ``report.md`` (Tables I-IV:
-the paper's throughput, the ideal of equation (3), ns-2's and mobiflow's, normalised as
-the paper does), the cwnd and time-sequence figures (Figures 2-6) and ``results.json``.
+K. Tsukamoto, Y. Fukuda, Y. Hori, Y. Oie, "New flow control schemes of TCP for
+multimodal mobile hosts", IEICE Trans. Commun. E89-B(6), 2006. Runs the four cases of
+the paper (``scenarios/handoff/``) with plain TCP (NewReno), Immediate Expiration of the
+Timeout Timer (IETT), the Bandwidth Aware scheme (IETT and the bandwidth-aware ssthresh,
+BA-SST), BA-SST alone and Freeze-TCP; runs the ns-2 twins of the TCP baseline when
+``ns`` is installed; and writes ``report.md`` (Tables I-IV: the paper's throughput, the
+ideal of equation (3), ns-2's and mobiflow's, normalised as the paper does), the cwnd
+and time-sequence figures (Figures 2-6) and ``results.json``.
 
 Usage::
 
@@ -686,7 +688,8 @@ def reproduce(out: Path, ns2: bool, workers: int = 2) -> dict[str, Any]:
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
         prog="python -m mobiflow.repro.handoff",
-        description="Reproduce seed 002 (IETT, BA-SST, Freeze-TCP): Tables I-IV, Figs. 2-6.",
+        description="Reproduce the vertical-handoff paper (IETT, BA-SST, Freeze-TCP): Tables I-IV, "
+        "Figs. 2-6.",
     )
     ap.add_argument("--out", type=Path, default=Path("out") / "handoff", help="output folder")
     ap.add_argument(

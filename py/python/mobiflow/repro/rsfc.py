@@ -1,8 +1,8 @@
-"""Reproduce seed 001: receiver-side flow control of the phone's uplink buffer (RSFC).
+"""Reproduce the RSFC paper: receiver-side flow control of the phone's uplink buffer.
 
-The seed is a slide deck (Y. Xu, W. K. Leong, B. Leong, A. Razeen, "Dynamic regulation
-of mobile 3G/HSPA uplink buffer with receiver-side flow control", IEEE ICNP 2012) with
-the paper's abstract as the source of its numbers. An upload from a
+The project has the paper's slide deck (Y. Xu, W. K. Leong, B. Leong, A. Razeen,
+"Dynamic regulation of mobile 3G/HSPA uplink buffer with receiver-side flow control",
+IEEE ICNP 2012) with the paper's abstract as the source of its numbers. An upload from a
 phone fills the deep uplink buffer of a 3G/HSPA link; the ACKs of a concurrent download
 wait behind it and the download collapses ("from 2,000 kbps to 100 kbps"). RSFC runs at
 the upload's receiver, estimates from TCP timestamps how long segments wait in the
@@ -350,7 +350,9 @@ a first window of 10 segments: all listed under *assumed* in each summary).
 Runs are deterministic (no random loss): one run per case."""
 
 PAGES_SETTING = """\
-Pages of 44 objects of 7475 bytes (seed 004's web metrics: 320 KB average page,
+Pages of 44 objects of 7475 bytes (Google's web metrics as the FLD_TCP slides cite them:
+G. R. Moktan, "In the Interest of the Short: An approach for e2e congestion control",
+talk slides, Aalto University, 2012; 320 KB average page,
 7.3 KB average GET), 700-byte requests over 6 persistent connections, the main
 document first, 2 s between pages, 1800 s. Page load time: first request to the
 last byte of the last object read. Unfinished pages (still loading at the end) count
