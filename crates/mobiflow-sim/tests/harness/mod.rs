@@ -1,5 +1,5 @@
-//! A small, dependency-free mutation fuzzer that runs as an ordinary test on the stable
-//! toolchain (cargo-fuzz needs nightly's sanitizer flags; see docs/fuzzing.md).
+//! A small mutation fuzzer (no new dependency) that runs as an ordinary test on the
+//! stable toolchain (cargo-fuzz needs nightly's sanitizer flags; see docs/fuzzing.md).
 //!
 //! Each target starts from a seed corpus (the shipped scenarios and traces, and
 //! hand-written values), applies one to four random mutations per case (bit flips,
