@@ -209,10 +209,7 @@ fn gen_flow(r: &mut Rng, i: usize, nodes: usize, dur_ms: u64, case: &mut Case) {
                 t.push(format!("s = \"{}B\"", ms(r, 1, 1500)));
             }
             if coin(r, 3) {
-                // t_mbi below 1 s would put the initial rate (s per second, §4.2) under
-                // the floor s/t_mbi from the start: a configuration RFC 5348 does not
-                // foresee (reported, not generated).
-                t.push(format!("t_mbi = \"{}ms\"", ms(r, 1000, 64_000)));
+                t.push(format!("t_mbi = \"{}ms\"", ms(r, 100, 64_000)));
             }
             if coin(r, 3) {
                 t.push("freeze = true".into());
