@@ -20,7 +20,8 @@
 //!   send; a sender with data left always has a timer armed (it cannot stall
 //!   silently); a sized transfer delivers exactly its bytes, and when it has not
 //!   finished by the end of the run, the reason is visible (data in flight under a
-//!   timer, a window held shut by the reader, or an outage).
+//!   timer, a window held shut by the reader, or an outage), and the summary says
+//!   so (bytes delivered = bytes read, a completion time exactly when all arrived).
 //! * TFRC / DCCP CCID 3: the allowed rate X is finite, at least s/t_mbi, and at most
 //!   the larger of 2 x the X_recv set's maximum and the initial rate W_init/R (before
 //!   any feedback: the initial rate of one packet per second, or W_init over the
@@ -674,7 +675,32 @@ fn check(toml: &str) -> Result<u64, String> {
             }
         }
     }
-    Ok(w.events)
+    // The summary reports what happened: a sized transfer's bytes delivered are the
+    // bytes its application read, and it has a completion time exactly when they are
+    // all of its bytes (otherwise the summary's counters say why: timeouts, zero
+    // windows, outage losses).
+    let events = w.events;
+    let read: Vec<(Option<u64>, u64)> = w
+        .flows
+        .iter()
+        .map(|fr| (fr.total, fr.ep.bytes_read()))
+        .collect();
+    let res = w.finish();
+    for (f, (total, rd)) in read.into_iter().enumerate() {
+        let Some(total) = total else { continue };
+        if !matches!(sc.flows[f].transport, Transport::Tcp(_)) {
+            continue;
+        }
+        let s = &res.summary.flows[f];
+        if s.bytes_delivered != rd || s.completion_time_s.is_some() != (rd == total) {
+            return Err(format!(
+                "flow {f}: summary says {} B delivered, completion {:?}; the application read \
+                 {rd} of {total} B",
+                s.bytes_delivered, s.completion_time_s
+            ));
+        }
+    }
+    Ok(events)
 }
 
 /// `check`, with a panic (an overflow, an assertion in the machines) as a failure.
