@@ -252,9 +252,11 @@ fn gen_flow(r: &mut Rng, i: usize, nodes: usize, dur_ms: u64, case: &mut Case) {
             let fc = pick(r, &["classic", "afc", "autotune", "rsfc"]);
             f.push(format!("flow_control = \"{fc}\""));
             f.push(match below(r, 5) {
+                // Log-uniform from 1 B to about 3 MB: most finish within the run,
+                // some do not.
                 0 | 1 => format!(
                     "app = {{ kind = \"sized\", size = \"{}B\" }}",
-                    ms(r, 1, 3_000_000)
+                    10f64.powf(below(r, 650) as f64 / 100.0) as u64
                 ),
                 2 => format!(
                     "app = {{ kind = \"bursts\", at = [\"{}ms\", \"{}ms\"], sizes = \"{}B\" }}",
@@ -473,8 +475,25 @@ struct Track {
     tfrc_normal: bool,
 }
 
+/// What the cases exercised, summed over a run (printed, so that a generator that
+/// stops reaching a behaviour is noticed).
+#[derive(Default, Debug)]
+struct Coverage {
+    events: u64,
+    tcp_flows: u64,
+    tfrc_flows: u64,
+    timeouts: u64,
+    fast_retransmits: u64,
+    zero_window_stalls: u64,
+    rcv_buffer_drops: u64,
+    sized_done: u64,
+    sized_unfinished: u64,
+    tfrc_loss_events: u64,
+    freezes: u64,
+}
+
 /// Runs a case and checks every invariant; `Err` says which one failed, where.
-fn check(toml: &str) -> Result<u64, String> {
+fn check(toml: &str) -> Result<Coverage, String> {
     let sc = match crate::scenario::load_str(toml, None, &[]) {
         Ok(sc) => sc,
         Err(e) => return Err(format!("REJECTED: {e}")),
@@ -679,14 +698,42 @@ fn check(toml: &str) -> Result<u64, String> {
     // bytes its application read, and it has a completion time exactly when they are
     // all of its bytes (otherwise the summary's counters say why: timeouts, zero
     // windows, outage losses).
-    let events = w.events;
+    let mut cov = Coverage {
+        events: w.events,
+        ..Coverage::default()
+    };
     let read: Vec<(Option<u64>, u64)> = w
         .flows
         .iter()
         .map(|fr| (fr.total, fr.ep.bytes_read()))
         .collect();
     let res = w.finish();
-    for (f, (total, rd)) in read.into_iter().enumerate() {
+    for (f, s) in res.summary.flows.iter().enumerate() {
+        match &sc.flows[f].transport {
+            Transport::Tcp(_) => {
+                cov.tcp_flows += 1;
+                cov.timeouts += s.timeouts;
+                cov.fast_retransmits += s.fast_retransmits;
+                cov.zero_window_stalls += s.zero_window_stalls;
+                cov.rcv_buffer_drops += s.rcv_buffer_drops;
+                if read[f].0.is_some() {
+                    if s.completion_time_s.is_some() {
+                        cov.sized_done += 1;
+                    } else {
+                        cov.sized_unfinished += 1;
+                    }
+                }
+            }
+            Transport::Tfrc(_) => {
+                cov.tfrc_flows += 1;
+                if let Some(t) = &s.tfrc {
+                    cov.tfrc_loss_events += t.loss_events;
+                    cov.freezes += t.freezes;
+                }
+            }
+        }
+    }
+    for (f, &(total, rd)) in read.iter().enumerate() {
         let Some(total) = total else { continue };
         if !matches!(sc.flows[f].transport, Transport::Tcp(_)) {
             continue;
@@ -700,11 +747,11 @@ fn check(toml: &str) -> Result<u64, String> {
             ));
         }
     }
-    Ok(events)
+    Ok(cov)
 }
 
 /// `check`, with a panic (an overflow, an assertion in the machines) as a failure.
-fn run_case(toml: &str) -> Result<u64, String> {
+fn run_case(toml: &str) -> Result<Coverage, String> {
     match catch_unwind(AssertUnwindSafe(|| check(toml))) {
         Ok(r) => r,
         Err(p) => Err(format!(
@@ -778,7 +825,7 @@ fn protocol_invariants_hold_on_generated_scenarios() {
         let case = generate(cs);
         eprintln!("{}", case.toml());
         match run_case(&case.toml()) {
-            Ok(events) => eprintln!("case seed {cs}: {events} events, invariants hold"),
+            Ok(c) => eprintln!("case seed {cs}: invariants hold; {c:?}"),
             Err(e) => panic!("case seed {cs}: {e}"),
         }
         return;
@@ -789,14 +836,24 @@ fn protocol_invariants_hold_on_generated_scenarios() {
     let cases = env_u64("MOBIFLOW_PROP_CASES").unwrap_or(default);
     let seed = env_u64("MOBIFLOW_PROP_SEED").unwrap_or(1);
     let started = std::time::Instant::now();
-    let (mut ran, mut events, mut rejected) = (0u64, 0u64, Vec::new());
+    let (mut ran, mut cov, mut rejected) = (0u64, Coverage::default(), Vec::new());
     for i in 0..cases {
         let cs = super::splitmix(seed.wrapping_add(i));
         let case = generate(cs);
         match run_case(&case.toml()) {
-            Ok(n) => {
+            Ok(c) => {
                 ran += 1;
-                events += n;
+                cov.events += c.events;
+                cov.tcp_flows += c.tcp_flows;
+                cov.tfrc_flows += c.tfrc_flows;
+                cov.timeouts += c.timeouts;
+                cov.fast_retransmits += c.fast_retransmits;
+                cov.zero_window_stalls += c.zero_window_stalls;
+                cov.rcv_buffer_drops += c.rcv_buffer_drops;
+                cov.sized_done += c.sized_done;
+                cov.sized_unfinished += c.sized_unfinished;
+                cov.tfrc_loss_events += c.tfrc_loss_events;
+                cov.freezes += c.freezes;
             }
             Err(e) if e.starts_with("REJECTED") => rejected.push(e),
             Err(e) => {
@@ -811,8 +868,8 @@ fn protocol_invariants_hold_on_generated_scenarios() {
         }
     }
     eprintln!(
-        "properties: {ran} cases run ({events} events checked), {} rejected by the loader, \
-         seed {seed}, {:.1} s",
+        "properties: {ran} cases run, {} rejected by the loader, seed {seed}, {:.1} s; \
+         exercised: {cov:?}",
         rejected.len(),
         started.elapsed().as_secs_f64()
     );
