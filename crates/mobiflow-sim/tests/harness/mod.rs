@@ -1,5 +1,5 @@
 //! A small mutation fuzzer (no new dependency) that runs as an ordinary test on the
-//! stable toolchain (cargo-fuzz needs nightly's sanitizer flags; see docs/fuzzing.md).
+//! stable toolchain; for coverage-guided long runs see `fuzz/` and docs/fuzzing.md.
 //!
 //! Each target starts from a seed corpus (the shipped scenarios and traces, and
 //! hand-written values), applies one to four random mutations per case (bit flips,
@@ -17,6 +17,8 @@
 //! * `MOBIFLOW_FUZZ_SECS`: run each target for this many seconds instead;
 //! * `MOBIFLOW_FUZZ_SEED`: the generator's seed (default 1: CI runs are
 //!   reproducible; a contributor's long run uses a fresh one, printed).
+
+pub mod targets;
 
 use rand_core::{RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
