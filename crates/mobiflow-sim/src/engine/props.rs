@@ -252,8 +252,8 @@ fn gen_flow(r: &mut Rng, i: usize, nodes: usize, dur_ms: u64, case: &mut Case) {
             let fc = pick(r, &["classic", "afc", "autotune", "rsfc"]);
             f.push(format!("flow_control = \"{fc}\""));
             f.push(match below(r, 5) {
-                // Log-uniform from 1 B to about 3 MB: most finish within the run,
-                // some do not.
+                // Log-uniform from 1 B to about 3 MB: about a third finish within
+                // the run (seed 1: 583 of 1 618), the others end unfinished.
                 0 | 1 => format!(
                     "app = {{ kind = \"sized\", size = \"{}B\" }}",
                     10f64.powf(below(r, 650) as f64 / 100.0) as u64
