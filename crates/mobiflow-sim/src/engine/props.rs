@@ -11,10 +11,11 @@
 //!
 //! * TCP: `snd_una <= snd_nxt`; no data segment ends beyond the furthest right edge
 //!   the receiver advertised (`ack + wnd`; with no handshake, the policy's initial
-//!   offer), or for AFC's sender placement beyond the flow window the sender computed
-//!   (`snd_una + adv + AR x SRTT`); the sender's own edge is never beyond what the
-//!   receiver advertised; `1 MSS <= cwnd <= max(max_cwnd, initial window)`, `ssthresh >= 2 MSS`,
-//!   `min_rto <= RTO <= max_rto`; the receive buffer holds at most `rcv_buf`; the
+//!   offer) or beyond the furthest edge of the sender's own flow window (the window
+//!   it heard, capped by `max_send_window`; for AFC's sender placement plus
+//!   AR x SRTT, and then only that bound); the sender's own edge is never beyond
+//!   what the receiver advertised; `1 MSS <= cwnd <= max(max_cwnd, initial window)`,
+//!   `ssthresh >= 2 MSS`, `min_rto <= RTO <= max_rto`; the receive buffer holds at most `rcv_buf`; the
 //!   advertised window fits the scaled 16-bit field; the receiver delivers in order
 //!   (`bytes_read <= rcv_nxt`, both non-decreasing) and nothing the sender did not
 //!   send; a sender with data left always has a timer armed (it cannot stall
@@ -546,10 +547,13 @@ fn check(toml: &str) -> Result<Coverage, String> {
                 .afc()
                 .is_some_and(|a| a.adapt_rate && a.placement == Placement::Sender);
             let t = &track[f];
+            // The furthest edge the sender has known (its flow window: the window
+            // it heard, capped by max_send_window, plus AR x SRTT for AFC's sender
+            // placement), and for the other policies also what the receiver offered.
             let allowed = if afc_sender {
-                t.flow_edge.max(t.rcv_edge)
+                t.flow_edge
             } else {
-                t.rcv_edge
+                t.flow_edge.min(t.rcv_edge)
             };
             if seg.seq + seg.len as u64 > allowed {
                 return Err(at(
