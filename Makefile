@@ -83,8 +83,8 @@ test-rust: $(DEPS_STAMP)
 # where arithmetic overflow panics. Their default budgets are CI's short run; see
 # docs/fuzzing.md for longer ones (MOBIFLOW_FUZZ_SECS, MOBIFLOW_PROP_CASES, seeds).
 test-fuzz: $(DEPS_STAMP)
-	$(CARGO) test -p mobiflow-sim --test fuzz
-	$(CARGO) test -p mobiflow-sim --lib engine::props
+	MOBIFLOW_REQUIRE_OVERFLOW_CHECKS=1 $(CARGO) test -p mobiflow-sim --test fuzz
+	MOBIFLOW_REQUIRE_OVERFLOW_CHECKS=1 $(CARGO) test -p mobiflow-sim --lib engine::props
 
 # pytest exits 5 when it collected no test: that is a broken suite, say so loudly.
 test-python: setup

@@ -819,6 +819,15 @@ fn shrink(mut case: Case) -> Case {
     case
 }
 
+/// Whether this build panics on integer overflow (the test profile does).
+fn overflow_checks_on() -> bool {
+    let quiet = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let on = catch_unwind(|| std::hint::black_box(u64::MAX) + std::hint::black_box(1)).is_err();
+    std::panic::set_hook(quiet);
+    on
+}
+
 fn env_u64(k: &str) -> Option<u64> {
     std::env::var(k).ok().and_then(|v| v.trim().parse().ok())
 }
@@ -835,8 +844,16 @@ fn protocol_invariants_hold_on_generated_scenarios() {
         return;
     }
     // Overflow checks are what the test profile adds; without them (a release-mode
-    // `cargo test`) a smaller sample still checks the other invariants.
-    let default = if cfg!(debug_assertions) { 2000 } else { 100 };
+    // `cargo test`) a smaller sample still checks the other invariants. `make
+    // test-fuzz` sets MOBIFLOW_REQUIRE_OVERFLOW_CHECKS: there they must be on.
+    let checked = overflow_checks_on();
+    if std::env::var_os("MOBIFLOW_REQUIRE_OVERFLOW_CHECKS").is_some() {
+        assert!(
+            checked,
+            "this build has no overflow checks (use the test profile)"
+        );
+    }
+    let default = if checked { 2000 } else { 100 };
     let cases = env_u64("MOBIFLOW_PROP_CASES").unwrap_or(default);
     let seed = env_u64("MOBIFLOW_PROP_SEED").unwrap_or(1);
     let started = std::time::Instant::now();
@@ -872,10 +889,11 @@ fn protocol_invariants_hold_on_generated_scenarios() {
         }
     }
     eprintln!(
-        "properties: {ran} cases run, {} rejected by the loader, seed {seed}, {:.1} s; \
-         exercised: {cov:?}",
+        "properties: {ran} cases run, {} rejected by the loader, seed {seed}, {:.1} s, \
+         overflow checks {}; exercised: {cov:?}",
         rejected.len(),
-        started.elapsed().as_secs_f64()
+        started.elapsed().as_secs_f64(),
+        if checked { "on" } else { "off" }
     );
     // The generator must write valid scenarios: a few refusals are tolerated (random
     // combinations the loader rightly refuses), not a broken generator.

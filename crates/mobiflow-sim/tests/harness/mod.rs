@@ -142,6 +142,14 @@ pub fn fuzz(
     dict: &[&str],
     target: impl Fn(&[u8]),
 ) -> u64 {
+    if std::env::var_os("MOBIFLOW_REQUIRE_OVERFLOW_CHECKS").is_some() {
+        // `make test-fuzz`: an overflow must be a failure, not a wrapped number.
+        let wraps = catch_unwind(|| std::hint::black_box(u64::MAX) + std::hint::black_box(1));
+        assert!(
+            wraps.is_err(),
+            "this build has no overflow checks (use the test profile)"
+        );
+    }
     let budget = Budget::from_env(default_iters);
     let mut rng = Rng::seed_from_u64(budget.seed);
     assert!(!seeds.is_empty(), "{name}: empty seed corpus");
