@@ -97,6 +97,8 @@ fn gen_link(r: &mut Rng, i: usize, a: &str, b: &str, dur_ms: u64, lines: &mut Ve
     lines.push(format!("a = \"{a}\""));
     lines.push(format!("b = \"{b}\""));
     let mut constant = true;
+    // With a period (the schedules repeat), every point must come before it.
+    let mut period_from: Option<u64> = None;
     match below(r, 8) {
         0 | 1 => {
             // A rate schedule, zero rates included (not all of them).
@@ -114,7 +116,7 @@ fn gen_link(r: &mut Rng, i: usize, a: &str, b: &str, dur_ms: u64, lines: &mut Ve
             }
             lines.push(format!("rate_schedule = [{}]", pts.join(", ")));
             if coin(r, 3) {
-                lines.push(format!("schedule_period = \"{}ms\"", t + ms(r, 1, 500)));
+                period_from = Some(t);
             }
             constant = false;
         }
@@ -134,16 +136,20 @@ fn gen_link(r: &mut Rng, i: usize, a: &str, b: &str, dur_ms: u64, lines: &mut Ve
         _ => lines.push(format!("rate = {}", rate(r))),
     }
     if coin(r, 5) {
+        let at = ms(r, 100, dur_ms);
         let p = format!(
-            "[\"0s\", \"{}ms\"], [\"{}ms\", \"{}ms\"]",
+            "[\"0s\", \"{}ms\"], [\"{at}ms\", \"{}ms\"]",
             ms(r, 1, 200),
-            ms(r, 100, dur_ms),
             ms(r, 1, 400)
         );
         lines.push(format!("delay_schedule = [{p}]"));
+        period_from = period_from.map(|t| t.max(at + 1));
         constant = false;
     } else {
         lines.push(format!("delay = \"{}ms\"", ms(r, 1, 300)));
+    }
+    if let Some(t) = period_from {
+        lines.push(format!("schedule_period = \"{}ms\"", t + ms(r, 1, 500)));
     }
     if coin(r, 4) {
         lines.push("queue = \"red\"".into());
@@ -859,7 +865,8 @@ fn protocol_invariants_hold_on_generated_scenarios() {
     let started = std::time::Instant::now();
     let (mut ran, mut cov, mut rejected) = (0u64, Coverage::default(), Vec::new());
     for i in 0..cases {
-        let cs = super::splitmix(seed.wrapping_add(i));
+        // Distinct runs for distinct seeds (not shifted copies of one sequence).
+        let cs = super::splitmix(super::splitmix(seed).wrapping_add(i));
         let case = generate(cs);
         match run_case(&case.toml()) {
             Ok(c) => {
@@ -887,6 +894,15 @@ fn protocol_invariants_hold_on_generated_scenarios() {
                 );
             }
         }
+    }
+    let mut reasons: Vec<&str> = rejected
+        .iter()
+        .map(|e| e.rsplit(": ").next().unwrap_or(e))
+        .collect();
+    reasons.sort();
+    reasons.dedup();
+    for r in reasons.iter().take(5) {
+        eprintln!("  refused by the loader: ...: {r}");
     }
     eprintln!(
         "properties: {ran} cases run, {} rejected by the loader, seed {seed}, {:.1} s, \
