@@ -2,6 +2,7 @@
 #
 #   make setup       .venv with pinned Python deps + the package built in release mode
 #   make test        Rust fmt/clippy/tests, ruff, pytest, the wheel (what CI runs via .ci/run)
+#   make test-fuzz   the fuzz targets and the protocol property tests, overflow checks on
 #   make wheel       build the wheel (extension, scenarios, traces, mobiflow-live) in dist/
 #   make test-wheel  install that wheel in a fresh venv outside the tree and use it there
 #   make lint        the lint half of `make test` (fmt, clippy, ruff, mypy)
@@ -43,10 +44,10 @@ DEPS_STAMP := $(VENV)/.mobiflow-deps
 BUILD_STAMP := $(VENV)/.mobiflow-build
 
 .PHONY: help setup build-dev test test-rust test-python test-wheel wheel lint lint-rust \
-	lint-python fmt reproduce validate golden golden-update bench bench-sweep clean
+	lint-python test-fuzz fmt reproduce validate golden golden-update bench bench-sweep clean
 
 help:
-	@sed -n '3,17s/^# \{0,1\}//p' Makefile
+	@sed -n '3,18s/^# \{0,1\}//p' Makefile
 
 # --- set-up -------------------------------------------------------------------------
 
@@ -72,10 +73,18 @@ build-dev: $(DEPS_STAMP)
 
 # --- tests and lints ----------------------------------------------------------------
 
-test: setup lint test-rust test-python test-wheel
+test: setup lint test-rust test-fuzz test-python test-wheel
 
 test-rust: $(DEPS_STAMP)
 	$(CARGO) test --workspace --release
+
+# The fuzz targets (crates/mobiflow-sim/tests/fuzz.rs) and the protocol invariants on
+# generated scenarios (crates/mobiflow-sim/src/engine/props.rs) in the test profile,
+# where arithmetic overflow panics. Their default budgets are CI's short run; see
+# docs/fuzzing.md for longer ones (MOBIFLOW_FUZZ_SECS, MOBIFLOW_PROP_CASES, seeds).
+test-fuzz: $(DEPS_STAMP)
+	MOBIFLOW_REQUIRE_OVERFLOW_CHECKS=1 $(CARGO) test -p mobiflow-sim --test fuzz
+	MOBIFLOW_REQUIRE_OVERFLOW_CHECKS=1 $(CARGO) test -p mobiflow-sim --lib engine::props
 
 # pytest exits 5 when it collected no test: that is a broken suite, say so loudly.
 test-python: setup

@@ -159,8 +159,16 @@ pub fn encode_tcp(
     }
     if !seg.sack.is_empty() {
         let base = fw.isn.wrapping_add(1);
-        let k = seg.sack.len().min(if seg.ts.is_some() { 3 } else { 4 });
-        put(&[1, 1, 5, 2 + 8 * k as u8], &mut n);
+        // As many blocks as the option space left holds (RFC 2018 §3: 4, or 3 beside
+        // timestamps), so that the option's length always matches what is written.
+        let k = seg
+            .sack
+            .len()
+            .min(if seg.ts.is_some() { 3 } else { 4 })
+            .min(40usize.saturating_sub(n + 4) / 8);
+        if k > 0 {
+            put(&[1, 1, 5, 2 + 8 * k as u8], &mut n);
+        }
         for (l, r) in seg.sack.iter().take(k) {
             let l = base.wrapping_add(l as u32).to_be_bytes();
             let r = base.wrapping_add(r as u32).to_be_bytes();
@@ -418,6 +426,49 @@ impl PcapWriter {
 mod tests {
     use super::*;
     use mobiflow_proto::wire::Timestamps;
+
+    /// Found by the pcap fuzz target (tests/fuzz.rs): with MSS, window-scale and
+    /// timestamp options in front, a SACK option's header announced 3 blocks (26
+    /// bytes) but only the blocks that fitted in the 40 bytes of option space were
+    /// written, so the option ran past the header. Now it holds the blocks that fit.
+    #[test]
+    fn sack_option_holds_only_the_blocks_that_fit() {
+        let fw = FlowWire::new(0, 0, 1, 1, 0);
+        let mut sack = mobiflow_proto::wire::SackBlocks::new();
+        for k in 0..3 {
+            sack.push(1000 * k + 500, 1000 * k + 900);
+        }
+        let seg = Segment {
+            ts: Some(Timestamps { tsval: 5, tsecr: 6 }),
+            mss: Some(1460),
+            wscale: Some(7),
+            sack,
+            ..Segment::default()
+        };
+        let mut buf = Vec::new();
+        encode_tcp(&mut buf, &fw, &seg, false, 1);
+        let tcp = &buf[34..];
+        let hdr = (tcp[12] >> 4) as usize * 4;
+        assert_eq!(hdr, tcp.len());
+        let mut i = 20;
+        let mut sack_len = None;
+        while i < hdr {
+            match tcp[i] {
+                0 | 1 => i += 1,
+                kind => {
+                    let l = tcp[i + 1] as usize;
+                    assert!(l >= 2 && i + l <= hdr, "option {kind} ({l} B) overruns");
+                    if kind == 5 {
+                        sack_len = Some(l);
+                    }
+                    i += l;
+                }
+            }
+        }
+        // 4 (MSS) + 4 (wscale) + 12 (timestamps) leave 20 bytes: two NOPs and a SACK
+        // option of two blocks (18 bytes).
+        assert_eq!(sack_len, Some(18));
+    }
 
     #[test]
     fn ipv4_header_checksum_verifies_to_zero() {

@@ -1365,3 +1365,29 @@ fn reorder_needs_a_delay_and_a_delay_needs_reorder() {
         "x.toml: links.0.reorder_delay: has no effect without reorder",
     );
 }
+
+/// Found by the trace-reader fuzz target (tests/fuzz.rs): a timestamp of
+/// 72036854775807 ms overflowed `Instant::from_millis` when the link looked for its
+/// next opportunity (a panic with overflow checks, a wrapped, wrong time without).
+/// Timestamps beyond half the range of simulated time are refused with the line.
+#[test]
+fn trace_timestamp_beyond_simulated_time_is_refused() {
+    let dir = std::env::temp_dir().join(format!("mobiflow-trace-big-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let text = "[[links]]\na = \"s\"\nb = \"p\"\ntrace = \"big.down\"\ndelay = \"10ms\"\n\
+                [[flows]]\nfrom = \"s\"\nto = \"p\"\n";
+    std::fs::write(dir.join("big.down"), "0\n5\n72036854775807\n").unwrap();
+    let e = load_str(text, Some(&dir.join("s.toml")), &[]).unwrap_err();
+    assert_eq!(e.key.as_deref(), Some("links.0.trace"));
+    assert!(
+        e.reason.contains("line 3") && e.reason.contains("beyond"),
+        "{e}"
+    );
+    // The largest timestamp accepted still runs without overflow.
+    std::fs::write(dir.join("big.down"), "0\n9223372036854\n").unwrap();
+    let mut sc = load_str(text, Some(&dir.join("s.toml")), &[]).unwrap();
+    sc.duration = Duration::from_secs(1);
+    let r = mobiflow_sim::run(&sc).unwrap();
+    assert!(r.summary.flows[0].bytes_delivered <= 1500);
+    let _ = std::fs::remove_dir_all(&dir);
+}

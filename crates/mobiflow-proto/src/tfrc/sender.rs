@@ -247,7 +247,9 @@ impl TfrcSender {
         let mut recv_set = RecvSet::new();
         recv_set.reset(f64::INFINITY, Instant::ZERO);
         let mut s = TfrcSender {
-            x: cfg.s as f64,
+            // §4.2: one packet per second, but never below the floor s/t_mbi that
+            // §4.3 keeps at every later step (it is above it unless t_mbi < 1 s).
+            x: (cfg.s as f64).max(cfg.min_rate()),
             cfg,
             unlimited: false,
             queued: 0,
@@ -283,8 +285,9 @@ impl TfrcSender {
             stats: TfrcSenderStats::default(),
         };
         if let Some(r) = r {
-            // RFC 5348 §4.2: an RTT from the handshake gives the initial rate at once.
-            s.x = s.initial_rate(r);
+            // RFC 5348 §4.2: an RTT from the handshake gives the initial rate at once
+            // (floored at s/t_mbi as in §4.3).
+            s.x = s.initial_rate(r).max(s.cfg.min_rate());
         }
         s
     }
@@ -609,8 +612,9 @@ impl TfrcSender {
         });
         let r = self.r.expect("set above");
         if first && self.cfg.handshake_rtt.is_none() && self.state == FreezeState::Normal {
-            // §4.2: first feedback: X = initial_rate, tld = now.
-            self.x = self.initial_rate(r);
+            // §4.2: first feedback: X = initial_rate, tld = now (floored at s/t_mbi as
+            // in §4.3: W_init/R is below it only when R > W_init·t_mbi/s).
+            self.x = self.initial_rate(r).max(self.cfg.min_rate());
             self.tld = Some(now);
         }
 
@@ -667,7 +671,10 @@ impl TfrcSender {
             .tld
             .is_none_or(|t| now - t >= Duration::from_secs_f64(r))
         {
-            self.x = (2.0 * self.x).min(recv_limit).max(self.initial_rate(r));
+            self.x = (2.0 * self.x)
+                .min(recv_limit)
+                .max(self.initial_rate(r))
+                .max(min_rate);
             self.tld = Some(now);
         }
 

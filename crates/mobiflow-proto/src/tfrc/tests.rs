@@ -187,6 +187,33 @@ fn rate_never_falls_below_one_packet_per_t_mbi() {
     assert!(close(s.rate_bytes_per_s(), 1000.0 / 64.0, 1e-12));
 }
 
+/// Found by the property tests (mobiflow-sim `engine::props`): with t_mbi = 570 ms the
+/// sender started at s/1 s = 1000 B/s, below its own floor s/t_mbi = 1754 B/s, and
+/// stayed there until the first feedback; likewise W_init/R at the first feedback or
+/// from a handshake RTT when R > W_init·t_mbi/s. RFC 5348 §4.3 keeps X >= s/t_mbi.
+#[test]
+fn rate_starts_at_or_above_one_packet_per_t_mbi_when_t_mbi_is_short() {
+    let floor = |cfg: &TfrcConfig| cfg.s as f64 / cfg.t_mbi.as_secs_f64();
+    let cfg = TfrcConfig {
+        t_mbi: Duration::from_millis(570),
+        ..TfrcConfig::default()
+    };
+    let s = sender_with(cfg.clone());
+    assert!(close(s.rate_bytes_per_s(), floor(&cfg), 1e-12));
+    // A handshake RTT of 600 s: W_init/R = 4000/600 B/s, below 1000/64.
+    let cfg = TfrcConfig {
+        handshake_rtt: Some(Duration::from_secs(600)),
+        ..TfrcConfig::default()
+    };
+    let s = sender_with(cfg.clone());
+    assert!(close(s.rate_bytes_per_s(), floor(&cfg), 1e-12));
+    // A first feedback with R = 300 s: W_init/R = 13.3 B/s < 15.625 B/s.
+    let mut s = sender();
+    assert!(s.poll_transmit(ms(0)).is_some());
+    s.handle_feedback(ms(300_000), &fb(0, 0.0, 0.0));
+    assert!(close(s.rate_bytes_per_s(), 1000.0 / 64.0, 1e-12));
+}
+
 #[test]
 fn data_limited_interval_with_new_loss_caps_at_the_halved_receive_rate() {
     // An application that sends one packet per 50 ms (20 000 B/s) while X allows more:

@@ -181,12 +181,17 @@ impl TraceState {
         // opportunity at o == period belongs to it), this one and the next ones.
         let mut cycle = (now_ms / period).saturating_sub(1);
         loop {
-            let base = cycle * period;
-            let i = t.opportunities_ms.partition_point(|&o| base + o < now_ms);
+            let base = cycle.saturating_mul(period);
+            let i = t
+                .opportunities_ms
+                .partition_point(|&o| base.saturating_add(o) < now_ms);
             if i < t.opportunities_ms.len() {
                 let o = t.opportunities_ms[i];
                 let j = t.opportunities_ms[i..].partition_point(|&x| x == o);
-                return Some((Instant::from_millis(base + o), j as u32));
+                // Saturating: an opportunity beyond the range of simulated time never
+                // comes (the reader keeps timestamps to half that range).
+                let ns = base.saturating_add(o).saturating_mul(1_000_000);
+                return Some((Instant::from_nanos(ns), j as u32));
             }
             cycle += 1;
         }

@@ -26,6 +26,9 @@ use std::collections::{BTreeMap, BinaryHeap, VecDeque};
 
 mod web;
 
+#[cfg(test)]
+mod props;
+
 /// The result of a run.
 #[derive(Clone, Debug)]
 pub struct RunResult {
@@ -283,6 +286,11 @@ pub struct World<'a> {
     scratch_lost: Vec<PktId>,
     capture: Option<Capture>,
     mobility: Vec<mobility::MobEvent>,
+    /// Test builds only: every TCP segment an endpoint emits, `(flow, from the
+    /// receiver, segment)`, for the property tests (`props.rs`) to check; `None`
+    /// (the default) records nothing.
+    #[cfg(test)]
+    seg_log: Option<Vec<(u32, bool, Segment)>>,
 }
 
 /// SplitMix64 (Steele, Lea, Flood 2014): derives independent seeds from the run's seed.
@@ -660,6 +668,8 @@ impl<'a> World<'a> {
             scratch_lost: Vec::new(),
             capture: None,
             mobility: Vec::new(),
+            #[cfg(test)]
+            seg_log: None,
         };
         w.schedule_initial();
         Ok(w)
@@ -1016,6 +1026,10 @@ impl<'a> World<'a> {
                         snd.poll_transmit(now)
                     };
                     let Some(seg) = seg else { break };
+                    #[cfg(test)]
+                    if let Some(log) = &mut self.seg_log {
+                        log.push((f, receiver, seg));
+                    }
                     let bytes = seg.len + hdr + if count_opts { seg.options_len() } else { 0 };
                     let id = net.alloc(Pkt {
                         flow: f,

@@ -842,6 +842,10 @@ fn check_unused(lt: &Tbl, ab: &Option<Tbl>, ba: &Option<Tbl>, used: &HashSet<Str
 
 /// Reads a Mahimahi trace: one delivery opportunity per line, integer milliseconds,
 /// non-decreasing; the trace repeats with its last timestamp as the period.
+/// The largest timestamp a trace may hold, in milliseconds: half the range of
+/// simulated time (u64 nanoseconds).
+pub(crate) const MAX_TRACE_MS: u64 = u64::MAX / 1_000_000 / 2;
+
 pub(crate) fn read_trace(path: PathBuf, mtu: u32) -> Result<MahimahiTrace, String> {
     let shown = path.display().to_string();
     let bytes = std::fs::read(&path).map_err(|e| format!("cannot read trace {shown}: {e}"))?;
@@ -868,6 +872,15 @@ pub(crate) fn read_trace(path: PathBuf, mtu: u32) -> Result<MahimahiTrace, Strin
                 n + 1
             )
         })?;
+        // Simulated time is u64 nanoseconds (about 584 years); half of that leaves room
+        // for the trace's repetitions (`TraceState::next_opportunity`) without overflow.
+        if ms > MAX_TRACE_MS {
+            return Err(format!(
+                "trace {shown}, line {}: timestamp {ms} ms is beyond the longest trace \
+                 mobiflow can replay ({MAX_TRACE_MS} ms, about 292 years)",
+                n + 1
+            ));
+        }
         if let Some(&prev) = opportunities_ms.last() {
             if ms < prev {
                 return Err(format!(

@@ -1,0 +1,12 @@
+//! cargo-fuzz target `scenario_loader`: the function of the stable harness's
+//! `crates/mobiflow-sim/tests/harness/targets.rs` (docs/fuzzing.md).
+#![no_main]
+
+#[path = "../../crates/mobiflow-sim/tests/harness/targets.rs"]
+#[allow(dead_code)]
+mod targets;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    let repo = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
+    targets::scenario_target(repo, data);
+});
