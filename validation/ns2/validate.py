@@ -153,8 +153,8 @@ CASES: dict[str, list[Check]] = {
     # 1 % uniform random loss before the queue (ns-2's ErrorModel via `lossmodel`).
     "random_loss": [Check("bulk", "steady", STEADY)],
     # A download behind an upload on an asymmetric link: the upload alone is checked;
-    # the shared period is reported (mobiflow's download about 19 % below ns-2's,
-    # unexplained: validation/README.md).
+    # the shared period is reported (mobiflow's download about 14 % below ns-2's,
+    # partly explained: validation/README.md).
     "asym_updown": [
         Check("up", "alone", STEADY),
         Check("down", "shared", None),

@@ -55,12 +55,25 @@ fn afc_beats_classic_when_the_buffer_limits_the_connection() {
     // Limitation 1: the application drains faster than buffer/RTT lets classic TCP
     // refill; AFC's flow window adds AR x RTT.
     //
-    // Run without the SYN exchange the `ns2` profile now has (ns-2.35's `syn_ true`):
-    // with it, AFC's gain is gone (measured over 300 s: classic 3.004, AFC 2.986 Mb/s,
-    // -0.6 %; with every-ACK RTT samples 3.004 against 3.345, +11.3 %), and the cause
-    // is not found yet (not the start's phase against the 1 s read steps: starting
-    // the flow 1 or 2 s later without the SYN gives 3.142 and 3.146). Open in the
-    // report of the change; this test keeps checking the mechanism where it acts.
+    // Run without the SYN exchange the `ns2` profile has (ns-2.35's `syn_ true`),
+    // because over 300 s AFC's gain depends on the phase of the read steps at the
+    // end of slow start, and the SYN moves that phase by half a cycle. Measured over
+    // 300 s (classic / AFC, Mb/s): with the SYN 3.004 / 2.986 (-0.6 %), without it
+    // 3.015 / 3.150; with the read steps in the other order (<6,2>) the two swap: with
+    // the SYN 3.001 / 3.170, without it 3.011 / 2.979. The reader's steps count from
+    // the flow's start (`read_rate_at`), so starting the flow later does not move the
+    // phase; the SYN does: data starts one RTT (1.00016 s), one 1 s step, later.
+    // AFC's slow start ends in one start-up loss (one fast retransmit, then one
+    // timeout) and the flight it halves is AFC's flow window at that moment (rwnd +
+    // AR x SRTT, both following the reads): with the SYN 1 028 229 bytes at 14.1 s
+    // (ssthresh 514 114, then 257 057 after the timeout), without it 1 193 697 at
+    // 12.4 s (596 848, then 298 424). No loss follows; cwnd is what limits the
+    // sender and grows one MSS per 1 s RTT, so the 41 KB gap in ssthresh stays
+    // (cwnd 266 792 against 303 820 at 30 s, 532 015 against 564 313 at 299 s), and
+    // the 6.2 MB delivered less is the 0.164 Mb/s over 300 s. The SYN's RTT sample
+    // (40 bytes: 1000.16 against 1002.16 ms) does not matter: without it the result
+    // is the same. Over the reproduction's 600 s the climb ends and AFC wins in
+    // every phase (3.416 and 3.508 with the SYN, classic 3.046 and 3.044).
     let no_syn = ("tcp.handshake", "false");
     let classic = run("limitation1.toml", &[("run.duration", "300s"), no_syn]);
     let afc = run("limitation1.toml", &[("run.duration", "300s"), no_syn, AFC]);

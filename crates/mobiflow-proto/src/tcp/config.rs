@@ -176,6 +176,12 @@ pub struct TcpConfig {
     pub idle_restart: bool,
     /// Limited transmit (RFC 3042).
     pub limited_transmit: bool,
+    /// Restart the retransmission timer when a fast retransmit starts a recovery, as
+    /// ns-2 does (`reset_rtx_timer(1, 0)` in `TcpAgent::dupack_action`,
+    /// `NewRenoTcpAgent::dupack_action`, `Sack1TcpAgent::dupack_action`). Off: RFC 6298
+    /// §5.3, the timer restarts only on ACKs of new data, so a recovery whose first
+    /// ACK takes longer than the time left since the last new ACK ends in a timeout.
+    pub rto_restart_on_fast_retransmit: bool,
     /// Congestion-window validation (RFC 7661 §4, as Linux's `tcp_is_cwnd_limited`):
     /// cwnd grows only while it limits the sender, not while the receiver's window or
     /// the application does. ns-2 grows cwnd regardless.
@@ -246,6 +252,7 @@ impl Default for TcpConfig {
             persist_max: Duration::from_secs(60),
             idle_restart: true,
             limited_transmit: true,
+            rto_restart_on_fast_retransmit: false,
             cwnd_validation: true,
             window_updates: true,
             flow_control: FlowControl::Classic,
@@ -274,6 +281,9 @@ impl TcpConfig {
     ///   header-only SYN, the SYN-ACK opening the initial window).
     /// * `singledup_ 1`: limited transmit (RFC 3042; `TcpAgent::send_one` sends one new
     ///   packet on each of the first two duplicate ACKs): `limited_transmit = true`.
+    ///
+    /// The fast retransmit restarts the retransmission timer (`reset_rtx_timer(1, 0)`
+    /// in `dupack_action`): `rto_restart_on_fast_retransmit = true`.
     pub fn ns2() -> Self {
         TcpConfig {
             mss: 1000,
@@ -299,6 +309,8 @@ impl TcpConfig {
             idle_restart: false,
             // ns-2.35: `singledup_ 1` (RFC 3042).
             limited_transmit: true,
+            // ns-2.35: every `dupack_action` restarts the timer.
+            rto_restart_on_fast_retransmit: true,
             cwnd_validation: false,
             ..TcpConfig::default()
         }

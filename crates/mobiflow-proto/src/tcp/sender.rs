@@ -977,6 +977,12 @@ impl TcpSender {
         };
         self.recovery_cwnd = base + self.dupacks as u64 * self.mss();
         self.forced_rtx = true;
+        if self.cfg.rto_restart_on_fast_retransmit {
+            // ns-2 `NewRenoTcpAgent::dupack_action` (and `TcpAgent::`,
+            // `Sack1TcpAgent::`): `reset_rtx_timer(1, 0)` before the retransmission, so
+            // the retransmitted segment gets a whole RTO to be acknowledged.
+            self.arm_rto(now);
+        }
     }
 
     fn exit_recovery(&mut self, now: Instant) {

@@ -656,3 +656,48 @@ fn newreno_dupacks_beyond_recover_after_a_timeout_fast_retransmit() {
     let s = newreno_dupacks_after_a_timeout_at(11_000);
     assert_eq!(s.stats().fast_retransmits, 1);
 }
+
+/// An ns-2 sender with four segments out and one RTT sample of 100 ms (RTO 300 ms)
+/// whose duplicate ACKs come back 250 ms after the last new ACK, as when the ACKs of
+/// a download wait behind an upload's data on a slow uplink (the `asym_updown` twin).
+/// Returns the sender right after the third duplicate ACK, and that instant.
+fn fast_retransmit_late_in_the_rto(restart: bool) -> (TcpSender, Instant) {
+    let mut s = TcpSender::new(TcpConfig {
+        rcv_buf: 100 * MSS,
+        rto_restart_on_fast_retransmit: restart,
+        ..ns2()
+    });
+    s.set_unlimited();
+    recv!(s, t_ms(0), seq: 0);
+    recv!(s, t_ms(0), seq: 1000);
+    // The first segment's ACK: a 100 ms sample, cwnd 3, segments 2000..4000 out.
+    send!(s, t_ms(100), recv_templ(1000, 100 * MSS));
+    while s.poll_transmit(t_ms(100)).is_some() {}
+    assert_eq!(s.rto(), Duration::from_millis(300));
+    assert_eq!(s.poll_timeout(), Some(t_ms(400)));
+    // 1000..2000 is lost; three duplicate ACKs arrive 250 ms later.
+    for k in 0..3 {
+        send!(s, t_ms(350 + k), recv_templ(1000, 100 * MSS));
+    }
+    assert_eq!(s.stats().fast_retransmits, 1);
+    recv!(s, t_ms(352), seq: 1000, retransmission: true);
+    (s, t_ms(352))
+}
+
+#[test]
+fn ns2_fast_retransmit_restarts_the_retransmission_timer() {
+    // ns-2.35 `NewRenoTcpAgent::dupack_action`: `reset_rtx_timer(1, 0)` before the
+    // retransmission, so it has a whole RTO to be acknowledged.
+    let (s, fr) = fast_retransmit_late_in_the_rto(true);
+    assert!(TcpConfig::ns2().rto_restart_on_fast_retransmit);
+    assert_eq!(s.poll_timeout(), Some(fr + s.rto()));
+}
+
+#[test]
+fn rfc_fast_retransmit_leaves_the_retransmission_timer_running() {
+    // RFC 6298 §5.3: only an ACK of new data restarts the timer; the retransmission
+    // has the 50 ms left of the RTO armed by the last new ACK.
+    let (s, _) = fast_retransmit_late_in_the_rto(false);
+    assert!(!TcpConfig::default().rto_restart_on_fast_retransmit);
+    assert_eq!(s.poll_timeout(), Some(t_ms(400)));
+}
