@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import os
 import subprocess
@@ -113,3 +114,15 @@ def example() -> Path:
     (the CLI runs from there), so that messages show it as a user would type it."""
     assert EXAMPLE.is_file(), f"{EXAMPLE} is missing"
     return EXAMPLE.relative_to(ROOT)
+
+
+@functools.cache
+def live_unavailable() -> str | None:
+    """Why live mode cannot run on this machine (not root, no TUN, no binary), or None."""
+    from mobiflow import live
+
+    try:
+        live.preflight()
+    except live.LiveUnavailable as e:
+        return str(e)
+    return None

@@ -22,19 +22,12 @@ import pytest
 
 from mobiflow import cli, live
 
-ROOT = Path(__file__).resolve().parents[2]
+from .conftest import ROOT, live_unavailable
+
 EXAMPLES = ROOT / "scenarios" / "examples"
 
 
-def _unavailable() -> str | None:
-    try:
-        live.preflight()
-    except live.LiveUnavailable as e:
-        return str(e)
-    return None
-
-
-REASON = _unavailable()
+REASON = live_unavailable()
 needs_live = pytest.mark.skipif(REASON is not None, reason=f"live mode unavailable: {REASON}")
 
 

@@ -20,20 +20,12 @@ import pytest
 
 from mobiflow import live
 
-from .conftest import ROOT, run_cli
+from .conftest import ROOT, live_unavailable, run_cli
 
 SCENARIO = ROOT / "scenarios" / "examples" / "rwnd_limited.toml"
 
 
-def _unavailable() -> str | None:
-    try:
-        live.preflight()
-    except live.LiveUnavailable as e:
-        return str(e)
-    return None
-
-
-REASON = _unavailable()
+REASON = live_unavailable()
 pytestmark = pytest.mark.skipif(REASON is not None, reason=f"live mode unavailable: {REASON}")
 
 
