@@ -71,7 +71,7 @@ impl World<'_> {
                 break;
             };
             out.push(d / 2);
-            node = self.net.dirs[d as usize].to;
+            node = self.net.dirs[d as usize].dir().to;
         }
         out
     }
@@ -84,7 +84,7 @@ impl World<'_> {
             let Some(d) = self.net.route[node * self.net.n_nodes + b] else {
                 break;
             };
-            let dir = &self.net.dirs[d as usize];
+            let dir = self.net.dirs[d as usize].dir();
             total += dir.delay;
             node = dir.to;
         }
@@ -155,7 +155,7 @@ impl World<'_> {
             }
             MobKind::Down => {}
             MobKind::Up => {
-                let dir = &self.net.dirs[ev.link as usize * 2];
+                let dir = self.net.dirs[ev.link as usize * 2].dir();
                 let change = InterfaceChange {
                     rate_bps: dir.rate_bps,
                     delay: dir.delay,

@@ -9,12 +9,14 @@
 //! has at most one pending wake-up that is earlier than all its timers.
 
 pub mod link;
+pub mod linkdir;
 mod mobility;
 mod tfrc;
 
-use crate::model::{AppSpec, DelayModel, RateModel, ReaderSpec, Scenario, Transport};
+use crate::model::{AppSpec, ReaderSpec, Scenario, Transport};
 use crate::results::{FlowSeries, FlowSummary, LinkSeries, LinkSummary, Series, Summary};
-use link::{schedule_at, schedule_changes, Admit, Dir, PktId};
+use link::{Admit, PktId};
+use linkdir::{LinkDir, LinkTimer};
 use mobiflow_proto::tcp::{TcpReceiver, TcpSender};
 use mobiflow_proto::tfrc::{TfrcData, TfrcFeedback};
 use mobiflow_proto::time::{Duration, Instant};
@@ -83,13 +85,8 @@ enum Ev {
     Read(u32),
     /// Endpoint `2*flow` (sender) or `2*flow+1` (receiver).
     Wake(u32),
-    /// The head of direction `d`'s pipe arrives (tagged with the pipe's generation).
-    Arrive(u32, u32),
-    Opportunity(u32),
-    RateChange(u32),
-    DelayChange(u32),
-    OutageStart(u32),
-    OutageEnd(u32),
+    /// A timer of link direction `d` (`linkdir.rs`).
+    Link(u32, LinkTimer),
     /// The web flow starts its next page.
     WebPage(u32),
     Sample,
@@ -255,12 +252,29 @@ struct FlowRt {
     finished: bool,
 }
 
+/// The event queue: a heap ordered by `(time, insertion sequence)`.
+struct Queue {
+    heap: BinaryHeap<Entry>,
+    seq: u64,
+}
+
+impl Queue {
+    #[inline(always)]
+    fn at(&mut self, t: Instant, ev: Ev) {
+        self.seq += 1;
+        self.heap.push(Entry {
+            t,
+            seq: self.seq,
+            ev,
+        });
+    }
+}
+
 /// The network: links, routes, packets in flight and the event queue.
 struct Net {
     now: Instant,
-    heap: BinaryHeap<Entry>,
-    seq: u64,
-    dirs: Vec<Dir>,
+    queue: Queue,
+    dirs: Vec<LinkDir>,
     /// `route[node * n + dst]` = direction to take.
     route: Vec<Option<u32>>,
     n_nodes: usize,
@@ -478,36 +492,7 @@ impl Capture {
 
 impl Net {
     fn at(&mut self, t: Instant, ev: Ev) {
-        self.seq += 1;
-        self.heap.push(Entry {
-            t,
-            seq: self.seq,
-            ev,
-        });
-    }
-
-    /// Schedule the arrival event of the head of `d`'s pipe.
-    fn arm_pipe(&mut self, d: u32) {
-        let dir = &self.dirs[d as usize];
-        if let Some(t) = dir.next_arrival() {
-            let gen = dir.pipe_gen;
-            self.at(t, Ev::Arrive(d, gen));
-        }
-    }
-
-    /// Trace mode: make sure an opportunity event is pending while packets wait.
-    fn kick(&mut self, d: u32) {
-        let dir = &mut self.dirs[d as usize];
-        if dir.trace.is_some() && !dir.opp_pending && !dir.down && !dir.queue.is_empty() {
-            if let Some((t, _)) = dir
-                .trace
-                .as_ref()
-                .and_then(|t| t.next_opportunity(self.now))
-            {
-                dir.opp_pending = true;
-                self.at(t, Ev::Opportunity(d));
-            }
-        }
+        self.queue.at(t, ev);
     }
 
     fn alloc(&mut self, pkt: Pkt) -> PktId {
@@ -536,15 +521,18 @@ impl Net {
             return;
         };
         let bytes = self.pkts[id as usize].bytes;
-        match self.dirs[d as usize].enqueue(self.now, id, bytes) {
-            Admit::Scheduled(head) => {
-                if head {
-                    self.arm_pipe(d);
-                }
-            }
-            Admit::Queued => self.kick(d),
+        let q = &mut self.queue;
+        let admit = self.dirs[d as usize].handle_packet(self.now, id, bytes, &mut |t, timer| {
+            q.at(t, Ev::Link(d, timer))
+        });
+        match admit {
+            Admit::Scheduled(_) | Admit::Queued => {}
             Admit::Dropped => {
-                let slot = if self.dirs[d as usize].down { 0 } else { 1 };
+                let slot = if self.dirs[d as usize].dir().down {
+                    0
+                } else {
+                    1
+                };
                 self.count_loss(id, slot);
                 self.free.push(id);
             }
@@ -566,7 +554,7 @@ impl<'a> World<'a> {
                 let idx = li * 2 + k;
                 let rng =
                     Xoshiro256PlusPlus::seed_from_u64(splitmix(sc.seed ^ splitmix(idx as u64 + 1)));
-                dirs.push(Dir::new(idx, from, to, &l.dirs[k], rng));
+                dirs.push(LinkDir::new(idx, from, to, &l.dirs[k], rng, sc.duration));
             }
         }
         // Static routes: breadth-first search (fewest hops) from every node; ties go
@@ -578,7 +566,7 @@ impl<'a> World<'a> {
             seen[src] = true;
             let mut q = VecDeque::from([src]);
             while let Some(u) = q.pop_front() {
-                for d in &dirs {
+                for d in dirs.iter().map(LinkDir::dir) {
                     if d.from == u && !seen[d.to] {
                         seen[d.to] = true;
                         first[d.to] = if u == src {
@@ -649,8 +637,10 @@ impl<'a> World<'a> {
             sc,
             net: Net {
                 now: Instant::ZERO,
-                heap: BinaryHeap::with_capacity(1024),
-                seq: 0,
+                queue: Queue {
+                    heap: BinaryHeap::with_capacity(1024),
+                    seq: 0,
+                },
                 dirs,
                 route,
                 n_nodes: n,
@@ -677,26 +667,11 @@ impl<'a> World<'a> {
 
     fn schedule_initial(&mut self) {
         let sc = self.sc;
-        let horizon = sc.duration;
-        for (i, l) in sc.links.iter().enumerate() {
-            for k in 0..2 {
-                let d = (i * 2 + k) as u32;
-                let spec = &l.dirs[k];
-                if let RateModel::Schedule { points, period } = &spec.rate {
-                    for t in schedule_changes(points, *period, horizon) {
-                        self.net.at(Instant::ZERO + t, Ev::RateChange(d));
-                    }
-                }
-                if let DelayModel::Schedule { points, period } = &spec.delay {
-                    for t in schedule_changes(points, *period, horizon) {
-                        self.net.at(Instant::ZERO + t, Ev::DelayChange(d));
-                    }
-                }
-                for &(s, e) in &spec.outages {
-                    self.net.at(Instant::ZERO + s, Ev::OutageStart(d));
-                    self.net.at(Instant::ZERO + e, Ev::OutageEnd(d));
-                }
-            }
+        // Each direction's schedule changes and outages, links in declaration order.
+        let net = &mut self.net;
+        for (d, dir) in net.dirs.iter_mut().enumerate() {
+            let q = &mut net.queue;
+            dir.start(&mut |t, timer| q.at(t, Ev::Link(d as u32, timer)));
         }
         for (i, f) in sc.flows.iter().enumerate() {
             let i = i as u32;
@@ -741,13 +716,13 @@ impl<'a> World<'a> {
     /// Process one event; false when none is left before the end.
     #[inline(always)]
     pub fn step(&mut self) -> bool {
-        let Some(e) = self.net.heap.peek() else {
+        let Some(e) = self.net.queue.heap.peek() else {
             return false;
         };
         if e.t > self.end {
             return false;
         }
-        let e = self.net.heap.pop().expect("peeked");
+        let e = self.net.queue.heap.pop().expect("peeked");
         self.net.now = e.t;
         self.events += 1;
         self.dispatch(e.ev);
@@ -846,84 +821,24 @@ impl<'a> World<'a> {
                 fr.ep.handle_timeout(side == 1, now);
                 self.flush(f, side == 1);
             }
-            Ev::Opportunity(d) => {
-                let dir = &mut self.net.dirs[d as usize];
-                dir.opp_pending = false;
-                let count = dir
-                    .trace
-                    .as_ref()
-                    .and_then(|t| t.next_opportunity(now))
-                    .filter(|(t, _)| *t == now)
-                    .map_or(0, |(_, c)| c);
-                if dir.use_opportunities(now, count) {
-                    self.net.arm_pipe(d);
-                }
-                self.net.kick(d);
-            }
-            Ev::Arrive(d, gen) => {
-                let dir = &mut self.net.dirs[d as usize];
-                if dir.pipe_gen != gen {
-                    return; // the pipe changed under this event (outage, reschedule)
-                }
-                let Some((_, id, dup)) = dir.pop_arrival() else {
-                    return;
-                };
-                if let Some(next) = dir.next_arrival() {
-                    self.net.at(next, Ev::Arrive(d, gen));
-                }
-                let node = self.net.dirs[d as usize].to;
-                // A duplicated packet: a copy arrives right after the original.
-                let copy = dup.then(|| {
-                    let p = self.net.pkts[id as usize].clone();
-                    self.net.alloc(p)
-                });
-                for id in std::iter::once(id).chain(copy) {
-                    if let Some(cap) = &mut self.capture {
-                        if let Some(w) = cap.dir[d as usize] {
-                            cap.record(w, now, &self.net.pkts[id as usize]);
-                        }
+            Ev::Link(d, timer) => {
+                let lost = &mut self.scratch_lost;
+                let q = &mut self.net.queue;
+                let arrived =
+                    self.net.dirs[d as usize].handle_timeout(now, timer, lost, &mut |t, timer| {
+                        q.at(t, Ev::Link(d, timer))
+                    });
+                if !lost.is_empty() {
+                    // An outage started: what it destroyed counts against its flows.
+                    for &id in lost.iter() {
+                        self.net.count_loss(id, 0);
+                        self.net.count_loss(id, 3);
                     }
-                    let pkt = &self.net.pkts[id as usize];
-                    if pkt.dst as usize == node {
-                        self.deliver(id);
-                    } else {
-                        self.net.forward(node, id);
-                    }
+                    self.net.free.append(lost);
                 }
-            }
-            Ev::RateChange(d) => {
-                let spec = self.dir_spec(d);
-                if let RateModel::Schedule { points, period } = &spec.rate {
-                    let dir = &mut self.net.dirs[d as usize];
-                    dir.rate_bps = schedule_at(points, *period, now - Instant::ZERO);
-                    if dir.reschedule(now) {
-                        self.net.arm_pipe(d);
-                    }
+                if let Some((id, dup)) = arrived {
+                    self.arrive(d, id, dup);
                 }
-            }
-            Ev::DelayChange(d) => {
-                let spec = self.dir_spec(d);
-                if let DelayModel::Schedule { points, period } = &spec.delay {
-                    let dir = &mut self.net.dirs[d as usize];
-                    dir.delay = schedule_at(points, *period, now - Instant::ZERO);
-                    if dir.reschedule(now) {
-                        self.net.arm_pipe(d);
-                    }
-                }
-            }
-            Ev::OutageStart(d) => {
-                let mut lost = std::mem::take(&mut self.scratch_lost);
-                self.net.dirs[d as usize].go_down(now, &mut lost);
-                for &id in &lost {
-                    self.net.count_loss(id, 0);
-                    self.net.count_loss(id, 3);
-                }
-                self.net.free.append(&mut lost);
-                self.scratch_lost = lost;
-            }
-            Ev::OutageEnd(d) => {
-                self.net.dirs[d as usize].go_up(now);
-                self.net.kick(d);
             }
             Ev::WebPage(f) => self.web_page(f),
             Ev::Sample => {
@@ -949,9 +864,29 @@ impl<'a> World<'a> {
         }
     }
 
-    fn dir_spec(&self, d: u32) -> &'a crate::model::DirSpec {
-        let sc: &'a Scenario = self.sc;
-        &sc.links[d as usize / 2].dirs[d as usize % 2]
+    /// Packet `id` reached the far end of direction `d` (twice if `dup`).
+    #[inline]
+    fn arrive(&mut self, d: u32, id: PktId, dup: bool) {
+        let now = self.net.now;
+        let node = self.net.dirs[d as usize].dir().to;
+        // A duplicated packet: a copy arrives right after the original.
+        let copy = dup.then(|| {
+            let p = self.net.pkts[id as usize].clone();
+            self.net.alloc(p)
+        });
+        for id in std::iter::once(id).chain(copy) {
+            if let Some(cap) = &mut self.capture {
+                if let Some(w) = cap.dir[d as usize] {
+                    cap.record(w, now, &self.net.pkts[id as usize]);
+                }
+            }
+            let pkt = &self.net.pkts[id as usize];
+            if pkt.dst as usize == node {
+                self.deliver(id);
+            } else {
+                self.net.forward(node, id);
+            }
+        }
     }
 
     fn deliver(&mut self, id: PktId) {
@@ -1119,8 +1054,9 @@ impl<'a> World<'a> {
         }
         let ls: &mut LinkSeries = &mut self.series.link;
         let now = self.net.now;
-        for d in self.net.dirs.iter_mut() {
-            d.advance(now);
+        for ld in self.net.dirs.iter_mut() {
+            ld.advance(now);
+            let d = ld.dir();
             ls.time_s.push(t);
             ls.dir.push(d.index as u32);
             ls.queue_packets.push(d.waiting(now) as u64);
@@ -1233,7 +1169,7 @@ impl<'a> World<'a> {
             });
         }
         let mut links = Vec::new();
-        for d in &self.net.dirs {
+        for d in self.net.dirs.iter().map(LinkDir::dir) {
             let l = &sc.links[d.index / 2];
             let from = &sc.nodes[d.from];
             let to = &sc.nodes[d.to];

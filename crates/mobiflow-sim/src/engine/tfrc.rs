@@ -159,7 +159,7 @@ impl World<'_> {
     pub(super) fn schedule_tfrc(&mut self) {
         let sc: &Scenario = self.sc;
         let n = self.net.n_nodes;
-        let dirs_to: Vec<usize> = self.net.dirs.iter().map(|d| d.to).collect();
+        let dirs_to: Vec<usize> = self.net.dirs.iter().map(|d| d.dir().to).collect();
         for (fi, spec) in sc.flows.iter().enumerate() {
             let Some(t) = spec.transport.tfrc() else {
                 continue;
@@ -171,7 +171,7 @@ impl World<'_> {
             for &d in &path {
                 let ds = &sc.links[d as usize / 2].dirs[d as usize % 2];
                 outages.extend(ds.outages.iter().copied());
-                rtt += self.net.dirs[d as usize].delay;
+                rtt += self.net.dirs[d as usize].dir().delay;
             }
             let disc = merge(outages);
             let start = Instant::ZERO + spec.start;
@@ -378,7 +378,7 @@ impl World<'_> {
         let s = t.cfg.s as f64;
         let payload_share = s / (s + t.cfg.header_bytes as f64);
         // Forward path for the capacity after each reconnection.
-        let dirs_to: Vec<usize> = self.net.dirs.iter().map(|d| d.to).collect();
+        let dirs_to: Vec<usize> = self.net.dirs.iter().map(|d| d.dir().to).collect();
         let fwd = path_dirs(
             &self.net.route,
             self.net.n_nodes,
