@@ -64,29 +64,14 @@ fn merge(mut iv: Vec<(Duration, Duration)>) -> Vec<(Duration, Duration)> {
 impl World<'_> {
     /// Link indices on the route from node `a` to node `b`.
     fn path_links(&self, a: usize, b: usize) -> Vec<u32> {
-        let mut out = Vec::new();
-        let mut node = a;
-        while node != b {
-            let Some(d) = self.net.route[node * self.net.n_nodes + b] else {
-                break;
-            };
-            out.push(d / 2);
-            node = self.net.dirs[d as usize].dir().to;
-        }
-        out
+        self.net.path(a, b).into_iter().map(|d| d / 2).collect()
     }
 
     /// Propagation delay from node `a` to node `b` now.
     fn path_delay(&self, a: usize, b: usize) -> Duration {
         let mut total = Duration::ZERO;
-        let mut node = a;
-        while node != b {
-            let Some(d) = self.net.route[node * self.net.n_nodes + b] else {
-                break;
-            };
-            let dir = self.net.dirs[d as usize].dir();
-            total += dir.delay;
-            node = dir.to;
+        for d in self.net.path(a, b) {
+            total += self.net.dirs[d as usize].dir().delay;
         }
         total
     }

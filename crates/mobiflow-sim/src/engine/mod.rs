@@ -8,25 +8,35 @@
 //! packets in the network at once. Protocol machines are woken lazily: each endpoint
 //! has at most one pending wake-up that is earlier than all its timers.
 
+mod capture;
 pub mod link;
 pub mod linkdir;
 mod mobility;
+mod net;
+mod reader;
+mod sample;
+mod summary;
 mod tfrc;
 
 use crate::model::{AppSpec, ReaderSpec, Scenario, Transport};
-use crate::results::{FlowSeries, FlowSummary, LinkSeries, LinkSummary, Series, Summary};
-use link::{Admit, PktId};
+use crate::results::{Series, Summary};
+use capture::Capture;
+use link::PktId;
 use linkdir::{LinkDir, LinkTimer};
 use mobiflow_proto::tcp::{TcpReceiver, TcpSender};
-use mobiflow_proto::tfrc::{TfrcData, TfrcFeedback};
 use mobiflow_proto::time::{Duration, Instant};
+#[cfg(test)]
 use mobiflow_proto::wire::Segment;
+use net::{Body, Net, Pkt, Queue};
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
+use reader::reader_interval;
 use std::cmp::Ordering;
-use std::collections::{BTreeMap, BinaryHeap, VecDeque};
+use std::collections::BinaryHeap;
 
 mod web;
+
+pub use reader::{read_budget, read_rate_at};
 
 #[cfg(test)]
 mod props;
@@ -119,23 +129,6 @@ impl Ord for Entry {
         // Reversed: BinaryHeap is a max-heap.
         o.t.cmp(&self.t).then(o.seq.cmp(&self.seq))
     }
-}
-
-#[derive(Clone, Debug)]
-struct Pkt {
-    flow: u32,
-    to_receiver: bool,
-    dst: u32,
-    bytes: u32,
-    body: Body,
-}
-
-/// What a packet carries, by transport.
-#[derive(Copy, Clone, Debug)]
-enum Body {
-    Tcp(Segment),
-    TfrcData(TfrcData),
-    TfrcFeedback(TfrcFeedback),
 }
 
 /// The two protocol machines of a flow. TCP's stay inline (the hot path of most
@@ -252,39 +245,6 @@ struct FlowRt {
     finished: bool,
 }
 
-/// The event queue: a heap ordered by `(time, insertion sequence)`.
-struct Queue {
-    heap: BinaryHeap<Entry>,
-    seq: u64,
-}
-
-impl Queue {
-    #[inline(always)]
-    fn at(&mut self, t: Instant, ev: Ev) {
-        self.seq += 1;
-        self.heap.push(Entry {
-            t,
-            seq: self.seq,
-            ev,
-        });
-    }
-}
-
-/// The network: links, routes, packets in flight and the event queue.
-struct Net {
-    now: Instant,
-    queue: Queue,
-    dirs: Vec<LinkDir>,
-    /// `route[node * n + dst]` = direction to take.
-    route: Vec<Option<u32>>,
-    n_nodes: usize,
-    pkts: Vec<Pkt>,
-    free: Vec<PktId>,
-    /// Per flow: data packets lost to outages, to queues, to random loss, and (a part
-    /// of the first) queued or in flight when an outage started.
-    data_lost: Vec<[u64; 4]>,
-}
-
 /// A simulation in progress.
 pub struct World<'a> {
     sc: &'a Scenario,
@@ -352,198 +312,6 @@ pub fn run_controlled(
     Ok(w.finish())
 }
 
-/// Open pcap writers and the per-flow wire constants of a run.
-struct Capture {
-    writers: Vec<(String, crate::pcap::PcapWriter)>,
-    host: Vec<Option<usize>>,
-    dir: Vec<Option<usize>>,
-    flows: Vec<crate::pcap::FlowWire>,
-    /// Per flow: TFRC captured as DCCP (else UDP).
-    dccp: Vec<bool>,
-    ip_id: Vec<u16>,
-    buf: Vec<u8>,
-    error: Option<(String, std::io::Error)>,
-}
-
-impl Capture {
-    fn open(
-        sc: &Scenario,
-        out: &std::path::Path,
-        all_hosts: bool,
-    ) -> Result<Option<Capture>, RunError> {
-        let cs = &sc.measure.capture;
-        let hosts: Vec<usize> = if all_hosts {
-            (0..sc.nodes.len()).collect()
-        } else {
-            cs.hosts.clone()
-        };
-        if hosts.is_empty() && cs.dirs.is_empty() {
-            return Ok(None);
-        }
-        let io = |p: &std::path::Path, e: std::io::Error| RunError::Io {
-            path: p.display().to_string(),
-            message: e.to_string(),
-        };
-        std::fs::create_dir_all(out).map_err(|e| io(out, e))?;
-        let mut writers = Vec::new();
-        let mut host = vec![None; sc.nodes.len()];
-        let mut dir = vec![None; sc.links.len() * 2];
-        for &h in &hosts {
-            let path = out.join(format!("{}.pcap", sc.nodes[h]));
-            let w = crate::pcap::PcapWriter::create(&path, cs.snaplen).map_err(|e| io(&path, e))?;
-            host[h] = Some(writers.len());
-            writers.push((path.display().to_string(), w));
-        }
-        for &d in &cs.dirs {
-            let l = &sc.links[d / 2];
-            let name = format!("{}.{}", l.name, if d % 2 == 0 { "ab" } else { "ba" });
-            let path = out.join(format!("{name}.pcap"));
-            let w = crate::pcap::PcapWriter::create(&path, cs.snaplen).map_err(|e| io(&path, e))?;
-            dir[d] = Some(writers.len());
-            writers.push((path.display().to_string(), w));
-        }
-        let flows = sc
-            .flows
-            .iter()
-            .enumerate()
-            .map(|(i, f)| {
-                let ws = f.transport.tcp().map_or(0, |cfg| {
-                    cfg.wscale
-                        .unwrap_or_else(|| mobiflow_proto::tcp::receiver::auto_wscale(cfg.rcv_buf))
-                });
-                crate::pcap::FlowWire::new(i, f.src, f.dst, sc.seed, ws)
-            })
-            .collect();
-        Ok(Some(Capture {
-            writers,
-            host,
-            dir,
-            flows,
-            dccp: sc
-                .flows
-                .iter()
-                .map(|f| f.transport.tfrc().is_some_and(|t| t.dccp))
-                .collect(),
-            ip_id: vec![0; sc.nodes.len()],
-            buf: Vec::with_capacity(128),
-            error: None,
-        }))
-    }
-
-    /// Record `pkt` in writer `w` at `t` (the first write error is kept).
-    fn record(&mut self, w: usize, t: Instant, pkt: &Pkt) {
-        if self.error.is_some() {
-            return;
-        }
-        let fw = self.flows[pkt.flow as usize];
-        let src = if pkt.to_receiver {
-            fw.src_node
-        } else {
-            fw.dst_node
-        };
-        let id = self.ip_id[src];
-        let full = match &pkt.body {
-            Body::Tcp(seg) => crate::pcap::encode_tcp(&mut self.buf, &fw, seg, pkt.to_receiver, id),
-            Body::TfrcData(d) => crate::pcap::encode_tfrc(
-                &mut self.buf,
-                &fw,
-                &crate::pcap::TfrcPacket::Data(*d),
-                self.dccp[pkt.flow as usize],
-                id,
-            ),
-            Body::TfrcFeedback(fb) => crate::pcap::encode_tfrc(
-                &mut self.buf,
-                &fw,
-                &crate::pcap::TfrcPacket::Feedback(*fb),
-                self.dccp[pkt.flow as usize],
-                id,
-            ),
-        };
-        let (name, writer) = &mut self.writers[w];
-        if let Err(e) = writer.record(t, &self.buf, full) {
-            self.error = Some((name.clone(), e));
-        }
-    }
-
-    /// A host sent a packet: also advances the host's IP identification counter.
-    fn sent(&mut self, node: usize, t: Instant, pkt: &Pkt) {
-        if let Some(w) = self.host[node] {
-            self.record(w, t, pkt);
-        }
-        self.ip_id[node] = self.ip_id[node].wrapping_add(1);
-    }
-
-    fn finish(self) -> Result<(), RunError> {
-        if let Some((path, e)) = self.error {
-            return Err(RunError::Io {
-                path,
-                message: e.to_string(),
-            });
-        }
-        for (path, w) in self.writers {
-            w.finish().map_err(|e| RunError::Io {
-                path,
-                message: e.to_string(),
-            })?;
-        }
-        Ok(())
-    }
-}
-
-impl Net {
-    fn at(&mut self, t: Instant, ev: Ev) {
-        self.queue.at(t, ev);
-    }
-
-    fn alloc(&mut self, pkt: Pkt) -> PktId {
-        if let Some(id) = self.free.pop() {
-            self.pkts[id as usize] = pkt;
-            id
-        } else {
-            self.pkts.push(pkt);
-            (self.pkts.len() - 1) as PktId
-        }
-    }
-
-    /// Count a lost data packet against its flow: `slot` 0 outage, 1 queue, 2 random
-    /// loss, 3 queued or in flight when an outage started (also counted in 0).
-    fn count_loss(&mut self, id: PktId, slot: usize) {
-        let p = &self.pkts[id as usize];
-        if p.to_receiver {
-            self.data_lost[p.flow as usize][slot] += 1;
-        }
-    }
-
-    fn forward(&mut self, node: usize, id: PktId) {
-        let dst = self.pkts[id as usize].dst as usize;
-        let Some(d) = self.route[node * self.n_nodes + dst] else {
-            self.free.push(id);
-            return;
-        };
-        let bytes = self.pkts[id as usize].bytes;
-        let q = &mut self.queue;
-        let admit = self.dirs[d as usize].handle_packet(self.now, id, bytes, &mut |t, timer| {
-            q.at(t, Ev::Link(d, timer))
-        });
-        match admit {
-            Admit::Scheduled(_) | Admit::Queued => {}
-            Admit::Dropped => {
-                let slot = if self.dirs[d as usize].dir().down {
-                    0
-                } else {
-                    1
-                };
-                self.count_loss(id, slot);
-                self.free.push(id);
-            }
-            Admit::Lost => {
-                self.count_loss(id, 2);
-                self.free.push(id);
-            }
-        }
-    }
-}
-
 impl<'a> World<'a> {
     /// Build the world of a scenario, with its initial events scheduled.
     pub fn build(sc: &'a Scenario) -> Result<World<'a>, RunError> {
@@ -557,31 +325,7 @@ impl<'a> World<'a> {
                 dirs.push(LinkDir::new(idx, from, to, &l.dirs[k], rng, sc.duration));
             }
         }
-        // Static routes: breadth-first search (fewest hops) from every node; ties go
-        // to the link declared first.
-        let mut route = vec![None; n * n];
-        for src in 0..n {
-            let mut first: Vec<Option<u32>> = vec![None; n];
-            let mut seen = vec![false; n];
-            seen[src] = true;
-            let mut q = VecDeque::from([src]);
-            while let Some(u) = q.pop_front() {
-                for d in dirs.iter().map(LinkDir::dir) {
-                    if d.from == u && !seen[d.to] {
-                        seen[d.to] = true;
-                        first[d.to] = if u == src {
-                            Some(d.index as u32)
-                        } else {
-                            first[u]
-                        };
-                        q.push_back(d.to);
-                    }
-                }
-            }
-            for dst in 0..n {
-                route[src * n + dst] = first[dst];
-            }
-        }
+        let route = net::routes(&dirs, n);
 
         let mut flows = Vec::with_capacity(sc.flows.len());
         for f in &sc.flows {
@@ -992,284 +736,4 @@ impl<'a> World<'a> {
             }
         }
     }
-
-    fn sample(&mut self) {
-        let t = self.net.now.as_secs_f64();
-        let dt = self
-            .sc
-            .measure
-            .sample_interval
-            .unwrap_or(Duration::from_millis(100))
-            .as_secs_f64();
-        let dt_ns = self
-            .sc
-            .measure
-            .sample_interval
-            .unwrap_or(Duration::from_millis(100))
-            .as_nanos();
-        let fs: &mut FlowSeries = &mut self.series.flow;
-        for (i, fr) in self.flows.iter_mut().enumerate() {
-            fs.time_s.push(t);
-            fs.flow.push(i as u32);
-            let Endpoints::Tcp { snd, rcv } = &fr.ep else {
-                if let Endpoints::Tfrc(tf) = &mut fr.ep {
-                    Self::tfrc_sample(fs, tf, dt);
-                }
-                continue;
-            };
-            let read = rcv.bytes_read();
-            let rn = rcv.rcv_nxt();
-            fs.cwnd_bytes.push(snd.cwnd());
-            fs.ssthresh_bytes.push(snd.ssthresh().min(u64::MAX / 4));
-            fs.rwnd_bytes.push(rcv.last_advertised_window());
-            fs.flight_bytes.push(snd.flight());
-            fs.srtt_ms
-                .push(snd.rtt().srtt().map_or(f64::NAN, |d| d.as_millis_f64()));
-            fs.rcv_buffer_bytes.push(rcv.buffer_occupancy());
-            fs.read_rate_bps
-                .push((read - fr.prev_sample_read) as f64 * 8.0 / dt);
-            fs.goodput_bps
-                .push((rn - fr.prev_sample_rcv_nxt) as f64 * 8.0 / dt);
-            fs.snd_una.push(snd.snd_una());
-            fs.snd_nxt.push(snd.snd_nxt());
-            fs.flow_window_bytes.push(snd.flow_window());
-            fs.ar_bps
-                .push(rcv.rate_estimate().map_or(f64::NAN, |r| r * 8.0));
-            fs.rcv_buf_limit_bytes.push(rcv.buffer_limit());
-            let policy = rcv.policy();
-            fs.t_buff_ms.push(
-                policy
-                    .delay_estimate()
-                    .map_or(f64::NAN, |d| d.as_millis_f64()),
-            );
-            fs.policy_state
-                .push(policy.state_code().map_or(-1, i32::from));
-            fs.tfrc_x_bps.push(f64::NAN);
-            fs.tfrc_x_recv_bps.push(f64::NAN);
-            fs.tfrc_p.push(f64::NAN);
-            fs.tfrc_state.push(-1);
-            fs.tfrc_rx_state.push(-1);
-            fr.prev_sample_read = read;
-            fr.prev_sample_rcv_nxt = rn;
-        }
-        let ls: &mut LinkSeries = &mut self.series.link;
-        let now = self.net.now;
-        for ld in self.net.dirs.iter_mut() {
-            ld.advance(now);
-            let d = ld.dir();
-            ls.time_s.push(t);
-            ls.dir.push(d.index as u32);
-            ls.queue_packets.push(d.waiting(now) as u64);
-            ls.queue_bytes.push(d.waiting_bytes(now));
-            // A trace-driven direction: the capacity its trace offered over the last
-            // sampling period (opportunities x bytes each / period), not the trace's
-            // mean, so that capacity can be drawn under throughput (mm-graph).
-            let rate = match (&d.trace, d.down) {
-                (_, true) => 0.0,
-                (Some(tr), false) => {
-                    let from = Instant::from_nanos(now.as_nanos().saturating_sub(dt_ns));
-                    link::trace_capacity_bps(&tr.trace, from, now)
-                }
-                (None, false) => d.rate_bps as f64,
-            };
-            ls.rate_bps.push(rate);
-        }
-    }
-
-    /// Assemble the results.
-    pub fn finish(mut self) -> RunResult {
-        let end = self.end;
-        let sc = self.sc;
-        for d in &mut self.net.dirs {
-            d.close(end);
-        }
-        let mut tfrc_rows: Vec<Option<FlowSummary>> = (0..sc.flows.len())
-            .map(|i| self.tfrc_summary(i, end))
-            .collect();
-        let mut flows = Vec::new();
-        for (i, (fr, spec)) in self.flows.iter_mut().zip(&sc.flows).enumerate() {
-            if !fr.finished {
-                fr.ep.finish(end);
-            }
-            let (Endpoints::Tcp { snd, rcv }, Transport::Tcp(cfg)) = (&fr.ep, &spec.transport)
-            else {
-                flows.extend(tfrc_rows[i].take());
-                continue;
-            };
-            let ss = snd.stats().clone();
-            let rs = rcv.stats().clone();
-            let delivered = rcv.bytes_read();
-            let active_end = fr.completion.unwrap_or(end);
-            let active = (active_end - fr.start).as_secs_f64();
-            let mut intervals = BTreeMap::new();
-            for (k, (label, s, e)) in sc.measure.intervals.iter().enumerate() {
-                let (b0, b1) = self.interval_bytes[k][i];
-                let span = (*e - *s).as_secs_f64();
-                let v = if span > 0.0 {
-                    b1.saturating_sub(b0) as f64 * 8.0 / span
-                } else {
-                    0.0
-                };
-                intervals.insert(label.clone(), v);
-            }
-            let ms = |d: Option<Duration>| d.map(|d| d.as_millis_f64());
-            flows.push(FlowSummary {
-                name: spec.name.clone(),
-                src: sc.nodes[spec.src].clone(),
-                dst: sc.nodes[spec.dst].clone(),
-                protocol: "tcp".into(),
-                cc: cfg.cc.name().into(),
-                flow_control: cfg.flow_control.name().into(),
-                bytes_delivered: delivered,
-                bytes_offered: if matches!(spec.app, AppSpec::Bulk) {
-                    snd.snd_nxt()
-                } else {
-                    fr.written
-                },
-                goodput_bps: if active > 0.0 {
-                    delivered as f64 * 8.0 / active
-                } else {
-                    0.0
-                },
-                intervals,
-                completion_time_s: fr.completion.map(|c| (c - fr.start).as_secs_f64()),
-                burst_completion_times_s: fr.burst_done.clone(),
-                page_load_times_s: self
-                    .web
-                    .app_of_main(i as u32)
-                    .map_or_else(Vec::new, |a| a.load_times_s.clone()),
-                pages_started: self
-                    .web
-                    .app_of_main(i as u32)
-                    .map_or(0, |a| a.pages_started),
-                segments_sent: ss.data_segments_sent,
-                retransmits: ss.retransmits,
-                timeouts: ss.timeouts,
-                fast_retransmits: ss.fast_retransmits,
-                zero_windows: rs.zero_window_episodes,
-                zero_window_acks: rs.zero_window_acks,
-                window_probes: ss.window_probes,
-                window_updates: rs.window_updates,
-                dup_acks: rs.dup_acks,
-                policy_updates: rs.policy_updates,
-                hidden_congestion_events: ss.hidden_congestion_events,
-                paced_segments: ss.paced_segments,
-                zero_window_stalls: ss.zero_window_stalls,
-                zero_window_stall_s: ss.zero_window_stall_time.as_secs_f64(),
-                zero_window_stall_rtts: ss.zero_window_stall_rtts,
-                idle_rtts: ss.idle_rtts,
-                total_rtts: ss.total_rtts,
-                rcv_buffer_drops: rs.buffer_drops,
-                rtt_min_ms: ms(ss.rtt.min),
-                rtt_mean_ms: ms(ss.rtt.mean()),
-                rtt_p95_ms: ms(ss.rtt.quantile(0.95)),
-                rtt_samples: ss.rtt.count,
-                handoff: mobility::summary(&ss, &rs),
-                tfrc: None,
-            });
-        }
-        let mut links = Vec::new();
-        for d in self.net.dirs.iter().map(LinkDir::dir) {
-            let l = &sc.links[d.index / 2];
-            let from = &sc.nodes[d.from];
-            let to = &sc.nodes[d.to];
-            links.push(LinkSummary {
-                name: format!("{}:{}->{}", l.name, from, to),
-                link: l.name.clone(),
-                from: from.clone(),
-                to: to.clone(),
-                packets_sent: d.stats.packets_sent,
-                bytes_sent: d.stats.bytes_sent,
-                drops: d.stats.drops,
-                early_drops: d.is_red().then_some(d.stats.early_drops),
-                outage_losses: d.stats.outage_losses,
-                random_losses: d.stats.random_losses,
-                reordered: d.stats.reordered,
-                duplicated: d.stats.duplicated,
-                queue_max_packets: d.stats.queue_max,
-                queue_mean_packets: if end.as_nanos() > 0 {
-                    d.stats.queue_area as f64 / end.as_nanos() as f64
-                } else {
-                    0.0
-                },
-            });
-        }
-        RunResult {
-            summary: Summary {
-                mobiflow_version: crate::VERSION.into(),
-                scenario: sc.name.clone(),
-                seed: sc.seed,
-                duration_s: sc.duration.as_secs_f64(),
-                flows,
-                links,
-                assumed: sc.assumed.iter().cloned().collect(),
-                events: self.events,
-            },
-            series: self.series,
-        }
-    }
-}
-
-/// The read period of a rate-limited reader; `None` for a greedy one.
-fn reader_interval(r: &ReaderSpec) -> Option<Duration> {
-    match r {
-        ReaderSpec::Greedy => None,
-        ReaderSpec::Constant { interval, .. }
-        | ReaderSpec::Steps { interval, .. }
-        | ReaderSpec::Sine { interval, .. } => Some(*interval),
-    }
-}
-
-/// Read rate of a reader at time `t` since the flow's start, bits per second.
-pub fn read_rate_at(r: &ReaderSpec, t: Duration) -> f64 {
-    match r {
-        ReaderSpec::Greedy => f64::INFINITY,
-        ReaderSpec::Constant { rate_bps, .. } => *rate_bps as f64,
-        ReaderSpec::Steps {
-            rates_bps, step, ..
-        } => {
-            let k = (t.as_nanos() / step.as_nanos().max(1)) as usize % rates_bps.len().max(1);
-            rates_bps.get(k).copied().unwrap_or(0) as f64
-        }
-        ReaderSpec::Sine {
-            mean_bps,
-            amplitude_bps,
-            period,
-            phase_rad,
-            ..
-        } => {
-            let w = 2.0 * std::f64::consts::PI / period.as_secs_f64().max(1e-9);
-            (*mean_bps as f64 + *amplitude_bps as f64 * (w * t.as_secs_f64() + phase_rad).sin())
-                .max(0.0)
-        }
-    }
-}
-
-/// Bytes a reader may read over `(t0, t1]` (times since the flow's start): the
-/// integral of its rate, exact for steps, by the midpoint rule for a sinusoid. What it
-/// cannot read because the buffer is empty is not carried over.
-pub fn read_budget(r: &ReaderSpec, t0: Duration, t1: Duration) -> u64 {
-    if t1 <= t0 {
-        return 0;
-    }
-    let bits = match r {
-        ReaderSpec::Greedy => return u64::MAX,
-        ReaderSpec::Steps { step, .. } => {
-            // Integrate across step boundaries.
-            let mut acc = 0.0;
-            let mut a = t0;
-            let s = step.as_nanos().max(1);
-            while a < t1 {
-                let next = Duration::from_nanos((a.as_nanos() / s + 1) * s).min(t1);
-                acc += read_rate_at(r, a) * (next - a).as_secs_f64();
-                a = next;
-            }
-            acc
-        }
-        _ => {
-            let mid = Duration::from_nanos((t0.as_nanos() + t1.as_nanos()) / 2);
-            read_rate_at(r, mid) * (t1 - t0).as_secs_f64()
-        }
-    };
-    (bits / 8.0).round() as u64
 }

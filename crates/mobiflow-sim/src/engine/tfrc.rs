@@ -12,7 +12,8 @@
 //! once (the sender then restores on its own, "FROZEN → RESTORING: ... or on a local
 //! unfreeze").
 
-use super::{Body, Endpoints, Ev, Pkt, World};
+use super::net::{Body, Pkt};
+use super::{Endpoints, Ev, World};
 use crate::model::{FreezeSide, FreezeWarning, RateModel, Scenario, TfrcSpec};
 use crate::results::{DisconnectionSummary, FlowSeries, FlowSummary, TfrcSummary};
 use mobiflow_proto::tfrc::{FreezeState, RxFreezeState, TfrcReceiver, TfrcSender};
@@ -121,24 +122,6 @@ fn receiver_code(s: RxFreezeState) -> i8 {
     }
 }
 
-/// The link directions from `a` to `b` along the static routes.
-pub(super) fn path_dirs(
-    route: &[Option<u32>],
-    n: usize,
-    dirs_to: &[usize],
-    a: usize,
-    b: usize,
-) -> Vec<u32> {
-    let mut out = Vec::new();
-    let mut node = a;
-    while node != b && out.len() <= dirs_to.len() {
-        let Some(d) = route[node * n + b] else { break };
-        out.push(d);
-        node = dirs_to[d as usize];
-    }
-    out
-}
-
 /// Union of overlapping `[start, end)` intervals, sorted.
 fn merge(mut v: Vec<(Duration, Duration)>) -> Vec<(Duration, Duration)> {
     v.sort();
@@ -158,14 +141,12 @@ impl World<'_> {
     /// scheduled, so that an unfreeze at an outage's end runs after the link is up.
     pub(super) fn schedule_tfrc(&mut self) {
         let sc: &Scenario = self.sc;
-        let n = self.net.n_nodes;
-        let dirs_to: Vec<usize> = self.net.dirs.iter().map(|d| d.dir().to).collect();
         for (fi, spec) in sc.flows.iter().enumerate() {
             let Some(t) = spec.transport.tfrc() else {
                 continue;
             };
-            let mut path = path_dirs(&self.net.route, n, &dirs_to, spec.src, spec.dst);
-            path.extend(path_dirs(&self.net.route, n, &dirs_to, spec.dst, spec.src));
+            let mut path = self.net.path(spec.src, spec.dst);
+            path.extend(self.net.path(spec.dst, spec.src));
             let mut outages = Vec::new();
             let mut rtt = Duration::ZERO;
             for &d in &path {
@@ -378,14 +359,7 @@ impl World<'_> {
         let s = t.cfg.s as f64;
         let payload_share = s / (s + t.cfg.header_bytes as f64);
         // Forward path for the capacity after each reconnection.
-        let dirs_to: Vec<usize> = self.net.dirs.iter().map(|d| d.dir().to).collect();
-        let fwd = path_dirs(
-            &self.net.route,
-            self.net.n_nodes,
-            &dirs_to,
-            spec.src,
-            spec.dst,
-        );
+        let fwd = self.net.path(spec.src, spec.dst);
         let mut disconnections = Vec::new();
         for (k, &(ds, de)) in tf.disc.iter().enumerate() {
             let next = tf.disc.get(k + 1).map_or(end, |d| d.0).min(end);
