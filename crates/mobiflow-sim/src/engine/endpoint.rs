@@ -28,21 +28,11 @@ impl Side {
     pub(super) fn index(self) -> usize {
         self as usize
     }
-
-    /// The other end.
-    #[inline(always)]
-    pub(super) fn peer(self) -> Side {
-        match self {
-            Side::Sender => Side::Receiver,
-            Side::Receiver => Side::Sender,
-        }
-    }
 }
 
 /// What the run measured of a flow outside its machines, for its summary.
 pub(super) struct SummaryCtx<'a> {
     pub sc: &'a Scenario,
-    pub index: usize,
     pub start: Instant,
     pub end: Instant,
     /// Per flow: data packets lost to outages, to queues, to random loss, and queued

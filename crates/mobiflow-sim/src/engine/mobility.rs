@@ -24,6 +24,7 @@
 //! schedule events of the same instant (FIFO ties), so at `e` the link is already up
 //! with its new rate and delay.
 
+use super::endpoint::Side;
 use super::{Ev, World};
 use crate::results::HandoffSummary;
 use mobiflow_proto::tcp::{
@@ -133,10 +134,10 @@ impl World<'_> {
         let (src, dst) = (spec.src, spec.dst);
         match ev.kind {
             MobKind::Warning => {
-                if let Some((_, rcv)) = self.flows[f as usize].ep.tcp_mut() {
-                    rcv.freeze(now);
+                if let Some(t) = self.flows[f as usize].ep.tcp_mut() {
+                    t.rcv.freeze(now);
                 }
-                self.flush(f, true);
+                self.flush(f, Side::Receiver);
             }
             MobKind::Down => {}
             MobKind::Up => {
@@ -147,14 +148,14 @@ impl World<'_> {
                 };
                 if !ev.receiver_mobile {
                     if reaction != HandoffReaction::None {
-                        if let Some((snd, _)) = self.flows[f as usize].ep.tcp_mut() {
-                            snd.on_interface_change(now, &change);
+                        if let Some(t) = self.flows[f as usize].ep.tcp_mut() {
+                            t.snd.on_interface_change(now, &change);
                         }
-                        self.flush(f, false);
+                        self.flush(f, Side::Sender);
                     }
                     return;
                 }
-                let Some((_, rcv)) = self.flows[f as usize].ep.tcp_mut() else {
+                let Some(rcv) = self.flows[f as usize].ep.tcp_mut().map(|t| &mut t.rcv) else {
                     return;
                 };
                 if freeze {
@@ -174,13 +175,13 @@ impl World<'_> {
                         }
                     }
                 }
-                self.flush(f, true);
+                self.flush(f, Side::Receiver);
             }
             MobKind::NotifySender(change) => {
-                if let Some((snd, _)) = self.flows[f as usize].ep.tcp_mut() {
-                    snd.on_interface_change(now, &change);
+                if let Some(t) = self.flows[f as usize].ep.tcp_mut() {
+                    t.snd.on_interface_change(now, &change);
                 }
-                self.flush(f, false);
+                self.flush(f, Side::Sender);
             }
         }
     }

@@ -9,6 +9,7 @@
 //! has at most one pending wake-up that is earlier than all its timers.
 
 mod capture;
+mod endpoint;
 pub mod link;
 pub mod linkdir;
 mod mobility;
@@ -18,16 +19,18 @@ mod sample;
 mod summary;
 mod tfrc;
 
-use crate::model::{AppSpec, ReaderSpec, Scenario, Transport};
+use crate::model::{AppSpec, ReaderSpec, Scenario};
 use crate::results::{Series, Summary};
 use capture::Capture;
+use endpoint::{Endpoints, FlowEnds, Side};
 use link::PktId;
 use linkdir::{LinkDir, LinkTimer};
-use mobiflow_proto::tcp::{TcpReceiver, TcpSender};
 use mobiflow_proto::time::{Duration, Instant};
 #[cfg(test)]
 use mobiflow_proto::wire::Segment;
-use net::{Body, Net, Pkt, Queue};
+#[cfg(test)]
+use net::Body;
+use net::{Net, Pkt, Queue};
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use reader::reader_interval;
@@ -93,8 +96,8 @@ enum Ev {
     FlowStop(u32),
     AppWrite(u32, u32),
     Read(u32),
-    /// Endpoint `2*flow` (sender) or `2*flow+1` (receiver).
-    Wake(u32),
+    /// The pending wake-up of one end of a flow.
+    Wake(u32, Side),
     /// A timer of link direction `d` (`linkdir.rs`).
     Link(u32, LinkTimer),
     /// The web flow starts its next page.
@@ -131,101 +134,6 @@ impl Ord for Entry {
     }
 }
 
-/// The two protocol machines of a flow. TCP's stay inline (the hot path of most
-/// runs); a TFRC flow is boxed.
-#[allow(clippy::large_enum_variant)]
-enum Endpoints {
-    Tcp { snd: TcpSender, rcv: TcpReceiver },
-    Tfrc(Box<tfrc::TfrcFlow>),
-}
-
-impl Endpoints {
-    /// The TCP sender and receiver (`None` for other transports).
-    fn tcp_mut(&mut self) -> Option<(&mut TcpSender, &mut TcpReceiver)> {
-        match self {
-            Endpoints::Tcp { snd, rcv } => Some((snd, rcv)),
-            Endpoints::Tfrc(_) => None,
-        }
-    }
-    /// Bytes the receiving application has been given.
-    fn bytes_read(&self) -> u64 {
-        match self {
-            Endpoints::Tcp { rcv, .. } => rcv.bytes_read(),
-            Endpoints::Tfrc(t) => t.bytes_received(),
-        }
-    }
-    /// The receiving application reads up to `budget` bytes.
-    fn read(&mut self, now: Instant, budget: u64) {
-        match self {
-            Endpoints::Tcp { rcv, .. } => {
-                rcv.read(now, budget);
-            }
-            Endpoints::Tfrc(_) => {}
-        }
-    }
-    fn set_unlimited(&mut self) {
-        match self {
-            Endpoints::Tcp { snd, .. } => snd.set_unlimited(),
-            Endpoints::Tfrc(t) => t.snd.set_unlimited(),
-        }
-    }
-    fn write(&mut self, bytes: u64) {
-        match self {
-            Endpoints::Tcp { snd, .. } => snd.write(bytes),
-            Endpoints::Tfrc(t) => t.snd.write(bytes),
-        }
-    }
-    fn stop_writing(&mut self) {
-        match self {
-            Endpoints::Tcp { snd, .. } => snd.stop_writing(),
-            Endpoints::Tfrc(t) => t.snd.stop_writing(),
-        }
-    }
-    /// The sending application is done (completion or end of run).
-    fn finish(&mut self, now: Instant) {
-        match self {
-            Endpoints::Tcp { snd, .. } => snd.finish(now),
-            Endpoints::Tfrc(_) => {}
-        }
-    }
-    fn handle_timeout(&mut self, receiver: bool, now: Instant) {
-        match self {
-            Endpoints::Tcp { snd, rcv } => {
-                if receiver {
-                    rcv.handle_timeout(now)
-                } else {
-                    snd.handle_timeout(now)
-                }
-            }
-            Endpoints::Tfrc(t) => {
-                if receiver {
-                    t.rcv.handle_timeout(now)
-                } else {
-                    t.snd.handle_timeout(now)
-                }
-            }
-        }
-    }
-    fn poll_timeout(&self, receiver: bool) -> Option<Instant> {
-        match self {
-            Endpoints::Tcp { snd, rcv } => {
-                if receiver {
-                    rcv.poll_timeout()
-                } else {
-                    snd.poll_timeout()
-                }
-            }
-            Endpoints::Tfrc(t) => {
-                if receiver {
-                    t.rcv.poll_timeout()
-                } else {
-                    t.snd.poll_timeout()
-                }
-            }
-        }
-    }
-}
-
 struct FlowRt {
     ep: Endpoints,
     /// Earliest pending wake-up of the sender and the receiver.
@@ -240,8 +148,6 @@ struct FlowRt {
     next_burst: usize,
     written: u64,
     last_read_at: Instant,
-    prev_sample_read: u64,
-    prev_sample_rcv_nxt: u64,
     finished: bool,
 }
 
@@ -349,13 +255,7 @@ impl<'a> World<'a> {
             }
             let start = Instant::ZERO + f.start;
             flows.push(FlowRt {
-                ep: match &f.transport {
-                    Transport::Tcp(cfg) => Endpoints::Tcp {
-                        snd: TcpSender::new((**cfg).clone()),
-                        rcv: TcpReceiver::new((**cfg).clone()),
-                    },
-                    Transport::Tfrc(t) => Endpoints::Tfrc(Box::new(tfrc::TfrcFlow::new(t))),
-                },
+                ep: Endpoints::new(&f.transport),
                 wake: [None, None],
                 start,
                 total: match &f.app {
@@ -370,8 +270,6 @@ impl<'a> World<'a> {
                 next_burst: 0,
                 written: 0,
                 last_read_at: start,
-                prev_sample_read: 0,
-                prev_sample_rcv_nxt: 0,
                 finished: false,
             });
         }
@@ -513,11 +411,11 @@ impl<'a> World<'a> {
                     }
                     _ => {}
                 }
-                self.flush(f, false);
+                self.flush(f, Side::Sender);
             }
             Ev::FlowStop(f) => {
                 self.flows[f as usize].ep.stop_writing();
-                self.flush(f, false);
+                self.flush(f, Side::Sender);
             }
             Ev::AppWrite(f, k) => {
                 let spec = &self.sc.flows[f as usize];
@@ -541,7 +439,7 @@ impl<'a> World<'a> {
                 fr.written += bytes;
                 fr.burst_ends.push(fr.written);
                 fr.burst_written_at.push(now);
-                self.flush(f, false);
+                self.flush(f, Side::Sender);
             }
             Ev::Read(f) => {
                 let spec = &self.sc.flows[f as usize];
@@ -551,19 +449,17 @@ impl<'a> World<'a> {
                 fr.last_read_at = now;
                 fr.ep.read(now, budget);
                 self.after_read(f);
-                self.flush(f, true);
+                self.flush(f, Side::Receiver);
                 self.net.at(now + interval, Ev::Read(f));
             }
-            Ev::Wake(ep) => {
-                let f = ep / 2;
-                let side = (ep % 2) as usize;
+            Ev::Wake(f, side) => {
                 let fr = &mut self.flows[f as usize];
-                if fr.wake[side] != Some(now) {
+                if fr.wake[side.index()] != Some(now) {
                     return; // superseded
                 }
-                fr.wake[side] = None;
-                fr.ep.handle_timeout(side == 1, now);
-                self.flush(f, side == 1);
+                fr.wake[side.index()] = None;
+                fr.ep.handle_timeout(side, now);
+                self.flush(f, side);
             }
             Ev::Link(d, timer) => {
                 let lost = &mut self.scratch_lost;
@@ -646,23 +542,19 @@ impl<'a> World<'a> {
             (p.flow, p.to_receiver, p.body)
         };
         self.net.free.push(id);
-        let fr = &mut self.flows[f as usize];
-        match (&mut fr.ep, body) {
-            (Endpoints::Tcp { rcv, .. }, Body::Tcp(seg)) if to_receiver => {
-                rcv.handle_segment(now, &seg);
-                if matches!(self.sc.flows[f as usize].reader, ReaderSpec::Greedy) {
-                    let n = rcv.readable();
-                    rcv.read(now, n);
-                    self.after_read(f);
-                }
-                self.flush(f, true);
-            }
-            (Endpoints::Tcp { snd, .. }, Body::Tcp(seg)) => {
-                snd.handle_segment(now, &seg);
-                self.flush(f, false);
-            }
-            _ => self.tfrc_deliver(f, body),
+        let to = if to_receiver {
+            Side::Receiver
+        } else {
+            Side::Sender
+        };
+        let greedy = matches!(self.sc.flows[f as usize].reader, ReaderSpec::Greedy);
+        if self.flows[f as usize]
+            .ep
+            .handle_packet(now, to, &body, greedy)
+        {
+            self.after_read(f);
         }
+        self.flush(f, to);
     }
 
     fn after_read(&mut self, f: u32) {
@@ -683,56 +575,43 @@ impl<'a> World<'a> {
         self.web_read(f);
     }
 
-    /// Drain what an endpoint wants to send into the network, then schedule its next
-    /// wake-up.
-    fn flush(&mut self, f: u32, receiver: bool) {
+    /// Drain what one end of a flow wants to send into the network, then schedule
+    /// its next wake-up.
+    fn flush(&mut self, f: u32, side: Side) {
         let now = self.net.now;
         let spec = &self.sc.flows[f as usize];
-        let (from, dst) = if receiver {
-            (spec.dst, spec.src)
-        } else {
-            (spec.src, spec.dst)
+        let (from, dst) = match side {
+            Side::Sender => (spec.src, spec.dst),
+            Side::Receiver => (spec.dst, spec.src),
         };
         let fr = &mut self.flows[f as usize];
         let net = &mut self.net;
-        match (&mut fr.ep, &spec.transport) {
-            (Endpoints::Tcp { snd, rcv }, Transport::Tcp(cfg)) => {
-                let (hdr, count_opts) = (cfg.header_bytes, cfg.count_option_bytes);
-                loop {
-                    let seg = if receiver {
-                        rcv.poll_transmit(now)
-                    } else {
-                        snd.poll_transmit(now)
-                    };
-                    let Some(seg) = seg else { break };
-                    #[cfg(test)]
-                    if let Some(log) = &mut self.seg_log {
-                        log.push((f, receiver, seg));
-                    }
-                    let bytes = seg.len + hdr + if count_opts { seg.options_len() } else { 0 };
-                    let id = net.alloc(Pkt {
-                        flow: f,
-                        to_receiver: !receiver,
-                        dst: dst as u32,
-                        bytes,
-                        body: Body::Tcp(seg),
-                    });
-                    if let Some(cap) = &mut self.capture {
-                        cap.sent(from, now, &net.pkts[id as usize]);
-                    }
-                    net.forward(from, id);
-                }
+        let capture = &mut self.capture;
+        #[cfg(test)]
+        let seg_log = &mut self.seg_log;
+        fr.ep.transmit(now, side, &mut |body, bytes| {
+            #[cfg(test)]
+            if let (Some(log), Body::Tcp(seg)) = (seg_log.as_mut(), &body) {
+                log.push((f, side == Side::Receiver, *seg));
             }
-            _ => self.tfrc_transmit(f, receiver),
-        }
-        let fr = &mut self.flows[f as usize];
-        let side = receiver as usize;
-        let next = fr.ep.poll_timeout(receiver);
-        if let Some(t) = next {
+            let id = net.alloc(Pkt {
+                flow: f,
+                to_receiver: side == Side::Sender,
+                dst: dst as u32,
+                bytes,
+                body,
+            });
+            if let Some(cap) = capture.as_mut() {
+                cap.sent(from, now, &net.pkts[id as usize]);
+            }
+            net.forward(from, id);
+        });
+        if let Some(t) = fr.ep.poll_timeout(side) {
             let t = t.max(now);
-            if fr.wake[side].is_none_or(|w| t < w) {
-                fr.wake[side] = Some(t);
-                self.net.at(t, Ev::Wake(f * 2 + side as u32));
+            let wake = &mut fr.wake[side.index()];
+            if wake.is_none_or(|w| t < w) {
+                *wake = Some(t);
+                self.net.at(t, Ev::Wake(f, side));
             }
         }
     }

@@ -1,7 +1,8 @@
 //! Sampling: one row of the flow and link time series every `sample_interval`.
 
+use super::endpoint::FlowEnds;
 use super::link;
-use super::{Endpoints, World};
+use super::World;
 use crate::results::{FlowSeries, LinkSeries};
 use mobiflow_proto::time::{Duration, Instant};
 
@@ -24,46 +25,7 @@ impl World<'_> {
         for (i, fr) in self.flows.iter_mut().enumerate() {
             fs.time_s.push(t);
             fs.flow.push(i as u32);
-            let Endpoints::Tcp { snd, rcv } = &fr.ep else {
-                if let Endpoints::Tfrc(tf) = &mut fr.ep {
-                    Self::tfrc_sample(fs, tf, dt);
-                }
-                continue;
-            };
-            let read = rcv.bytes_read();
-            let rn = rcv.rcv_nxt();
-            fs.cwnd_bytes.push(snd.cwnd());
-            fs.ssthresh_bytes.push(snd.ssthresh().min(u64::MAX / 4));
-            fs.rwnd_bytes.push(rcv.last_advertised_window());
-            fs.flight_bytes.push(snd.flight());
-            fs.srtt_ms
-                .push(snd.rtt().srtt().map_or(f64::NAN, |d| d.as_millis_f64()));
-            fs.rcv_buffer_bytes.push(rcv.buffer_occupancy());
-            fs.read_rate_bps
-                .push((read - fr.prev_sample_read) as f64 * 8.0 / dt);
-            fs.goodput_bps
-                .push((rn - fr.prev_sample_rcv_nxt) as f64 * 8.0 / dt);
-            fs.snd_una.push(snd.snd_una());
-            fs.snd_nxt.push(snd.snd_nxt());
-            fs.flow_window_bytes.push(snd.flow_window());
-            fs.ar_bps
-                .push(rcv.rate_estimate().map_or(f64::NAN, |r| r * 8.0));
-            fs.rcv_buf_limit_bytes.push(rcv.buffer_limit());
-            let policy = rcv.policy();
-            fs.t_buff_ms.push(
-                policy
-                    .delay_estimate()
-                    .map_or(f64::NAN, |d| d.as_millis_f64()),
-            );
-            fs.policy_state
-                .push(policy.state_code().map_or(-1, i32::from));
-            fs.tfrc_x_bps.push(f64::NAN);
-            fs.tfrc_x_recv_bps.push(f64::NAN);
-            fs.tfrc_p.push(f64::NAN);
-            fs.tfrc_state.push(-1);
-            fs.tfrc_rx_state.push(-1);
-            fr.prev_sample_read = read;
-            fr.prev_sample_rcv_nxt = rn;
+            fr.ep.sample(fs, dt);
         }
         let ls: &mut LinkSeries = &mut self.series.link;
         let now = self.net.now;
