@@ -47,13 +47,16 @@ pub enum LinkTimer {
     Up,
 }
 
+/// A piecewise schedule: its points and its period.
+type Schedule<T> = (Vec<(Duration, T)>, Option<Duration>);
+
 /// One link direction and its timeline.
 #[derive(Debug)]
 pub struct LinkDir {
     dir: Dir,
     /// The schedules, when the rate or the delay follows one.
-    rate: Option<(Vec<(Duration, u64)>, Option<Duration>)>,
-    delay: Option<(Vec<(Duration, Duration)>, Option<Duration>)>,
+    rate: Option<Schedule<u64>>,
+    delay: Option<Schedule<Duration>>,
     /// The times of the rate changes, delay changes and outages (start, end) up to
     /// the horizon, for `start`.
     changes: Vec<(Instant, LinkTimer)>,

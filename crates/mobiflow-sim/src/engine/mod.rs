@@ -1,4 +1,10 @@
-//! The event loop: links, hosts, applications and measurement.
+//! The event loop: one `World` per run, its events and the three steps of the packet
+//! path (`flush`: an endpoint's packets into the network; `arrive`: a packet at the far
+//! end of a link direction; `deliver`: a packet at its endpoint). Everything else lives
+//! in the modules below: the network (`net.rs`), link directions (`linkdir.rs`,
+//! `link.rs`), the endpoint adapter (`endpoint.rs`, `tfrc.rs`), applications (`app/`,
+//! `web.rs`), readers, mobility, sampling, summaries and captures. See
+//! docs/architecture.md for a packet's walk through them.
 //!
 //! One owned [`World`] per run (no globals: two simulations can share a process).
 //! Events sit in a binary heap ordered by `(time, insertion sequence)`, so events at
@@ -8,6 +14,7 @@
 //! packets in the network at once. Protocol machines are woken lazily: each endpoint
 //! has at most one pending wake-up that is earlier than all its timers.
 
+mod app;
 mod capture;
 mod endpoint;
 pub mod link;
@@ -19,8 +26,9 @@ mod sample;
 mod summary;
 mod tfrc;
 
-use crate::model::{AppSpec, ReaderSpec, Scenario};
+use crate::model::{ReaderSpec, Scenario};
 use crate::results::{Series, Summary};
+use app::{App, Apps};
 use capture::Capture;
 use endpoint::{Endpoints, FlowEnds, Side};
 use link::PktId;
@@ -136,6 +144,7 @@ impl Ord for Entry {
 
 struct FlowRt {
     ep: Endpoints,
+    app: Apps,
     /// Earliest pending wake-up of the sender and the receiver.
     wake: [Option<Instant>; 2],
     start: Instant,
@@ -254,15 +263,14 @@ impl<'a> World<'a> {
                 }
             }
             let start = Instant::ZERO + f.start;
+            let app = Apps::new(&f.app);
+            let total = app.total();
             flows.push(FlowRt {
                 ep: Endpoints::new(&f.transport),
+                app,
                 wake: [None, None],
                 start,
-                total: match &f.app {
-                    AppSpec::Sized { size } => Some(*size),
-                    AppSpec::Bursts { sizes, .. } => Some(sizes.iter().sum()),
-                    _ => None,
-                },
+                total,
                 completion: None,
                 burst_ends: Vec::new(),
                 burst_written_at: Vec::new(),
@@ -318,19 +326,12 @@ impl<'a> World<'a> {
         for (i, f) in sc.flows.iter().enumerate() {
             let i = i as u32;
             self.net.at(Instant::ZERO + f.start, Ev::FlowStart(i));
-            if let Some(stop) = f.stop.filter(|_| !matches!(f.app, AppSpec::Web(_))) {
+            let app = &self.flows[i as usize].app;
+            if let Some(stop) = f.stop.filter(|_| app.stops_at_flow_stop()) {
                 self.net.at(Instant::ZERO + stop, Ev::FlowStop(i));
             }
-            match &f.app {
-                AppSpec::Bursts { at, .. } => {
-                    for (k, t) in at.iter().enumerate() {
-                        self.net.at(Instant::ZERO + *t, Ev::AppWrite(i, k as u32));
-                    }
-                }
-                AppSpec::OnOff { .. } => self.net.at(Instant::ZERO + f.start, Ev::AppWrite(i, 0)),
-                AppSpec::Web(_) => self.net.at(Instant::ZERO + f.start, Ev::WebPage(i)),
-                _ => {}
-            }
+            let net = &mut self.net;
+            app.schedule(i, Instant::ZERO + f.start, &mut |t, ev| net.at(t, ev));
             if reader_interval(&f.reader).is_some() {
                 self.net.at(Instant::ZERO + f.start, Ev::Read(i));
             }
@@ -401,16 +402,8 @@ impl<'a> World<'a> {
         let now = self.net.now;
         match ev {
             Ev::FlowStart(f) => {
-                let spec = &self.sc.flows[f as usize];
                 let fr = &mut self.flows[f as usize];
-                match &spec.app {
-                    AppSpec::Bulk => fr.ep.set_unlimited(),
-                    AppSpec::Sized { size } => {
-                        fr.ep.write(*size);
-                        fr.written += size;
-                    }
-                    _ => {}
-                }
+                fr.written += fr.app.start(&mut fr.ep);
                 self.flush(f, Side::Sender);
             }
             Ev::FlowStop(f) => {
@@ -420,17 +413,11 @@ impl<'a> World<'a> {
             Ev::AppWrite(f, k) => {
                 let spec = &self.sc.flows[f as usize];
                 let stop = spec.stop.map(|s| Instant::ZERO + s);
-                let bytes = match &spec.app {
-                    AppSpec::Bursts { sizes, .. } => sizes[k as usize],
-                    AppSpec::OnOff { burst, period } => {
-                        let next = now + *period;
-                        if stop.is_none_or(|s| next < s) {
-                            self.net.at(next, Ev::AppWrite(f, k + 1));
-                        }
-                        *burst
-                    }
-                    _ => 0,
-                };
+                let net = &mut self.net;
+                let w = app::Write { f, k, now, stop };
+                let bytes = self.flows[f as usize]
+                    .app
+                    .write(w, &mut |t, ev| net.at(t, ev));
                 if stop.is_some_and(|s| now >= s) {
                     return;
                 }

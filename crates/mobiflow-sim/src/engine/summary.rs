@@ -1,9 +1,9 @@
 //! The run's results: the summary of every flow and link direction.
 
+use super::app::App;
 use super::endpoint::{FlowEnds, SummaryCtx};
 use super::linkdir::LinkDir;
 use super::{RunResult, World};
-use crate::model::AppSpec;
 use crate::results::{FlowSummary, LinkSummary, Summary};
 use std::collections::BTreeMap;
 
@@ -40,7 +40,7 @@ impl World<'_> {
                 src: sc.nodes[spec.src].clone(),
                 dst: sc.nodes[spec.dst].clone(),
                 bytes_delivered: delivered,
-                bytes_offered: if matches!(spec.app, AppSpec::Bulk) {
+                bytes_offered: if fr.app.offers_all_it_sends() {
                     fr.ep.bytes_sent()
                 } else {
                     fr.written

@@ -1,7 +1,7 @@
 //! `bursts`: transfers of `sizes[k]` bytes handed to the socket at `at[k]`; each
 //! burst's completion time is measured, and the flow is complete when all are read.
 
-use super::App;
+use super::{App, Write};
 use crate::engine::Ev;
 use mobiflow_proto::time::{Duration, Instant};
 
@@ -19,14 +19,7 @@ impl App for Bursts {
             at(Instant::ZERO + *t, Ev::AppWrite(f, k as u32));
         }
     }
-    fn write(
-        &self,
-        _: u32,
-        k: u32,
-        _: Instant,
-        _: Option<Instant>,
-        _: &mut impl FnMut(Instant, Ev),
-    ) -> u64 {
-        self.sizes[k as usize]
+    fn write(&self, w: Write, _: &mut impl FnMut(Instant, Ev)) -> u64 {
+        self.sizes[w.k as usize]
     }
 }

@@ -26,6 +26,15 @@ pub(super) use bursts::Bursts;
 pub(super) use onoff::OnOff;
 pub(super) use sized::Transfer;
 
+/// An `Ev::AppWrite(f, k)` at `now` (nothing is written at or after the flow's `stop`).
+#[derive(Copy, Clone, Debug)]
+pub(super) struct Write {
+    pub f: u32,
+    pub k: u32,
+    pub now: Instant,
+    pub stop: Option<Instant>,
+}
+
 /// An application at the sending end of flow `f`.
 pub(super) trait App {
     /// Bytes after which the flow is complete (`None`: never).
@@ -44,16 +53,9 @@ pub(super) trait App {
     fn start(&self, _ep: &mut Endpoints) -> u64 {
         0
     }
-    /// Its write `k` (`Ev::AppWrite(f, k)`) at `now`: the bytes to write (none after
-    /// the flow's `stop`); it may schedule its next write through `at`.
-    fn write(
-        &self,
-        _f: u32,
-        _k: u32,
-        _now: Instant,
-        _stop: Option<Instant>,
-        _at: &mut impl FnMut(Instant, Ev),
-    ) -> u64 {
+    /// One of its writes (an `Ev::AppWrite`): the bytes to write; it may schedule its
+    /// next write through `at`.
+    fn write(&self, _w: Write, _at: &mut impl FnMut(Instant, Ev)) -> u64 {
         0
     }
     /// Did the flow offer everything it sent (an application that always has data),
@@ -136,15 +138,8 @@ impl App for Apps {
     fn start(&self, ep: &mut Endpoints) -> u64 {
         each!(self, a => a.start(ep))
     }
-    fn write(
-        &self,
-        f: u32,
-        k: u32,
-        now: Instant,
-        stop: Option<Instant>,
-        at: &mut impl FnMut(Instant, Ev),
-    ) -> u64 {
-        each!(self, a => a.write(f, k, now, stop, at))
+    fn write(&self, w: Write, at: &mut impl FnMut(Instant, Ev)) -> u64 {
+        each!(self, a => a.write(w, at))
     }
     fn offers_all_it_sends(&self) -> bool {
         each!(self, a => a.offers_all_it_sends())
