@@ -229,3 +229,84 @@ impl LinkDir {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{QueueLimit, QueueSpec};
+    use rand_core::SeedableRng;
+
+    fn spec() -> DirSpec {
+        let ms = Duration::from_millis;
+        DirSpec {
+            rate: RateModel::Schedule {
+                points: vec![(Duration::ZERO, 8_000_000), (ms(30), 4_000_000)],
+                period: None,
+            },
+            delay: DelayModel::Schedule {
+                points: vec![(Duration::ZERO, ms(10)), (ms(20), ms(5))],
+                period: None,
+            },
+            queue: QueueSpec::DropTail {
+                limit: QueueLimit::Packets(10),
+            },
+            outages: vec![(ms(20), ms(25))],
+            loss: 0.0,
+            fifo: false,
+            reorder: 0.0,
+            reorder_delay: Duration::ZERO,
+            duplicate: 0.0,
+        }
+    }
+
+    fn dir() -> LinkDir {
+        let rng = Xoshiro256PlusPlus::seed_from_u64(1);
+        LinkDir::new(0, 0, 1, &spec(), rng, Duration::from_secs(1))
+    }
+
+    /// The simulator breaks ties by insertion order, so the order in which a direction
+    /// asks for its timers is part of every result: rate changes, then delay changes,
+    /// then each outage's start and end (the engine's order before the link owned its
+    /// timeline). Here the delay change and the outage share 20 ms.
+    #[test]
+    fn a_direction_asks_for_its_schedule_timers_rate_then_delay_then_outages() {
+        let mut asked = Vec::new();
+        dir().start(&mut |t, timer| asked.push((t.as_nanos() / 1_000_000, timer)));
+        assert_eq!(
+            asked,
+            vec![
+                (30, LinkTimer::Rate),
+                (20, LinkTimer::Delay),
+                (20, LinkTimer::Down),
+                (25, LinkTimer::Up),
+            ]
+        );
+    }
+
+    /// A packet asks for its arrival; an outage makes that timer stale (it returns
+    /// nothing) and hands the packet back as lost.
+    #[test]
+    fn an_outage_loses_the_packet_in_flight_and_its_arrival_timer_goes_stale() {
+        let mut d = dir();
+        let mut asked = Vec::new();
+        let t0 = Instant::from_millis(19);
+        d.handle_packet(t0, 7, 1000, &mut |t, timer| asked.push((t, timer)));
+        // 1000 B at 8 Mb/s = 1 ms, then 10 ms of delay.
+        assert_eq!(
+            asked,
+            vec![(Instant::from_millis(30), LinkTimer::Arrive(0))]
+        );
+        let mut lost = Vec::new();
+        let none = &mut |_: Instant, _: LinkTimer| panic!("no timer expected");
+        assert_eq!(
+            d.handle_timeout(Instant::from_millis(20), LinkTimer::Down, &mut lost, none),
+            None
+        );
+        assert_eq!(lost, vec![7]);
+        let arrive = LinkTimer::Arrive(0);
+        assert_eq!(
+            d.handle_timeout(Instant::from_millis(30), arrive, &mut lost, none),
+            None
+        );
+    }
+}
