@@ -508,7 +508,13 @@ impl Dir {
         }
         self.advance(now);
         let qlen = self.waiting(now);
-        let qbytes = self.waiting_bytes(now);
+        // The byte count scans the queue: only a byte limit and RED need it.
+        let need_bytes = matches!(self.limit, QueueLimit::Bytes(_)) || self.red.is_some();
+        let qbytes = if need_bytes {
+            self.waiting_bytes(now)
+        } else {
+            0
+        };
         let over = match self.limit {
             QueueLimit::Packets(n) => qlen as u64 >= n as u64,
             QueueLimit::Bytes(b) => qbytes + bytes as u64 > b,
