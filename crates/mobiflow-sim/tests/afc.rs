@@ -120,7 +120,8 @@ fn afc_repairs_what_the_full_buffer_drops_without_the_retransmission_timer() {
 fn each_afc_mechanism_can_be_switched_off() {
     // Each mechanism, and the counter that stays 0 without it (adapt_rate: without
     // AR x RTT nothing overruns the buffer).
-    let mechanisms: [(&str, fn(&FlowSummary) -> u64); 4] = [
+    type Counter = fn(&FlowSummary) -> u64;
+    let mechanisms: [(&str, Counter); 4] = [
         ("hide_buffer_losses", |f| f.hidden_congestion_events),
         ("pacing", |f| f.paced_segments),
         ("proactive_feedback", |f| f.policy_updates),
