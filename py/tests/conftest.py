@@ -88,28 +88,12 @@ def cli_env() -> dict[str, str]:
     return env
 
 
-def run_cli(
-    *args: str | os.PathLike[str], timeout: float = 120
-) -> subprocess.CompletedProcess[str]:
-    """Run ``python -m mobiflow ARGS`` in a child process, from the repository root."""
-    return subprocess.run(
-        cli_argv(*args),
-        cwd=ROOT,
-        env=cli_env(),
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        stdin=subprocess.DEVNULL,
-        check=False,
-    )
-
-
 def start_cli(
     *args: str | os.PathLike[str], output: int = subprocess.PIPE, new_session: bool = False
 ) -> subprocess.Popen[str]:
-    """Start ``python -m mobiflow ARGS`` as :func:`run_cli` runs it, without waiting:
-    stdout and stderr to ``output`` (piped by default), in a session (process group)
-    of its own with ``new_session``."""
+    """Start ``python -m mobiflow ARGS`` in a child process, from the repository root,
+    without waiting: stdin closed, stdout and stderr to ``output`` (piped by default),
+    in a session (process group) of its own with ``new_session``."""
     return subprocess.Popen(
         cli_argv(*args),
         cwd=ROOT,
@@ -120,6 +104,20 @@ def start_cli(
         text=True,
         start_new_session=new_session,
     )
+
+
+def run_cli(
+    *args: str | os.PathLike[str], timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
+    """Run ``python -m mobiflow ARGS`` as :func:`start_cli` starts it and wait for it (as
+    ``subprocess.run`` does: killed and ``TimeoutExpired`` after ``timeout`` s)."""
+    with start_cli(*args) as proc:
+        try:
+            stdout, stderr = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            raise
+    return subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr)
 
 
 @pytest.fixture
