@@ -20,7 +20,7 @@ import pytest
 
 from mobiflow import live
 
-from .conftest import ROOT, live_unavailable, run_cli
+from .conftest import ROOT, live_unavailable, run_cli, run_live
 
 SCENARIO = ROOT / "scenarios" / "examples" / "rwnd_limited.toml"
 
@@ -139,23 +139,8 @@ def test_kill_9_of_mobiflow_live_ends_the_emulator_which_removes_everything() ->
 
 def test_junk_written_to_the_tun_device_is_counted_and_dropped(tmp_path: Path) -> None:
     report = tmp_path / "report.json"
-    proc = subprocess.run(
-        [
-            os.fspath(live.find_binary()),
-            "run",
-            os.fspath(SCENARIO),
-            "--quiet",
-            "--report",
-            os.fspath(report),
-            "--",
-            sys.executable,
-            os.fspath(Path(__file__).with_name("_tun_junk.py")),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    junk = Path(__file__).with_name("_tun_junk.py")
+    proc = run_live(SCENARIO, report, sys.executable, junk, timeout=120)
     assert proc.returncode == 0, proc.stderr
     sent = json.loads(proc.stdout)["sent"]
     assert sent == {"non_ip": 4, "malformed": 6, "oversize": 3}
