@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -142,10 +143,17 @@ def test_a_long_run_shows_progress_on_a_terminal_only(tiny: Path, tmp_path: Path
         argv, cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=child_fd, stderr=child_fd
     )
     os.close(child_fd)
-    time.sleep(3.5)
+    # Read until the bar shows (a loaded machine may take seconds to start Python and
+    # the engine), then interrupt; the bar must appear within a generous minute.
+    seen = b""
+    deadline = time.monotonic() + 60.0
+    while b"of 100000.0 s" not in seen and time.monotonic() < deadline and proc.poll() is None:
+        ready, _, _ = select.select([main_fd], [], [], 0.5)
+        if ready:
+            with contextlib.suppress(OSError):
+                seen += os.read(main_fd, 65536)
     proc.send_signal(signal.SIGINT)
     proc.wait(timeout=10)
-    seen = b""
     with contextlib.suppress(OSError):  # EIO once the child side is closed
         while chunk := os.read(main_fd, 65536):
             seen += chunk
