@@ -387,16 +387,7 @@ def all_claims(results: Mapping[str, Any]) -> list[Claim]:
 
     makers: dict[str, Callable[[Mapping[str, Any]], list[Claim]]] = {
         "afc": afc_claims,
-        "rsfc": lambda r: rsfc_claims(
-            r,
-            {
-                "alone": rsfc.PAPER_DOWNLOAD_ALONE_KBPS,
-                "with_upload": rsfc.PAPER_DOWNLOAD_WITH_UPLOAD_KBPS,
-                "isp_after": rsfc.PAPER_ISP_AFTER_KBPS,
-                "page_without_s": rsfc.PAPER_PAGE_WITHOUT_S,
-                "page_with_s": rsfc.PAPER_PAGE_WITH_S,
-            },
-        ),
+        "rsfc": rsfc.paper_claims,
         "handoff": lambda r: handoff_claims(r, {c.key: c.interval for c in handoff.CASES}),
         "freeze-dccp": lambda r: freeze_dccp_claims(
             r, (freeze_dccp.PAPER_SIM_UNUSED_DCCP, freeze_dccp.PAPER_SIM_UNUSED_FREEZE)

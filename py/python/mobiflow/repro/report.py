@@ -30,6 +30,7 @@ from typing import Any
 
 from mobiflow import _resources
 from mobiflow.repro import claims
+from mobiflow.repro.framework import Report, Reproduction
 
 
 @dataclass(frozen=True)
@@ -97,6 +98,8 @@ class Section:
     markdown: str = ""
     results: Any = None
     error: str = ""
+    report: Report | None = None
+    """The reproduction's structured report (its claims, tables and figures)."""
 
 
 def _retarget_links(markdown: str, sub: str) -> str:
@@ -145,6 +148,9 @@ def run_seed(
     if seed.module is None:
         return Section(seed, "missing")
     module = importlib.import_module(seed.module)
+    declared: Reproduction | None = getattr(module, "REPRODUCTION", None)
+    if declared is not None:
+        return run_reproduction(declared, seed, out, quick, progress)
     dest = out / seed.key
     args = ["--out", str(dest), *(seed.quick_args if quick else seed.full_args)]
     t0 = time.perf_counter()
@@ -162,6 +168,30 @@ def run_seed(
     results = json.loads(results_path.read_text()) if results_path.is_file() else None
     text = _demote(_retarget_links(report.read_text(), seed.key))
     return Section(seed, "done", seconds, text, results)
+
+
+def run_reproduction(
+    declared: Reproduction,
+    seed: Seed,
+    out: Path,
+    quick: bool,
+    progress: Callable[[str], None] | None = None,
+) -> Section:
+    """Run one declared reproduction into ``out/<key>/`` and keep its report."""
+
+    def say(line: str) -> None:
+        if progress is not None:
+            progress(f"  {seed.key}: {line}")
+
+    opts = declared.options(out / seed.key, quick=quick, progress=say)
+    t0 = time.perf_counter()
+    try:
+        report = declared.reproduce(opts)
+    except Exception as e:  # noqa: BLE001 - one failed seed must not stop the others
+        return Section(seed, "failed", time.perf_counter() - t0, error=f"{type(e).__name__}: {e}")
+    seconds = time.perf_counter() - t0
+    text = report.markdown(links=f"{seed.key}/", depth=1, title=False).strip()
+    return Section(seed, "done", seconds, text, report.plain_results(), report=report)
 
 
 def run_validation() -> Section:
@@ -271,7 +301,7 @@ def compose(sections: Sequence[Section], quick: bool) -> str:
     for s in sections:
         out += [f"## {s.seed.title}", ""]
         if s.status == "done":
-            out += [_without_title(s.markdown), ""]
+            out += [s.markdown if s.report is not None else _without_title(s.markdown), ""]
         elif s.status == "missing":
             out += [s.error or "This reproduction does not exist yet.", ""]
         else:
