@@ -388,7 +388,7 @@ def all_claims(results: Mapping[str, Any]) -> list[Claim]:
     makers: dict[str, Callable[[Mapping[str, Any]], list[Claim]]] = {
         "afc": afc_claims,
         "rsfc": rsfc.paper_claims,
-        "handoff": lambda r: handoff_claims(r, {c.key: c.interval for c in handoff.CASES}),
+        "handoff": handoff.paper_claims,
         "freeze-dccp": lambda r: freeze_dccp_claims(
             r, (freeze_dccp.PAPER_SIM_UNUSED_DCCP, freeze_dccp.PAPER_SIM_UNUSED_FREEZE)
         ),

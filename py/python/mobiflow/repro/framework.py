@@ -380,13 +380,20 @@ class Reproduction:
         return the report."""
         opts.out.mkdir(parents=True, exist_ok=True)
         report = self.run(opts)
-        if self.claims is not None and not report.claims:
-            try:
-                report.claims = self.claims(report.plain_results())
-            except (KeyError, TypeError, ZeroDivisionError):
-                report.claims = []  # a partial run: no verdict rather than a wrong one
+        if not report.claims:
+            report.claims = self.judge(report.plain_results())
         report.write(opts.out)
         return report
+
+    def judge(self, results: Mapping[str, Any]) -> list[Claim]:
+        """The claims judged from ``results.json`` data; none where the results lack
+        what a claim needs (a quick run, say): no verdict rather than a wrong one."""
+        if self.claims is None:
+            return []
+        try:
+            return self.claims(results)
+        except (KeyError, TypeError, ZeroDivisionError):
+            return []
 
     def parser(self) -> argparse.ArgumentParser:
         ap = argparse.ArgumentParser(
