@@ -389,9 +389,7 @@ def all_claims(results: Mapping[str, Any]) -> list[Claim]:
         "afc": afc_claims,
         "rsfc": rsfc.paper_claims,
         "handoff": handoff.paper_claims,
-        "freeze-dccp": lambda r: freeze_dccp_claims(
-            r, (freeze_dccp.PAPER_SIM_UNUSED_DCCP, freeze_dccp.PAPER_SIM_UNUSED_FREEZE)
-        ),
+        "freeze-dccp": freeze_dccp.paper_claims,
         "fld": lambda r: fld_claims(r, {k: v.ratio for k, v in fld.PAPER_BURSTS.items()}),
     }
     rows: list[Claim] = []

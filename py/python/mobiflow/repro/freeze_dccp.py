@@ -35,7 +35,6 @@ Nothing is tuned to the seed's numbers; every choice the seed does not make is l
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import sys
@@ -47,6 +46,19 @@ from typing import Any
 import mobiflow
 from mobiflow import _mobiflow, _resources
 from mobiflow.outputs import has_series
+from mobiflow.repro import claims, framework
+from mobiflow.repro.claims import Claim
+from mobiflow.repro.framework import (
+    Block,
+    Figure,
+    Heading,
+    Options,
+    Report,
+    Reproduction,
+    Table,
+    Variant,
+    submit_variants,
+)
 
 SCENARIOS = _resources.SCENARIOS / "freeze_dccp"
 
@@ -296,10 +308,6 @@ VARIANTS: dict[str, dict[str, object]] = {
 """Each handoff: DCCP and Freeze-DCCP, each without and with ns-2's p floor."""
 
 
-def _run(path: Path, sets: Mapping[str, object], out: Path | None = None) -> mobiflow.Summary:
-    return mobiflow.run(path, set=dict(sets), out=out)
-
-
 def _flow(summary: Mapping[str, Any], name: str) -> dict[str, Any]:
     return dict(next(f for f in summary["flows"] if f["name"] == name))
 
@@ -322,26 +330,37 @@ def model_for_run(d: Mapping[str, Any], dst: str) -> dict[str, Any]:
     )
 
 
-def run_handoffs(
-    pairs: Sequence[tuple[str, str]], pool: ThreadPoolExecutor, figs: Path | None
-) -> dict[str, Any]:
-    jobs = {}
+def handoff_variants(
+    pairs: Sequence[tuple[str, str]], figs: Path | None
+) -> list[tuple[str, str, str, Variant]]:
+    """Every handoff under every variant; the figures' runs keep their series, the
+    others sample nothing."""
+    out = []
     for a, b in pairs:
         path = SCENARIOS / f"handoff_{SLUG[a]}_to_{SLUG[b]}.toml"
         for variant, sets in VARIANTS.items():
-            out = None
-            if (
+            keep = (
                 figs is not None
                 and variant in ("dccp", "freeze")
                 and a == "802.11b"
                 and b in ("802.11b", "UMTS")
-            ):
-                out = figs / f"run_{SLUG[a]}_{SLUG[b]}_{variant}"
-            sets2 = dict(sets) if out is not None else {**sets, "measure.sample_interval": "0s"}
-            jobs[(a, b, variant)] = pool.submit(_run, path, sets2, out)
+            )
+            sets2 = dict(sets) if keep else {**sets, "measure.sample_interval": "0s"}
+            key = f"run_{SLUG[a]}_{SLUG[b]}_{variant}"
+            out.append((a, b, variant, Variant(key, path, sets2, keep=keep)))
+    return out
+
+
+def run_handoffs(
+    pairs: Sequence[tuple[str, str]], pool: ThreadPoolExecutor, figs: Path | None
+) -> dict[str, Any]:
+    planned = handoff_variants(pairs, figs)
+    jobs = submit_variants(
+        pool, [v for (*_, v) in planned], folder=None if figs is None else lambda v: figs / v.key
+    )
     res: dict[str, Any] = {}
-    for (a, b, variant), job in jobs.items():
-        f = _flow(job.result(), "dccp")
+    for a, b, variant, v in planned:
+        f = _flow(jobs[v.key].result().summary, "dccp")
         t = f["tfrc"]
         d = t["disconnections"][0]
         row: dict[str, Any] = {
@@ -368,20 +387,26 @@ def run_handoffs(
 
 
 def run_fairness(pairs: Sequence[tuple[str, str]], pool: ThreadPoolExecutor) -> dict[str, Any]:
-    jobs = {
-        (a, b, v): pool.submit(_run, SCENARIOS / f"fairness_{SLUG[a]}_to_{SLUG[b]}.toml", sets)
+    planned = [
+        (
+            a,
+            b,
+            v,
+            Variant(f"{a}->{b}/{v}", SCENARIOS / f"fairness_{SLUG[a]}_to_{SLUG[b]}.toml", sets),
+        )
         for a, b in pairs
         for v, sets in (("dccp", {}), ("freeze", FREEZE))
-    }
+    ]
+    jobs = submit_variants(pool, [x for (*_, x) in planned])
     res: dict[str, Any] = {}
-    for (a, b, v), job in jobs.items():
-        s = job.result()
-        x = _flow(s, "dccp")["intervals"]["sample"]
-        y = _flow(s, "tcp")["intervals"]["sample"]
+    for a, b, v, x in planned:
+        s = jobs[x.key].result().summary
+        dccp = _flow(s, "dccp")["intervals"]["sample"]
+        tcp = _flow(s, "tcp")["intervals"]["sample"]
         res.setdefault(f"{a}->{b}", {})[v] = {
-            "dccp_bps": x,
-            "tcp_bps": y,
-            "ratio": x / y if y > 0 else math.inf,
+            "dccp_bps": dccp,
+            "tcp_bps": tcp,
+            "ratio": dccp / tcp if tcp > 0 else math.inf,
         }
     return res
 
@@ -412,15 +437,15 @@ def _grid(
     title: str,
     cell: Any,
     fmt: str = "{}",
-) -> list[str]:
-    out = [f"**{title}**", "", "| from \\ to | " + " | ".join(TECHS) + " |", "|---" * 5 + "|"]
+) -> list[Block]:
+    rows = []
     for i, a in enumerate(TECHS):
         cells = []
         for j, b in enumerate(TECHS):
             v = cell(i, j, a, b)
             cells.append("" if v is None else (v if isinstance(v, str) else fmt.format(v)))
-        out.append(f"| {a} | " + " | ".join(cells) + " |")
-    return [*out, ""]
+        rows.append([a, *cells])
+    return [f"**{title}**", "", Table(["from \\ to", *TECHS], rows, compact_rule=True), ""]
 
 
 def draw_figures(figs: Path) -> list[str]:
@@ -456,22 +481,23 @@ def draw_figures(figs: Path) -> list[str]:
     return names
 
 
-def report(
+def page(
     model: Mapping[str, Any],
     handoffs: Mapping[str, Any],
     fairness: Mapping[str, Any],
     figures: Sequence[str],
     quick: bool,
     ns2: Sequence[Mapping[str, Any]] | None = None,
-) -> str:
+) -> list[Block]:
+    """The report's blocks."""
     paper = model["paper"]
     slides = model["slides"]
     fitted = model["fitted"]
-    out = ["# TFRC under disconnection and Freeze-DCCP: reproduction", ""]
+    out: list[Block] = [Heading(1, "TFRC under disconnection and Freeze-DCCP: reproduction"), ""]
     if quick:
         out += ["*Quick mode: a subset of the handoffs; numbers are indicative only.*", ""]
     out += [
-        "## 1. The analytical model (equations (1) to (3))",
+        Heading(2, "1. The analytical model (equations (1) to (3))"),
         "",
         "Inputs from the slides: the link table (UMTS 384 kb/s 125 ms, 802.16 9.5 Mb/s "
         "40 ms, 802.11b 11 Mb/s 10 ms, 802.11g 54 Mb/s 10 ms), the handoff times "
@@ -540,7 +566,7 @@ def report(
         lambda i, j, a, b: f"{paper['unused'][i][j]:.0f} / {fitted['unused'][i][j]:.0f}",
     )
 
-    out += ["## 2. Simulation: DCCP/TFRC against Freeze-DCCP across handoffs", ""]
+    out += [Heading(2, "2. Simulation: DCCP/TFRC against Freeze-DCCP across handoffs"), ""]
     out += [
         "Scenarios `scenarios/freeze_dccp/handoff_*.toml`: mn —wireless (the old "
         "network's rate and delay, 50-packet DropTail)— ar —100 Mb/s, 50 ms— cn; one "
@@ -754,7 +780,7 @@ def report(
         before,
     )
 
-    out += ["## 3. The model against the simulator", ""]
+    out += [Heading(2, "3. The model against the simulator"), ""]
     out += [
         "The model driven by each DCCP run's own X_d (the sender's X just before the "
         "disconnection), R (its RTT estimate then) and t_D; cells: model / simulator. "
@@ -812,7 +838,7 @@ def report(
         "",
     ]
 
-    out += ["## 4. TCP fairness", ""]
+    out += [Heading(2, "4. TCP fairness"), ""]
     out += [
         "Scenarios `fairness_*.toml`: the same handoff; "
         f"{SETTLE_S:g} s after the reconnection one NewReno flow starts from ar to cn; the "
@@ -831,7 +857,7 @@ def report(
             f"({fairness[f'{a}->{b}']['freeze']['ratio']:.2f})"
         ),
     )
-    out += ["## 5. DCCP and TFRC against ns-2's agents", ""]
+    out += [Heading(2, "5. DCCP and TFRC against ns-2's agents"), ""]
     if ns2 is None:
         out += ["ns-2 is not installed (or was not asked for): no comparison.", ""]
     else:
@@ -885,11 +911,11 @@ def report(
         ]
     out += differences_from_ns2()
     if figures:
-        out += ["## 7. Figures", ""]
+        out += [Heading(2, "7. Figures"), ""]
         for name in figures:
-            out += [f"![{name}]({name})", ""]
+            out += [Figure(name), ""]
     out += [
-        "## Assumptions",
+        Heading(2, "Assumptions"),
         "",
         "- Queues: 50-packet DropTail (ns-2's default); the wired link: 100 Mb/s, 50 ms "
         "one way (RTT_wired = 0.1 s from the handoff-time formula).",
@@ -904,7 +930,7 @@ def report(
         "segments, 8 MB receive buffer) are assumptions.",
         "",
     ]
-    return "\n".join(out) + "\n"
+    return out
 
 
 def tfrc_rate_bps(s: float, r: float, p: float) -> float:
@@ -913,11 +939,11 @@ def tfrc_rate_bps(s: float, r: float, p: float) -> float:
     return 8 * s / denom
 
 
-def differences_from_ns2() -> list[str]:
+def differences_from_ns2() -> list[Block]:
     """Section 6: where mobiflow's CCID 3 differs from the seed's ns-2 agent, from
     reading ns-2.35's ``dccp/dccp_tfrc.cc``."""
     return [
-        "## 6. Where mobiflow differs from the seed's agent (ns-2's `dccp/`)",
+        Heading(2, "6. Where mobiflow differs from the seed's agent (ns-2's `dccp/`)"),
         "",
         "The seed simulated ns-2's Agent/DCCP/TFRC. From its source (ns-2.35, "
         '`dccp/dccp_tfrc.cc`), against mobiflow\'s `transport = "dccp-ccid3"` '
@@ -960,50 +986,56 @@ def differences_from_ns2() -> list[str]:
     ]
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m mobiflow.repro.freeze_dccp")
-    ap.add_argument("--out", type=Path, default=Path("out/freeze_dccp"))
-    ap.add_argument("--quick", action="store_true", help="a subset of the handoffs")
-    ap.add_argument("--generate", action="store_true", help="rewrite the scenarios and exit")
-    ap.add_argument("--no-fairness", action="store_true")
-    ap.add_argument("--no-figures", action="store_true")
-    ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--ns2", choices=("auto", "no"), default="auto", help="run the ns-2 TFRC twins")
-    args = ap.parse_args(argv)
-    if args.generate:
-        for p in generate():
-            print(p)
-        return 0
-    out: Path = args.out
-    out.mkdir(parents=True, exist_ok=True)
+def run(opts: Options) -> Report:
+    """The model, every handoff (a subset with ``quick``), the fairness runs and the
+    ns-2 twins, as options say."""
+    out = opts.out
     model = model_tables()
-    print(model["slides"]["text"])
+    opts.say(model["slides"]["text"])
     pairs = [(a, b) for a in TECHS for b in TECHS]
-    if args.quick:
+    if opts.quick:
         pairs = [("802.11b", "802.11b"), ("802.11b", "UMTS"), ("UMTS", "802.16")]
-    figs = None if args.no_figures else out
-    with ThreadPoolExecutor(max_workers=max(1, args.workers)) as pool:
+    figs = out if opts.figures else None
+    with ThreadPoolExecutor(max_workers=max(1, opts.jobs)) as pool:
         handoffs = run_handoffs(pairs, pool, figs)
-        fairness = {} if args.no_fairness else run_fairness(pairs, pool)
+        fairness = run_fairness(pairs, pool) if opts.wants("fairness") else {}
     figures = [] if figs is None else draw_figures(out)
-    ns2 = None if args.ns2 == "no" else run_ns2_twins()
-    text = report(model, handoffs, fairness, figures, args.quick, ns2)
-    (out / "report.md").write_text(text)
-    (out / "results.json").write_text(
-        json.dumps(
-            {
-                "model": model,
-                "handoffs": handoffs,
-                "fairness": fairness,
-                "ns2": ns2,
-                "quick": args.quick,
-            },
-            indent=1,
-            default=str,
-        )
+    ns2 = run_ns2_twins() if opts.use_ns2() else None
+    return Report(
+        REPRODUCTION.key,
+        page(model, handoffs, fairness, figures, opts.quick, ns2),
+        {
+            "model": model,
+            "handoffs": handoffs,
+            "fairness": fairness,
+            "ns2": ns2,
+            "quick": opts.quick,
+        },
+        json_options={"indent": 1, "default": str},
     )
-    print(text)
-    return 0
+
+
+def paper_claims(results: Mapping[str, Any]) -> list[Claim]:
+    """The paper's claims against ``results.json``."""
+    return claims.freeze_dccp_claims(results, (PAPER_SIM_UNUSED_DCCP, PAPER_SIM_UNUSED_FREEZE))
+
+
+REPRODUCTION = Reproduction(
+    key="freeze-dccp",
+    title="TFRC under disconnection and Freeze-DCCP",
+    run=run,
+    module=__name__,
+    description="Reproduce the Freeze-DCCP paper: the model, the handoffs, TCP fairness.",
+    parts=("fairness",),
+    quick=framework.quick_without_ns2,
+    generate=generate,
+    claims=paper_claims,
+)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m mobiflow.repro.freeze_dccp [--quick] [--generate] [--no-fairness] ...``."""
+    return framework.main(REPRODUCTION, argv)
 
 
 if __name__ == "__main__":
