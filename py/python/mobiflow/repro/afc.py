@@ -46,18 +46,7 @@ import mobiflow
 from mobiflow import _resources
 from mobiflow.outputs import Run, has_series
 from mobiflow.repro import claims, framework
-from mobiflow.repro.framework import (
-    Block,
-    Figure,
-    Heading,
-    Options,
-    Param,
-    Report,
-    Reproduction,
-    Table,
-    Variant,
-    run_variants,
-)
+from mobiflow.repro.framework import Block, Figure, Heading, Options, Report, Reproduction, Table
 
 SCENARIOS = _resources.SCENARIOS / "afc"
 THEORY = SCENARIOS / "theory_sine.toml"
@@ -201,9 +190,9 @@ def counters(run: Run) -> dict[str, Any]:
     return row
 
 
-def _runs(variants: Sequence[Variant], out: Path, jobs: int) -> dict[str, dict[str, Any]]:
+def _runs(variants: Sequence[framework.Variant], out: Path, jobs: int) -> dict[str, dict[str, Any]]:
     """The counters of every variant; kept ones write their series to ``out/runs/KEY``."""
-    runs = run_variants(variants, jobs, folder=lambda v: out / "runs" / v.key)
+    runs = framework.run_variants(variants, jobs, folder=lambda v: out / "runs" / v.key)
     return {k: counters(r) for k, r in runs.items()}
 
 
@@ -217,7 +206,9 @@ def run_cases(
     """Every case x variant; series of every run go to ``out/runs/<case>_<variant>``."""
     runs = _runs(
         [
-            Variant(f"{c.name}_{v.name}", SCENARIOS / c.file, _sets(v.sets, duration), keep=True)
+            framework.Variant(
+                f"{c.name}_{v.name}", SCENARIOS / c.file, _sets(v.sets, duration), keep=True
+            )
             for c in cases
             for v in variants
         ],
@@ -232,7 +223,7 @@ def run_sensitivity(duration: float | None, jobs: int) -> dict[str, dict[str, di
     pairs = [(step, v) for step in SENSITIVITY_STEPS for v in (VARIANTS[0], VARIANTS[2])]
     runs = _runs(
         [
-            Variant(
+            framework.Variant(
                 f"{step}_{v.name}",
                 SCENARIOS / "motivation.toml",
                 {**_sets(v.sets, duration), f"{FLOW}.reader.step": step},
@@ -289,7 +280,9 @@ def run_theory(out: Path, duration: float | None, jobs: int) -> list[dict[str, A
                 sets["tcp.rcv_buf"] = buf
                 sets[f"{FLOW}.reader.period"] = f"{period:g}s"
                 key = f"theory_{buf}_{period:g}s_{fc.name}"
-                jobs_list.append((buf, period, fc.name, Variant(key, THEORY, sets, keep=True)))
+                jobs_list.append(
+                    (buf, period, fc.name, framework.Variant(key, THEORY, sets, keep=True))
+                )
     found = _runs([x for (*_, x) in jobs_list], out, jobs)
     runs = [found[x.key] for (*_, x) in jobs_list]
     rows = []
@@ -864,18 +857,16 @@ REPRODUCTION = Reproduction(
     key="afc",
     title="AFC: adaptive flow control for TCP on mobile phones",
     run=run,
-    module=__name__,
-    description=__doc__.split("\n\n")[0],
     parts=("theory", "sensitivity"),
     params=(
-        Param(
+        framework.Param(
             "cases",
             str,
             None,
             f"cases to run ({', '.join(c.name for c in CASES)})",
             nargs="*",
         ),
-        Param("duration", float, None, "override every run's length, s"),
+        framework.Param("duration", float, None, "override every run's length, s"),
     ),
     quick=quick,
     claims=claims.afc_claims,
@@ -885,10 +876,8 @@ REPRODUCTION = Reproduction(
 # ----- entry point ---------------------------------------------------------------------
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m mobiflow.repro.afc [--cases ...] [--duration S] [--no-theory] ...``."""
-    return framework.main(REPRODUCTION, argv)
-
+main = REPRODUCTION.main
+"""``python -m mobiflow.repro.afc --help`` for its flags."""
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -22,6 +22,7 @@ import argparse
 import json
 import math
 import shutil
+import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -348,10 +349,9 @@ class Reproduction:
     title: str
     """Its section title in the joint report."""
     run: Callable[[Options], Report]
-    """Run it and return its report (without writing it)."""
-    module: str
-    """The module that declares it (``python -m MODULE``)."""
-    description: str = ""
+    """Run it and return its report (without writing it); the module that defines
+    this function is the reproduction's (``python -m MODULE``, its docstring the
+    ``--help`` text)."""
     parts: tuple[str, ...] = ()
     """Optional parts, each with a ``--no-PART`` flag."""
     params: tuple[Param, ...] = ()
@@ -364,6 +364,17 @@ class Reproduction:
     report_file: str = "report.md"
     takes_sets: bool = False
     """Whether ``--set KEY=VALUE`` applies to its runs."""
+
+    @property
+    def module(self) -> str:
+        """The module that declares it."""
+        return self.run.__module__
+
+    @property
+    def description(self) -> str:
+        """The first paragraph of its module's docstring (else its title)."""
+        doc = getattr(sys.modules.get(self.module), "__doc__", None) or ""
+        return doc.split("\n\n")[0].strip() or self.title
 
     def options(self, out: Path, quick: bool = False, **fields: Any) -> Options:
         """Options with this reproduction's defaults (its parameters, what ``quick``
@@ -395,10 +406,12 @@ class Reproduction:
         except (KeyError, TypeError, ZeroDivisionError):
             return []
 
+    def main(self, argv: Sequence[str] | None = None) -> int:
+        """Its command line (``python -m MODULE``): :func:`main`."""
+        return main(self, argv)
+
     def parser(self) -> argparse.ArgumentParser:
-        ap = argparse.ArgumentParser(
-            prog=f"python -m {self.module}", description=self.description or self.title
-        )
+        ap = argparse.ArgumentParser(prog=f"python -m {self.module}", description=self.description)
         ap.add_argument(
             "--out",
             type=Path,

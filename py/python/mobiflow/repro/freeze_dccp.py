@@ -48,17 +48,7 @@ from mobiflow import _mobiflow, _resources
 from mobiflow.outputs import has_series
 from mobiflow.repro import claims, framework
 from mobiflow.repro.claims import Claim
-from mobiflow.repro.framework import (
-    Block,
-    Figure,
-    Heading,
-    Options,
-    Report,
-    Reproduction,
-    Table,
-    Variant,
-    submit_variants,
-)
+from mobiflow.repro.framework import Block, Figure, Heading, Options, Report, Reproduction, Table
 
 SCENARIOS = _resources.SCENARIOS / "freeze_dccp"
 
@@ -332,7 +322,7 @@ def model_for_run(d: Mapping[str, Any], dst: str) -> dict[str, Any]:
 
 def handoff_variants(
     pairs: Sequence[tuple[str, str]], figs: Path | None
-) -> list[tuple[str, str, str, Variant]]:
+) -> list[tuple[str, str, str, framework.Variant]]:
     """Every handoff under every variant; the figures' runs keep their series, the
     others sample nothing."""
     out = []
@@ -347,7 +337,7 @@ def handoff_variants(
             )
             sets2 = dict(sets) if keep else {**sets, "measure.sample_interval": "0s"}
             key = f"run_{SLUG[a]}_{SLUG[b]}_{variant}"
-            out.append((a, b, variant, Variant(key, path, sets2, keep=keep)))
+            out.append((a, b, variant, framework.Variant(key, path, sets2, keep=keep)))
     return out
 
 
@@ -355,7 +345,7 @@ def run_handoffs(
     pairs: Sequence[tuple[str, str]], pool: ThreadPoolExecutor, figs: Path | None
 ) -> dict[str, Any]:
     planned = handoff_variants(pairs, figs)
-    jobs = submit_variants(
+    jobs = framework.submit_variants(
         pool, [v for (*_, v) in planned], folder=None if figs is None else lambda v: figs / v.key
     )
     res: dict[str, Any] = {}
@@ -392,12 +382,14 @@ def run_fairness(pairs: Sequence[tuple[str, str]], pool: ThreadPoolExecutor) -> 
             a,
             b,
             v,
-            Variant(f"{a}->{b}/{v}", SCENARIOS / f"fairness_{SLUG[a]}_to_{SLUG[b]}.toml", sets),
+            framework.Variant(
+                f"{a}->{b}/{v}", SCENARIOS / f"fairness_{SLUG[a]}_to_{SLUG[b]}.toml", sets
+            ),
         )
         for a, b in pairs
         for v, sets in (("dccp", {}), ("freeze", FREEZE))
     ]
-    jobs = submit_variants(pool, [x for (*_, x) in planned])
+    jobs = framework.submit_variants(pool, [x for (*_, x) in planned])
     res: dict[str, Any] = {}
     for a, b, v, x in planned:
         s = jobs[x.key].result().summary
@@ -1024,8 +1016,6 @@ REPRODUCTION = Reproduction(
     key="freeze-dccp",
     title="TFRC under disconnection and Freeze-DCCP",
     run=run,
-    module=__name__,
-    description="Reproduce the Freeze-DCCP paper: the model, the handoffs, TCP fairness.",
     parts=("fairness",),
     quick=framework.quick_without_ns2,
     generate=generate,
@@ -1033,10 +1023,8 @@ REPRODUCTION = Reproduction(
 )
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m mobiflow.repro.freeze_dccp [--quick] [--generate] [--no-fairness] ...``."""
-    return framework.main(REPRODUCTION, argv)
-
+main = REPRODUCTION.main
+"""``python -m mobiflow.repro.freeze_dccp --help`` for its flags."""
 
 if __name__ == "__main__":
     sys.exit(main())

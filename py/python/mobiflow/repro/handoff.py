@@ -7,7 +7,7 @@ Timeout Timer (IETT), the Bandwidth Aware scheme (IETT and the bandwidth-aware s
 BA-SST), BA-SST alone and Freeze-TCP; runs the ns-2 twins of the TCP baseline when
 ``ns`` is installed; and writes ``report.md`` (Tables I-IV: the paper's throughput, the
 ideal of equation (3), ns-2's and mobiflow's, normalised as the paper does), the cwnd
-and time-sequence figures (Figures 2-6) and ``results.json``.
+and time-sequence figures (framework.Figures 2-6) and ``results.json``.
 
 Usage::
 
@@ -22,7 +22,7 @@ import math
 import shutil
 import subprocess
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,18 +33,7 @@ from mobiflow import _resources
 from mobiflow.outputs import Run
 from mobiflow.repro import claims, framework
 from mobiflow.repro.claims import Claim
-from mobiflow.repro.framework import (
-    Block,
-    Figure,
-    Figures,
-    Heading,
-    Options,
-    Report,
-    Reproduction,
-    Table,
-    Variant,
-    submit_variants,
-)
+from mobiflow.repro.framework import Block, Figure, Heading, Options, Report, Reproduction, Table
 
 SCENARIOS = _resources.SCENARIOS / "handoff"
 TWINS = _resources.VALIDATION / "ns2"
@@ -212,9 +201,11 @@ SENSITIVITY_MIN_RTO = "1"
 ALTERNATIVE_ACCESS_QUEUE = "19"
 
 
-def scheme_variant(case: Case, scheme: Scheme, extra: Mapping[str, str] | None = None) -> Variant:
+def scheme_variant(
+    case: Case, scheme: Scheme, extra: Mapping[str, str] | None = None
+) -> framework.Variant:
     """One case under one scheme (and the overrides of a variant of the setup)."""
-    return Variant(
+    return framework.Variant(
         f"{case.key}/{scheme.key}",
         SCENARIOS / f"{case.key}.toml",
         {**dict(scheme.sets), **(extra or {})},
@@ -458,7 +449,7 @@ def case_table(case: Case, res: Mapping[str, Any]) -> list[Block]:
     if res["figures"]:
         lines += [
             "",
-            Figures(
+            framework.Figures(
                 (
                     Figure(f"{case.key}_cwnd.png", "cwnd"),
                     Figure(f"{case.key}_seq.png", "time-sequence"),
@@ -621,16 +612,18 @@ def run(opts: Options) -> Report:
     slow = {"tcp.min_rto": f"{SENSITIVITY_MIN_RTO}s"}
     alt = {**slow, "links.access.queue_limit": ALTERNATIVE_ACCESS_QUEUE}
     with ThreadPoolExecutor(max_workers=max(1, opts.jobs)) as pool:
-        jobs = submit_variants(pool, [scheme_variant(c, s) for c in CASES for s in SCHEMES])
+        jobs = framework.submit_variants(
+            pool, [scheme_variant(c, s) for c in CASES for s in SCHEMES]
+        )
         twins = {c.key: pool.submit(run_twin, c.twin) if ns2 else None for c in CASES}
-        sens_jobs = submit_variants(
+        sens_jobs = framework.submit_variants(
             pool, [scheme_variant(c, s, slow) for c in CASES for s in SCHEMES]
         )
         sens_twins = {
             c.key: pool.submit(run_twin, c.twin, SENSITIVITY_MIN_RTO) if ns2 else None
             for c in CASES
         }
-        alt_jobs = submit_variants(
+        alt_jobs = framework.submit_variants(
             pool, [scheme_variant(c, s, alt) for c in CASES for s in SCHEMES]
         )
         for c in CASES:
@@ -735,18 +728,13 @@ REPRODUCTION = Reproduction(
     key="handoff",
     title="IETT, BA-SST and Freeze-TCP: TCP across vertical handoffs",
     run=run,
-    module=__name__,
-    description="Reproduce the vertical-handoff paper (IETT, BA-SST, Freeze-TCP): Tables "
-    "I-IV, Figs. 2-6.",
     quick=framework.quick_without_ns2,
     claims=paper_claims,
 )
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m mobiflow.repro.handoff [--out DIR] [--ns2 auto|yes|no] [--workers N]``."""
-    return framework.main(REPRODUCTION, argv)
-
+main = REPRODUCTION.main
+"""``python -m mobiflow.repro.handoff --help`` for its flags."""
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -44,18 +44,7 @@ from mobiflow import _resources
 from mobiflow.outputs import Run
 from mobiflow.repro import claims, framework
 from mobiflow.repro.claims import Claim
-from mobiflow.repro.framework import (
-    Block,
-    Figure,
-    Heading,
-    Options,
-    Report,
-    Reproduction,
-    Table,
-    Variant,
-    json_safe,
-    run_variants,
-)
+from mobiflow.repro.framework import Block, Figure, Heading, Options, Report, Reproduction, Table
 
 SCENARIOS = _resources.SCENARIOS / "rsfc"
 
@@ -68,58 +57,50 @@ PAPER_PAGE_WITHOUT_S = 120.0  # "> 2 min"
 PAPER_PAGE_WITH_S = 60.0  # "< 1 min, 90 % of the time"
 
 
-VARIANTS: tuple[Variant, ...] = (
-    Variant("download_alone", SCENARIOS / "download_alone.toml", keep=True),
-    Variant("download_upload", SCENARIOS / "download_upload.toml", keep=True),
-    Variant("download_upload_rsfc", SCENARIOS / "download_upload_rsfc.toml", keep=True),
-    Variant("download_upload_newreno", SCENARIOS / "download_upload.toml", {"tcp.cc": "newreno"}),
-    Variant(
-        "download_upload_rsfc_newreno",
-        SCENARIOS / "download_upload_rsfc.toml",
-        {"tcp.cc": "newreno"},
-    ),
-    Variant(
+def _v(
+    key: str, file: str, sets: Mapping[str, object] | None = None, keep: bool = False
+) -> framework.Variant:
+    return framework.Variant(key, SCENARIOS / file, sets or {}, keep)
+
+
+VARIANTS: tuple[framework.Variant, ...] = (
+    _v("download_alone", "download_alone.toml", keep=True),
+    _v("download_upload", "download_upload.toml", keep=True),
+    _v("download_upload_rsfc", "download_upload_rsfc.toml", keep=True),
+    _v("download_upload_newreno", "download_upload.toml", {"tcp.cc": "newreno"}),
+    _v("download_upload_rsfc_newreno", "download_upload_rsfc.toml", {"tcp.cc": "newreno"}),
+    _v(
         "download_upload_rsfc_echo",
-        SCENARIOS / "download_upload_rsfc.toml",
+        "download_upload_rsfc.toml",
         {"flows.upload.rsfc.estimator": "echo"},
     ),
-    Variant("web_alone", SCENARIOS / "web_alone.toml"),
-    Variant("web_upload", SCENARIOS / "web_upload.toml"),
-    Variant("web_upload_rsfc", SCENARIOS / "web_upload_rsfc.toml"),
-    Variant("upload_alone", SCENARIOS / "upload_alone.toml"),
-    Variant(
-        "upload_alone_rsfc", SCENARIOS / "upload_alone.toml", {"flows.upload.flow_control": "rsfc"}
-    ),
-    Variant("two_uploads_rsfc", SCENARIOS / "two_uploads_rsfc.toml"),
-    Variant(
+    _v("web_alone", "web_alone.toml"),
+    _v("web_upload", "web_upload.toml"),
+    _v("web_upload_rsfc", "web_upload_rsfc.toml"),
+    _v("upload_alone", "upload_alone.toml"),
+    _v("upload_alone_rsfc", "upload_alone.toml", {"flows.upload.flow_control": "rsfc"}),
+    _v("two_uploads_rsfc", "two_uploads_rsfc.toml"),
+    _v(
         "two_uploads_tcp",
-        SCENARIOS / "two_uploads_rsfc.toml",
+        "two_uploads_rsfc.toml",
         {"flows.up1.flow_control": "classic", "flows.up2.flow_control": "classic"},
     ),
-    Variant("bandwidth_change", SCENARIOS / "bandwidth_change.toml", keep=True),
-    Variant("bandwidth_change_basic", SCENARIOS / "bandwidth_change_basic.toml", keep=True),
-    Variant("delay_increase", SCENARIOS / "delay_increase.toml", keep=True),
-    Variant("delay_increase_basic", SCENARIOS / "delay_increase_basic.toml", keep=True),
-    Variant(
+    _v("bandwidth_change", "bandwidth_change.toml", keep=True),
+    _v("bandwidth_change_basic", "bandwidth_change_basic.toml", keep=True),
+    _v("delay_increase", "delay_increase.toml", keep=True),
+    _v("delay_increase_basic", "delay_increase_basic.toml", keep=True),
+    _v(
         "delay_increase_no_rebase",
-        SCENARIOS / "delay_increase.toml",
+        "delay_increase.toml",
         {"flows.upload.rsfc.rebase_after": 0},
         keep=True,
     ),
-    Variant("umts_alone", SCENARIOS / "umts_trace.toml", {"flows.upload.start": "299s"}),
-    Variant("umts_upload_alone", SCENARIOS / "umts_trace.toml", {"flows.download.start": "299s"}),
-    Variant(
-        "umts_upload_alone_rsfc",
-        SCENARIOS / "umts_trace_rsfc.toml",
-        {"flows.download.start": "299s"},
-    ),
-    Variant("umts_trace", SCENARIOS / "umts_trace.toml"),
-    Variant("umts_trace_rsfc", SCENARIOS / "umts_trace_rsfc.toml"),
-    Variant(
-        "umts_trace_rsfc_echo",
-        SCENARIOS / "umts_trace_rsfc.toml",
-        {"flows.upload.rsfc.estimator": "echo"},
-    ),
+    _v("umts_alone", "umts_trace.toml", {"flows.upload.start": "299s"}),
+    _v("umts_upload_alone", "umts_trace.toml", {"flows.download.start": "299s"}),
+    _v("umts_upload_alone_rsfc", "umts_trace_rsfc.toml", {"flows.download.start": "299s"}),
+    _v("umts_trace", "umts_trace.toml"),
+    _v("umts_trace_rsfc", "umts_trace_rsfc.toml"),
+    _v("umts_trace_rsfc_echo", "umts_trace_rsfc.toml", {"flows.upload.rsfc.estimator": "echo"}),
 )
 
 FLOW_FIELDS = (
@@ -142,7 +123,7 @@ def _web_channel(name: str) -> bool:
     return "." in name
 
 
-def results_of(variant: Variant, run: Run) -> dict[str, Any]:
+def results_of(variant: framework.Variant, run: Run) -> dict[str, Any]:
     """The declared flows' numbers of one run, the links' and the assumptions."""
     summary = run.summary
     flows = {
@@ -163,9 +144,11 @@ def results_of(variant: Variant, run: Run) -> dict[str, Any]:
     }
 
 
-def run_all(variants: Sequence[Variant], out: Path, jobs: int) -> dict[str, dict[str, Any]]:
+def run_all(
+    variants: Sequence[framework.Variant], out: Path, jobs: int
+) -> dict[str, dict[str, Any]]:
     """Every variant; the kept ones write their series into ``out/runs/KEY``."""
-    runs = run_variants(variants, jobs, folder=lambda v: out / "runs" / v.key)
+    runs = framework.run_variants(variants, jobs, folder=lambda v: out / "runs" / v.key)
     return {v.key: results_of(v, runs[v.key]) for v in variants}
 
 
@@ -845,7 +828,7 @@ def run(opts: Options) -> Report:
     return Report(
         REPRODUCTION.key,
         page(d, figs),
-        json_safe({"runs": res, "derived": d}),
+        framework.json_safe({"runs": res, "derived": d}),
         json_options={"indent": 2, "sort_keys": True},
         json_newline=True,
     )
@@ -869,16 +852,12 @@ REPRODUCTION = Reproduction(
     key="rsfc",
     title="RSFC: receiver-side flow control of the 3G uplink buffer",
     run=run,
-    module=__name__,
-    description=__doc__.split("\n")[0],
     claims=paper_claims,
 )
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m mobiflow.repro.rsfc [--out DIR] [--jobs N] [--no-figures]``."""
-    return framework.main(REPRODUCTION, argv)
-
+main = REPRODUCTION.main
+"""``python -m mobiflow.repro.rsfc --help`` for its flags."""
 
 if __name__ == "__main__":
     sys.exit(main())
