@@ -367,8 +367,11 @@ class Reproduction:
 
     @property
     def module(self) -> str:
-        """The module that declares it."""
-        return self.run.__module__
+        """The module that declares it (by its import name also when it runs as
+        ``python -m``)."""
+        name = self.run.__module__
+        spec = getattr(sys.modules.get(name), "__spec__", None)
+        return spec.name if name == "__main__" and spec is not None else name
 
     @property
     def description(self) -> str:
