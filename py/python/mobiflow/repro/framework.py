@@ -19,6 +19,7 @@ Shipped inputs (scenarios, traces, the ns-2 twins) are found through
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import math
 import shutil
@@ -27,8 +28,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from mobiflow import _resources
 from mobiflow.api import PathLike
 from mobiflow.scenario import Scenario
 
@@ -60,6 +63,24 @@ T = TypeVar("T")
 def have_ns2() -> bool:
     """Whether ns-2 (``ns``) is on the PATH: the ns-2 columns need it."""
     return shutil.which("ns") is not None
+
+
+def ns2_validation() -> ModuleType | None:
+    """The shipped ns-2 cross-validation (``validation/ns2/validate.py``: its twin
+    cases and ``validate``), loaded once; ``None`` if the package lacks it."""
+    name = "mobiflow_validate_ns2"
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(
+        name, _resources.VALIDATION / "ns2" / "validate.py"
+    )
+    if spec is None or spec.loader is None:
+        return None
+    module = importlib.util.module_from_spec(spec)
+    # dataclasses resolve their module through sys.modules while the class is built.
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
 
 
 # ----- options -------------------------------------------------------------------------

@@ -406,18 +406,9 @@ def run_fairness(pairs: Sequence[tuple[str, str]], pool: ThreadPoolExecutor) -> 
 def run_ns2_twins() -> list[dict[str, Any]] | None:
     """The TFRC and DCCP twins of ``validation/ns2`` (ns-2's Agent/TFRC and
     Agent/DCCP/TFRC), or None without ns-2."""
-    import importlib.util
-    import shutil
-
-    if shutil.which("ns") is None:
+    module = framework.ns2_validation() if framework.have_ns2() else None
+    if module is None:
         return None
-    path = _resources.VALIDATION / "ns2" / "validate.py"
-    spec = importlib.util.spec_from_file_location("mobiflow_validate_ns2_tfrc", path)
-    if spec is None or spec.loader is None:
-        return None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
     rows = module.validate(sorted(module.TFRC_CASES), have_ns=True)
     return [dict(r.__dict__) for r in rows]
 

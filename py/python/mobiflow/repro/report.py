@@ -16,18 +16,15 @@ filled in.
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mobiflow import _resources
 from mobiflow.repro import afc, claims, fld, freeze_dccp, handoff, rsfc
-from mobiflow.repro.framework import Report, Reproduction, have_ns2
+from mobiflow.repro.framework import Report, Reproduction, have_ns2, ns2_validation
 
 __all__ = [
     "REPRODUCTIONS",
@@ -117,15 +114,9 @@ def run_validation() -> Section:
     seed = Seed("validation", "The simulator's baseline against ns-2", None, "")
     if not have_ns2():
         return Section(seed, "missing", error="ns-2 is not installed (apt-get install -y ns2)")
-    spec = importlib.util.spec_from_file_location(
-        "mobiflow_validate_ns2", _resources.VALIDATION / "ns2" / "validate.py"
-    )
-    if spec is None or spec.loader is None:
+    module = ns2_validation()
+    if module is None:
         return Section(seed, "failed", error="validation/ns2/validate.py not found")
-    module = importlib.util.module_from_spec(spec)
-    # dataclasses resolve their module through sys.modules while the class is built.
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
     t0 = time.perf_counter()
     rows = module.validate(list(module.CASES), have_ns=True)
     lines = [
