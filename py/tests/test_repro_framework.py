@@ -179,3 +179,11 @@ def test_every_reproduction_is_declared_and_has_no_command_line_of_its_own() -> 
         assert "argparse" not in imported, key
         assert "__file__" not in source, key
         assert "mobiflow.run(" not in source, key
+
+
+def test_a_section_of_the_joint_report_ends_with_one_blank_line() -> None:
+    """The validation section's text ends with a newline of its own; the joint report
+    strips it, as every section, so the file ends as it did before the framework."""
+    seed = report.Seed("validation", "V", None, "")
+    text = report.compose([report.Section(seed, "done", markdown="| a |\n")], quick=False)
+    assert text.endswith("## V\n\n| a |\n\n")

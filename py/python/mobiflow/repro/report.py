@@ -202,7 +202,7 @@ def compose(sections: Sequence[Section], quick: bool) -> str:
     for s in sections:
         out += [f"## {s.seed.title}", ""]
         if s.status == "done":
-            out += [s.markdown, ""]
+            out += [s.markdown.strip(), ""]
         elif s.status == "missing":
             out += [s.error or "This reproduction does not exist yet.", ""]
         else:
