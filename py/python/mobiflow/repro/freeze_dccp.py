@@ -514,18 +514,34 @@ def page(
         "(R 20 ms to 3 s by 5 ms, X_d 5 % to 400 % of the link rate by 0.5 %) that brings "
         "equation (1) closest to the row:",
         "",
-        "| from | R fitted (s) | R slides (s) | X_d fitted (Mb/s) | link (Mb/s) "
-        "| (1) at the fit | seed | error |",
-        "|---|---|---|---|---|---|---|---|",
     ]
+    fits = []
     for i, a in enumerate(TECHS):
         f = model["fits"][i]
         link = model["links"][i]
-        out.append(
-            f"| {a} | {f['r_s']:.3f} | {link['rtt_s']:.3f} | {f['x_d_bps'] / 1e6:.3f} | "
-            f"{link['bandwidth_bps'] / 1e6:.3f} | {', '.join(str(v) for v in f['values'])} | "
-            f"{', '.join(f'{v:.0f}' for v in paper['losses'][i])} | {f['error']:.0f} |"
+        fits.append(
+            [
+                a,
+                f"{f['r_s']:.3f}",
+                f"{link['rtt_s']:.3f}",
+                f"{f['x_d_bps'] / 1e6:.3f}",
+                f"{link['bandwidth_bps'] / 1e6:.3f}",
+                ", ".join(str(v) for v in f["values"]),
+                ", ".join(f"{v:.0f}" for v in paper["losses"][i]),
+                f"{f['error']:.0f}",
+            ]
         )
+    fit_head = [
+        "from",
+        "R fitted (s)",
+        "R slides (s)",
+        "X_d fitted (Mb/s)",
+        "link (Mb/s)",
+        "(1) at the fit",
+        "seed",
+        "error",
+    ]
+    out.append(Table(fit_head, fits, compact_rule=True))
     out += [
         "",
         "Equation (1) reproduces each row to within a few packets, but only with R and "
@@ -859,17 +875,14 @@ def page(
             "before (20-30 s), recovery (the 10 s after the reconnection) and after (the "
             "50 s that follow).",
             "",
-            "| scenario | metric | ns-2 | mobiflow | difference | result |",
-            "|---|---|---|---|---|---|",
         ]
+        rows = []
         for r in ns2:
             diff = "" if r["difference"] is None else f"{r['difference']:+.1%}"
             theirs = "" if r["ns2"] is None else f"{r['ns2']:.3f}"
-            out.append(
-                f"| {r['case']} | {r['metric']} | {theirs} | {r['mobiflow']:.3f} | {diff} "
-                f"| {r['status']} |"
-            )
-        out.append("")
+            rows.append([r["case"], r["metric"], theirs, f"{r['mobiflow']:.3f}", diff, r["status"]])
+        head = ["scenario", "metric", "ns-2", "mobiflow", "difference", "result"]
+        out += [Table(head, rows, compact_rule=True), ""]
     if fairness:
         fair = sum(0.5 <= v["dccp"]["ratio"] <= 2.0 for v in fairness.values())
         fair_z = sum(0.5 <= v["freeze"]["ratio"] <= 2.0 for v in fairness.values())
@@ -932,34 +945,89 @@ def differences_from_ns2() -> list[Block]:
         '`dccp/dccp_tfrc.cc`), against mobiflow\'s `transport = "dccp-ccid3"` '
         "(`crates/mobiflow-proto/src/tfrc/`):",
         "",
-        "| mechanism | ns-2 Agent/DCCP/TFRC | mobiflow dccp-ccid3 |",
-        "|---|---|---|",
-        "| floor on p | `s_smallest_p_` = 1e-5: a reported p below it is raised to it "
-        "(`tfrc_send_packet_recv`), so the equation never allows more than X(1e-5) | "
-        "none by default (RFC 4342, RFC 5348); `tfrc.min_p` sets one, and every handoff "
-        "is run both ways |",
-        "| window counter after an acknowledgement | at least 4 past the acknowledged "
-        "packet's (`tfrc_send_packet`, `s_recv_wc_`; RFC 4342 §8.1) | the same |",
-        "| window counter before the first feedback | advances as if R were a quarter of "
-        "the initial RTO | stays 0 until R is known (as Linux) |",
-        "| loss events | a loss starts a new event when the CCVal before it is more than "
-        "4 past the event's first (`tfrc_recv_updateLI`; RFC 4342 §10.2) | the same, and "
-        "(as Linux) an event also closes once a packet more than 4 counters past it "
-        "arrives, which keeps a 4-bit wrap from merging events |",
-        "| open loss interval | highest sequence number minus the event's start | the "
-        "same plus one (RFC 5348 §5.3) |",
-        "| loss-history discounting | none (`tfrc_calcImean`) | none by default; "
-        "`tfrc.history_discounting` turns RFC 5348 §5.5 on |",
-        "| first loss interval | p from X_recv by bisection to 5 % (`tfrc_calcP`, "
-        "`p_tol_`), interval ceil(1/p) | the equation inverted exactly (RFC 5348 "
-        "§6.3.1) |",
-        "| p on the wire | an integer 1/p (`pinv`) | p as computed |",
-        "| oscillation prevention | on (`s_use_osc_prev_` = 1) | off (RFC 5348 §4.5 is "
-        "optional; Linux has none) |",
-        "| nofeedback timer | RFC 3448's: halves X_recv (or sets it to X_calc/4) "
-        "(`tfrc_time_no_feedback`) | RFC 5348 §4.4 with the X_recv set |",
-        "| ECN | on by default; the twins turn it off (with it, ns-2.35 stops sending on "
-        "a DropTail path after 'ECN check failed') | not modelled |",
+        Table(
+            ["mechanism", "ns-2 Agent/DCCP/TFRC", "mobiflow dccp-ccid3"],
+            [
+                (
+                    "floor on p",
+                    (
+                        "`s_smallest_p_` = 1e-5: a reported p below it is raised to it "
+                        "(`tfrc_send_packet_recv`), so the equation never allows more than "
+                        "X(1e-5)"
+                    ),
+                    (
+                        "none by default (RFC 4342, RFC 5348); `tfrc.min_p` sets one, and every "
+                        "handoff is run both ways"
+                    ),
+                ),
+                (
+                    "window counter after an acknowledgement",
+                    (
+                        "at least 4 past the acknowledged packet's (`tfrc_send_packet`, "
+                        "`s_recv_wc_`; RFC 4342 §8.1)"
+                    ),
+                    "the same",
+                ),
+                (
+                    "window counter before the first feedback",
+                    "advances as if R were a quarter of the initial RTO",
+                    "stays 0 until R is known (as Linux)",
+                ),
+                (
+                    "loss events",
+                    (
+                        "a loss starts a new event when the CCVal before it is more than 4 "
+                        "past the event's first (`tfrc_recv_updateLI`; RFC 4342 §10.2)"
+                    ),
+                    (
+                        "the same, and (as Linux) an event also closes once a packet more than 4 "
+                        "counters past it arrives, which keeps a 4-bit wrap from merging events"
+                    ),
+                ),
+                (
+                    "open loss interval",
+                    "highest sequence number minus the event's start",
+                    "the same plus one (RFC 5348 §5.3)",
+                ),
+                (
+                    "loss-history discounting",
+                    "none (`tfrc_calcImean`)",
+                    "none by default; `tfrc.history_discounting` turns RFC 5348 §5.5 on",
+                ),
+                (
+                    "first loss interval",
+                    (
+                        "p from X_recv by bisection to 5 % (`tfrc_calcP`, `p_tol_`), interval "
+                        "ceil(1/p)"
+                    ),
+                    "the equation inverted exactly (RFC 5348 §6.3.1)",
+                ),
+                (
+                    "p on the wire",
+                    "an integer 1/p (`pinv`)",
+                    "p as computed",
+                ),
+                (
+                    "oscillation prevention",
+                    "on (`s_use_osc_prev_` = 1)",
+                    "off (RFC 5348 §4.5 is optional; Linux has none)",
+                ),
+                (
+                    "nofeedback timer",
+                    "RFC 3448's: halves X_recv (or sets it to X_calc/4) (`tfrc_time_no_feedback`)",
+                    "RFC 5348 §4.4 with the X_recv set",
+                ),
+                (
+                    "ECN",
+                    (
+                        "on by default; the twins turn it off (with it, ns-2.35 stops sending on a "
+                        "DropTail path after 'ECN check failed')"
+                    ),
+                    "not modelled",
+                ),
+            ],
+            compact_rule=True,
+        ),
         "",
         "The floor is what moves the seed-003 numbers: with it, the `dccp_handoff` twin "
         "is checked against ns-2 in section 5; without it, mobiflow's DCCP runs well "
