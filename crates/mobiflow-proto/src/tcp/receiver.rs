@@ -34,7 +34,7 @@
 use super::config::TcpConfig;
 use crate::flow::{RcvState, RwndPolicy};
 use crate::time::{Duration, Instant};
-use crate::wire::{Flags, SackBlocks, Segment, Timestamps};
+use crate::wire::{ExpOptions, Flags, SackBlocks, Segment, Timestamps};
 
 /// Counters kept by the receiver.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -529,7 +529,7 @@ impl TcpReceiver {
                 self.extra_acks -= 1;
             }
             if std::mem::take(&mut self.notice_due) {
-                seg.handoff_notice = true;
+                seg.exp.handoff_notice = true;
                 self.stats.handoff_notices += 1;
             }
             return Some(seg);
@@ -591,7 +591,10 @@ impl TcpReceiver {
                 tsecr: self.ts_recent,
             }),
             sack,
-            afc_rate: self.policy.option_value(now),
+            exp: ExpOptions {
+                afc_rate: self.policy.option_value(now),
+                ..ExpOptions::default()
+            },
             ..Segment::default()
         };
         if self.stats.acks_sent > 0

@@ -22,34 +22,25 @@
 //!   timestamps (RFC 7323 §4) for samples.
 //! * A zero window with nothing in flight starts the persist timer (RFC 9293
 //!   §3.8.6.1, RFC 1122 §4.2.2.17); probes back off exponentially.
-//! * With AFC flow control (`flow::afc`), three sender rules: the flow window is the
-//!   advertised window plus `AR × SRTT` (sender placement, AR from the option);
-//!   after a zero window, congestion responses (window reductions, RTO backoff) are
-//!   suppressed until data sent after the window reopened is acknowledged
-//!   (retransmissions still happen); and a jump
-//!   of the usable window by more than `burst_segments` is paced at
-//!   `max(AR, cwnd/SRTT)`.
-//!
-//! * Reactions to an interface change of the mobile host (`tcp::handoff`; the
-//!   vertical-handoff paper: Tsukamoto, Fukuda, Hori and Oie, "New flow control schemes
-//!   of TCP for multimodal mobile hosts", IEICE Trans. Commun. E89-B(6), 2006):
-//!   [`TcpSender::on_interface_change`] expires the retransmission timer at once
-//!   (IETT) and/or arms a packet-pair estimator whose estimate sets ssthresh
-//!   (BA-SST). Freeze-TCP needs nothing here: its zero window puts this unmodified
-//!   sender into persist mode, which keeps cwnd and the RTO.
+//! * The mobile schemes' changes to the sender are sender extensions (`tcp::ext`),
+//!   called at named hook points: AFC's sender half (`tcp::ext::afc`), and the
+//!   reactions to an interface change of the mobile host ([`TcpSender::on_interface_change`]):
+//!   IETT (`tcp::ext::iett`) and BA-SST (`tcp::ext::ba_sst`). Freeze-TCP needs nothing
+//!   here: its zero window puts this unmodified sender into persist mode, which keeps
+//!   cwnd and the RTO.
 //!
 //! Polling order: after any `handle_*` call or `write`, call `poll_transmit` until it
 //! returns `None`, then schedule a wake-up at `poll_timeout()`.
 
 use super::config::{Recovery, RttSampling, TcpConfig};
-use super::handoff::{HandoffReaction, InterfaceChange, PacketPair};
+use super::ext::{self, Response, SenderCtx, SenderExt, SenderExtension};
+use super::handoff::InterfaceChange;
 use super::rtt::RttEstimator;
 use super::sack::{Scoreboard, SegRec};
 use crate::cc::{
     AckSample, CaEvent, CaState, CongestionController, CongestionEvent, CongestionKind,
     RecoveryExit,
 };
-use crate::flow::afc::{decode_rate, AfcConfig, Placement};
 use crate::time::{Duration, Instant};
 use crate::wire::{Flags, Segment, Timestamps};
 
@@ -142,8 +133,8 @@ pub struct SenderStats {
     pub idle_rtts: u64,
     pub total_rtts: u64,
     pub rtt: RttStats,
-    /// Congestion signals (fast retransmits, timeouts) AFC kept from congestion
-    /// control because they followed a zero window.
+    /// Congestion signals (fast retransmits, timeouts) a sender extension kept from
+    /// congestion control (AFC: because they followed a zero window).
     pub hidden_congestion_events: u64,
     /// AFC: ACKs on which segments dropped by the peer's full receive buffer were
     /// found and marked for retransmission (`TcpSender::repair_buffer_losses`).
@@ -223,26 +214,14 @@ pub struct TcpSender {
     last_data_sent: Option<Instant>,
     slot_end: Option<Instant>,
     slot_sent: bool,
-    /// AFC's sender side, when the flow control is AFC.
-    afc: Option<AfcConfig>,
-    /// AR the receiver carried in the option, bytes per second.
-    ar_peer: Option<f64>,
-    /// Buffer-loss hiding: a zero window was seen, and `zw_fresh_from` is `snd_nxt`
-    /// when the window reopened (data from there on is fresh).
-    zw_seen: bool,
-    zw_fresh_from: Option<u64>,
-    /// The fast recovery in progress was kept from congestion control.
+    /// The fast recovery in progress was kept from congestion control (an extension
+    /// answered [`Response::Hide`]).
     recovery_hidden: bool,
-    /// Burst control: bytes still to pace, bytes that may leave unpaced, and the
-    /// earliest time of the next paced segment.
-    pace_left: u64,
-    pace_credit: u64,
-    pace_next: Option<Instant>,
     /// When new data last left, and the start of the zero-window stall in progress.
     last_new_data_at: Option<Instant>,
     zw_stall_from: Option<Instant>,
-    /// BA-SST's estimator, armed by an interface change.
-    pair: Option<PacketPair>,
+    /// The sender extensions (`tcp::ext`), in the order their hooks are called.
+    ext: Vec<SenderExt>,
     stats: SenderStats,
 }
 
@@ -306,17 +285,10 @@ impl TcpSender {
             last_data_sent: None,
             slot_end: None,
             slot_sent: false,
-            afc: cfg.flow_control.afc().cloned(),
-            ar_peer: None,
-            zw_seen: false,
-            zw_fresh_from: None,
             recovery_hidden: false,
-            pace_left: 0,
-            pace_credit: 0,
-            pace_next: None,
             last_new_data_at: None,
             zw_stall_from: None,
-            pair: None,
+            ext: ext::build(&cfg),
             stats: SenderStats::default(),
             cfg,
         }
@@ -372,15 +344,14 @@ impl TcpSender {
         self.rto_at = Some(now + self.rtt.rto());
     }
 
-    /// The flow-control window: the advertised window, plus `AR × SRTT` in AFC's
-    /// sender placement (`flow::afc`, mechanism 1), capped by `max_send_window`.
+    /// The flow-control window: the advertised window, plus what the extensions add
+    /// (AFC's `AR × SRTT`), capped by `max_send_window`.
     pub fn flow_window(&self) -> u64 {
-        let extra = match (&self.afc, self.ar_peer, self.rtt.srtt()) {
-            (Some(a), Some(ar), Some(srtt)) if a.adapt_rate && a.placement == Placement::Sender => {
-                (ar * srtt.as_secs_f64()) as u64
-            }
-            _ => 0,
-        };
+        let srtt = self.rtt.srtt();
+        let extra = self
+            .ext
+            .iter()
+            .fold(0u64, |a, e| a.saturating_add(e.extra_window(srtt)));
         self.snd_wnd
             .saturating_add(extra)
             .min(self.cfg.max_send_window)
@@ -402,128 +373,82 @@ impl TcpSender {
         cwnd_room.min(new + lost)
     }
 
-    /// `sendable()` when AFC's burst control is on (0 otherwise: not needed).
-    fn room_if_pacing(&self) -> u64 {
-        if self.afc.as_ref().is_some_and(|a| a.pacing) {
+    // ----- sender extensions (`tcp::ext`) -------------------------------------------
+
+    /// The extensions and the context they see at a hook.
+    fn hooks(&mut self, now: Instant) -> (&mut [SenderExt], SenderCtx<'_>) {
+        let cwnd = self.cwnd();
+        let cx = SenderCtx {
+            now,
+            mss: self.cfg.mss,
+            established: self.state == State::Established,
+            snd_una: self.snd_una,
+            snd_nxt: self.snd_nxt,
+            outstanding: !self.sb.is_empty(),
+            ca: self.ca,
+            cwnd,
+            rtt: &self.rtt,
+            cc: self.cc.as_mut(),
+            stats: &mut self.stats,
+        };
+        (&mut self.ext, cx)
+    }
+
+    /// `sendable()` before an input, when an extension watches it (0 otherwise).
+    fn room_before_input(&self) -> u64 {
+        if self.ext.iter().any(|e| e.watches_room()) {
             self.sendable()
         } else {
             0
         }
     }
 
-    fn hides_buffer_losses(&self) -> bool {
-        self.afc.as_ref().is_some_and(|a| a.hide_buffer_losses)
-    }
-
-    /// AFC mechanism 2: note zero windows and when fresh data is acknowledged.
-    fn track_zero_window(&mut self, ack: u64, wnd: u64) {
-        if !self.hides_buffer_losses() {
+    /// The `after_input` hook, with the room before the input and now.
+    fn after_input(&mut self, now: Instant, room_before: u64) {
+        if !self.ext.iter().any(|e| e.watches_room()) {
             return;
         }
-        if self.zw_fresh_from.is_some_and(|f| ack > f) {
-            self.zw_seen = false;
-            self.zw_fresh_from = None;
-        }
-        // A window smaller than a segment: the peer's buffer is full.
-        if wnd < self.mss() {
-            self.zw_seen = true;
-            self.zw_fresh_from = None;
-        } else if self.zw_seen && self.zw_fresh_from.is_none() {
-            self.zw_fresh_from = Some(self.snd_nxt);
-        }
-    }
-
-    /// AFC mechanism 2, its repair half. The seed hides receive-buffer losses from
-    /// congestion control but does not say how they are repaired; this is mobiflow's
-    /// rule. A segment AFC sends beyond the advertised window (its `AR x RTT` term) is
-    /// dropped by a receiver whose application stopped reading, and nothing sent after
-    /// it can arrive either: a tail loss that no duplicate ACK reveals, left to the
-    /// retransmission timer (hundreds of timeouts in a 600 s run, each resending the
-    /// whole window). While a buffer loss is presumed (`zw_seen`), an outstanding
-    /// segment that is neither acknowledged nor SACKed although it was sent long enough
-    /// ago to have reached the receiver before this ACK left it (SRTT plus the
-    /// reordering window of RACK, min_RTT / 4: RFC 8985 §6.2) was dropped: it is
-    /// marked lost and repaired now, as a hidden loss (no congestion response).
-    fn repair_buffer_losses(&mut self, now: Instant) {
-        if !self.zw_seen || !self.afc.as_ref().is_some_and(|a| a.hide_buffer_losses) {
-            return;
-        }
-        let (Some(srtt), Some(min_rtt)) = (self.rtt.srtt(), self.rtt.min_rtt()) else {
-            return;
-        };
-        let age = srtt + min_rtt / 4;
-        if now.as_nanos() < age.as_nanos() || self.sb.mark_lost_sent_before(now - age) == 0 {
-            return;
-        }
-        self.stats.buffer_loss_repairs += 1;
-        if self.ca == CaState::Open {
-            // A hidden recovery (`recovery_hidden` follows `zw_seen`): the window is
-            // not reduced, so RFC 6582's guard against a second reduction does not
-            // apply.
-            self.enter_recovery(now);
-        }
-        self.forced_rtx = true;
-    }
-
-    /// AFC mechanism 4: after an input, pace the excess of a window jump.
-    fn check_burst(&mut self, room_before: u64) {
-        let Some(burst) = self
-            .afc
-            .as_ref()
-            .filter(|a| a.pacing)
-            .map(|a| a.burst_segments as u64 * self.cfg.mss as u64)
-        else {
-            return;
-        };
         let room = self.sendable();
-        if room > room_before + burst {
-            if self.pace_left == 0 {
-                self.pace_credit = burst;
-                self.pace_next = None;
+        let (ext, mut cx) = self.hooks(now);
+        for e in ext {
+            e.after_input(&mut cx, room_before, room);
+        }
+    }
+
+    /// The `on_loss` (fast retransmit) or `on_rto` hook: every extension hears of the
+    /// signal; one that hides it keeps it from congestion control.
+    fn congestion_signal(&mut self, now: Instant, kind: CongestionKind) -> Response {
+        let (ext, mut cx) = self.hooks(now);
+        let mut r = Response::React;
+        for e in ext {
+            r = r.and(match kind {
+                CongestionKind::Timeout => e.on_rto(&mut cx),
+                _ => e.on_loss(&mut cx),
+            });
+        }
+        r
+    }
+
+    /// The extensions' own loss detection (AFC's receive-buffer losses), after the
+    /// RFC's: what one presumes lost is marked and repaired at once, in a recovery of
+    /// its own when none is in progress.
+    fn extension_losses(&mut self, now: Instant) {
+        for i in 0..self.ext.len() {
+            let (ext, cx) = self.hooks(now);
+            let Some(cutoff) = ext[i].loss_cutoff(&cx) else {
+                continue;
+            };
+            if self.sb.mark_lost_sent_before(cutoff) == 0 {
+                continue;
             }
-            self.pace_left = self.pace_left.max(room);
-        } else if self.pace_left > 0 {
-            self.pace_left = self.pace_left.max(room);
-        }
-    }
-
-    /// Time a paced segment of `len` bytes occupies: `len / max(AR_peer, cwnd/SRTT)`
-    /// (mobiflow's rule, assumed: the paper does not give one).
-    fn pace_gap(&self, len: u64) -> Duration {
-        let Some(srtt) = self.rtt.srtt().filter(|d| !d.is_zero()) else {
-            return Duration::ZERO;
-        };
-        let rate = (self.cwnd() as f64 / srtt.as_secs_f64()).max(self.ar_peer.unwrap_or(0.0));
-        if rate > 0.0 {
-            Duration::from_secs_f64(len as f64 / rate)
-        } else {
-            Duration::ZERO
-        }
-    }
-
-    fn pace_blocked(&self, now: Instant) -> bool {
-        self.pace_left > 0
-            && self.pace_credit < self.mss()
-            && self.pace_next.is_some_and(|t| now < t)
-    }
-
-    fn pace_account(&mut self, now: Instant, len: u64) {
-        if self.pace_left == 0 {
-            return;
-        }
-        if self.pace_credit >= len {
-            self.pace_credit -= len;
-        } else {
-            self.pace_credit = 0;
-            self.stats.paced_segments += 1;
-        }
-        if self.pace_credit < self.mss() {
-            self.pace_next = Some(now + self.pace_gap(len));
-        }
-        self.pace_left = self.pace_left.saturating_sub(len);
-        if self.pace_left == 0 {
-            self.pace_next = None;
-            self.pace_credit = 0;
+            let (ext, mut cx) = self.hooks(now);
+            ext[i].on_losses_marked(&mut cx);
+            if self.ca == CaState::Open {
+                // A hidden recovery (AFC): the window is not reduced, so RFC 6582's
+                // guard against a second reduction does not apply.
+                self.enter_recovery(now);
+            }
+            self.forced_rtx = true;
         }
     }
 
@@ -588,12 +513,12 @@ impl TcpSender {
             self.arm_rto(now);
         }
         self.account_slots(now, true);
-        self.pace_account(now, len);
+        let (ext, mut cx) = self.hooks(now);
+        for e in ext {
+            e.on_sent(&mut cx, len);
+        }
         self.max_pipe[1] = self.max_pipe[1].max(self.sb.pipe());
         self.cc.on_sent(now, len, self.sb.pipe());
-        if let Some(p) = &mut self.pair {
-            p.on_sent(now);
-        }
     }
 
     /// Was the sender limited by cwnd lately (RFC 7661 §4; Linux
@@ -619,13 +544,12 @@ impl TcpSender {
         {
             self.rtt_timed = None;
         }
-        // AFC mechanism 2: while receive-buffer losses are hidden, the first
-        // unacknowledged segment is resent by `repair_buffer_losses` long after the
-        // last ACK that advanced `snd_una` armed the timer, so the timer is restarted
-        // with it, as Linux re-arms the RTO when it retransmits the head of its queue
-        // (`tcp_xmit_retransmit_queue`). Otherwise the RTO fires before the repair can
-        // be acknowledged and resends the whole window a second time.
-        if r.start == self.snd_una && self.zw_seen && self.hides_buffer_losses() {
+        let head = r.start == self.snd_una;
+        if self
+            .ext
+            .iter()
+            .any(|e| e.restarts_timer_on_retransmit(head))
+        {
             self.arm_rto(now);
         }
         self.sb.retransmitted(i, now);
@@ -681,7 +605,8 @@ impl TcpSender {
             }
         }
 
-        if self.pace_blocked(now) {
+        let mss = self.cfg.mss;
+        if self.ext.iter().any(|e| e.holds_transmit(now, mss)) {
             return None;
         }
 
@@ -832,8 +757,8 @@ impl TcpSender {
 
     /// When `handle_timeout` should next be called.
     pub fn poll_timeout(&self) -> Option<Instant> {
-        let pace = self.pace_next.filter(|_| self.pace_left > 0);
-        [self.rto_at, self.persist_at, pace]
+        let ext = self.ext.iter().filter_map(|e| e.poll_timeout()).min();
+        [self.rto_at, self.persist_at, ext]
             .into_iter()
             .flatten()
             .min()
@@ -843,15 +768,14 @@ impl TcpSender {
 
     /// Timers that are due at `now` fire.
     pub fn handle_timeout(&mut self, now: Instant) {
-        // A pacing slot that has come is no longer a constraint (nor a timer).
-        if self.pace_next.is_some_and(|t| now >= t) {
-            self.pace_next = None;
+        for e in &mut self.ext {
+            e.on_timer(now);
         }
-        let room_before = self.room_if_pacing();
+        let room_before = self.room_before_input();
         if self.rto_at.is_some_and(|t| now >= t) {
             self.rto_at = None;
             self.on_rto(now);
-            self.check_burst(room_before);
+            self.after_input(now, room_before);
         }
         if self.persist_at.is_some_and(|t| now >= t) {
             if self.sb.is_empty() && self.snd_wnd == 0 {
@@ -866,22 +790,18 @@ impl TcpSender {
 
     fn on_rto(&mut self, now: Instant) {
         self.stats.timeouts += 1;
-        // AFC mechanism 2: a timeout after a zero window is a receive-buffer loss, not
-        // congestion: the timer is not backed off either (RFC 6298 §5.5's backoff is a
-        // congestion response), or a retransmission dropped by a still-full buffer
-        // would idle the sender for seconds.
-        if !self.zw_seen {
+        let response = self.congestion_signal(now, CongestionKind::Timeout);
+        // RFC 6298 §5.5, unless an extension hides the timeout (AFC).
+        if response == Response::React {
             self.rtt.backoff();
         }
-        self.expire(now);
+        self.expire(now, response);
     }
 
     /// What an expiry of the retransmission timer does, besides counting and backing
-    /// off: RFC 5681 §3.1 / RFC 6298 §5.4–5.6.
-    fn expire(&mut self, now: Instant) {
-        if self.pair.as_ref().is_some_and(|p| p.samples() > 0) {
-            self.close_pair();
-        }
+    /// off: RFC 5681 §3.1 / RFC 6298 §5.4–5.6. `response`: the extensions' answer to
+    /// the timeout.
+    fn expire(&mut self, now: Instant, response: Response) {
         if self.state == State::SynSent {
             // RFC 6298 §5 applied to the SYN; RFC 5681 §3.1: the window after a lost
             // SYN is one segment.
@@ -908,9 +828,8 @@ impl TcpSender {
         };
         self.set_ca(CaState::Loss);
         self.recovery_hidden = false;
-        if self.zw_seen {
-            // AFC mechanism 2: a timeout after a zero window is taken as a
-            // receive-buffer loss; retransmit without collapsing the window.
+        if response == Response::Hide {
+            // Retransmit without collapsing the window.
             self.stats.hidden_congestion_events += 1;
         } else {
             self.cc.on_congestion_event(&CongestionEvent {
@@ -937,17 +856,15 @@ impl TcpSender {
     fn enter_recovery(&mut self, now: Instant) {
         self.stats.fast_retransmits += 1;
         self.rtt_timed = None;
-        if self.pair.as_ref().is_some_and(|p| p.samples() > 0) {
-            self.close_pair();
-        }
+        let response = self.congestion_signal(now, CongestionKind::FastRetransmit);
         // RFC 5681 §3.2 step 2 (and RFC 6675 §5 step 4.2): data sent by limited
         // transmit is not part of FlightSize for ssthresh.
         let flight = self.flight_size().saturating_sub(self.limited_tx_bytes);
         self.limited_tx_bytes = 0;
         self.set_ca(CaState::Recovery);
-        // AFC mechanism 2: after a zero window, a loss is taken as a receive-buffer
-        // loss and kept from congestion control; the recovery still retransmits.
-        self.recovery_hidden = self.zw_seen;
+        // An extension may keep the loss from congestion control (AFC, after a zero
+        // window); the recovery still retransmits.
+        self.recovery_hidden = response == Response::Hide;
         if self.recovery_hidden {
             self.stats.hidden_congestion_events += 1;
         } else {
@@ -1040,7 +957,7 @@ impl TcpSender {
                 self.ts_recent = ts.tsval;
             }
         }
-        let room_before = self.room_if_pacing();
+        let room_before = self.room_before_input();
         let prior_in_flight = self.sb.pipe();
         let old_wnd = self.snd_wnd;
         if ack >= self.snd_una {
@@ -1050,11 +967,9 @@ impl TcpSender {
             if seg.wnd < self.mss() && self.app_end > self.snd_nxt && self.zw_stall_from.is_none() {
                 self.zw_stall_from = Some(self.last_new_data_at.unwrap_or(now));
             }
-            if self.afc.is_some() {
-                if let Some(code) = seg.afc_rate {
-                    self.ar_peer = Some(decode_rate(code));
-                }
-                self.track_zero_window(ack, seg.wnd);
+            let (ext, mut cx) = self.hooks(now);
+            for e in ext {
+                e.on_window_update(&mut cx, seg);
             }
         }
         let mut newly_sacked = 0;
@@ -1080,25 +995,12 @@ impl TcpSender {
                     .iter()
                     .take_while(|r| r.start < ack)
                     .any(|r| r.tx_count > 1);
-            // BA-SST: the ACK was triggered by the latest segment it covers (a
-            // retransmission that filled a hole acknowledges older ones too).
-            let latest_sent = match &self.pair {
-                Some(p) if !p.is_closed() => self
-                    .sb
-                    .iter()
-                    .take_while(|r| r.end <= ack)
-                    .map(|r| r.sent_at)
-                    .max(),
-                _ => None,
-            };
-            let (last, newly_acked) = self.sb.ack_to(ack);
+            let acked = self.sb.ack_to(ack);
+            let (last, newly_acked) = (acked.last, acked.newly);
             self.snd_una = ack;
-            if let (Some(p), Some(sent_at)) =
-                (&mut self.pair, latest_sent.or(last.map(|l| l.sent_at)))
-            {
-                if let Some(bw) = p.on_ack(now, newly_acked, sent_at) {
-                    self.apply_ba_sst(bw);
-                }
+            let (ext, mut cx) = self.hooks(now);
+            for e in ext {
+                e.on_new_ack(&mut cx, &acked);
             }
             // RTT sample: RFC 7323 §4.1 from the echoed timestamp, else RFC 6298 §3
             // Karn's rule (never from a retransmitted segment).
@@ -1200,7 +1102,7 @@ impl TcpSender {
                 newly_sacked > 0
             } else {
                 seg.wnd == old_wnd && !seg.flags.contains(Flags::SYN)
-            } && !seg.handoff_notice;
+            } && !seg.exp.handoff_notice;
             if dup {
                 self.dupacks += 1;
                 match self.ca {
@@ -1239,72 +1141,44 @@ impl TcpSender {
         if self.snd_wnd > 0 {
             self.persist_at = None;
         }
-        // BA-SST: sampling ends with the slow start that follows the change.
-        if self
-            .pair
-            .as_ref()
-            .is_some_and(|p| p.samples() > 0 && !self.cc.in_slow_start())
-        {
-            self.close_pair();
+        let (ext, mut cx) = self.hooks(now);
+        for e in ext {
+            e.after_ack(&mut cx);
         }
-        if seg.handoff_notice {
+        if seg.exp.handoff_notice {
             self.on_interface_change(now, &InterfaceChange::default());
         }
-        self.repair_buffer_losses(now);
-        self.check_burst(room_before);
+        self.extension_losses(now);
+        self.after_input(now, room_before);
     }
 
-    // ----- mobility (the vertical-handoff paper, `tcp::handoff`) --------------------
+    // ----- mobility (`tcp::handoff`) -------------------------------------------------
 
     /// The mobile host changed its datalink interface (it is this host, or the
-    /// receiver told us: `HandoffSignal`). With `handoff_reaction`:
-    /// * IETT (seed §IV.A): if data is outstanding, the retransmission timer expires
-    ///   now: the sender restarts by slow start from `snd_una` (the RFC 5681 §3.1
-    ///   timeout response), and the RTO is not backed off for it; a backoff from
-    ///   timeouts during the interruption is undone (Karn's backed-off RTO belongs to
-    ///   the old path). With `handoff_reset_rtt`, SRTT and RTTVAR are forgotten
-    ///   first, so the RTO restarts from `initial_rto`.
-    /// * BA-SST (seed §IV.B): a packet-pair estimator is armed; its estimate sets
-    ///   `ssthresh = max(2·MSS, BW × RTT)` (equations (1)–(2)).
-    pub fn on_interface_change(&mut self, now: Instant, _change: &InterfaceChange) {
+    /// receiver told us: `HandoffSignal`). The extensions react (`tcp::ext::iett`,
+    /// `tcp::ext::ba_sst`): they may ask to forget the RTT estimate and to expire the
+    /// retransmission timer now, without backing it off and undoing a backoff.
+    pub fn on_interface_change(&mut self, now: Instant, change: &InterfaceChange) {
         self.stats.interface_changes += 1;
-        let reaction = self.cfg.handoff_reaction;
-        if self.cfg.handoff_reset_rtt && reaction != HandoffReaction::None {
+        let (ext, mut cx) = self.hooks(now);
+        let mut response = ext::MobilityResponse::default();
+        for e in ext {
+            response = response.or(e.on_interface_change(&mut cx, change));
+        }
+        if response.reset_rtt {
             self.rtt.reset(self.cfg.initial_rto);
         }
-        if reaction.ba_sst() {
-            self.pair = Some(PacketPair::new(now, self.cfg.ba_sst_refine));
-        }
-        if reaction.iett() && self.state == State::Established && !self.sb.is_empty() {
-            self.stats.forced_expirations += 1;
+        if response.expire_timer {
             self.rto_at = None;
             self.rtt.reset_backoff();
-            self.expire(now);
+            let r = self.congestion_signal(now, CongestionKind::Timeout);
+            self.expire(now, r);
         }
     }
 
-    fn apply_ba_sst(&mut self, bw: f64) {
-        let mss = self.cfg.mss;
-        let Some(p) = &self.pair else { return };
-        let (Some(ss), Some(rtt)) = (p.ssthresh(mss), p.rtt()) else {
-            return;
-        };
-        self.cc.set_ssthresh(ss);
-        self.stats.ba_sst_estimates += 1;
-        self.stats.ba_sst_last_bps = bw * 8.0;
-        self.stats.ba_sst_last_rtt = rtt;
-        self.stats.ba_sst_last_ssthresh = ss;
-    }
-
-    fn close_pair(&mut self) {
-        if let Some(p) = &mut self.pair {
-            p.close();
-        }
-    }
-
-    /// BA-SST's estimator, if an interface change armed one.
-    pub fn packet_pair(&self) -> Option<&PacketPair> {
-        self.pair.as_ref()
+    /// The sender extensions, in the order their hooks are called.
+    pub fn extensions(&self) -> &[SenderExt] {
+        &self.ext
     }
 
     // ----- getters ------------------------------------------------------------------
@@ -1351,15 +1225,6 @@ impl TcpSender {
     }
     pub fn snd_wnd(&self) -> u64 {
         self.snd_wnd
-    }
-    /// AR the receiver reported in AFC's option, bytes per second.
-    pub fn ar_peer(&self) -> Option<f64> {
-        self.ar_peer
-    }
-    /// AFC buffer-loss hiding is in force (a zero window was seen, fresh data not yet
-    /// acknowledged).
-    pub fn hiding_congestion(&self) -> bool {
-        self.zw_seen
     }
     pub fn rtt(&self) -> &RttEstimator {
         &self.rtt
