@@ -24,8 +24,8 @@
 //!   *receiver* advertises a zero window a warning time before a predicted
 //!   disconnection, so the unmodified sender enters persist mode and keeps its cwnd
 //!   and RTO; on reconnection the receiver sends three copies of its last ACK with the
-//!   window reopened (TR-ACKs). Implemented in [`super::TcpReceiver::freeze`] and
-//!   [`super::TcpReceiver::unfreeze`].
+//!   window reopened (TR-ACKs). A receive-window policy layer, `flow::freeze`, told
+//!   by [`super::TcpReceiver::freeze`] and [`super::TcpReceiver::unfreeze`].
 //!
 //! How a mobile receiver tells the sender of the change is not in the seed
 //! ([`HandoffSignal`], a named parameter whose default is reported as assumed).
