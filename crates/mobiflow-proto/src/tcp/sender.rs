@@ -916,41 +916,21 @@ impl TcpSender {
     }
 
     /// A segment from the receiver (an ACK, a window update or a SYN-ACK) arrived.
+    ///
+    /// The steps of RFC 9293 §3.10.7 that concern a sender, in its order: the SYN-ACK
+    /// in SYN-SENT (§3.10.7.3); otherwise the ACK field (§3.10.7.4, "fifth"): an ACK of
+    /// something never sent is dropped, TS.Recent is updated (RFC 7323 §4.3), the window
+    /// is taken from an ACK that is not old, SACK blocks update the scoreboard (RFC
+    /// 2018, RFC 6675), then a new ACK ([`Self::on_new_ack`]) or a duplicate ACK
+    /// ([`Self::on_duplicate_ack`]) is processed, and finally what follows every ACK
+    /// ([`Self::after_ack`]).
     pub fn handle_segment(&mut self, now: Instant, seg: &Segment) {
         if self.state == State::SynSent {
-            if seg.flags.contains(Flags::SYN) && seg.flags.contains(Flags::ACK) {
-                self.state = State::Established;
-                self.ts_ok = self.cfg.timestamps && seg.ts.is_some();
-                self.sack_ok = self.cfg.sack && seg.sack_permitted;
-                if let Some(ts) = seg.ts {
-                    self.ts_recent = ts.tsval;
-                }
-                if !self.syn_retransmitted {
-                    if let Some(t) = self.syn_sent_at {
-                        let r = now - t;
-                        self.rtt.on_sample(r);
-                        self.stats.rtt.record(r);
-                    }
-                } else {
-                    self.cc.set_window(self.mss());
-                    // RFC 6298 §5.7: the SYN timed out, so data starts with an RTO of
-                    // at least 3 s.
-                    self.rtt
-                        .reset(self.cfg.initial_rto.max(Duration::from_secs(3)));
-                }
-                self.rtt.reset_backoff();
-                self.snd_wnd = seg.wnd;
-                self.max_snd_wnd = seg.wnd;
-                self.rto_at = None;
-            }
+            self.on_syn_ack(now, seg);
             return;
         }
-        if !seg.flags.contains(Flags::ACK) {
-            return;
-        }
-        let ack = seg.ack;
-        if ack > self.snd_nxt {
-            return; // acknowledges something never sent
+        if !seg.flags.contains(Flags::ACK) || seg.ack > self.snd_nxt {
+            return; // no ACK, or it acknowledges something never sent
         }
         if self.ts_ok {
             if let Some(ts) = seg.ts {
@@ -960,184 +940,269 @@ impl TcpSender {
         let room_before = self.room_before_input();
         let prior_in_flight = self.sb.pipe();
         let old_wnd = self.snd_wnd;
-        if ack >= self.snd_una {
-            // RFC 9293 §3.10.7.4: take the window from an ACK that is not old.
-            self.snd_wnd = seg.wnd;
-            self.max_snd_wnd = self.max_snd_wnd.max(seg.wnd);
-            if seg.wnd < self.mss() && self.app_end > self.snd_nxt && self.zw_stall_from.is_none() {
-                self.zw_stall_from = Some(self.last_new_data_at.unwrap_or(now));
-            }
-            let (ext, mut cx) = self.hooks(now);
-            for e in ext {
-                e.on_window_update(&mut cx, seg);
-            }
+        if seg.ack >= self.snd_una {
+            self.update_window(now, seg);
         }
+        let newly_sacked = self.update_scoreboard(seg);
+        if seg.ack > self.snd_una {
+            self.on_new_ack(now, seg, prior_in_flight, newly_sacked);
+        } else if seg.ack == self.snd_una && !self.sb.is_empty() && seg.len == 0 {
+            self.on_duplicate_ack(now, seg, old_wnd, newly_sacked);
+        }
+        self.after_ack(now, seg, room_before);
+    }
+
+    /// RFC 9293 §3.10.7.3, SYN-SENT: a SYN-ACK establishes the connection with the
+    /// options both ends offered; the SYN's round trip is the first RTT sample, unless
+    /// the SYN was retransmitted (RFC 6298 §3, Karn).
+    fn on_syn_ack(&mut self, now: Instant, seg: &Segment) {
+        if !(seg.flags.contains(Flags::SYN) && seg.flags.contains(Flags::ACK)) {
+            return;
+        }
+        self.state = State::Established;
+        self.ts_ok = self.cfg.timestamps && seg.ts.is_some();
+        self.sack_ok = self.cfg.sack && seg.sack_permitted;
+        if let Some(ts) = seg.ts {
+            self.ts_recent = ts.tsval;
+        }
+        if !self.syn_retransmitted {
+            if let Some(t) = self.syn_sent_at {
+                let r = now - t;
+                self.rtt.on_sample(r);
+                self.stats.rtt.record(r);
+            }
+        } else {
+            self.cc.set_window(self.mss());
+            // RFC 6298 §5.7: the SYN timed out, so data starts with an RTO of at least
+            // 3 s.
+            self.rtt
+                .reset(self.cfg.initial_rto.max(Duration::from_secs(3)));
+        }
+        self.rtt.reset_backoff();
+        self.snd_wnd = seg.wnd;
+        self.max_snd_wnd = seg.wnd;
+        self.rto_at = None;
+    }
+
+    /// RFC 9293 §3.10.7.4: take the window from an ACK that is not old (`SND.UNA =<
+    /// SEG.ACK`); a window under one segment with data to send starts a zero-window
+    /// stall. The extensions read the window and the options (`on_window_update`).
+    fn update_window(&mut self, now: Instant, seg: &Segment) {
+        self.snd_wnd = seg.wnd;
+        self.max_snd_wnd = self.max_snd_wnd.max(seg.wnd);
+        if seg.wnd < self.mss() && self.app_end > self.snd_nxt && self.zw_stall_from.is_none() {
+            self.zw_stall_from = Some(self.last_new_data_at.unwrap_or(now));
+        }
+        let (ext, mut cx) = self.hooks(now);
+        for e in ext {
+            e.on_window_update(&mut cx, seg);
+        }
+    }
+
+    /// RFC 2018 / RFC 6675 §5: SACK blocks above the cumulative ACK mark the
+    /// scoreboard. Returns the bytes newly SACKed.
+    fn update_scoreboard(&mut self, seg: &Segment) -> u64 {
         let mut newly_sacked = 0;
         if self.sack_ok {
             for (l, r) in seg.sack.iter() {
-                if r > ack {
-                    newly_sacked += self.sb.sack(l.max(ack), r);
+                if r > seg.ack {
+                    newly_sacked += self.sb.sack(l.max(seg.ack), r);
                 }
             }
         }
+        newly_sacked
+    }
 
-        if ack > self.snd_una {
-            // Karn's rule holds for every segment the ACK covers: if one of them was
-            // retransmitted, the ACK may have left when the retransmission filled a
-            // hole, long after the later segments arrived (Linux's
-            // FLAG_RETRANS_DATA_ACKED). Only needed when this ACK's sample comes from
-            // send times of every ACK (no echoed timestamp, per-ACK sampling).
-            let ts_sample = self.ts_ok && seg.ts.is_some_and(|ts| ts.tsecr != 0);
-            let rtx_acked = !ts_sample
-                && self.cfg.rtt_sampling == RttSampling::EveryAck
-                && self
-                    .sb
-                    .iter()
-                    .take_while(|r| r.start < ack)
-                    .any(|r| r.tx_count > 1);
-            let acked = self.sb.ack_to(ack);
-            let (last, newly_acked) = (acked.last, acked.newly);
-            self.snd_una = ack;
-            let (ext, mut cx) = self.hooks(now);
-            for e in ext {
-                e.on_new_ack(&mut cx, &acked);
+    /// RFC 9293 §3.10.7.4, `SND.UNA < SEG.ACK =< SND.NXT`: new data is acknowledged.
+    /// `SND.UNA` advances, an RTT sample is taken (RFC 6298 §3, RFC 7323 §4.1), the
+    /// recovery in progress moves on ([`Self::recovery_on_new_ack`]), the controller
+    /// grows the window (RFC 5681 §3.1, RFC 7661 §4) and the retransmission timer is
+    /// restarted (RFC 6298 §5.2–5.3).
+    fn on_new_ack(&mut self, now: Instant, seg: &Segment, prior_in_flight: u64, newly_sacked: u64) {
+        let ack = seg.ack;
+        // Karn's rule holds for every segment the ACK covers: if one of them was
+        // retransmitted, the ACK may have left when the retransmission filled a hole,
+        // long after the later segments arrived (Linux's FLAG_RETRANS_DATA_ACKED).
+        // Only needed when this ACK's sample comes from send times of every ACK (no
+        // echoed timestamp, per-ACK sampling).
+        let ts_sample = self.ts_ok && seg.ts.is_some_and(|ts| ts.tsecr != 0);
+        let rtx_acked = !ts_sample
+            && self.cfg.rtt_sampling == RttSampling::EveryAck
+            && self
+                .sb
+                .iter()
+                .take_while(|r| r.start < ack)
+                .any(|r| r.tx_count > 1);
+        let acked = self.sb.ack_to(ack);
+        let (last, newly_acked) = (acked.last, acked.newly);
+        self.snd_una = ack;
+        let (ext, mut cx) = self.hooks(now);
+        for e in ext {
+            e.on_new_ack(&mut cx, &acked);
+        }
+        let sample = self.rtt_sample(now, seg, last.filter(|_| !rtx_acked));
+        if let Some(r) = sample {
+            self.rtt.on_sample(r);
+            self.stats.rtt.record(r);
+            // Karn's algorithm (RFC 6298 §5 note, as Linux and ns-2): the backed-off
+            // RTO is kept until a valid RTT sample arrives.
+            self.rtt.reset_backoff();
+        }
+        self.persist_backoff = 0;
+
+        let restart_timer = self.recovery_on_new_ack(now, ack, newly_acked);
+        if self.ca != CaState::Recovery {
+            self.dupacks = 0;
+            self.limited_tx_bytes = 0;
+        }
+        let min_rtt = self.rtt.min_rtt().unwrap_or_default();
+        let srtt = self.rtt.srtt().unwrap_or(min_rtt);
+        let not_cwnd_limited = self.cfg.cwnd_validation && !self.cwnd_limited();
+        if ack >= self.round_end {
+            // RFC 7661 §4: a round trip ended: its verdict becomes the previous one.
+            self.cwnd_blocked = [self.cwnd_blocked[1], false];
+            self.max_pipe = [self.max_pipe[1], self.sb.pipe()];
+            self.round_end = self.snd_nxt.max(ack + 1);
+        }
+        self.cc.on_ack(&AckSample {
+            now,
+            acked_bytes: newly_acked + newly_sacked,
+            prior_in_flight,
+            rtt: sample,
+            srtt,
+            min_rtt,
+            app_limited: last.is_some_and(|r| r.app_limited) || not_cwnd_limited,
+            in_recovery: self.ca == CaState::Recovery,
+            mss: self.cfg.mss,
+        });
+        if self.sb.is_empty() {
+            self.rto_at = None;
+        } else if restart_timer {
+            // RFC 6298 §5.3: restart the timer when new data is acknowledged.
+            self.arm_rto(now);
+        }
+    }
+
+    /// The RTT sample of an ACK of new data: RFC 7323 §4.1 from the echoed timestamp,
+    /// else RFC 6298 §3 with Karn's rule (never from a retransmitted segment): from
+    /// `last`, the newest segment acknowledged (`None` if a covered segment was
+    /// retransmitted), or from the timed segment.
+    fn rtt_sample(
+        &mut self,
+        now: Instant,
+        seg: &Segment,
+        last: Option<SegRec>,
+    ) -> Option<Duration> {
+        match (self.ts_ok, seg.ts) {
+            (true, Some(ts)) if ts.tsecr != 0 => {
+                let ticks = self.ts_now(now).wrapping_sub(ts.tsecr) as u64;
+                Some(Duration::from_nanos(
+                    ticks * self.cfg.ts_granularity.as_nanos(),
+                ))
             }
-            // RTT sample: RFC 7323 §4.1 from the echoed timestamp, else RFC 6298 §3
-            // Karn's rule (never from a retransmitted segment).
-            let sample = match (self.ts_ok, seg.ts) {
-                (true, Some(ts)) if ts.tsecr != 0 => {
-                    let ticks = self.ts_now(now).wrapping_sub(ts.tsecr) as u64;
-                    Some(Duration::from_nanos(
-                        ticks * self.cfg.ts_granularity.as_nanos(),
-                    ))
-                }
-                _ => match self.cfg.rtt_sampling {
-                    RttSampling::EveryAck => last.filter(|_| !rtx_acked).map(|r| now - r.sent_at),
-                    RttSampling::TimedSegment => match self.rtt_timed {
-                        Some((end, sent)) if ack >= end => {
-                            self.rtt_timed = None;
-                            Some(now - sent)
-                        }
-                        _ => None,
-                    },
+            _ => match self.cfg.rtt_sampling {
+                RttSampling::EveryAck => last.map(|r| now - r.sent_at),
+                RttSampling::TimedSegment => match self.rtt_timed {
+                    Some((end, sent)) if seg.ack >= end => {
+                        self.rtt_timed = None;
+                        Some(now - sent)
+                    }
+                    _ => None,
                 },
-            };
-            if let Some(r) = sample {
-                self.rtt.on_sample(r);
-                self.stats.rtt.record(r);
-                // Karn's algorithm (RFC 6298 §5 note, as Linux and ns-2): the
-                // backed-off RTO is kept until a valid RTT sample arrives.
-                self.rtt.reset_backoff();
-            }
-            self.persist_backoff = 0;
-
-            let mut restart_timer = true;
-            match self.ca {
-                CaState::Recovery => {
-                    if self.recover.is_some_and(|rec| ack >= rec)
-                        || self.recovery() == Recovery::Reno
-                    {
-                        self.exit_recovery(now);
-                    } else if self.recovery() == Recovery::NewReno {
-                        // RFC 6582 §3.2 step 5: a partial ACK. Retransmit the first
-                        // unacknowledged segment, deflate the window by the amount
-                        // acknowledged, add back one SMSS if that was at least SMSS.
-                        self.sb.mark_lost(0);
-                        self.forced_rtx = true;
-                        self.recovery_cwnd = self.recovery_cwnd.saturating_sub(newly_acked);
-                        if newly_acked >= self.mss() {
-                            self.recovery_cwnd += self.mss();
-                        }
-                        // "Impatient" variant (RFC 6582 §4): reset the timer on the
-                        // first partial ACK only.
-                        restart_timer = !self.partial_acked;
-                        self.partial_acked = true;
-                    } else {
-                        // RFC 6675: losses follow from the scoreboard.
-                        self.sb
-                            .mark_lost_by_sack(self.cfg.dupack_threshold, self.mss());
-                    }
-                }
-                CaState::Loss => {
-                    if self.recover.is_some_and(|rec| ack >= rec) {
-                        self.set_ca(CaState::Open);
-                    }
-                }
-                CaState::Open => {}
-            }
-            if self.ca != CaState::Recovery {
-                self.dupacks = 0;
-                self.limited_tx_bytes = 0;
-            }
-            let min_rtt = self.rtt.min_rtt().unwrap_or_default();
-            let srtt = self.rtt.srtt().unwrap_or(min_rtt);
-            let not_cwnd_limited = self.cfg.cwnd_validation && !self.cwnd_limited();
-            if ack >= self.round_end {
-                // A round trip ended: its verdict becomes the previous one.
-                self.cwnd_blocked = [self.cwnd_blocked[1], false];
-                self.max_pipe = [self.max_pipe[1], self.sb.pipe()];
-                self.round_end = self.snd_nxt.max(ack + 1);
-            }
-            self.cc.on_ack(&AckSample {
-                now,
-                acked_bytes: newly_acked + newly_sacked,
-                prior_in_flight,
-                rtt: sample,
-                srtt,
-                min_rtt,
-                app_limited: last.is_some_and(|r| r.app_limited) || not_cwnd_limited,
-                in_recovery: self.ca == CaState::Recovery,
-                mss: self.cfg.mss,
-            });
-            if self.sb.is_empty() {
-                self.rto_at = None;
-            } else if restart_timer {
-                // RFC 6298 §5.3: restart the timer when new data is acknowledged.
-                self.arm_rto(now);
-            }
-        } else if ack == self.snd_una && !self.sb.is_empty() && seg.len == 0 {
-            // A duplicate ACK: RFC 5681 §2 (same ACK, same window, no data) or, with
-            // SACK, RFC 6675 §2 (it SACKs new data).
-            let dup = if self.sack_ok {
-                newly_sacked > 0
-            } else {
-                seg.wnd == old_wnd && !seg.flags.contains(Flags::SYN)
-            } && !seg.exp.handoff_notice;
-            if dup {
-                self.dupacks += 1;
-                match self.ca {
-                    CaState::Open => {
-                        let sack_loss = self.sack_ok
-                            && self
-                                .sb
-                                .mark_lost_by_sack(self.cfg.dupack_threshold, self.mss())
-                                > 0;
-                        // RFC 6582 §3.2 step 1 (and §4 on duplicate ACKs after a
-                        // timeout): a new fast retransmit only once the cumulative ACK
-                        // covers more than `recover` (here `recover` is the byte after
-                        // the highest one sent, so: ack > recover). Duplicate ACKs at
-                        // exactly `recover` come from the receiver answering resent
-                        // data it already holds after a go-back-N resend; ns-2's
-                        // `highest_ack_ > recover_` is the same rule.
-                        let allowed = self.recover.is_none_or(|rec| ack > rec);
-                        if allowed && (self.dupacks >= self.cfg.dupack_threshold || sack_loss) {
-                            self.enter_recovery(now);
-                        }
-                    }
-                    CaState::Recovery => {
-                        if self.recovery() == Recovery::Sack {
-                            self.sb
-                                .mark_lost_by_sack(self.cfg.dupack_threshold, self.mss());
-                        } else {
-                            // RFC 5681 §3.2 step 5: inflate by one SMSS per dupACK.
-                            self.recovery_cwnd += self.mss();
-                        }
-                    }
-                    CaState::Loss => {}
-                }
-            }
+            },
         }
+    }
 
+    /// Loss recovery on an ACK of new data. Returns whether the retransmission timer
+    /// is restarted (RFC 6298 §5.3, except on NewReno's later partial ACKs).
+    fn recovery_on_new_ack(&mut self, now: Instant, ack: u64, newly_acked: u64) -> bool {
+        match self.ca {
+            CaState::Recovery => {
+                if self.recover.is_some_and(|rec| ack >= rec) || self.recovery() == Recovery::Reno {
+                    // RFC 6582 §3.2 step 3 (full ACK), RFC 5681 §3.2 step 6 (Reno).
+                    self.exit_recovery(now);
+                } else if self.recovery() == Recovery::NewReno {
+                    // RFC 6582 §3.2 step 5: a partial ACK. Retransmit the first
+                    // unacknowledged segment, deflate the window by the amount
+                    // acknowledged, add back one SMSS if that was at least SMSS.
+                    self.sb.mark_lost(0);
+                    self.forced_rtx = true;
+                    self.recovery_cwnd = self.recovery_cwnd.saturating_sub(newly_acked);
+                    if newly_acked >= self.mss() {
+                        self.recovery_cwnd += self.mss();
+                    }
+                    // "Impatient" variant (RFC 6582 §4): reset the timer on the first
+                    // partial ACK only.
+                    let restart = !self.partial_acked;
+                    self.partial_acked = true;
+                    return restart;
+                } else {
+                    // RFC 6675: losses follow from the scoreboard.
+                    self.sb
+                        .mark_lost_by_sack(self.cfg.dupack_threshold, self.mss());
+                }
+            }
+            CaState::Loss => {
+                if self.recover.is_some_and(|rec| ack >= rec) {
+                    self.set_ca(CaState::Open);
+                }
+            }
+            CaState::Open => {}
+        }
+        true
+    }
+
+    /// `SEG.ACK = SND.UNA` with data outstanding and no payload: a duplicate ACK as
+    /// RFC 5681 §2 defines it (same window, no SYN) or, with SACK, as RFC 6675 §2 does
+    /// (it SACKs new data); an ACK carrying a mobility notice is not one. Duplicate
+    /// ACKs start a fast retransmit (RFC 5681 §3.2, RFC 6582 §3.2 step 1, RFC 6675 §5)
+    /// and, in a recovery, inflate the window or mark losses.
+    fn on_duplicate_ack(&mut self, now: Instant, seg: &Segment, old_wnd: u64, newly_sacked: u64) {
+        let dup = if self.sack_ok {
+            newly_sacked > 0
+        } else {
+            seg.wnd == old_wnd && !seg.flags.contains(Flags::SYN)
+        } && !seg.exp.handoff_notice;
+        if !dup {
+            return;
+        }
+        self.dupacks += 1;
+        match self.ca {
+            CaState::Open => {
+                let sack_loss = self.sack_ok
+                    && self
+                        .sb
+                        .mark_lost_by_sack(self.cfg.dupack_threshold, self.mss())
+                        > 0;
+                // RFC 6582 §3.2 step 1 (and §4 on duplicate ACKs after a timeout): a
+                // new fast retransmit only once the cumulative ACK covers more than
+                // `recover` (here `recover` is the byte after the highest one sent, so:
+                // ack > recover). Duplicate ACKs at exactly `recover` come from the
+                // receiver answering resent data it already holds after a go-back-N
+                // resend; ns-2's `highest_ack_ > recover_` is the same rule.
+                let allowed = self.recover.is_none_or(|rec| seg.ack > rec);
+                if allowed && (self.dupacks >= self.cfg.dupack_threshold || sack_loss) {
+                    self.enter_recovery(now);
+                }
+            }
+            CaState::Recovery => {
+                if self.recovery() == Recovery::Sack {
+                    self.sb
+                        .mark_lost_by_sack(self.cfg.dupack_threshold, self.mss());
+                } else {
+                    // RFC 5681 §3.2 step 5: inflate by one SMSS per dupACK.
+                    self.recovery_cwnd += self.mss();
+                }
+            }
+            CaState::Loss => {}
+        }
+    }
+
+    /// After every ACK: a window that opened stops the persist timer (RFC 9293
+    /// §3.8.6.1); the extensions hear the ACK is processed; a mobility notice it
+    /// carries is acted on ([`Self::on_interface_change`]); the extensions' own loss
+    /// detection runs; and `after_input` sees the room before and after.
+    fn after_ack(&mut self, now: Instant, seg: &Segment, room_before: u64) {
         if self.snd_wnd > 0 {
             self.persist_at = None;
         }
