@@ -298,3 +298,50 @@ pub fn build(cfg: &TcpConfig) -> Vec<SenderExt> {
     }
     v
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::flow::{AfcConfig, FlowControl};
+    use crate::tcp::HandoffReaction;
+
+    fn names(cfg: &TcpConfig) -> Vec<&'static str> {
+        build(cfg).iter().map(|e| e.name()).collect()
+    }
+
+    #[test]
+    fn plain_tcp_has_no_extensions_and_schemes_get_theirs_in_hook_order() {
+        assert!(names(&TcpConfig::default()).is_empty());
+        assert!(names(&TcpConfig::ns2()).is_empty());
+        let cfg = TcpConfig {
+            handoff_reaction: HandoffReaction::Iett,
+            ..TcpConfig::default()
+        };
+        assert_eq!(names(&cfg), ["iett"]);
+        let cfg = TcpConfig {
+            handoff_reaction: HandoffReaction::IettBaSst,
+            flow_control: FlowControl::Afc(AfcConfig::default()),
+            ..TcpConfig::default()
+        };
+        // BA-SST arms its estimator before IETT's expiry runs (the sender applies the
+        // expiry after every extension has answered), AFC comes last.
+        assert_eq!(names(&cfg), ["ba-sst", "iett", "afc"]);
+    }
+
+    #[test]
+    fn one_extension_hiding_a_congestion_signal_hides_it() {
+        use Response::{Hide, React};
+        assert_eq!(React.and(React), React);
+        assert_eq!(React.and(Hide), Hide);
+        assert_eq!(Hide.and(React), Hide);
+        let m = MobilityResponse {
+            reset_rtt: true,
+            expire_timer: false,
+        }
+        .or(MobilityResponse {
+            reset_rtt: false,
+            expire_timer: true,
+        });
+        assert!(m.reset_rtt && m.expire_timer);
+    }
+}
