@@ -9,6 +9,7 @@
 //! other. Two opposite transfers are two connections.
 
 pub mod config;
+pub mod cwv;
 pub mod ext;
 pub mod handoff;
 pub mod receiver;

@@ -33,6 +33,7 @@
 //! returns `None`, then schedule a wake-up at `poll_timeout()`.
 
 use super::config::{Recovery, RttSampling, TcpConfig};
+use super::cwv::CwndValidation;
 use super::ext::{self, Response, SenderCtx, SenderExt, SenderExtension};
 use super::handoff::InterfaceChange;
 use super::rtt::RttEstimator;
@@ -205,12 +206,8 @@ pub struct TcpSender {
     persist_backoff: u32,
     probe_due: bool,
     ts_recent: u32,
-    /// Congestion-window validation (RFC 7661 §4, Linux `tcp_is_cwnd_limited`): in
-    /// the current and the previous round trip, was new data held back by cwnd, and
-    /// the largest pipe seen.
-    cwnd_blocked: [bool; 2],
-    max_pipe: [u64; 2],
-    round_end: u64,
+    /// Congestion-window validation (RFC 7661 §4).
+    cwv: CwndValidation,
     last_data_sent: Option<Instant>,
     slot_end: Option<Instant>,
     slot_sent: bool,
@@ -279,9 +276,7 @@ impl TcpSender {
             persist_backoff: 0,
             probe_due: false,
             ts_recent: 0,
-            cwnd_blocked: [false; 2],
-            max_pipe: [0; 2],
-            round_end: 0,
+            cwv: CwndValidation::default(),
             last_data_sent: None,
             slot_end: None,
             slot_sent: false,
@@ -517,21 +512,14 @@ impl TcpSender {
         for e in ext {
             e.on_sent(&mut cx, len);
         }
-        self.max_pipe[1] = self.max_pipe[1].max(self.sb.pipe());
+        self.cwv.on_sent(self.sb.pipe());
         self.cc.on_sent(now, len, self.sb.pipe());
     }
 
-    /// Was the sender limited by cwnd lately (RFC 7661 §4; Linux
-    /// `tcp_is_cwnd_limited`)? In slow start, while it used at least half of cwnd; in
-    /// congestion avoidance, if cwnd held back new data in this or the last round trip.
-    /// A sender limited by the receiver's window or by its application does not grow
-    /// cwnd, which otherwise climbs without bound while it means nothing.
+    /// Was the sender limited by cwnd lately (RFC 7661 §4, `tcp::cwv`)?
     fn cwnd_limited(&self) -> bool {
-        let cwnd = self.cc.window();
-        if self.cwnd_blocked[0] || self.cwnd_blocked[1] {
-            return true;
-        }
-        self.cc.in_slow_start() && cwnd < 2 * self.max_pipe[0].max(self.max_pipe[1])
+        self.cwv
+            .cwnd_limited(self.cc.window(), self.cc.in_slow_start())
     }
 
     fn retransmit(&mut self, now: Instant, i: usize) -> Segment {
@@ -684,7 +672,7 @@ impl TcpSender {
         }
         let mss = self.mss();
         if cwnd_room < mss.min(rwnd_room).min(app_room) {
-            self.cwnd_blocked[1] = true;
+            self.cwv.on_cwnd_blocked();
         }
         let len = mss.min(rwnd_room).min(cwnd_room).min(app_room);
         if len == 0 {
@@ -1058,12 +1046,7 @@ impl TcpSender {
         let min_rtt = self.rtt.min_rtt().unwrap_or_default();
         let srtt = self.rtt.srtt().unwrap_or(min_rtt);
         let not_cwnd_limited = self.cfg.cwnd_validation && !self.cwnd_limited();
-        if ack >= self.round_end {
-            // RFC 7661 §4: a round trip ended: its verdict becomes the previous one.
-            self.cwnd_blocked = [self.cwnd_blocked[1], false];
-            self.max_pipe = [self.max_pipe[1], self.sb.pipe()];
-            self.round_end = self.snd_nxt.max(ack + 1);
-        }
+        self.cwv.on_ack(ack, self.snd_nxt, self.sb.pipe());
         self.cc.on_ack(&AckSample {
             now,
             acked_bytes: newly_acked + newly_sacked,
