@@ -162,6 +162,17 @@ pub struct SenderStats {
     pub ba_sst_last_ssthresh: u64,
 }
 
+/// What RFC 6675's NextSeg chose ([`TcpSender::next_seg`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum NextSeg {
+    /// Resend the scoreboard's segment at this index.
+    Retransmit(usize),
+    /// Send nothing now (the windows do not allow the lost segment).
+    Hold,
+    /// Send new data, if the windows allow.
+    NewData,
+}
+
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 enum State {
     SynSent,
@@ -551,32 +562,13 @@ impl TcpSender {
 
     // ----- output -------------------------------------------------------------------
 
-    /// The next segment to send, if any.
+    /// The next segment to send, if any: the SYN, a window probe, a retransmission
+    /// forced by a recovery or a timeout, then what RFC 6675's NextSeg chooses
+    /// ([`Self::next_seg`]): a lost segment, or new data ([`Self::send_new_data`]).
     pub fn poll_transmit(&mut self, now: Instant) -> Option<Segment> {
         if self.state == State::SynSent {
-            if !self.syn_due {
-                return None;
-            }
-            self.syn_due = false;
-            self.syn_sent_at = Some(now);
-            self.stats.segments_sent += 1;
-            if self.rto_at.is_none() {
-                self.arm_rto(now);
-            }
-            return Some(Segment {
-                flags: Flags::SYN,
-                wnd: self.cfg.rcv_buf.min(u16::MAX as u64),
-                mss: Some(self.cfg.mss.min(u16::MAX as u32) as u16),
-                sack_permitted: self.cfg.sack,
-                wscale: Some(0),
-                ts: self.cfg.timestamps.then(|| Timestamps {
-                    tsval: self.ts_now(now),
-                    tsecr: 0,
-                }),
-                ..Segment::default()
-            });
+            return self.transmit_syn(now);
         }
-
         if self.probe_due {
             self.probe_due = false;
             self.stats.window_probes += 1;
@@ -585,83 +577,128 @@ impl TcpSender {
             seg.window_probe = true;
             return Some(seg);
         }
-
         if self.forced_rtx {
             self.forced_rtx = false;
             if let Some(i) = self.sb.first_lost() {
                 return Some(self.retransmit(now, i));
             }
         }
-
         let mss = self.cfg.mss;
         if self.ext.iter().any(|e| e.holds_transmit(now, mss)) {
             return None;
         }
-
         let cwnd = self.cc.window();
         let pipe_mode = self.ca == CaState::Loss
             || (self.ca == CaState::Recovery && self.recovery() == Recovery::Sack);
+        match self.next_seg(pipe_mode, cwnd) {
+            NextSeg::Retransmit(i) => Some(self.retransmit(now, i)),
+            NextSeg::Hold => None,
+            NextSeg::NewData => self.send_new_data(now, pipe_mode, cwnd),
+        }
+    }
 
-        // RFC 6675 NextSeg rule (1), and go-back-N after a timeout: lost segments
-        // first, as the window allows.
-        if pipe_mode && self.sb.lost_count() > 0 {
-            let i = self.sb.first_lost()?;
-            let r = *self.sb.get(i)?;
+    /// The SYN (RFC 9293 §3.5), with the options this end offers.
+    fn transmit_syn(&mut self, now: Instant) -> Option<Segment> {
+        if !self.syn_due {
+            return None;
+        }
+        self.syn_due = false;
+        self.syn_sent_at = Some(now);
+        self.stats.segments_sent += 1;
+        if self.rto_at.is_none() {
+            self.arm_rto(now);
+        }
+        Some(Segment {
+            flags: Flags::SYN,
+            wnd: self.cfg.rcv_buf.min(u16::MAX as u64),
+            mss: Some(self.cfg.mss.min(u16::MAX as u32) as u16),
+            sack_permitted: self.cfg.sack,
+            wscale: Some(0),
+            ts: self.cfg.timestamps.then(|| Timestamps {
+                tsval: self.ts_now(now),
+                tsecr: 0,
+            }),
+            ..Segment::default()
+        })
+    }
+
+    /// RFC 6675 §4 NextSeg, in SACK recovery and after a timeout (`pipe_mode`): rule
+    /// (1), a lost segment first (go-back-N after a timeout), as the window allows;
+    /// rule (3), an un-SACKed segment below HighSACK when no new data may go; else new
+    /// data (rule (2), [`Self::send_new_data`]).
+    fn next_seg(&self, pipe_mode: bool, cwnd: u64) -> NextSeg {
+        if !pipe_mode {
+            return NextSeg::NewData;
+        }
+        if self.sb.lost_count() > 0 {
+            let Some(i) = self.sb.first_lost() else {
+                return NextSeg::Hold;
+            };
+            let Some(r) = self.sb.get(i).copied() else {
+                return NextSeg::Hold;
+            };
             // Linux `tcp_retransmit_skb`: a segment beyond the receiver's window is not
             // resent, except the first unacknowledged one (a zero-window probe then).
             if r.start != self.snd_una && r.start >= self.snd_una + self.flow_window() {
-                return None;
+                return NextSeg::Hold;
             }
             let len = r.len();
             if self.sb.pipe() + len <= cwnd.max(self.mss()) || self.sb.pipe() == 0 {
-                return Some(self.retransmit(now, i));
+                return NextSeg::Retransmit(i);
             }
-            return None;
+            return NextSeg::Hold;
         }
-
-        // RFC 6675 NextSeg rule (3): in SACK recovery, when no segment is deemed lost
-        // and no new data may be sent (none written, or the receiver's window is
-        // full), resend an un-SACKed segment below HighSACK that was not resent yet.
-        // (Its original still counts in `pipe`; the copy is not added a second time.)
-        if pipe_mode && self.ca == CaState::Recovery {
+        // Rule (3): in SACK recovery, when no segment is deemed lost and no new data
+        // may be sent (none written, or the receiver's window is full), resend an
+        // un-SACKed segment below HighSACK that was not resent yet. (Its original still
+        // counts in `pipe`; the copy is not added a second time.)
+        if self.ca == CaState::Recovery {
             let wnd_edge = self.snd_una + self.flow_window();
             let no_new_data = self.app_end <= self.snd_nxt || wnd_edge <= self.snd_nxt;
             if no_new_data && self.sb.pipe() + self.mss() <= cwnd {
                 if let Some(i) = self.sb.first_unsacked_below_high_sack() {
-                    return Some(self.retransmit(now, i));
+                    return NextSeg::Retransmit(i);
                 }
             }
         }
+        NextSeg::NewData
+    }
 
-        // New data.
+    /// Room cwnd leaves for new data: in Reno/NewReno fast recovery the inflated
+    /// window less FlightSize (RFC 5681 §3.2, RFC 6582 §3.2); otherwise cwnd less
+    /// pipe, with RFC 3042 limited transmit on the first duplicate ACKs.
+    fn cwnd_room(&self, pipe_mode: bool, cwnd: u64) -> u64 {
+        if self.ca == CaState::Recovery && !pipe_mode {
+            return self.recovery_cwnd.saturating_sub(self.flight_size());
+        }
+        let mut allowed = cwnd;
+        let mut in_use = self.sb.pipe();
+        if self.ca == CaState::Open && self.dupacks > 0 && self.dupacks < self.cfg.dupack_threshold
+        {
+            if !self.cfg.limited_transmit {
+                // SACKed segments have left `pipe`; without limited transmit they must
+                // not release new data.
+                in_use = self.flight_size();
+            } else if !self.sack_ok {
+                // RFC 3042: each of the first two dupACKs lets one new segment out.
+                allowed += self.dupacks as u64 * self.mss();
+            }
+            // With SACK, RFC 6675 §5 step 3: cwnd - pipe, where pipe already excludes
+            // the segment each dupACK SACKed.
+        }
+        allowed.saturating_sub(in_use)
+    }
+
+    /// New data, as much as the receiver's window, cwnd and the application allow, in
+    /// segments of at most one MSS; a zero window starts the persist timer.
+    fn send_new_data(&mut self, now: Instant, pipe_mode: bool, cwnd: u64) -> Option<Segment> {
         let app_room = self.app_end.saturating_sub(self.snd_nxt);
         if app_room == 0 {
             return None;
         }
         let wnd_limit = self.snd_una + self.flow_window();
         let rwnd_room = wnd_limit.saturating_sub(self.snd_nxt);
-        let cwnd_room = if self.ca == CaState::Recovery && !pipe_mode {
-            self.recovery_cwnd.saturating_sub(self.flight_size())
-        } else {
-            let mut allowed = cwnd;
-            let mut in_use = self.sb.pipe();
-            if self.ca == CaState::Open
-                && self.dupacks > 0
-                && self.dupacks < self.cfg.dupack_threshold
-            {
-                if !self.cfg.limited_transmit {
-                    // SACKed segments have left `pipe`; without limited transmit
-                    // they must not release new data.
-                    in_use = self.flight_size();
-                } else if !self.sack_ok {
-                    // RFC 3042: each of the first two dupACKs lets one new segment out.
-                    allowed += self.dupacks as u64 * self.mss();
-                }
-                // With SACK, RFC 6675 §5 step 3: cwnd - pipe, where pipe already
-                // excludes the segment each dupACK SACKed.
-            }
-            allowed.saturating_sub(in_use)
-        };
+        let cwnd_room = self.cwnd_room(pipe_mode, cwnd);
         if rwnd_room == 0 {
             // RFC 9293 §3.8.6.1: a zero window with nothing in flight needs the
             // persist timer, or the connection may deadlock on a lost window update.
@@ -691,19 +728,8 @@ impl TcpSender {
             }
         }
 
-        // RFC 5681 §4.1: restart from the initial window after an idle period
-        // longer than the RTO.
         if self.cfg.idle_restart && self.sb.is_empty() {
-            if let Some(last) = self.last_data_sent {
-                let idle = now - last;
-                if idle > self.rtt.rto() {
-                    let iw = self.cfg.initial_window_bytes();
-                    if self.cc.window() > iw {
-                        self.cc.set_window(iw);
-                    }
-                    self.cc.on_event(now, CaEvent::TxStartAfterIdle { idle });
-                }
-            }
+            self.restart_after_idle(now);
         }
 
         if let Some(from) = self.zw_stall_from.take() {
@@ -735,6 +761,22 @@ impl TcpSender {
         let seg = self.data_segment(now, seq, len);
         self.on_data_sent(now, len);
         Some(seg)
+    }
+
+    /// RFC 5681 §4.1: restart from the initial window after an idle period longer
+    /// than the RTO.
+    fn restart_after_idle(&mut self, now: Instant) {
+        let Some(last) = self.last_data_sent else {
+            return;
+        };
+        let idle = now - last;
+        if idle > self.rtt.rto() {
+            let iw = self.cfg.initial_window_bytes();
+            if self.cc.window() > iw {
+                self.cc.set_window(iw);
+            }
+            self.cc.on_event(now, CaEvent::TxStartAfterIdle { idle });
+        }
     }
 
     fn persist_interval(&self) -> Duration {
