@@ -15,6 +15,7 @@
 use super::{Body, Endpoints, Ev, Pkt, World};
 use crate::model::{FreezeSide, FreezeWarning, RateModel, Scenario, TfrcSpec};
 use crate::results::{DisconnectionSummary, FlowSeries, FlowSummary, TfrcSummary};
+use mobiflow_proto::mobility::{disconnections, warning_at};
 use mobiflow_proto::tfrc::{FreezeState, RxFreezeState, TfrcReceiver, TfrcSender};
 use mobiflow_proto::time::{Duration, Instant};
 
@@ -139,19 +140,6 @@ pub(super) fn path_dirs(
     out
 }
 
-/// Union of overlapping `[start, end)` intervals, sorted.
-fn merge(mut v: Vec<(Duration, Duration)>) -> Vec<(Duration, Duration)> {
-    v.sort();
-    let mut out: Vec<(Duration, Duration)> = Vec::new();
-    for (s, e) in v {
-        match out.last_mut() {
-            Some(last) if s <= last.1 => last.1 = last.1.max(e),
-            _ => out.push((s, e)),
-        }
-    }
-    out
-}
-
 impl World<'_> {
     /// After the world is built: the disconnections of each TFRC flow's path and the
     /// snapshot, freeze and unfreeze events. Called after the link events are
@@ -173,7 +161,7 @@ impl World<'_> {
                 outages.extend(ds.outages.iter().copied());
                 rtt += self.net.dirs[d as usize].delay;
             }
-            let disc = merge(outages);
+            let disc = disconnections(outages);
             let start = Instant::ZERO + spec.start;
             let Endpoints::Tfrc(tf) = &mut self.flows[fi].ep else {
                 continue;
@@ -194,12 +182,7 @@ impl World<'_> {
                         FreezeWarning::Fixed(w) => w,
                         FreezeWarning::Rtt => rtt,
                     };
-                    let at = if s - Instant::ZERO > w {
-                        s - w
-                    } else {
-                        Instant::ZERO
-                    };
-                    let at = at.max(start);
+                    let at = (Instant::ZERO + warning_at(s - Instant::ZERO, w)).max(start);
                     if at < e {
                         fz = Some(at);
                         tf.actions.push((at, Action::Freeze));

@@ -11,7 +11,7 @@
 use mobiflow_proto::tfrc::wire::FreezeSignals;
 use mobiflow_proto::tfrc::{TfrcData, TfrcFeedback};
 use mobiflow_proto::time::{Duration, Instant};
-use mobiflow_proto::wire::{Flags, SackBlocks, Segment, Timestamps};
+use mobiflow_proto::wire::{ExpOptions, Flags, SackBlocks, Segment, Timestamps};
 use mobiflow_sim::engine::World;
 use mobiflow_sim::pcap::{encode_tcp, encode_tfrc, FlowWire, TfrcPacket};
 use mobiflow_sim::units;
@@ -439,7 +439,7 @@ pub fn pcap_target(data: &[u8]) {
             sack.push(b.u64() >> 16, b.u64() >> 16);
         }
         let flag_bits = b.u8();
-        let seg = Segment {
+        let mut seg = Segment {
             seq: b.u64() >> (b.u8() % 64),
             ack: b.u64() >> (b.u8() % 64),
             // Payload up to what an IPv4 packet can carry beside the largest headers.
@@ -454,11 +454,15 @@ pub fn pcap_target(data: &[u8]) {
             mss: b.flag().then(|| b.u64() as u16),
             sack_permitted: b.flag(),
             wscale: b.flag().then(|| b.u8()),
-            afc_rate: b.flag().then(|| b.u8()),
+            exp: ExpOptions {
+                afc_rate: b.flag().then(|| b.u8()),
+                ..ExpOptions::default()
+            },
             retransmission: b.flag(),
             window_probe: b.flag(),
-            handoff_notice: b.flag(),
         };
+        // Drawn after the others, as when it was a field of its own.
+        seg.exp.handoff_notice = b.flag();
         let to_receiver = b.flag();
         let full = encode_tcp(&mut buf, &fw, &seg, to_receiver, b.u64() as u16);
         let tcp = check_ip(&buf, full, 6);
