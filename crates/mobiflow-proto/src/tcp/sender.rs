@@ -587,7 +587,19 @@ impl TcpSender {
         if self.ext.iter().any(|e| e.holds_transmit(now, mss)) {
             return None;
         }
-        let cwnd = self.cc.window();
+        let mut cwnd = self.cc.window();
+        if self.cfg.limited_transmit
+            && self.cfg.limited_transmit_after_timeout
+            && !self.sack_ok
+            && self.ca == CaState::Loss
+            && self.dupacks > 0
+            && self.dupacks < self.cfg.dupack_threshold
+        {
+            // ns-2 `TcpAgent::send_one` after a timeout (`RenoTcpAgent::timeout` zeroes
+            // `dupacks_`): the next packet of the resend may go while it is within
+            // `highest_ack_ + cwnd_ + dupacks_`.
+            cwnd += self.dupacks as u64 * self.mss();
+        }
         let pipe_mode = self.ca == CaState::Loss
             || (self.ca == CaState::Recovery && self.recovery() == Recovery::Sack);
         match self.next_seg(pipe_mode, cwnd) {

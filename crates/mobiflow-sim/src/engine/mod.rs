@@ -104,6 +104,8 @@ enum Ev {
 struct Entry {
     t: Instant,
     seq: u64,
+    /// When it was scheduled.
+    made: Instant,
     ev: Ev,
 }
 impl PartialEq for Entry {
@@ -266,6 +268,11 @@ struct Net {
     n_nodes: usize,
     pkts: Vec<Pkt>,
     free: Vec<PktId>,
+    /// When the event being run was scheduled, as ns-2 would have scheduled it (a
+    /// packet's arrival: at the start of its transmission). Orders the packets it
+    /// makes arrive at a queue against a transmission ending at the same instant
+    /// (`Dir::enqueue_from`).
+    origin: Instant,
     /// Per flow: data packets lost to outages, to queues, to random loss, and (a part
     /// of the first) queued or in flight when an outage started.
     data_lost: Vec<[u64; 4]>,
@@ -482,6 +489,7 @@ impl Net {
         self.heap.push(Entry {
             t,
             seq: self.seq,
+            made: self.now,
             ev,
         });
     }
@@ -536,7 +544,7 @@ impl Net {
             return;
         };
         let bytes = self.pkts[id as usize].bytes;
-        match self.dirs[d as usize].enqueue(self.now, id, bytes) {
+        match self.dirs[d as usize].enqueue_from(self.now, self.origin, id, bytes) {
             Admit::Scheduled(head) => {
                 if head {
                     self.arm_pipe(d);
@@ -656,6 +664,7 @@ impl<'a> World<'a> {
                 n_nodes: n,
                 pkts: Vec::with_capacity(1024),
                 free: Vec::with_capacity(1024),
+                origin: Instant::ZERO,
                 data_lost: vec![[0; 4]; sc.flows.len()],
             },
             end,
@@ -749,6 +758,7 @@ impl<'a> World<'a> {
         }
         let e = self.net.heap.pop().expect("peeked");
         self.net.now = e.t;
+        self.net.origin = e.made;
         self.events += 1;
         self.dispatch(e.ev);
         true
@@ -864,6 +874,9 @@ impl<'a> World<'a> {
                 let dir = &mut self.net.dirs[d as usize];
                 if dir.pipe_gen != gen {
                     return; // the pipe changed under this event (outage, reschedule)
+                }
+                if let Some(p) = dir.pipe.front() {
+                    self.net.origin = p.sent;
                 }
                 let Some((_, id, dup)) = dir.pop_arrival() else {
                     return;
