@@ -113,18 +113,25 @@ fn first_feedback_sets_r_and_the_initial_rate_w_init_over_r() {
     assert_eq!(s.nofeedback_deadline(), Some(ms(500)));
 }
 
+/// A greedy sender given a handshake RTT of `rtt_ms`, checked to start at `rate`
+/// (W_init/R), after its first packet at 0 ms.
+fn started_after_handshake(rtt_ms: u64, rate: f64) -> TfrcSender {
+    let mut s = sender_with(TfrcConfig {
+        handshake_rtt: Some(Duration::from_millis(rtt_ms)),
+        ..TfrcConfig::default()
+    });
+    assert!(close(s.rate_bytes_per_s(), rate, 1e-12));
+    assert!(s.poll_transmit(ms(0)).is_some());
+    s
+}
+
 /// A handshake RTT (RFC 5348 §4.2) sets the initial rate, but the first feedback's
 /// sample replaces it (§4.3 step 2: "If no feedback has been received before, R =
 /// R_sample"). Before, it was averaged in: R = 0.9·1 s + 0.1·100 ms = 910 ms.
 #[test]
 fn first_feedback_replaces_a_handshake_rtt_with_its_sample() {
-    let mut s = sender_with(TfrcConfig {
-        handshake_rtt: Some(Duration::from_secs(1)),
-        ..TfrcConfig::default()
-    });
     // W_init/R = 4000 B per 1 s.
-    assert!(close(s.rate_bytes_per_s(), 4000.0, 1e-12));
-    assert!(s.poll_transmit(ms(0)).is_some());
+    let mut s = started_after_handshake(1000, 4000.0);
     s.handle_feedback(ms(100), &fb(0, 0.0, 0.0));
     assert_eq!(s.rtt(), Some(Duration::from_millis(100)));
 }
@@ -137,12 +144,7 @@ fn first_feedback_replaces_a_handshake_rtt_with_its_sample() {
 /// until then, and X doubled at once.
 #[test]
 fn handshake_rtt_starts_the_slow_start_clock_at_the_first_packet() {
-    let mut s = sender_with(TfrcConfig {
-        handshake_rtt: Some(Duration::from_millis(400)),
-        ..TfrcConfig::default()
-    });
-    assert!(close(s.rate_bytes_per_s(), 10_000.0, 1e-12));
-    assert!(s.poll_transmit(ms(0)).is_some());
+    let mut s = started_after_handshake(400, 10_000.0);
     let held = TfrcFeedback {
         elapsed: Duration::from_millis(100),
         ..fb(0, 0.0, 0.0)
