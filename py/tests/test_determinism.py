@@ -1,8 +1,9 @@
 """Determinism across processes (issue 22, point 6): the same scenario and seed give
 byte-identical summaries and series in separate processes, from the command line, from
 the Python API (``mobiflow.run`` and ``Scenario.run``), from a local sweep's worker
-processes and from a Ray sweep's tasks. The scenario draws random numbers (link loss, RED) so that a seed that did
-not reach the engine, or a stream consumed in another order, would show."""
+processes and from a Ray sweep's tasks. The scenario draws random numbers (link loss,
+RED) so that a seed that did not reach the engine, or a stream consumed in another
+order, would show."""
 
 from __future__ import annotations
 
