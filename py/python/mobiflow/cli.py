@@ -1270,6 +1270,10 @@ def live_run_command(
         code = live.run_command(path, rest, sets, side, report, extra)
     except live.LiveUnavailable as e:
         raise CliError(str(e), EXIT_USAGE) from e
+    except KeyboardInterrupt:
+        # The emulator has stopped and removed its namespaces (live.run_emulator);
+        # leave at once (Typer would turn this into a slow SystemExit(130)).
+        _interrupted()
     if code:
         raise SystemExit(code)
 
@@ -1331,6 +1335,8 @@ def live_compare_command(
         cmp = live.compare(path, cc=cc, sets=sets, out=out, link=link)
     except live.LiveUnavailable as e:
         raise CliError(str(e), EXIT_USAGE) from e
+    except KeyboardInterrupt:
+        _interrupted()
     except ScenarioError as e:
         raise CliError(str(e), EXIT_USAGE) from e
     except ValueError as e:

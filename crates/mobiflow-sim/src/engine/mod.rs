@@ -298,6 +298,11 @@ pub struct World<'a> {
     /// (the default) records nothing.
     #[cfg(test)]
     seg_log: Option<Vec<(u32, bool, Segment)>>,
+    /// Test builds only: the TFRC sender's state around every feedback packet it
+    /// handles (one event may deliver two: a duplicated packet), for the property
+    /// tests to check each rate change against the X_recv set it was computed from.
+    #[cfg(test)]
+    fb_log: Option<Vec<tfrc::FeedbackStep>>,
 }
 
 /// SplitMix64 (Steele, Lea, Flood 2014): derives independent seeds from the run's seed.
@@ -679,6 +684,8 @@ impl<'a> World<'a> {
             mobility: Vec::new(),
             #[cfg(test)]
             seg_log: None,
+            #[cfg(test)]
+            fb_log: None,
         };
         w.schedule_initial();
         Ok(w)

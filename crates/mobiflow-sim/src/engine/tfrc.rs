@@ -19,6 +19,20 @@ use mobiflow_proto::mobility::{disconnections, warning_at};
 use mobiflow_proto::tfrc::{FreezeState, RxFreezeState, TfrcReceiver, TfrcSender};
 use mobiflow_proto::time::{Duration, Instant};
 
+/// The TFRC sender around one feedback packet (test builds: `World::fb_log`).
+#[cfg(test)]
+#[derive(Clone, Debug)]
+pub(super) struct FeedbackStep {
+    pub flow: u32,
+    pub x_before: f64,
+    pub state_before: FreezeState,
+    /// X, the state, the X_recv set's maximum and R once the feedback was handled.
+    pub x: f64,
+    pub state: FreezeState,
+    pub x_recv_set_max: f64,
+    pub rtt: Option<Duration>,
+}
+
 /// Width of the receive-rate bins used for the unused-bandwidth measure.
 const BIN: Duration = Duration::from_millis(50);
 /// Receive rate, as a fraction of the new path's payload capacity, that counts as
@@ -266,7 +280,21 @@ impl World<'_> {
                 self.flush(f, true);
             }
             Body::TfrcFeedback(fb) => {
+                #[cfg(test)]
+                let before = (tf.snd.rate_bytes_per_s(), tf.snd.state());
                 tf.snd.handle_feedback(now, &fb);
+                #[cfg(test)]
+                if let Some(log) = &mut self.fb_log {
+                    log.push(FeedbackStep {
+                        flow: f,
+                        x_before: before.0,
+                        state_before: before.1,
+                        x: tf.snd.rate_bytes_per_s(),
+                        state: tf.snd.state(),
+                        x_recv_set_max: tf.snd.x_recv_set_max(),
+                        rtt: tf.snd.rtt(),
+                    });
+                }
                 tf.track_state(now);
                 self.flush(f, false);
             }
