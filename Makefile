@@ -12,7 +12,8 @@
 #   make golden      check every reproduction table, the validation and every scenario's
 #                    summary against golden/ (make golden-update rewrites them: see
 #                    golden/README.md for when that is allowed)
-#   make bench       speed and memory against ns-2, and the scale table
+#   make bench       cost per packet (instructions, paired wall clock) and memory per flow,
+#                    against ns-2 run in the same script, beside the speed and memory goals
 #   make bench-sweep a 24-run sweep on 1 and on 2 worker processes: the wall-time ratio
 #   make clean       remove .venv, out/, the built extension (not target/)
 #
@@ -47,7 +48,7 @@ BUILD_STAMP := $(VENV)/.mobiflow-build
 	lint-python test-fuzz fmt reproduce validate golden golden-update bench bench-sweep clean
 
 help:
-	@sed -n '3,18s/^# \{0,1\}//p' Makefile
+	@sed -n '3,19s/^# \{0,1\}//p' Makefile
 
 # --- set-up -------------------------------------------------------------------------
 

@@ -1,18 +1,29 @@
-"""Speed and memory of mobiflow against ns-2 on the same bulk-transfer scenario.
+"""Speed and memory of mobiflow against ns-2, per delivered packet.
 
 Both simulators run N bulk TCP flows with SACK over one 100 Mb/s link with 20 ms of
 one-way delay and a 500-packet DropTail queue, with windows large enough to fill it,
 ACKing every packet (mobiflow's ``ns2`` TCP profile with SACK, ns-2's Agent/TCP/Sack1
-with TCPSink/Sack1). Each run is a separate process; wall time and peak resident
-memory are measured for that process (``os.wait4``), so both include their start-up.
-mobiflow runs through ``mobiflow-run``, the engine without the Python front end.
+with TCPSink/Sack1). mobiflow runs through ``mobiflow-run``, the engine without the
+Python front end; every run is a separate process.
 
-Prints, per case: data packets delivered in order, wall seconds, peak memory, delivered
-packets per wall second, and the mobiflow / ns-2 ratios; then the scale table (1 to
-1000 flows, 60 s and 600 s simulated). Ratios are measured in the same script, so a
-slower or faster machine changes both sides alike.
+What is measured, and how (never a single wall time):
 
-Usage: python bench/bench.py [--quick] [--json]
+* **Cost per delivered packet** is a slope: each case runs for a short and a long
+  simulated time, and (cost(long) - cost(short)) / (packets(long) - packets(short)) is
+  the marginal cost of one more packet; what the short run costs beyond that is the
+  start-up (process, interpreter, scenario and per-flow set-up), reported apart.
+* **Instructions** (``valgrind --tool=callgrind``): repeatable on a busy machine.
+* **Wall clock, paired**: the two simulators' runs alternate, round after round; each
+  round gives one slope per simulator and their ratio, and the median of those ratios
+  is reported, so a load that slows the machine slows both sides of a ratio alike.
+* **Memory per flow**: peak resident memory of a short run with 1, 1,000 and 10,000
+  flows, all started within the first simulated second; per flow is
+  (peak(N) - peak(1)) / (N - 1).
+
+The project's speed and memory goals are printed beside the measures: per packet, at most a tenth
+of ns-2's cost at 1 and 10 flows and an eighth at 100, and at most 5 KB per flow.
+
+Usage: python bench/bench.py [--quick] [--json] [--no-callgrind]
 """
 
 from __future__ import annotations
@@ -20,32 +31,28 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 MOBIFLOW_RUN = ROOT / "target" / "release" / "mobiflow-run"
+BULK_TCL = ROOT / "bench" / "bulk.tcl"
 PKT = 1460
+SIMULATORS = ("mobiflow", "ns-2")
+# The goals: the largest cost per packet, as a fraction of ns-2's.
+TARGET_FRACTION = {1: 1 / 10, 10: 1 / 10, 100: 1 / 8}
+TARGET_BYTES_PER_FLOW = 5 * 1024
 
 
-@dataclass
-class Measure:
-    packets: int
-    wall_s: float
-    peak_mib: float
-
-    @property
-    def rate(self) -> float:
-        return self.packets / self.wall_s if self.wall_s > 0 else 0.0
-
-
-def scenario(nflows: int, duration: int) -> str:
+def scenario(nflows: int, duration: float, spacing_s: float = 0.001) -> str:
+    """The mobiflow side: flow i starts at i * spacing_s."""
     lines = [
         'name = "bench_bulk"',
         f'[run]\nduration = "{duration}s"',
@@ -56,47 +63,178 @@ def scenario(nflows: int, duration: int) -> str:
         '[measure]\nsample_interval = "0s"',
     ]
     for i in range(nflows):
-        lines.append(f'[[flows]]\nname = "f{i}"\nfrom = "s"\nto = "r"\nstart = "{i}ms"')
+        start_us = round(i * spacing_s * 1e6)
+        lines.append(f'[[flows]]\nname = "f{i}"\nfrom = "s"\nto = "r"\nstart = "{start_us}us"')
     return "\n".join(lines) + "\n"
 
 
-def run_with_rusage(cmd: list[str]) -> tuple[str, float, float]:
-    """Run cmd, return (stdout, wall seconds, peak RSS in MiB) of that process alone."""
-    with tempfile.TemporaryFile(mode="w+") as out:
-        t0 = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.DEVNULL)
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - t0
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        if proc.returncode != 0:
-            raise RuntimeError(f"{' '.join(cmd)} exited {proc.returncode}")
-        out.seek(0)
-        return out.read(), wall, usage.ru_maxrss / 1024.0
+@dataclass
+class Run:
+    """One process: packets delivered in order, wall seconds, peak memory."""
+
+    packets: int
+    wall_s: float
+    peak_kib: int
 
 
-def bench_mobiflow(nflows: int, duration: int, tmp: Path) -> Measure:
-    path = tmp / f"bulk_{nflows}_{duration}.toml"
-    path.write_text(scenario(nflows, duration))
-    out, wall, peak = run_with_rusage([str(MOBIFLOW_RUN), str(path)])
-    res = json.loads(out)
-    return Measure(int(res["packets"]), wall, peak)
+class Bench:
+    """Runs either simulator on the bulk case; scenario files live in `tmp`."""
+
+    def __init__(self, tmp: Path, ns: str | None, valgrind: str | None) -> None:
+        self.tmp = tmp
+        self.ns = ns
+        self.valgrind = valgrind
+
+    def command(self, sim: str, nflows: int, duration: float, spacing_s: float) -> list[str]:
+        if sim == "mobiflow":
+            path = self.tmp / f"bulk_{nflows}_{duration}_{spacing_s}.toml"
+            if not path.exists():
+                path.write_text(scenario(nflows, duration, spacing_s))
+            return [str(MOBIFLOW_RUN), str(path)]
+        assert self.ns is not None
+        return [self.ns, str(BULK_TCL), str(nflows), str(duration), str(PKT), str(spacing_s)]
+
+    @staticmethod
+    def packets(sim: str, out: str) -> int:
+        if sim == "mobiflow":
+            return int(json.loads(out)["packets"])
+        line = next(x for x in out.splitlines() if x.startswith("packets"))
+        return int(line.split()[1])
+
+    def run(self, sim: str, nflows: int, duration: float, spacing_s: float = 0.001) -> Run:
+        """One run; wall time and peak RSS of that process alone (os.wait4)."""
+        cmd = self.command(sim, nflows, duration, spacing_s)
+        with tempfile.TemporaryFile(mode="w+") as out:
+            t0 = time.perf_counter()
+            proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.DEVNULL)
+            _, status, usage = os.wait4(proc.pid, 0)
+            wall = time.perf_counter() - t0
+            code = os.waitstatus_to_exitcode(status)
+            if code != 0:
+                raise RuntimeError(f"{' '.join(cmd)} exited {code}")
+            out.seek(0)
+            return Run(self.packets(sim, out.read()), wall, usage.ru_maxrss)
+
+    def instructions(self, sim: str, nflows: int, duration: float) -> tuple[int, int]:
+        """(packets, instructions) of one run under callgrind."""
+        cmd = self.command(sim, nflows, duration, 0.001)
+        cg_out = self.tmp / "callgrind.out"
+        assert self.valgrind is not None
+        proc = subprocess.run(
+            [self.valgrind, "--tool=callgrind", f"--callgrind-out-file={cg_out}", *cmd],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        m = re.search(r"Collected : (\d+)", proc.stderr)
+        if m is None:
+            raise RuntimeError(f"no instruction count from callgrind for {sim}")
+        cg_out.unlink(missing_ok=True)
+        return self.packets(sim, proc.stdout), int(m.group(1))
 
 
-def bench_ns2(nflows: int, duration: int) -> Measure | None:
-    ns = shutil.which("ns")
-    if ns is None:
-        return None
-    out, wall, peak = run_with_rusage(
-        [ns, str(ROOT / "bench" / "bulk.tcl"), str(nflows), str(duration), str(PKT)]
+@dataclass
+class Slope:
+    """Marginal cost per delivered packet, and the start-up cost apart."""
+
+    per_packet: float
+    startup: float
+
+    @staticmethod
+    def fit(short: tuple[int, float], long: tuple[int, float]) -> Slope:
+        (p0, c0), (p1, c1) = short, long
+        if p1 <= p0:
+            raise RuntimeError(f"the long run delivered no more packets ({p1} <= {p0})")
+        per = (c1 - c0) / (p1 - p0)
+        return Slope(per, c0 - per * p0)
+
+
+@dataclass
+class WallCase:
+    nflows: int
+    rounds: int
+    mobiflow_ns: float  # median ns per packet over the rounds
+    ns2_ns: float | None
+    ratio: float | None  # median over rounds of ns-2's slope / mobiflow's
+    ratio_min: float | None
+    ratio_max: float | None
+    mobiflow_startup_ms: float
+    ns2_startup_ms: float | None
+    packets_long: int
+
+
+def wall_case(b: Bench, nflows: int, short: float, long: float, rounds: int) -> WallCase:
+    """Alternate the simulators' short and long runs for `rounds` rounds."""
+    sims = [s for s in SIMULATORS if s == "mobiflow" or b.ns is not None]
+    slopes: dict[str, list[Slope]] = {s: [] for s in sims}
+    packets_long = 0
+    for _ in range(rounds):
+        runs: dict[tuple[str, float], Run] = {}
+        for duration in (short, long):
+            for sim in sims:
+                runs[sim, duration] = b.run(sim, nflows, duration)
+        for sim in sims:
+            s, lg = runs[sim, short], runs[sim, long]
+            slopes[sim].append(Slope.fit((s.packets, s.wall_s), (lg.packets, lg.wall_s)))
+        packets_long = runs["mobiflow", long].packets
+    med = statistics.median
+    mf = slopes["mobiflow"]
+    ns2 = slopes.get("ns-2")
+    ratios = [n.per_packet / m.per_packet for m, n in zip(mf, ns2, strict=True)] if ns2 else []
+    return WallCase(
+        nflows=nflows,
+        rounds=rounds,
+        mobiflow_ns=med(x.per_packet for x in mf) * 1e9,
+        ns2_ns=med(x.per_packet for x in ns2) * 1e9 if ns2 else None,
+        ratio=med(ratios) if ratios else None,
+        ratio_min=min(ratios) if ratios else None,
+        ratio_max=max(ratios) if ratios else None,
+        mobiflow_startup_ms=med(x.startup for x in mf) * 1e3,
+        ns2_startup_ms=med(x.startup for x in ns2) * 1e3 if ns2 else None,
+        packets_long=packets_long,
     )
-    line = next(x for x in out.splitlines() if x.startswith("packets"))
-    return Measure(int(line.split()[1]), wall, peak)
 
 
-def best_of(n: int, f: Callable[..., Measure | None], *args: object) -> Measure | None:
-    """The fastest of n runs (the least disturbed by the rest of the machine)."""
-    runs = [r for r in (f(*args) for _ in range(n)) if r is not None]
-    return min(runs, key=lambda m: m.wall_s) if runs else None
+@dataclass
+class InstrCase:
+    nflows: int
+    mobiflow: float  # instructions per delivered packet
+    ns2: float | None
+    ratio: float | None
+    mobiflow_startup: float  # instructions of the short run beyond its packets
+    ns2_startup: float | None
+
+
+def instr_case(b: Bench, nflows: int, short: float, long: float) -> InstrCase:
+    sims = [s for s in SIMULATORS if s == "mobiflow" or b.ns is not None]
+    fits = {
+        sim: Slope.fit(b.instructions(sim, nflows, short), b.instructions(sim, nflows, long))
+        for sim in sims
+    }
+    mf, ns2 = fits["mobiflow"], fits.get("ns-2")
+    return InstrCase(
+        nflows=nflows,
+        mobiflow=mf.per_packet,
+        ns2=ns2.per_packet if ns2 else None,
+        ratio=ns2.per_packet / mf.per_packet if ns2 else None,
+        mobiflow_startup=mf.startup,
+        ns2_startup=ns2.startup if ns2 else None,
+    )
+
+
+@dataclass
+class MemCase:
+    simulator: str
+    peak_kib: dict[int, int]  # flows -> peak RSS
+    per_flow_bytes: dict[int, float]  # N -> (peak(N) - peak(1)) / (N - 1)
+
+
+def mem_case(b: Bench, sim: str, counts: list[int], duration: float) -> MemCase:
+    """Peak memory of short runs whose flows all start within the first second."""
+    peaks = {n: b.run(sim, n, duration, spacing_s=1.0 / n).peak_kib for n in counts}
+    base = peaks[counts[0]]
+    per_flow = {n: (peaks[n] - base) * 1024 / (n - counts[0]) for n in counts[1:] if n > counts[0]}
+    return MemCase(sim, peaks, per_flow)
 
 
 def fmt_row(cols: list[str], widths: list[int]) -> str:
@@ -113,90 +251,112 @@ def table(title: str, head: list[str], rows: list[list[str]]) -> None:
         print(fmt_row(r, widths))
 
 
+def opt(x: float | None, spec: str) -> str:
+    return "-" if x is None else format(x, spec)
+
+
+def verdict(ratio: float | None, nflows: int) -> str:
+    if ratio is None or nflows not in TARGET_FRACTION:
+        return "-"
+    need = 1 / TARGET_FRACTION[nflows]
+    return f"{'met' if ratio >= need else 'not met'} (>= {need:.0f}x)"
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true", help="one repetition, no 600 s runs")
-    ap.add_argument("--json", action="store_true", help="print the results as JSON")
+    ap.add_argument("--quick", action="store_true", help="shorter runs, fewer rounds")
+    ap.add_argument("--json", action="store_true", help="also print the results as JSON")
+    ap.add_argument("--no-callgrind", action="store_true", help="skip the instruction counts")
     args = ap.parse_args(argv)
     if not MOBIFLOW_RUN.exists():
         print(
             f"error: {MOBIFLOW_RUN} missing: cargo build --release -p mobiflow-sim", file=sys.stderr
         )
         return 2
-    if shutil.which("ns") is None:
+    ns = shutil.which("ns")
+    if ns is None:
         print(
             "note: ns-2 (`ns`) not installed: ns-2 columns empty (apt-get install -y ns2)",
             file=sys.stderr,
         )
-    reps = 1 if args.quick else 3
+    valgrind = shutil.which("valgrind")
+    use_cg = not args.no_callgrind and valgrind is not None
+    if not args.no_callgrind and not use_cg:
+        print("note: valgrind not installed: no instruction counts", file=sys.stderr)
+    short, long = (10.0, 60.0) if args.quick else (60.0, 600.0)
+    rounds = 3 if args.quick else 5
+    cg_short, cg_long = (2.0, 12.0) if args.quick else (6.0, 60.0)
+    mem_counts = [1, 1000] if args.quick else [1, 1000, 10000]
+    flows = [1, 10, 100] if args.quick else [1, 10, 100, 1000]
     results: dict[str, object] = {}
     with tempfile.TemporaryDirectory() as d:
-        tmp = Path(d)
-        head = ["case", "simulator", "packets", "wall s", "peak MiB", "packets/s"]
-        rows: list[list[str]] = []
-        ratios: list[list[str]] = []
-        main_cases = [(1, 60), (10, 60)]
-        for nflows, duration in main_cases:
-            m = best_of(reps, bench_mobiflow, nflows, duration, tmp)
-            n = best_of(reps, bench_ns2, nflows, duration)
-            assert m is not None
-            case = f"{nflows} flow{'s' if nflows > 1 else ''}, {duration} s"
-            for name, r in (("mobiflow", m), ("ns-2", n)):
-                if r is not None:
-                    rows.append(
-                        [
-                            case,
-                            name,
-                            f"{r.packets}",
-                            f"{r.wall_s:.3f}",
-                            f"{r.peak_mib:.1f}",
-                            f"{r.rate:,.0f}",
-                        ]
-                    )
-            if n is not None:
-                ratios.append([case, f"{m.rate / n.rate:.2f}x", f"{m.peak_mib / n.peak_mib:.2f}x"])
-            results[case] = {"mobiflow": asdict(m), "ns2": asdict(n) if n else None}
-        table(f"Bulk transfer, 100 Mb/s, 20 ms, DropTail 500 (best of {reps} runs)", head, rows)
-        if ratios:
-            table("mobiflow / ns-2", ["case", "packets/s", "peak memory"], ratios)
-
-        durations = [60] if args.quick else [60, 600]
-        srows: list[list[str]] = []
-        for duration in durations:
-            for nflows in (1, 10, 100, 1000):
-                m = bench_mobiflow(nflows, duration, tmp)
-                n = bench_ns2(nflows, duration)
-                srows.append(
+        b = Bench(Path(d), ns, valgrind)
+        print(
+            "Bulk transfer, 100 Mb/s, 20 ms, DropTail 500, SACK: cost per delivered packet "
+            f"(slope between {short:g} s and {long:g} s simulated; start-up apart)"
+        )
+        if use_cg:
+            instr = [instr_case(b, n, cg_short, cg_long) for n in flows[:3]]
+            results["instructions"] = [asdict(c) for c in instr]
+            table(
+                f"Instructions per delivered packet (callgrind; slope between {cg_short:g} s "
+                f"and {cg_long:g} s)",
+                ["flows", "mobiflow", "ns-2", "ns-2 / mobiflow", "start-up M instr mobiflow"],
+                [
                     [
-                        f"{nflows}",
-                        f"{duration}",
-                        f"{m.packets}",
-                        f"{m.wall_s:.3f}",
-                        f"{m.peak_mib:.1f}",
-                        f"{m.rate:,.0f}",
-                        f"{n.wall_s:.3f}" if n else "-",
-                        f"{n.peak_mib:.1f}" if n else "-",
-                        f"{m.rate / n.rate:.2f}x" if n else "-",
+                        f"{c.nflows}",
+                        f"{c.mobiflow:,.0f}",
+                        opt(c.ns2, ",.0f"),
+                        opt(c.ratio, ".2f") + ("x" if c.ratio else ""),
+                        f"{c.mobiflow_startup / 1e6:,.1f}",
                     ]
-                )
-                results[f"scale {nflows} flows {duration} s"] = {
-                    "mobiflow": asdict(m),
-                    "ns2": asdict(n) if n else None,
-                }
+                    for c in instr
+                ],
+            )
+        wall = [wall_case(b, n, short, long, rounds) for n in flows]
+        results["wall"] = [asdict(c) for c in wall]
         table(
-            "Scale: wall time against packets, memory against flows",
+            f"Wall clock per delivered packet (median of {rounds} paired rounds)",
             [
                 "flows",
-                "sim s",
-                "packets",
-                "mobiflow s",
-                "MiB",
-                "packets/s",
-                "ns-2 s",
-                "ns-2 MiB",
-                "speed ratio",
+                "mobiflow ns",
+                "ns-2 ns",
+                "ns-2 / mobiflow",
+                "(min-max)",
+                "goal",
+                "start-up ms mobiflow",
+                "ns-2",
             ],
-            srows,
+            [
+                [
+                    f"{c.nflows}",
+                    f"{c.mobiflow_ns:.0f}",
+                    opt(c.ns2_ns, ".0f"),
+                    opt(c.ratio, ".2f") + ("x" if c.ratio else ""),
+                    f"({opt(c.ratio_min, '.2f')}-{opt(c.ratio_max, '.2f')})",
+                    verdict(c.ratio, c.nflows),
+                    f"{c.mobiflow_startup_ms:.1f}",
+                    opt(c.ns2_startup_ms, ".1f"),
+                ]
+                for c in wall
+            ],
+        )
+        mems = [mem_case(b, sim, mem_counts, 2.0) for sim in SIMULATORS if sim == "mobiflow" or ns]
+        results["memory"] = [asdict(m) for m in mems]
+        head = ["simulator", *(f"peak MiB, {n} flows" for n in mem_counts)]
+        head += [f"per flow KB ({n})" for n in mem_counts[1:]]
+        table(
+            f"Memory (2 s runs, all flows started in the first second; goal: at most "
+            f"{TARGET_BYTES_PER_FLOW / 1024:.0f} KB per flow)",
+            head,
+            [
+                [
+                    m.simulator,
+                    *(f"{m.peak_kib[n] / 1024:.1f}" for n in mem_counts),
+                    *(f"{m.per_flow_bytes[n] / 1024:.1f}" for n in mem_counts[1:]),
+                ]
+                for m in mems
+            ],
         )
     if args.json:
         print(json.dumps(results, indent=2))

@@ -46,19 +46,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mobiflow.repro.report import REPRODUCTIONS
+
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "golden"
 REL_TOL = 1e-9
 """Relative tolerance on each number of a cell: tight, so any real change fails."""
 
-SEED_REPORTS = {
-    "afc": "report.md",
-    "rsfc": "report.md",
-    "handoff": "report.md",
-    "freeze-dccp": "report.md",
-    "fld": "summary.md",
-}
-"""Each seed's own report under ``OUT/<seed>/`` (the seed keys of ``mobiflow reproduce``)."""
+SEED_REPORTS = {key: r.report_file for key, r in REPRODUCTIONS.items()}
+"""Each seed's own report under ``OUT/<seed>/`` (the seed keys of ``mobiflow reproduce``,
+as its reproductions declare them)."""
 
 NS2_WORDS = re.compile(r"\bns-?2\b|\bns2\b|Agent/", re.IGNORECASE)
 MINUS = "\u2212"

@@ -76,22 +76,48 @@ intervals = { first = ["0s", "2s"], rest = ["2s", "5s"] }
 Cli = Callable[..., subprocess.CompletedProcess[str]]
 
 
+def cli_argv(*args: str | os.PathLike[str]) -> list[str]:
+    """``python -m mobiflow ARGS`` with this interpreter."""
+    return [sys.executable, "-m", "mobiflow", *(os.fspath(a) for a in args)]
+
+
+def cli_env() -> dict[str, str]:
+    """The CLI's environment in the tests: no colour, 200 columns, no debug tracebacks."""
+    env = dict(os.environ, NO_COLOR="1", COLUMNS="200")
+    env.pop("MOBIFLOW_DEBUG", None)
+    return env
+
+
+def start_cli(
+    *args: str | os.PathLike[str], output: int = subprocess.PIPE, new_session: bool = False
+) -> subprocess.Popen[str]:
+    """Start ``python -m mobiflow ARGS`` in a child process, from the repository root,
+    without waiting: stdin closed, stdout and stderr to ``output`` (piped by default),
+    in a session (process group) of its own with ``new_session``."""
+    return subprocess.Popen(
+        cli_argv(*args),
+        cwd=ROOT,
+        env=cli_env(),
+        stdout=output,
+        stderr=output,
+        stdin=subprocess.DEVNULL,
+        text=True,
+        start_new_session=new_session,
+    )
+
+
 def run_cli(
     *args: str | os.PathLike[str], timeout: float = 120
 ) -> subprocess.CompletedProcess[str]:
-    """Run ``python -m mobiflow ARGS`` in a child process, from the repository root."""
-    env = dict(os.environ, NO_COLOR="1", COLUMNS="200")
-    env.pop("MOBIFLOW_DEBUG", None)
-    return subprocess.run(
-        [sys.executable, "-m", "mobiflow", *(os.fspath(a) for a in args)],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        stdin=subprocess.DEVNULL,
-        check=False,
-    )
+    """Run ``python -m mobiflow ARGS`` as :func:`start_cli` starts it and wait for it (as
+    ``subprocess.run`` does: killed and ``TimeoutExpired`` after ``timeout`` s)."""
+    with start_cli(*args) as proc:
+        try:
+            stdout, stderr = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            raise
+    return subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr)
 
 
 @pytest.fixture
@@ -126,3 +152,20 @@ def live_unavailable() -> str | None:
     except live.LiveUnavailable as e:
         return str(e)
     return None
+
+
+def run_live(
+    scenario: Path, report: Path, *command: str | os.PathLike[str], timeout: float
+) -> subprocess.CompletedProcess[str]:
+    """``mobiflow-live run SCENARIO --quiet --report REPORT -- COMMAND``: the command
+    between the scenario's emulated hosts, the emulator's report written to REPORT."""
+    from mobiflow import live
+
+    argv = [os.fspath(live.find_binary()), "run", os.fspath(scenario), "--quiet"]
+    return subprocess.run(
+        [*argv, "--report", os.fspath(report), "--", *(os.fspath(c) for c in command)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )

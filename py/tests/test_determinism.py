@@ -1,8 +1,9 @@
 """Determinism across processes (issue 22, point 6): the same scenario and seed give
 byte-identical summaries and series in separate processes, from the command line, from
-the Python API (``mobiflow.run`` and ``Scenario.run``) and from a local sweep's worker
-processes. The scenario draws random numbers (link loss, RED) so that a seed that did
-not reach the engine, or a stream consumed in another order, would show."""
+the Python API (``mobiflow.run`` and ``Scenario.run``), from a local sweep's worker
+processes and from a Ray sweep's tasks. The scenario draws random numbers (link loss,
+RED) so that a seed that did not reach the engine, or a stream consumed in another
+order, would show."""
 
 from __future__ import annotations
 
@@ -11,7 +12,10 @@ import os
 import subprocess
 import sys
 import textwrap
+from dataclasses import dataclass
 from pathlib import Path
+
+import pytest
 
 import mobiflow
 from mobiflow import sweeps
@@ -40,7 +44,19 @@ def scenario(tiny: Path, tmp_path: Path) -> Path:
     return path
 
 
-def test_same_bytes_from_cli_python_api_and_sweep_workers(tiny: Path, tmp_path: Path) -> None:
+@dataclass
+class Reference:
+    """The scenario, and the digests of its results by every path but Ray: ``runs``
+    for seed ``SEED`` by path name, ``other_seed`` for ``SEED + 1`` in this process."""
+
+    path: Path
+    runs: dict[str, dict[str, str]]
+    other_seed: dict[str, str]
+
+
+@pytest.fixture(scope="module")
+def reference(tiny: Path, tmp_path_factory: pytest.TempPathFactory) -> Reference:
+    tmp_path = tmp_path_factory.mktemp("determinism")
     path = scenario(tiny, tmp_path)
     results: dict[str, dict[str, str]] = {}
 
@@ -84,11 +100,23 @@ def test_same_bytes_from_cli_python_api_and_sweep_workers(tiny: Path, tmp_path: 
     results["here"] = digests(tmp_path / "here")
     other = mobiflow.Scenario.load(path).with_seed(SEED + 1).run()
     other.save(tmp_path / "here_other_seed", series_format="csv")
+    by_seed = swept_dirs(path, tmp_path / "sweep", "local")
+    results["sweep"] = digests(by_seed[SEED])
+    assert digests(by_seed[SEED + 1]) == digests(tmp_path / "here_other_seed")
+    # And the summary is not trivially equal: the random link dropped packets.
+    summary = mobiflow.read_summary(tmp_path / "cli_1")
+    assert sum(link["drops"] for link in summary["links"]) > 0
+    return Reference(path, results, digests(tmp_path / "here_other_seed"))
+
+
+def swept_dirs(path: Path, out: Path, backend: sweeps.Backend) -> dict[int, Path]:
+    """Sweep seeds ``SEED`` and ``SEED + 1`` with two workers; each run's folder."""
     swept = sweeps.sweep(
         path,
         None,
         [SEED, SEED + 1],
-        out=tmp_path / "sweep",
+        out=out,
+        backend=backend,
         jobs=2,
         progress=False,
         series_format="csv",
@@ -96,15 +124,29 @@ def test_same_bytes_from_cli_python_api_and_sweep_workers(tiny: Path, tmp_path: 
     assert swept.ok
     by_seed = {record.seed: record.dir for record in swept.done}
     assert sorted(by_seed) == [SEED, SEED + 1]
-    results["sweep"] = digests(by_seed[SEED])
-    assert digests(by_seed[SEED + 1]) == digests(tmp_path / "here_other_seed")
+    return by_seed
 
-    reference = results["cli_1"]
+
+def test_same_bytes_from_cli_python_api_and_sweep_workers(reference: Reference) -> None:
+    results = reference.runs
+    reference_run = results["cli_1"]
     for name, got in results.items():
-        assert got == reference, f"{name} differs from cli_1"
-    # And the summary is not trivially equal: the random link dropped packets.
-    summary = mobiflow.read_summary(tmp_path / "cli_1")
-    assert sum(link["drops"] for link in summary["links"]) > 0
+        assert got == reference_run, f"{name} differs from cli_1"
+
+
+def test_a_ray_sweep_gives_the_same_bytes_as_local_runs_cli_and_api(
+    reference: Reference, tmp_path: Path
+) -> None:
+    """The two runs as tasks of a local Ray instance with 2 CPUs (Ray's own worker
+    processes), against every other path."""
+    ray = pytest.importorskip("ray", reason="ray cannot be imported (pip install 'mobiflow[ray]')")
+    assert not ray.is_initialized()
+    by_seed = swept_dirs(reference.path, tmp_path / "ray", "ray")
+    assert not ray.is_initialized(), "the sweep shut down the Ray instance it started"
+    got = digests(by_seed[SEED])
+    for name, want in reference.runs.items():
+        assert got == want, f"the Ray sweep differs from {name}"
+    assert digests(by_seed[SEED + 1]) == reference.other_seed
 
 
 def test_another_seed_gives_other_bytes(tiny: Path, tmp_path: Path) -> None:

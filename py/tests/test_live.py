@@ -22,7 +22,7 @@ import pytest
 
 from mobiflow import cli, live
 
-from .conftest import ROOT, live_unavailable
+from .conftest import ROOT, live_unavailable, run_live
 
 EXAMPLES = ROOT / "scenarios" / "examples"
 
@@ -32,12 +32,17 @@ needs_live = pytest.mark.skipif(REASON is not None, reason=f"live mode unavailab
 
 
 def _run_link(
-    tmp_path: Path, scenario: str, duration: float, rcv_buf: int = 4 << 20, cc: str = "cubic"
+    tmp_path: Path, link: str, duration: float, rcv_buf: int = 4 << 20, cc: str = "cubic"
 ) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
-    """One bulk TCP flow a -> b for ``duration`` s through the scenario's link; the
-    emulator's report, the sender's tcp_info samples and the receiver's byte counts."""
+    """One bulk TCP flow server -> phone for ``duration`` s through one link with the
+    keys ``link`` (rate, delay, ...); the emulator's report, the sender's tcp_info
+    samples and the receiver's byte counts."""
     sc = tmp_path / "link.toml"
-    sc.write_text(textwrap.dedent(scenario))
+    sc.write_text(
+        f'[run]\nduration = "{duration:g}s"\n'
+        f'[[links]]\na = "server"\nb = "phone"\n{textwrap.dedent(link)}'
+        '[[flows]]\nfrom = "server"\nto = "phone"\napp = "bulk"\n'
+    )
     spec = {
         "duration_s": duration,
         "flows": [
@@ -57,24 +62,8 @@ def _run_link(
     }
     (tmp_path / "spec.json").write_text(json.dumps(spec))
     report = tmp_path / "report.json"
-    r = subprocess.run(
-        [
-            os.fspath(live.find_binary()),
-            "run",
-            os.fspath(sc),
-            "--quiet",
-            "--report",
-            os.fspath(report),
-            "--",
-            sys.executable,
-            os.fspath(live.DRIVER),
-            "drive",
-            os.fspath(tmp_path / "spec.json"),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=duration + 60,
-    )
+    driver = (sys.executable, live.DRIVER, "drive", tmp_path / "spec.json")
+    r = run_live(sc, report, *driver, timeout=duration + 60)
     assert r.returncode == 0, r.stderr
     return (
         json.loads(report.read_text()),
@@ -96,18 +85,9 @@ def test_rate_delay_and_queue_limits_hold(tmp_path: Path) -> None:
     report, send, _ = _run_link(
         tmp_path,
         """
-        [run]
-        duration = "8s"
-        [[links]]
-        a = "server"
-        b = "phone"
         rate = "10Mbps"
         delay = "50ms"
         queue_limit = "50p"
-        [[flows]]
-        from = "server"
-        to = "phone"
-        app = "bulk"
         """,
         8.0,
     )
@@ -133,19 +113,10 @@ def test_outage_stops_delivery_and_the_flow_recovers(tmp_path: Path) -> None:
     report, _, recv = _run_link(
         tmp_path,
         """
-        [run]
-        duration = "12s"
-        [[links]]
-        a = "server"
-        b = "phone"
         rate = "8Mbps"
         delay = "20ms"
         queue_limit = "100p"
         outages = [["3s", "5s"]]
-        [[flows]]
-        from = "server"
-        to = "phone"
-        app = "bulk"
         """,
         12.0,
     )

@@ -15,12 +15,13 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from mobiflow import live
 
-from .conftest import ROOT, live_unavailable, run_cli
+from .conftest import ROOT, live_unavailable, run_cli, run_live
 
 SCENARIO = ROOT / "scenarios" / "examples" / "rwnd_limited.toml"
 
@@ -66,15 +67,20 @@ def wait_for(check: Callable[[], bool], timeout: float, what: str) -> None:
         time.sleep(0.05)
 
 
-def start_emulator(argv_prefix: list[str]) -> tuple[subprocess.Popen[bytes], int, list[str]]:
-    """Start a live run of ``sleep 1000`` behind the link; the process, the emulator's
-    pid and its two namespaces, once the command runs inside them."""
+def start_emulator(
+    argv_prefix: list[str],
+    command: tuple[str, ...] = ("sleep", "1000"),
+    stderr: Any = subprocess.DEVNULL,
+) -> tuple[subprocess.Popen[bytes], int, list[str]]:
+    """Start a live run of ``command`` (one that runs ``sleep``) behind the link, in a
+    session of its own; the process, the emulator's pid and its two namespaces, once
+    the command's ``sleep`` runs inside them."""
     proc = subprocess.Popen(
-        [*argv_prefix, os.fspath(SCENARIO), "--", "sleep", "1000"],
+        [*argv_prefix, os.fspath(SCENARIO), "--", *command],
         cwd=ROOT,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stderr=stderr,
         start_new_session=True,
     )
     found: list[str] = []
@@ -139,23 +145,8 @@ def test_kill_9_of_mobiflow_live_ends_the_emulator_which_removes_everything() ->
 
 def test_junk_written_to_the_tun_device_is_counted_and_dropped(tmp_path: Path) -> None:
     report = tmp_path / "report.json"
-    proc = subprocess.run(
-        [
-            os.fspath(live.find_binary()),
-            "run",
-            os.fspath(SCENARIO),
-            "--quiet",
-            "--report",
-            os.fspath(report),
-            "--",
-            sys.executable,
-            os.fspath(Path(__file__).with_name("_tun_junk.py")),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    junk = Path(__file__).with_name("_tun_junk.py")
+    proc = run_live(SCENARIO, report, sys.executable, junk, timeout=120)
     assert proc.returncode == 0, proc.stderr
     sent = json.loads(proc.stdout)["sent"]
     assert sent == {"non_ip": 4, "malformed": 6, "oversize": 3}
@@ -167,3 +158,55 @@ def test_junk_written_to_the_tun_device_is_counted_and_dropped(tmp_path: Path) -
     # Only the TCP connection's packets went through the link.
     junk = sum(sent.values())
     assert b_to_a["delivered_packets"] <= b_to_a["packets_in"] - junk
+
+
+STUBBORN = ("sh", "-c", 'trap "" TERM INT; sleep 1000')
+"""A command that ignores SIGTERM and SIGINT: only SIGKILL ends it."""
+
+
+@pytest.mark.parametrize(
+    ("whom", "command"),
+    [
+        ("terminal", ("sleep", "1000")),
+        ("terminal", STUBBORN),
+        ("front end", ("sleep", "1000")),
+        ("front end", STUBBORN),
+    ],
+)
+def test_ctrl_c_ends_mobiflow_live_within_a_second_and_removes_everything(
+    whom: str, command: tuple[str, ...], tmp_path: Path
+) -> None:
+    """Ctrl-C at a terminal signals the whole foreground group (front end, emulator,
+    command); a SIGINT may also reach the front end alone. Either way: status 130
+    within a second, the namespaces deleted, nothing left running in them, and no
+    summary or report presented for the part of the run that happened."""
+    report = tmp_path / "report.json"
+    report.write_text("an earlier run's report")
+    err_path = tmp_path / "stderr.txt"
+    with open(err_path, "wb") as err:
+        front, pid, names = start_emulator(
+            [sys.executable, "-m", "mobiflow", "live", "run", "--report", os.fspath(report)],
+            command,
+            stderr=err,
+        )
+        inside = ns_pids(names[0]) + ns_pids(names[1])
+        assert sleeping_in(names[1])
+        sent = time.monotonic()
+        if whom == "terminal":
+            os.killpg(front.pid, signal.SIGINT)
+        else:
+            os.kill(front.pid, signal.SIGINT)
+        code = front.wait(timeout=10)
+        took = time.monotonic() - sent
+    stderr = err_path.read_text(errors="replace")
+    assert code == 130, stderr
+    assert took < 1.0, f"took {took:.2f} s to stop"
+    assert not alive(pid), "the emulator ended"
+    assert not set(names) & namespaces(), "both namespaces are deleted"
+    for p in inside:
+        assert not alive(p), f"process {p} of the namespaces still runs"
+    assert "Traceback" not in stderr
+    assert f"removed {names[0]} and {names[1]}" in stderr, stderr
+    assert "valid run" not in stderr, "no summary of a partial run"
+    assert "packets in" not in stderr, "no summary of a partial run"
+    assert not report.exists(), "no report of a partial run (nor an earlier run's)"

@@ -12,6 +12,7 @@ from typing import Any
 import mobiflow
 from mobiflow import _mobiflow
 from mobiflow.repro import freeze_dccp
+from mobiflow.repro.framework import Report
 
 from .conftest import Cli
 
@@ -178,7 +179,8 @@ def test_report_shows_every_handoff_with_and_without_the_p_floor() -> None:
                 "dccp_floor": _fake_run(3000 + k, 1.3, 12.5e6, 12.9e6),
                 "freeze_floor": _fake_run(200 + k, 0.2, 4e6, 12.9e6),
             }
-    text = freeze_dccp.report(freeze_dccp.model_tables(), handoffs, {}, [], False, None)
+    blocks = freeze_dccp.page(freeze_dccp.model_tables(), handoffs, {}, [], False, None)
+    text = Report("freeze-dccp", blocks, None).markdown()
     # Every handoff's floor cells, seed / mobiflow, in both floor tables.
     for i in range(len(freeze_dccp.TECHS)):
         for j in range(len(freeze_dccp.TECHS)):

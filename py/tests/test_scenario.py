@@ -118,27 +118,29 @@ def test_to_toml_round_trips_with_overrides(tiny: Path) -> None:
 # -- errors ------------------------------------------------------------------------------
 
 
-def test_bad_key_names_the_key(tiny: Path) -> None:
+@pytest.mark.parametrize(
+    ("key", "value", "named", "reasons"),
+    [
+        ("flows.0.no_such_knob", 1, "flows.0.no_such_knob", ["unknown key"]),
+        (
+            "links.access.rate",
+            "fast",
+            "links.0.rate",
+            ["fast", "set by override links.access.rate=fast"],
+        ),
+        ("flows.7.cc", "reno", "flows.7.cc", ["out of range"]),
+    ],
+    ids=["bad key", "bad value", "bad path"],
+)
+def test_a_bad_override_names_the_key_and_the_reason(
+    tiny: Path, key: str, value: object, named: str, reasons: list[str]
+) -> None:
     with pytest.raises(mobiflow.ScenarioError) as info:
-        mobiflow.Scenario.load(tiny).set("flows.0.no_such_knob", 1)
-    assert info.value.key == "flows.0.no_such_knob"
+        mobiflow.Scenario.load(tiny).set(key, value)
+    assert info.value.key == named
     assert info.value.file is not None
-    assert "unknown key" in info.value.reason
-
-
-def test_bad_value_names_the_key_and_value(tiny: Path) -> None:
-    with pytest.raises(mobiflow.ScenarioError) as info:
-        mobiflow.Scenario.load(tiny).set("links.access.rate", "fast")
-    assert info.value.key == "links.0.rate"
-    assert "fast" in info.value.reason
-    assert "set by override links.access.rate=fast" in info.value.reason
-
-
-def test_bad_path_names_the_key(tiny: Path) -> None:
-    with pytest.raises(mobiflow.ScenarioError) as info:
-        mobiflow.Scenario.load(tiny).set("flows.7.cc", "reno")
-    assert info.value.key == "flows.7.cc"
-    assert "out of range" in info.value.reason
+    for reason in reasons:
+        assert reason in info.value.reason
 
 
 def test_from_dict_refuses_none_and_missing_parts() -> None:

@@ -7,7 +7,6 @@ import math
 import os
 import signal
 import subprocess
-import sys
 import textwrap
 import time
 from pathlib import Path
@@ -20,7 +19,7 @@ from mobiflow import sweeps
 from mobiflow.stats import mean_ci, t_quantile
 
 from . import _workers
-from .conftest import ROOT, Cli
+from .conftest import Cli, start_cli
 from .test_cli import assert_clean_error
 
 GRID = {"flows.bulk.cc": ["newreno", "cubic"], "links.access.queue_limit": ["20p", "100p"]}
@@ -283,14 +282,7 @@ def test_a_killed_sweep_resumes_without_rerunning(slow: Path, tmp_path: Path) ->
     spec = write_sweep_file(
         tmp_path, slow, f'seeds = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\nout = "{out}"\n'
     )
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "mobiflow", "sweep", os.fspath(spec), "--jobs", "1"],
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        stdin=subprocess.DEVNULL,
-        start_new_session=True,
-    )
+    proc = start_cli("sweep", spec, "--jobs", "1", output=subprocess.DEVNULL, new_session=True)
     try:
         deadline = time.monotonic() + 60
         while len(done_files(out)) < 2 and proc.poll() is None and time.monotonic() < deadline:
@@ -313,16 +305,7 @@ def test_a_killed_sweep_resumes_without_rerunning(slow: Path, tmp_path: Path) ->
 def test_ctrl_c_stops_the_sweep_with_status_130(slow: Path, tmp_path: Path) -> None:
     out = tmp_path / "sweep"
     spec = write_sweep_file(tmp_path, slow, f'seeds = [1, 2, 3, 4, 5, 6]\nout = "{out}"\n')
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "mobiflow", "sweep", os.fspath(spec), "--jobs", "2"],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        stdin=subprocess.DEVNULL,
-        text=True,
-        start_new_session=True,
-        env=dict(os.environ, NO_COLOR="1"),
-    )
+    proc = start_cli("sweep", spec, "--jobs", "2", new_session=True)
     deadline = time.monotonic() + 60
     while not done_files(out) and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.01)

@@ -9,6 +9,4 @@ $ns queue-limit $s $m 50
 $ns queue-limit $m $s 50
 mf_flow up newreno $m $s 0.0 1000 1000
 mf_flow down newreno $s $m 10.0 1000 1000
-mf_interval alone 2 10
-mf_interval shared 20 120
-mf_run 120
+mf_measure {alone 2 10 shared 20 120}

@@ -7,15 +7,7 @@
 # from 30 s for T_handoff = 2.62 s (rtmodel-at ... down $ar $cn). Goodput: bytes
 # leaving the ar -> cn queue times 500/532, over each interval.
 source [file join [file dirname [info script]] lib.tcl]
-set mn [$ns node]; set ar [$ns node]; set cn [$ns node]
-mf_link $mn $ar 54Mb 10ms 50
-mf_link $ar $cn 100Mb 50ms 50
-$ns rtmodel-at 30.0 down $ar $cn
-$ns rtmodel-at 32.62 up $ar $cn
+lassign [mf_chain {54Mb 10ms 50} {100Mb 50ms 50}] mn ar cn
+mf_outage $ar $cn 30.0 32.62
 mf_tfrc_flow dccp $mn $cn 500 dccp $ar $cn
-mf_tfrc_interval before 20 30
-mf_tfrc_interval recovery 32.62 42.62
-mf_tfrc_interval after 42.62 92.62
-
-$ns at 92.62 "mf_tfrc_report"
-$ns run
+mf_measure {before 20 30 recovery 32.62 42.62 after 42.62 92.62}

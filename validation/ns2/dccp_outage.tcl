@@ -4,14 +4,7 @@
 # ECN is off (see mf_tfrc_flow in lib.tcl). Goodput: bytes leaving the bottleneck
 # queue towards the receiver times 1000/1032, over each interval.
 source [file join [file dirname [info script]] lib.tcl]
-set s [$ns node]; set p [$ns node]
-mf_link $s $p 10Mb 50ms 100
-$ns rtmodel-at 20.0 down $s $p
-$ns rtmodel-at 25.0 up $s $p
+lassign [mf_chain {10Mb 50ms 100}] s p
+mf_outage $s $p 20.0 25.0
 mf_tfrc_flow video $s $p 1000 dccp
-mf_tfrc_interval before 10 20
-mf_tfrc_interval after 25 40
-mf_tfrc_interval late 40 60
-
-$ns at 60 "mf_tfrc_report"
-$ns run
+mf_measure {before 10 20 after 25 40 late 40 60}

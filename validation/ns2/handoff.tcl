@@ -2,13 +2,7 @@
 # after a 0.5 s interruption (the first case of Tsukamoto, Fukuda, Hori and Oie, "New flow
 # control schemes of TCP for multimodal mobile hosts", IEICE Trans. Commun. E89-B(6), 2006).
 source [file join [file dirname [info script]] lib.tcl]
-set s [$ns node]; set p [$ns node]
-mf_link $s $p 20Mb 1ms 50
-$ns rtmodel-at 10.0 down $s $p
-$ns rtmodel-at 10.5 up $s $p
-mf_change 10.5 $s $p 384Kb 70ms
-mf_flow bulk newreno $s $p 0.0 1000 1000
-mf_interval before 5 10
-mf_interval handoff 10 15
-mf_interval after 15 60
-mf_run 60
+lassign [mf_chain {20Mb 1ms 50}] s p
+mf_handoff $s $p 10.0 10.5 384Kb 70ms
+mf_bulk $s $p
+mf_measure {before 5 10 handoff 10 15 after 15 60}

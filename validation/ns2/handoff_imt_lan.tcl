@@ -1,22 +1,8 @@
-# Twin of scenarios/handoff/imt_to_lan.toml (Table II of Tsukamoto, Fukuda, Hori
-# and Oie, "New flow control schemes of TCP for multimodal mobile hosts", IEICE Trans.
-# Commun. E89-B(6), 2006): fixed host fh, access router ar,
-# mobile host mh; fh-ar wired 10 Mb/s, 10 ms; the access link ar-mh changes interface.
-# The TCP baseline only (ns-2 has none of the reactions).
+# Twin of scenarios/handoff/imt_to_lan.toml (Table II of the vertical-handoff paper),
+# the TCP baseline on the network of mf_handoff_net (lib.tcl), which also reads the
+# optional arguments: minrto_ in seconds, the access link's queue limit in packets.
 source [file join [file dirname [info script]] lib.tcl]
-# Optional arguments (the reproduction's sensitivity runs): minrto_ in seconds, and the
-# queue limit of the access link in packets (default 50).
-if {$argc > 0} { Agent/TCP set minrto_ [lindex $argv 0] }
-set qlim 50
-if {$argc > 1} { set qlim [lindex $argv 1] }
-set fh [$ns node]; set ar [$ns node]; set mh [$ns node]
-mf_link $fh $ar 10Mb 10ms 50
-mf_link $ar $mh 384Kb 70ms $qlim
-$ns rtmodel-at 10.0 down $ar $mh
-$ns rtmodel-at 10.5 up $ar $mh
-mf_change 10.5 $ar $mh 100Mb 5ms
-mf_flow bulk newreno $fh $mh 0.0 1000 1000
-mf_interval before 5 10
-mf_interval handoff 10 15
-mf_interval after 15 60
-mf_run 60
+lassign [mf_handoff_net 384Kb 70ms] fh ar mh
+mf_handoff $ar $mh 10.0 10.5 100Mb 5ms
+mf_bulk $fh $mh
+mf_measure {before 5 10 handoff 10 15 after 15 60}

@@ -2,14 +2,12 @@
 # uniform random loss on the data direction (an ErrorModel in front of the queue, as
 # `$ns lossmodel` inserts it).
 source [file join [file dirname [info script]] lib.tcl]
-set s [$ns node]; set p [$ns node]
-mf_link $s $p 10Mb 20ms 50
+lassign [mf_chain {10Mb 20ms 50}] s p
 set em [new ErrorModel]
 $em unit pkt
 $em set rate_ 0.01
 $em ranvar [new RandomVariable/Uniform]
 $em drop-target [new Agent/Null]
 $ns lossmodel $em $s $p
-mf_flow bulk newreno $s $p 0.0 1000 1000
-mf_interval steady 10 300
-mf_run 300
+mf_bulk $s $p
+mf_measure {steady 10 300}

@@ -1,10 +1,8 @@
 # Twin of red_flows.toml: five NewReno flows through a RED queue with ns-2.35's
 # default RED parameters.
 source [file join [file dirname [info script]] lib.tcl]
-set s [$ns node]; set p [$ns node]
-mf_red_link $s $p 10Mb 20ms 50
+lassign [mf_chain {10Mb 20ms 50 RED}] s p
 for {set i 0} {$i < 5} {incr i} {
     mf_flow f$i newreno $s $p [expr {$i * 0.1}] 1000 1000
 }
-mf_interval steady 10 60
-mf_run 60
+mf_measure {steady 10 60}

@@ -20,7 +20,9 @@
 //! `MOBIFLOW_T0_MONOTONIC_NS` (the link's time zero on CLOCK_MONOTONIC) in its
 //! environment; the run ends when it exits
 //! (its exit status is ours), after `--duration`, or on SIGINT/SIGTERM/SIGHUP.
-//! Everything created is removed on every path out. Exit status 2: not root, no
+//! Everything created is removed on every path out, with whatever still runs in the
+//! namespaces. A run stopped by a signal exits with 128 + the signal (130 for Ctrl-C)
+//! within a second, and presents no summary or report (they would cover part of it). Exit status 2: not root, no
 //! /dev/net/tun, a bad scenario or usage.
 //!
 //! A `kill -9` is no path out: the emulator asks for SIGTERM when its parent dies
@@ -57,6 +59,11 @@ mod linux {
     use std::process::{Child, Command};
     use std::sync::atomic::Ordering;
     use std::time::{Duration, Instant};
+
+    /// How long the command and what else runs in the namespaces get between SIGTERM
+    /// and SIGKILL when the run is interrupted (Ctrl-C, SIGTERM, SIGHUP): the whole
+    /// stop, namespaces deleted, then takes well under a second.
+    const INTERRUPT_GRACE: Duration = Duration::from_millis(300);
 
     use clap::{Parser, Subcommand};
 
@@ -284,6 +291,11 @@ mod linux {
             Ok(_) => {}
             Err(e) => eprintln!("warning: cannot remove what dead emulators left: {e}"),
         }
+        if let Some(p) = &args.report {
+            // A report left by an earlier run must not pass for this one's, which
+            // writes none if it is interrupted.
+            let _ = std::fs::remove_file(p);
+        }
         let link = &sc.links[li];
         let horizon = sc.duration.max(SimDuration::from_secs(3600));
         let mut dirs = [0, 1].map(|k| ClockedDir::new(&link.dirs[k], li * 2 + k, sc.seed, horizon));
@@ -369,29 +381,55 @@ mod linux {
                 false
             })
         };
-        // Stop the command if it is still running (signal, duration, error).
+        let signal = sys::SIGNAL.load(Ordering::SeqCst);
+        // Stop the command if it is still running (signal, duration, error), and
+        // whatever else runs in the namespaces: SIGTERM, then SIGKILL after a grace
+        // period, short when a person pressed Ctrl-C (the whole stop takes well under
+        // a second) and 3 s otherwise.
+        let grace = if signal != 0 {
+            INTERRUPT_GRACE
+        } else {
+            Duration::from_secs(3)
+        };
         if let Some(c) = child.as_mut() {
             if status.is_none() {
                 sys::kill(c.id(), libc::SIGTERM);
+                pair.signal_inside(libc::SIGTERM);
                 let t = Instant::now();
                 loop {
                     if let Ok(Some(st)) = c.try_wait() {
                         status = Some(st.code().unwrap_or(1));
                         break;
                     }
-                    if t.elapsed() > Duration::from_secs(3) {
+                    if t.elapsed() > grace {
                         let _ = c.kill();
                         let _ = c.wait();
                         break;
                     }
-                    std::thread::sleep(Duration::from_millis(20));
+                    std::thread::sleep(Duration::from_millis(10));
                 }
             }
         }
         let stats = [pair.dev_stats(0), pair.dev_stats(1)];
         pair.teardown();
         let out = result.map_err(|e| (1, format!("forwarding failed: {e}")))?;
-        let signal = sys::SIGNAL.load(Ordering::SeqCst);
+        if signal != 0 {
+            // Interrupted: the counters cover an arbitrary part of the run, so no
+            // summary and no report is presented as the run's result; the shell's
+            // 128 + signal, whatever the command did.
+            eprintln!(
+                "live: interrupted ({}): stopped {}, removed {} and {}",
+                sys::signal_name(signal),
+                if args.command.is_empty() {
+                    "the emulation".to_string()
+                } else {
+                    format!("{:?}", args.command.join(" "))
+                },
+                pair.sides[0].ns,
+                pair.sides[1].ns
+            );
+            return Ok(128 + signal);
+        }
 
         // Validity: every packet lost must have been lost by the emulated link.
         let mut reasons: Vec<String> = Vec::new();
@@ -480,7 +518,6 @@ mod linux {
             "valid": valid,
             "invalid_reasons": reasons,
             "command_status": status,
-            "signal": signal,
         });
         if !args.quiet {
             for d in &report["dirs"].as_array().cloned().unwrap_or_default() {
@@ -501,10 +538,6 @@ mod linux {
         if let Some(p) = &args.report {
             let text = serde_json::to_string_pretty(&report).unwrap_or_default();
             std::fs::write(p, text).map_err(|e| (1, format!("{}: {e}", p.display())))?;
-        }
-        if signal != 0 {
-            // Stopped by a signal: the shell convention, whatever the command did.
-            return Ok(128 + signal);
         }
         Ok(status.unwrap_or(0))
     }

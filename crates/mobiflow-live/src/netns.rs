@@ -111,6 +111,22 @@ pub fn stale() -> Result<(Vec<String>, Vec<String>), String> {
     Ok((namespaces, devices))
 }
 
+/// Send `sig` to every process that runs in namespace `ns` (`ip netns pids`); how
+/// many there were.
+pub fn signal_inside(ns: &str, sig: libc::c_int) -> usize {
+    let pids: Vec<u32> = ip_output(&["netns", "pids", ns])
+        .map(|out| {
+            out.lines()
+                .filter_map(|p| p.trim().parse::<u32>().ok())
+                .collect()
+        })
+        .unwrap_or_default();
+    for &pid in &pids {
+        sys::kill(pid, sig);
+    }
+    pids.len()
+}
+
 /// Remove the namespaces and devices of emulators that are no longer running: first
 /// every process still inside such a namespace (SIGKILL: its emulator, which would
 /// have stopped it, is gone), then the namespace. Returns what was removed.
@@ -118,11 +134,7 @@ pub fn remove_stale() -> Result<Vec<String>, String> {
     let (namespaces, devices) = stale()?;
     let mut removed = Vec::new();
     for ns in namespaces {
-        if let Ok(pids) = ip_output(&["netns", "pids", &ns]) {
-            for pid in pids.lines().filter_map(|p| p.trim().parse::<u32>().ok()) {
-                sys::kill(pid, libc::SIGKILL);
-            }
-        }
+        signal_inside(&ns, libc::SIGKILL);
         ip(&["netns", "del", &ns])?;
         removed.push(ns);
     }
@@ -193,11 +205,19 @@ impl Pair {
         v.get(0)?.get("stats64").cloned()
     }
 
-    /// Close the TUN devices and delete the namespaces (idempotent).
+    /// Send `sig` to every process in either namespace; how many there were.
+    pub fn signal_inside(&self, sig: libc::c_int) -> usize {
+        self.created.iter().map(|ns| signal_inside(ns, sig)).sum()
+    }
+
+    /// Close the TUN devices, end whatever still runs in the namespaces (SIGKILL: a
+    /// process the command left behind, or one that ignored SIGTERM, would otherwise
+    /// outlive its namespace's name) and delete the namespaces (idempotent).
     pub fn teardown(&mut self) {
         for s in self.sides.iter_mut() {
             s.tun = None;
         }
+        self.signal_inside(libc::SIGKILL);
         for ns in self.created.drain(..).rev() {
             if let Err(e) = ip(&["netns", "del", &ns]) {
                 eprintln!("warning: {e}");

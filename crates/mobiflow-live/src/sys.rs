@@ -108,6 +108,16 @@ pub fn is_root() -> bool {
     unsafe { libc::geteuid() == 0 }
 }
 
+/// The name of the signals the emulator stops on (`SIGINT` for Ctrl-C).
+pub fn signal_name(sig: i32) -> String {
+    match sig {
+        libc::SIGINT => "SIGINT".into(),
+        libc::SIGTERM => "SIGTERM".into(),
+        libc::SIGHUP => "SIGHUP".into(),
+        other => format!("signal {other}"),
+    }
+}
+
 /// Send `sig` to process `pid`.
 pub fn kill(pid: u32, sig: libc::c_int) {
     // SAFETY: kill has no memory effects.

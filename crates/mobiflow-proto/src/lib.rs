@@ -19,12 +19,16 @@
 //! * [`tcp`]: the TCP sender (RFC 9293, 5681, 6582, 6675, 6298, 7323) and receiver
 //!   (finite buffer, delayed ACKs, SACK generation, window updates, SWS avoidance).
 //! * [`flow`]: receive-window policies: the classic one, and the hooks mobile schemes
-//!   (AFC, RSFC, Freeze-TCP) plug into.
+//!   (AFC, RSFC, auto-tuning, Freeze-TCP) plug into.
+//! * [`tcp::ext`]: sender extensions, the sender-side hooks (AFC's sender half, IETT,
+//!   BA-SST).
+//! * [`mobility`]: the disconnection planner Freeze-TCP and Freeze-DCCP share.
 //! * [`tfrc`]: TFRC (RFC 5348) / DCCP CCID 3 (RFC 4342) sender and receiver with the
 //!   Freeze-DCCP states, and the analytical model of TFRC across a disconnection.
 
 pub mod cc;
 pub mod flow;
+pub mod mobility;
 pub mod tcp;
 pub mod tfrc;
 pub mod time;

@@ -2,8 +2,9 @@
 //!
 //! A [`Segment`] is the parsed form of a TCP header (RFC 9293 §3.1) with the options
 //! mobiflow models: timestamps (RFC 7323 §3), SACK blocks (RFC 2018 §3), and the
-//! experimental option of AFC. It carries no payload bytes: a simulator only needs the
-//! payload's length, and the wire encoder (pcap) fills it with zeros.
+//! experimental options of the mobile schemes ([`ExpOptions`]). It carries no payload
+//! bytes: a simulator only needs the payload's length, and the wire encoder (pcap)
+//! fills it with zeros.
 //!
 //! Sequence numbers are kept as 64-bit *stream offsets*: offset 0 is the first payload
 //! byte. The 32-bit wire value is `isn + 1 + offset` modulo 2^32 (the SYN occupies
@@ -84,6 +85,33 @@ impl SackBlocks {
     }
 }
 
+/// The experimental TCP options the mobile schemes exchange, in one place: a scheme
+/// that needs a signal on the wire adds a field here (and its size to
+/// [`ExpOptions::wire_len`]), not to [`Segment`].
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
+pub struct ExpOptions {
+    /// AFC's 2-byte experimental option: the application read rate, encoded
+    /// (see `flow::afc`). `None` when absent.
+    pub afc_rate: Option<u8>,
+    /// An explicit "interface changed" notification from a mobile receiver
+    /// (`tcp::handoff::HandoffSignal::AckOption`; Tsukamoto, Fukuda, Hori and Oie, "New
+    /// flow control schemes of TCP for multimodal mobile hosts", IEICE Trans. Commun.
+    /// E89-B(6), 2006): an experimental option in a real stack; it is given no size
+    /// on the wire and is not written into captures.
+    pub handoff_notice: bool,
+}
+
+impl ExpOptions {
+    /// Bytes these options occupy on the wire, before padding.
+    pub fn wire_len(&self) -> u32 {
+        if self.afc_rate.is_some() {
+            2
+        } else {
+            0
+        }
+    }
+}
+
 /// A TCP segment as mobiflow models it.
 #[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
 pub struct Segment {
@@ -106,21 +134,14 @@ pub struct Segment {
     pub sack_permitted: bool,
     /// Window-scale shift (SYN and SYN-ACK only).
     pub wscale: Option<u8>,
-    /// AFC's 2-byte experimental option: the application read rate, encoded
-    /// (see `flow::afc`). `None` when absent.
-    pub afc_rate: Option<u8>,
     /// True if this segment is a retransmission (for tracing only; not on the wire).
     pub retransmission: bool,
     /// A zero-window probe (RFC 9293 §3.8.6.1). mobiflow probes as Linux does, with a
     /// zero-length segment whose wire sequence number is `seq - 1` (already
     /// acknowledged), which the receiver must answer with an ACK.
     pub window_probe: bool,
-    /// An explicit "interface changed" notification from a mobile receiver
-    /// (`tcp::handoff::HandoffSignal::AckOption`; Tsukamoto, Fukuda, Hori and Oie, "New
-    /// flow control schemes of TCP for multimodal mobile hosts", IEICE Trans. Commun.
-    /// E89-B(6), 2006): an experimental option in a real
-    /// stack; not written into captures.
-    pub handoff_notice: bool,
+    /// The experimental options of the mobile schemes (none is in an RFC).
+    pub exp: ExpOptions,
 }
 
 impl Segment {
@@ -142,9 +163,7 @@ impl Segment {
         if !self.sack.is_empty() {
             n += 2 + 8 * self.sack.len() as u32;
         }
-        if self.afc_rate.is_some() {
-            n += 2;
-        }
+        n += self.exp.wire_len();
         n.div_ceil(4) * 4
     }
 

@@ -73,7 +73,7 @@ impl ClockedDir {
         let timers = &mut self.timers;
         let admit = self
             .dir
-            .handle_packet(now, id, bytes, &mut |t, timer| timers.push(t, timer));
+            .handle_packet(now, now, id, bytes, &mut |t, timer| timers.push(t, timer));
         matches!(admit, Admit::Scheduled(_) | Admit::Queued)
     }
 

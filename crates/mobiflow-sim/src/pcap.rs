@@ -175,7 +175,7 @@ pub fn encode_tcp(
             put(&[l[0], l[1], l[2], l[3], r[0], r[1], r[2], r[3]], &mut n);
         }
     }
-    if let Some(v) = seg.afc_rate {
+    if let Some(v) = seg.exp.afc_rate {
         put(&[253, 5, 0x41, 0x46, v], &mut n);
     }
     while n % 4 != 0 {

@@ -3,24 +3,13 @@
 //! control's pathologies and what AFC changes. The numbers are checked against what the
 //! mechanisms must do, not against the paper's figures (see the reproduction report).
 
+mod common;
+
 use mobiflow_sim::results::FlowSummary;
-use mobiflow_sim::scenario::load_file;
-use std::path::PathBuf;
 
-fn scenario(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../scenarios/afc")
-        .join(name)
-}
-
+/// The first flow of a run of `scenarios/afc/NAME` with overrides.
 fn run(name: &str, sets: &[(&str, &str)]) -> FlowSummary {
-    let overrides: Vec<(String, String)> = sets
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-    let sc = load_file(&scenario(name), &overrides).expect("scenario loads");
-    let res = mobiflow_sim::run(&sc).expect("run");
-    res.summary.flows[0].clone()
+    common::run_file(&format!("scenarios/afc/{name}"), sets).flows[0].clone()
 }
 
 const AFC: (&str, &str) = ("flows.phone.flow_control", "afc");
@@ -129,44 +118,29 @@ fn afc_repairs_what_the_full_buffer_drops_without_the_retransmission_timer() {
 
 #[test]
 fn each_afc_mechanism_can_be_switched_off() {
-    let base = [("run.duration", "60s"), AFC];
-    let no_hide = run(
-        "motivation.toml",
-        &[
-            base[0],
-            base[1],
-            ("flows.phone.afc.hide_buffer_losses", "false"),
-        ],
-    );
-    assert_eq!(no_hide.hidden_congestion_events, 0);
-    let no_pacing = run(
-        "motivation.toml",
-        &[base[0], base[1], ("flows.phone.afc.pacing", "false")],
-    );
-    assert_eq!(no_pacing.paced_segments, 0);
-    let no_feedback = run(
-        "motivation.toml",
-        &[
-            base[0],
-            base[1],
-            ("flows.phone.afc.proactive_feedback", "false"),
-        ],
-    );
-    assert_eq!(no_feedback.policy_updates, 0);
-    let no_rate = run(
-        "motivation.toml",
-        &[base[0], base[1], ("flows.phone.afc.adapt_rate", "false")],
-    );
-    assert_eq!(
-        no_rate.rcv_buffer_drops, 0,
-        "without AR x RTT nothing overruns the buffer"
-    );
+    // Each mechanism, and the counter that stays 0 without it (adapt_rate: without
+    // AR x RTT nothing overruns the buffer).
+    type Counter = fn(&FlowSummary) -> u64;
+    let mechanisms: [(&str, Counter); 4] = [
+        ("hide_buffer_losses", |f| f.hidden_congestion_events),
+        ("pacing", |f| f.paced_segments),
+        ("proactive_feedback", |f| f.policy_updates),
+        ("adapt_rate", |f| f.rcv_buffer_drops),
+    ];
+    for (mechanism, counter) in mechanisms {
+        let off = format!("flows.phone.afc.{mechanism}");
+        let f = run(
+            "motivation.toml",
+            &[("run.duration", "60s"), AFC, (&off, "false")],
+        );
+        assert_eq!(counter(&f), 0, "{mechanism} off");
+    }
 }
 
 #[test]
 fn every_afc_scenario_loads_and_runs() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/afc");
-    let traces = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../traces");
+    let dir = common::repo("scenarios/afc");
+    let traces = common::repo("traces");
     let mut n = 0;
     for e in std::fs::read_dir(&dir).expect("scenarios/afc") {
         let p = e.expect("entry").path();
@@ -177,13 +151,9 @@ fn every_afc_scenario_loads_and_runs() {
             continue;
         }
         for fc in ["classic", "afc", "autotune"] {
-            let sets = vec![
-                ("run.duration".to_string(), "5s".to_string()),
-                ("flows.phone.flow_control".to_string(), fc.to_string()),
-            ];
-            let sc = load_file(&p, &sets).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-            let r = mobiflow_sim::run(&sc).expect("run");
-            assert_eq!(r.summary.flows[0].flow_control, fc);
+            let sets = [("run.duration", "5s"), ("flows.phone.flow_control", fc)];
+            let f = run(&p.file_name().unwrap().to_string_lossy(), &sets);
+            assert_eq!(f.flow_control, fc);
         }
         n += 1;
     }

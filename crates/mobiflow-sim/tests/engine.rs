@@ -67,11 +67,34 @@ fn two_node(rate_bps: u64, one_way: Duration, limit: u32, cfg: TcpConfig, secs: 
     }
 }
 
-fn big_buffer() -> TcpConfig {
+/// The default TCP with a receive buffer of `bytes`.
+fn buffer(bytes: u64) -> TcpConfig {
     TcpConfig {
-        rcv_buf: 64 << 20,
+        rcv_buf: bytes,
         ..TcpConfig::default()
     }
+}
+
+/// A RED queue of `limit` packets: thresholds 5 and 15, w_q 0.002, max_p 0.1, gentle,
+/// wait, byte mode with mean packets of `mean_pktsize` bytes.
+fn red(limit: u32, mean_pktsize: u32) -> QueueSpec {
+    QueueSpec::Red {
+        limit: QueueLimit::Packets(limit),
+        min_th: Some(5.0),
+        max_th: Some(15.0),
+        w_q: Some(0.002),
+        max_p: 0.1,
+        gentle: true,
+        mean_pktsize,
+        wait: true,
+        bytes: true,
+        queue_in_bytes: true,
+        target_delay: Duration::from_millis(5),
+    }
+}
+
+fn big_buffer() -> TcpConfig {
+    buffer(64 << 20)
 }
 
 /// Payload share of the wire bytes of a full segment with timestamps (12 bytes of
@@ -84,10 +107,7 @@ fn payload_share(cfg: &TcpConfig) -> f64 {
 
 #[test]
 fn receive_window_limited_flow_gets_buffer_over_rtt() {
-    let cfg = TcpConfig {
-        rcv_buf: 256 * 1024,
-        ..TcpConfig::default()
-    };
+    let cfg = buffer(256 * 1024);
     let sc = two_node(15_000_000, ms(265), 1000, cfg, 60);
     let r = run(&sc).unwrap();
     let f = &r.summary.flows[0];
@@ -103,10 +123,7 @@ fn receive_window_limited_flow_gets_buffer_over_rtt() {
 
 #[test]
 fn a_fluctuating_reader_causes_zero_windows_and_idle_rtts() {
-    let cfg = TcpConfig {
-        rcv_buf: 256 * 1024,
-        ..TcpConfig::default()
-    };
+    let cfg = buffer(256 * 1024);
     let mut sc = two_node(15_000_000, ms(265), 1000, cfg, 120);
     sc.flows[0].reader = ReaderSpec::Steps {
         rates_bps: vec![0, 6_000_000, 6_000_000],
@@ -124,10 +141,7 @@ fn a_fluctuating_reader_causes_zero_windows_and_idle_rtts() {
 
 #[test]
 fn a_constant_reader_caps_goodput_at_its_rate() {
-    let cfg = TcpConfig {
-        rcv_buf: 512 * 1024,
-        ..TcpConfig::default()
-    };
+    let cfg = buffer(512 * 1024);
     let mut sc = two_node(10_000_000, ms(20), 1000, cfg, 30);
     sc.flows[0].reader = ReaderSpec::Constant {
         rate_bps: 3_000_000,
@@ -164,19 +178,7 @@ fn droptail_queue_never_exceeds_its_limit_and_counts_drops() {
 #[test]
 fn red_drops_before_the_queue_is_full() {
     let mut sc = two_node(10_000_000, ms(20), 100, big_buffer(), 20);
-    sc.links[0].dirs[0].queue = QueueSpec::Red {
-        limit: QueueLimit::Packets(100),
-        min_th: Some(5.0),
-        max_th: Some(15.0),
-        w_q: Some(0.002),
-        max_p: 0.1,
-        gentle: true,
-        mean_pktsize: 1000,
-        wait: true,
-        bytes: true,
-        queue_in_bytes: true,
-        target_delay: Duration::from_millis(5),
-    };
+    sc.links[0].dirs[0].queue = red(100, 1000);
     let r = run(&sc).unwrap();
     let l = &r.summary.links[0];
     assert!(l.drops > 0);
@@ -209,10 +211,7 @@ fn rate_schedule_changes_throughput_mid_run() {
 
 #[test]
 fn delay_schedule_changes_the_measured_rtt() {
-    let cfg = TcpConfig {
-        rcv_buf: 16 * 1024,
-        ..TcpConfig::default()
-    };
+    let cfg = buffer(16 * 1024);
     let mut sc = two_node(10_000_000, ms(10), 100, cfg, 20);
     for d in sc.links[0].dirs.iter_mut() {
         d.delay = DelayModel::Schedule {
@@ -343,19 +342,7 @@ fn bursts_are_timed_separately() {
 #[test]
 fn same_scenario_and_seed_give_identical_results() {
     let mut sc = two_node(10_000_000, ms(20), 20, big_buffer(), 20);
-    sc.links[0].dirs[0].queue = QueueSpec::Red {
-        limit: QueueLimit::Packets(60),
-        min_th: Some(5.0),
-        max_th: Some(15.0),
-        w_q: Some(0.002),
-        max_p: 0.1,
-        gentle: true,
-        mean_pktsize: 1500,
-        wait: true,
-        bytes: true,
-        queue_in_bytes: true,
-        target_delay: Duration::from_millis(5),
-    };
+    sc.links[0].dirs[0].queue = red(60, 1500);
     let a = run(&sc).unwrap();
     let b = run(&sc).unwrap();
     assert_eq!(a.summary, b.summary);

@@ -4,6 +4,8 @@
 //! and schedules, and `engine/mobility.rs` tells the right endpoint at the right time.
 //! Run in release (`cargo test --release -p mobiflow-sim --test handoff`).
 
+mod common;
+
 use mobiflow_proto::time::Duration;
 use mobiflow_sim::model::{DelayModel, RateModel};
 use mobiflow_sim::results::FlowSummary;
@@ -42,20 +44,21 @@ intervals = { handoff = ["10s", "15s"] }
 "#;
 
 fn flow(from: &str, to: &str) -> String {
-    format!("[[flows]]\nname = \"bulk\"\nfrom = \"{from}\"\nto = \"{to}\"\napp = \"bulk\"\n")
+    common::flow("bulk", from, to, "bulk")
 }
 
 fn run(text: &str, sets: &[(&str, &str)]) -> FlowSummary {
-    let sets: Vec<(String, String)> = sets
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-    let sc = load_str(text, None, &sets).expect("scenario loads");
-    mobiflow_sim::run(&sc).expect("run").summary.flows[0].clone()
+    common::run_text(text, sets).flows[0].clone()
 }
 
 fn down(sets: &[(&str, &str)]) -> FlowSummary {
     run(&format!("{CASE}{}", flow("fh", "mh")), sets)
+}
+
+/// `better` delivered more than `tcp` over the handoff interval (10-15 s).
+fn assert_more_across_the_handoff(better: &FlowSummary, tcp: &FlowSummary) {
+    let (b, t) = (better.intervals["handoff"], tcp.intervals["handoff"]);
+    assert!(b > t, "{b} vs {t}");
 }
 
 #[test]
@@ -164,12 +167,7 @@ fn ba_sst_measures_the_new_interface_and_beats_tcp_after_the_change() {
         (ss as f64 - bw / 8.0 * rtt).abs() <= 1000.0,
         "{ss} {bw} {rtt}"
     );
-    assert!(
-        ba.intervals["handoff"] > tcp.intervals["handoff"],
-        "{} vs {}",
-        ba.intervals["handoff"],
-        tcp.intervals["handoff"]
-    );
+    assert_more_across_the_handoff(&ba, &tcp);
 }
 
 #[test]
@@ -198,12 +196,7 @@ fn freeze_tcp_freezes_a_warning_ahead_and_sends_tr_acks() {
         frozen.timeouts,
         tcp.timeouts
     );
-    assert!(
-        frozen.intervals["handoff"] > tcp.intervals["handoff"],
-        "{} vs {}",
-        frozen.intervals["handoff"],
-        tcp.intervals["handoff"]
-    );
+    assert_more_across_the_handoff(&frozen, &tcp);
 }
 
 #[test]
@@ -222,27 +215,40 @@ fn load_err(text: &str) -> String {
 #[test]
 fn bad_handoffs_are_refused_with_the_key() {
     let base = format!("{CASE}{}", flow("fh", "mh"));
-    let e = load_err(&base.replace(r#"interruption = "0.5s""#, r#"interruption = "0s""#));
-    assert!(e.contains("links.1.handoffs.0.interruption"), "{e}");
-    let e = load_err(&base.replace(
-        r#"handoffs = [{ at"#,
-        r#"handoffs = [{ at = "10.2s", interruption = "1s" }, { at"#,
-    ));
-    assert!(e.contains("links.1.handoffs.1.at"), "{e}");
-    assert!(e.contains("must be sorted"), "{e}");
-    let e = load_err(&base.replace(r#"delay = "70ms" }"#, r#"delay = "70ms", speed = 1 }"#));
-    assert!(e.contains("links.1.handoffs.0"), "{e}");
-    let e = load_err(&base.replace(
-        "rate = \"20Mbps\"\ndelay = \"1ms\"",
-        "rate_schedule = [[\"0s\", \"20Mbps\"]]\ndelay = \"1ms\"",
-    ));
-    assert!(e.contains("links.1.rate_schedule"), "{e}");
-    assert!(e.contains("conflicts with links.1.handoffs"), "{e}");
-    let e = load_err(&base.replace(
-        "queue_limit = 49\nhandoffs",
-        "queue_limit = 49\noutages = [[\"10200ms\", \"11s\"]]\nhandoffs",
-    ));
-    assert!(e.contains("overlaps"), "{e}");
+    // (text replaced in the base, its replacement, what the error says)
+    let cases: [(&str, &str, &[&str]); 5] = [
+        (
+            r#"interruption = "0.5s""#,
+            r#"interruption = "0s""#,
+            &["links.1.handoffs.0.interruption"],
+        ),
+        (
+            r#"handoffs = [{ at"#,
+            r#"handoffs = [{ at = "10.2s", interruption = "1s" }, { at"#,
+            &["links.1.handoffs.1.at", "must be sorted"],
+        ),
+        (
+            r#"delay = "70ms" }"#,
+            r#"delay = "70ms", speed = 1 }"#,
+            &["links.1.handoffs.0"],
+        ),
+        (
+            "rate = \"20Mbps\"\ndelay = \"1ms\"",
+            "rate_schedule = [[\"0s\", \"20Mbps\"]]\ndelay = \"1ms\"",
+            &["links.1.rate_schedule", "conflicts with links.1.handoffs"],
+        ),
+        (
+            "queue_limit = 49\nhandoffs",
+            "queue_limit = 49\noutages = [[\"10200ms\", \"11s\"]]\nhandoffs",
+            &["overlaps"],
+        ),
+    ];
+    for (from, to, wants) in cases {
+        let e = load_err(&base.replace(from, to));
+        for want in wants {
+            assert!(e.contains(want), "{e}");
+        }
+    }
     let e = load_err(&format!(
         "{base}[flows.tcp]\nhandoff_reaction = \"magic\"\n"
     ));
@@ -261,10 +267,7 @@ fn freeze_starts_the_configured_warning_before_the_outage_and_ends_at_reconnecti
             "[measure]\nintervals = { handoff = [\"10s\", \"15s\"] }\n",
             "",
         );
-        let sets = vec![
-            ("tcp.freeze".to_string(), "true".to_string()),
-            ("tcp.freeze_warning".to_string(), warning.to_string()),
-        ];
+        let sets = common::overrides(&[("tcp.freeze", "true"), ("tcp.freeze_warning", warning)]);
         let sc = load_str(&text, None, &sets).expect("scenario loads");
         let series = mobiflow_sim::run(&sc).expect("run").series.flow;
         let zero: Vec<u64> = series

@@ -14,39 +14,19 @@
 //! classic's 4.0 s over 60 s). Hence the 512 KB buffer of the first test, kept from
 //! before the parameter existed.
 
+mod common;
+
+use common::{flow, run_file, run_text, HSPA};
 use mobiflow_sim::results::FlowSummary;
-use mobiflow_sim::scenario::load_str;
 
-const UPLOAD: &str = r#"
-[run]
-duration = "60s"
-
-[tcp]
-rcv_buf = "512KB"
-
-[[links]]
-name = "hspa"
-a = "server"
-b = "phone"
-delay = "40ms"
-queue_limit = "1000p"
-[links.ab]
-rate = "7.2Mbps"
-[links.ba]
-rate = "2Mbps"
-
-[[flows]]
-name = "upload"
-from = "phone"
-to = "server"
-app = "bulk"
-"#;
-
+/// The upload alone: the phone's bulk flow to the server, whose receiver runs
+/// `flow_control` with the flow keys `extra`; a 512 KB receive buffer.
 fn run(flow_control: &str, extra: &str) -> FlowSummary {
-    let text = format!("{UPLOAD}flow_control = \"{flow_control}\"\n{extra}");
-    let sc = load_str(&text, None, &[]).expect("scenario loads");
-    let res = mobiflow_sim::run(&sc).expect("run");
-    res.summary.flows[0].clone()
+    let text = format!(
+        "{HSPA}\n[tcp]\nrcv_buf = \"512KB\"\n\n{}flow_control = \"{flow_control}\"\n{extra}",
+        flow("upload", "phone", "server", "bulk")
+    );
+    run_text(&text, &[]).flows[0].clone()
 }
 
 #[test]
@@ -76,42 +56,18 @@ fn rsfc_keeps_the_upload_rtt_far_below_classic_and_most_of_its_throughput() {
 /// buffer is 256 KB (Android's HSPA maximum of the time, assumed), the server's the
 /// 4 MiB default. Returns (download, upload) over the 20-60 s interval.
 fn download_with_upload(upload_fc: Option<&str>) -> (FlowSummary, Option<FlowSummary>) {
-    let mut text = String::from(
-        r#"
-[run]
-duration = "60s"
-
-[[links]]
-name = "hspa"
-a = "server"
-b = "phone"
-delay = "40ms"
-queue_limit = "1000p"
-[links.ab]
-rate = "7.2Mbps"
-[links.ba]
-rate = "2Mbps"
-
-[measure]
-intervals = { steady = ["20s", "60s"] }
-
-[[flows]]
-name = "download"
-from = "server"
-to = "phone"
-app = "bulk"
-tcp = { rcv_buf = "256KB" }
-"#,
+    let mut text = format!(
+        "{HSPA}\n[measure]\nintervals = {{ steady = [\"20s\", \"60s\"] }}\n\n{}\
+         tcp = {{ rcv_buf = \"256KB\" }}\n",
+        flow("download", "server", "phone", "bulk")
     );
     if let Some(fc) = upload_fc {
         text.push_str(&format!(
-            "\n[[flows]]\nname = \"upload\"\nfrom = \"phone\"\nto = \"server\"\napp = \"bulk\"\n\
-             start = \"5s\"\nflow_control = \"{fc}\"\n"
+            "\n{}start = \"5s\"\nflow_control = \"{fc}\"\n",
+            flow("upload", "phone", "server", "bulk")
         ));
     }
-    let sc = load_str(&text, None, &[]).expect("scenario loads");
-    let res = mobiflow_sim::run(&sc).expect("run");
-    let f = &res.summary.flows;
+    let f = run_text(&text, &[]).flows;
     (f[0].clone(), f.get(1).cloned())
 }
 
@@ -166,16 +122,7 @@ fn download_collapses_behind_a_classic_upload_and_recovers_with_rsfc() {
 
 /// The upload's goodput per interval of `scenarios/rsfc/NAME.toml` with overrides.
 fn scenario_upload(name: &str, sets: &[(&str, &str)]) -> FlowSummary {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../scenarios/rsfc")
-        .join(format!("{name}.toml"));
-    let sets: Vec<(String, String)> = sets
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-    let sc = mobiflow_sim::scenario::load_file(&path, &sets).expect("scenario loads");
-    let res = mobiflow_sim::run(&sc).expect("run");
-    res.summary.flows[0].clone()
+    run_file(&format!("scenarios/rsfc/{name}.toml"), sets).flows[0].clone()
 }
 
 #[test]

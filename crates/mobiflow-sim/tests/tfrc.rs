@@ -2,11 +2,11 @@
 //! equation under random loss, Freeze-DCCP across an outage, determinism, scenario
 //! errors and packet captures (tshark, where installed).
 
+mod common;
+
 use mobiflow_proto::tfrc::throughput;
+use mobiflow_sim::load_str;
 use mobiflow_sim::results::{FlowSummary, Summary};
-use mobiflow_sim::{load_str, run, run_with, RunOptions};
-use std::path::PathBuf;
-use std::process::Command;
 
 fn scenario(transport: &str, rate: &str, extra_link: &str, tfrc: &str, duration: &str) -> String {
     format!(
@@ -43,8 +43,7 @@ sample_interval = "0s"
 }
 
 fn run_str(text: &str) -> Summary {
-    let sc = load_str(text, None, &[]).expect("scenario loads");
-    run(&sc).expect("runs").summary
+    common::run_text(text, &[])
 }
 
 fn flow(s: &Summary) -> &FlowSummary {
@@ -227,53 +226,56 @@ fn err(text: &str) -> String {
 #[test]
 fn bad_tfrc_settings_name_the_file_the_key_and_the_reason() {
     let base = scenario("tfrc", "10Mbps", "", "s = \"500B\"", "10s");
-    let e = err(&base.replace("transport = \"tfrc\"", "transport = \"sctp\""));
-    assert!(
-        e.starts_with("x.toml: flows.0.transport: unknown transport"),
-        "{e}"
-    );
-    let e = err(&base.replace("transport = \"tfrc\"", "transport = \"tcp\""));
-    assert!(
-        e.starts_with("x.toml: flows.0.tfrc: only used with transport"),
-        "{e}"
-    );
-    let e = err(&base.replace("s = \"500B\"", "s = \"500B\"\nfreeze_warning = \"1s\""));
-    assert!(
-        e.starts_with("x.toml: flows.0.tfrc.freeze_warning: only used with freeze = true"),
-        "{e}"
-    );
-    let e = err(&base.replace("s = \"500B\"", "s = \"0B\""));
-    assert!(e.starts_with("x.toml: flows.0.tfrc.s: "), "{e}");
-    let e = err(&base.replace("s = \"500B\"", "feedback = \"sometimes\""));
-    assert!(
-        e.starts_with("x.toml: flows.0.tfrc.feedback: unknown feedback mode"),
-        "{e}"
-    );
-    let e = err(&base.replace("s = \"500B\"", "freeze = true\nfreeze_side = \"middle\""));
-    assert!(e.starts_with("x.toml: flows.0.tfrc.freeze_side: "), "{e}");
-    let e = err(&base.replace(
-        "transport = \"tfrc\"",
-        "transport = \"tfrc\"\ncc = \"cubic\"",
-    ));
-    assert!(
-        e.starts_with("x.toml: flows.0.cc: only used by TCP flows"),
-        "{e}"
-    );
-    let e = err(&base.replace(
-        "transport = \"tfrc\"",
-        "transport = \"tfrc\"\napp = \"web\"",
-    ));
-    assert!(
-        e.starts_with("x.toml: flows.0.app: a web app needs TCP"),
-        "{e}"
-    );
-    let e = err(&base.replace("s = \"500B\"", "pacing = true"));
-    assert!(e.starts_with("x.toml: flows.0.tfrc.pacing: "), "{e}");
-    let e = err(&base.replace(
-        "queue_limit = \"100p\"",
-        "queue_limit = \"100p\"\nloss = 1.5",
-    ));
-    assert!(e.starts_with("x.toml: links.0.loss: "), "{e}");
+    // (text replaced in the base, its replacement, how the error starts)
+    let tfrc = "transport = \"tfrc\"";
+    let s = "s = \"500B\"";
+    for (from, to, want) in [
+        (
+            tfrc,
+            "transport = \"sctp\"",
+            "flows.0.transport: unknown transport",
+        ),
+        (
+            tfrc,
+            "transport = \"tcp\"",
+            "flows.0.tfrc: only used with transport",
+        ),
+        (
+            s,
+            "s = \"500B\"\nfreeze_warning = \"1s\"",
+            "flows.0.tfrc.freeze_warning: only used with freeze = true",
+        ),
+        (s, "s = \"0B\"", "flows.0.tfrc.s: "),
+        (
+            s,
+            "feedback = \"sometimes\"",
+            "flows.0.tfrc.feedback: unknown feedback mode",
+        ),
+        (
+            s,
+            "freeze = true\nfreeze_side = \"middle\"",
+            "flows.0.tfrc.freeze_side: ",
+        ),
+        (
+            tfrc,
+            "transport = \"tfrc\"\ncc = \"cubic\"",
+            "flows.0.cc: only used by TCP flows",
+        ),
+        (
+            tfrc,
+            "transport = \"tfrc\"\napp = \"web\"",
+            "flows.0.app: a web app needs TCP",
+        ),
+        (s, "pacing = true", "flows.0.tfrc.pacing: "),
+        (
+            "queue_limit = \"100p\"",
+            "queue_limit = \"100p\"\nloss = 1.5",
+            "links.0.loss: ",
+        ),
+    ] {
+        let e = err(&base.replace(from, to));
+        assert!(e.starts_with(&format!("x.toml: {want}")), "{e}");
+    }
     // The defaults that are assumptions are reported.
     let sc = load_str(&base.replace("s = \"500B\"", "freeze = true"), None, &[]).unwrap();
     let keys: Vec<&str> = sc.assumed.iter().map(|(k, _)| k.as_str()).collect();
@@ -281,18 +283,9 @@ fn bad_tfrc_settings_name_the_file_the_key_and_the_reason() {
     assert!(keys.contains(&"flows.0.tfrc.freeze_side"), "{keys:?}");
 }
 
-fn tshark() -> Option<PathBuf> {
-    let out = Command::new("sh")
-        .args(["-c", "command -v tshark"])
-        .output()
-        .ok()?;
-    let p = String::from_utf8(out.stdout).ok()?.trim().to_string();
-    (!p.is_empty()).then(|| PathBuf::from(p))
-}
-
 #[test]
 fn captures_of_tfrc_and_dccp_flows_parse_in_tshark() {
-    let Some(tshark) = tshark() else {
+    let Some(tshark) = common::tshark() else {
         eprintln!("tshark not installed: skipped");
         return;
     };
@@ -308,37 +301,10 @@ fn captures_of_tfrc_and_dccp_flows_parse_in_tshark() {
             "[measure]",
             "[measure]\ncapture = { hosts = [\"s\", \"r\"], snaplen = 128 }",
         );
-        let sc = load_str(&text, None, &[]).unwrap();
-        let dir = std::env::temp_dir().join(format!(
-            "mobiflow-tfrc-pcap-{}-{transport}",
-            std::process::id()
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        let r = run_with(
-            &sc,
-            &RunOptions {
-                out_dir: Some(dir.clone()),
-                capture_all_hosts: false,
-            },
-        )
-        .unwrap();
-        let f = &r.summary.flows[0];
+        let (f, dir) = common::run_captured(&text, &format!("tfrc-pcap-{transport}"));
         let t = f.tfrc.as_ref().unwrap();
         let file = dir.join("s.pcap");
-        let fields = |filter: &str| -> u64 {
-            let out = Command::new(&tshark)
-                .arg("-r")
-                .arg(&file)
-                .args(["-Y", filter, "-T", "fields", "-e", "frame.number"])
-                .output()
-                .expect("tshark runs");
-            assert!(
-                out.status.success(),
-                "{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            String::from_utf8_lossy(&out.stdout).lines().count() as u64
-        };
+        let fields = |filter: &str| common::frames(&tshark, &file, filter);
         assert_eq!(
             fields("_ws.malformed || _ws.expert.severity >= error"),
             0,

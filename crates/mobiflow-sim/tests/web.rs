@@ -2,6 +2,9 @@
 //! worlds small enough to compute by hand, the companion channels, and what a
 //! concurrent upload does to a page.
 
+mod common;
+
+use common::{flow, run_text, HSPA};
 use mobiflow_sim::model::AppSpec;
 use mobiflow_sim::results::Summary;
 use mobiflow_sim::scenario::load_str;
@@ -26,10 +29,28 @@ rate = "8Mbps"
 delay = "10ms"
 "#;
 
-fn run(text: &str) -> Summary {
-    let sc = load_str(text, None, &[]).expect("scenario loads");
-    mobiflow_sim::run(&sc).expect("run").summary
+/// A run of BASE with the web flow "web" from the server to the phone, `keys` its own
+/// keys and its `[flows.web]` table.
+fn run(keys: &str) -> Summary {
+    run_text(&web(BASE, keys), &[])
 }
+
+fn web(links: &str, keys: &str) -> String {
+    format!("{links}\n{}{keys}", flow("web", "server", "phone", "web"))
+}
+
+/// One connection fetching `objects` objects of 1000 bytes per page with 100-byte
+/// requests; `keys` the flow's other keys and the start of its `[flows.web]` table.
+fn one_connection(keys: &str, objects: u32) -> Summary {
+    run(&format!(
+        "{keys}objects = {objects}\nobject_size = \"1000B\"\nrequest_size = \"100B\"\n\
+         connections = 1\n"
+    ))
+}
+
+/// One request-response exchange on BASE: the request (100 + 40 bytes, 140 µs) and
+/// 10 ms up, then the response (1000 + 40 bytes, 1040 µs) and 10 ms down.
+const EXCHANGE: f64 = 0.010 + 140e-6 + 0.010 + 1040e-6;
 
 fn close(a: f64, b: f64) -> bool {
     (a - b).abs() < 1e-9
@@ -37,28 +58,12 @@ fn close(a: f64, b: f64) -> bool {
 
 #[test]
 fn one_connection_page_load_time_is_the_sum_of_request_response_exchanges() {
-    let s = run(&format!(
-        "{BASE}
-[[flows]]
-name = \"web\"
-from = \"server\"
-to = \"phone\"
-app = \"web\"
-[flows.web]
-pages = 2
-think = \"500ms\"
-objects = 2
-object_size = \"1000B\"
-request_size = \"100B\"
-connections = 1
-"
-    ));
+    let s = one_connection("[flows.web]\npages = 2\nthink = \"500ms\"\n", 2);
     let web = &s.flows[0];
-    // Per object: the request (100 + 40 bytes, 140 µs) and 10 ms up, then the response
-    // (1000 + 40 bytes, 1040 µs) and 10 ms down. The request of the next object leaves
-    // the phone before the ACK of the response, the response before the ACK of the
-    // request, so nothing else waits in between.
-    let per_object = 0.010 + 140e-6 + 0.010 + 1040e-6;
+    // Per object one EXCHANGE: the request of the next object leaves the phone before
+    // the ACK of the response, the response before the ACK of the request, so nothing
+    // else waits in between.
+    let per_object = EXCHANGE;
     assert_eq!(web.pages_started, 2);
     assert_eq!(
         web.page_load_times_s.len(),
@@ -85,13 +90,7 @@ connections = 1
 fn main_document_first_then_the_rest_in_parallel_over_two_connections() {
     let page = |main_first: bool, conns: u32| {
         let s = run(&format!(
-            "{BASE}
-[[flows]]
-name = \"web\"
-from = \"server\"
-to = \"phone\"
-app = \"web\"
-[flows.web]
+            "[flows.web]
 pages = 1
 objects = 3
 object_size = [\"1000B\", \"2000B\"]
@@ -119,7 +118,7 @@ main_first = {main_first}
     // 540 in two segments, 1500 + 580 µs) goes out at once, then the server's ACK of
     // request 1 (40 µs); response 2 (1040 µs) queues behind them and reaches the phone
     // 10.14 + 2.12 + 1.04 + 10 = 23.30 ms after the requests left.
-    let obj0 = 0.010 + 140e-6 + 0.010 + 1040e-6;
+    let obj0 = EXCHANGE;
     let want = obj0 + 0.010 + 140e-6 + (1500.0 + 580.0 + 40.0 + 1040.0) * 1e-6 + 0.010;
     assert!(close(t, want), "{t} vs {want}");
     // One connection, no main-first: three exchanges in a row (21.18, 22.22, 21.18 ms).
@@ -130,25 +129,10 @@ main_first = {main_first}
 
 #[test]
 fn pages_stop_at_the_flows_stop_and_unfinished_pages_are_counted() {
-    let s = run(&format!(
-        "{BASE}
-[[flows]]
-name = \"web\"
-from = \"server\"
-to = \"phone\"
-app = \"web\"
-stop = \"1s\"
-[flows.web]
-think = \"1ms\"
-objects = 1
-object_size = \"1000B\"
-request_size = \"100B\"
-connections = 1
-"
-    ));
+    let s = one_connection("stop = \"1s\"\n[flows.web]\nthink = \"1ms\"\n", 1);
     let f = &s.flows[0];
     // A page takes 21.18 ms: pages start at k × 22.18 ms while that is before 1 s.
-    let page: f64 = 0.010 + 140e-6 + 0.010 + 1040e-6;
+    let page = EXCHANGE;
     let want = (1.0 / (page + 0.001)).ceil() as u64;
     assert_eq!(f.pages_started, want);
     assert_eq!(f.page_load_times_s.len() as u64, want);
@@ -157,39 +141,12 @@ connections = 1
 
 #[test]
 fn an_upload_in_a_deep_uplink_buffer_stretches_page_loads() {
-    let link = r#"
-[run]
-duration = "60s"
-
-[[links]]
-name = "hspa"
-a = "server"
-b = "phone"
-delay = "40ms"
-queue_limit = "1000p"
-[links.ab]
-rate = "7.2Mbps"
-[links.ba]
-rate = "2Mbps"
-
-[[flows]]
-name = "web"
-from = "server"
-to = "phone"
-app = "web"
-[flows.web]
-think = "1s"
-"#;
-    let alone = run(link);
-    let upload = run(&format!(
-        "{link}
-[[flows]]
-name = \"upload\"
-from = \"phone\"
-to = \"server\"
-app = \"bulk\"
-"
-    ));
+    let page = web(HSPA, "[flows.web]\nthink = \"1s\"\n");
+    let alone = run_text(&page, &[]);
+    let upload = run_text(
+        &format!("{page}\n{}", flow("upload", "phone", "server", "bulk")),
+        &[],
+    );
     // Pages finished and the mean load time of those; with the upload, pages that
     // never finish (requests dropped at the full uplink buffer wait out backed-off
     // retransmission timeouts of a multi-second RTT) count as unfinished.
@@ -210,15 +167,7 @@ app = \"bulk\"
 
 #[test]
 fn web_keys_are_checked_and_unset_guesses_are_assumed() {
-    let text = format!(
-        "{BASE}
-[[flows]]
-name = \"web\"
-from = \"server\"
-to = \"phone\"
-app = \"web\"
-"
-    );
+    let text = web(BASE, "");
     let sc = load_str(&text, None, &[]).unwrap();
     match &sc.flows[0].app {
         AppSpec::Web(w) => {

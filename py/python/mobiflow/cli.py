@@ -884,6 +884,23 @@ def reproduce_command(
         bool,
         typer.Option("--no-validation", help="Leave out the ns-2 cross-validation section."),
     ] = False,
+    jobs: Annotated[
+        int,
+        typer.Option("--jobs", "-j", min=1, help="Runs at once within each reproduction."),
+    ] = 2,
+    no_figures: Annotated[
+        bool,
+        typer.Option("--no-figures", help="Skip the figures (tables and text only)."),
+    ] = False,
+    ns2: Annotated[
+        str,
+        typer.Option(
+            "--ns2",
+            metavar="auto|yes|no",
+            help="Run the reproductions' ns-2 twins (auto: when `ns` is installed; "
+            "--quick turns auto into no).",
+        ),
+    ] = "auto",
     verbose: Annotated[
         bool,
         typer.Option(
@@ -905,6 +922,10 @@ def reproduce_command(
             f"unknown seed {', '.join(unknown)}; choose from {', '.join(repro.SEEDS)} or all",
             EXIT_USAGE,
         )
+    if ns2 not in ("auto", "yes", "no"):
+        raise CliError(f"--ns2 {ns2}: choose auto, yes or no", EXIT_USAGE)
+    if ns2 == "yes" and not repro.have_ns2():
+        raise CliError("--ns2 yes but `ns` is not installed", EXIT_USAGE)
     console = make_console() if not json_ else Console(stderr=True)
     live = console.is_terminal and not verbose
     status = console.status("", spinner="dots") if live else contextlib.nullcontext()
@@ -924,7 +945,14 @@ def reproduce_command(
     with status:
         sections = call_engine(
             lambda: repro.reproduce(
-                wanted, out, quick=quick, validation=not no_validation, progress=say
+                wanted,
+                out,
+                quick=quick,
+                validation=not no_validation,
+                progress=say,
+                jobs=jobs,
+                figures=not no_figures,
+                ns2=ns2,
             )
         )
     if json_:
@@ -1242,6 +1270,10 @@ def live_run_command(
         code = live.run_command(path, rest, sets, side, report, extra)
     except live.LiveUnavailable as e:
         raise CliError(str(e), EXIT_USAGE) from e
+    except KeyboardInterrupt:
+        # The emulator has stopped and removed its namespaces (live.run_emulator);
+        # leave at once (Typer would turn this into a slow SystemExit(130)).
+        _interrupted()
     if code:
         raise SystemExit(code)
 
@@ -1303,6 +1335,8 @@ def live_compare_command(
         cmp = live.compare(path, cc=cc, sets=sets, out=out, link=link)
     except live.LiveUnavailable as e:
         raise CliError(str(e), EXIT_USAGE) from e
+    except KeyboardInterrupt:
+        _interrupted()
     except ScenarioError as e:
         raise CliError(str(e), EXIT_USAGE) from e
     except ValueError as e:

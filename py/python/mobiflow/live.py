@@ -11,13 +11,16 @@ side.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import math
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -113,7 +116,43 @@ def run_command(
     argv += extra or []
     if command:
         argv += ["--", *command]
-    return subprocess.run(argv).returncode
+    return run_emulator(argv, binary)
+
+
+INTERRUPT_WAIT_S = 0.8
+"""How long an interrupted emulator may take to stop in order before it is killed."""
+
+
+def run_emulator(argv: list[str], binary: Path, **popen: Any) -> int:
+    """Run the emulator (``argv``) to its end; its exit status.
+
+    Ctrl-C here is passed on to the emulator as SIGINT (from a terminal it has one
+    already), whose orderly stop ends the command and deletes its namespaces; one that
+    has not ended after :data:`INTERRUPT_WAIT_S` is killed and what it left is removed
+    as ``mobiflow live cleanup`` does. The :class:`KeyboardInterrupt` then goes on.
+    (``subprocess.run`` would SIGKILL the emulator a quarter second after Ctrl-C,
+    leaving its namespaces behind.)"""
+    proc = subprocess.Popen(argv, **popen)
+    try:
+        while proc.poll() is None:
+            time.sleep(0.02)
+    except KeyboardInterrupt:
+        _stop_interrupted(proc, binary)
+        raise
+    return proc.returncode
+
+
+def _stop_interrupted(proc: subprocess.Popen[Any], binary: Path) -> None:
+    deadline = time.monotonic() + INTERRUPT_WAIT_S
+    with contextlib.suppress(ProcessLookupError):
+        proc.send_signal(signal.SIGINT)
+    while proc.poll() is None and time.monotonic() < deadline:
+        with contextlib.suppress(KeyboardInterrupt):  # a second Ctrl-C: same stop
+            time.sleep(0.01)
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait()
+        subprocess.run([os.fspath(binary), "cleanup"], capture_output=True, check=False)
 
 
 # --------------------------------------------------------------------------------------
@@ -414,13 +453,13 @@ def compare(
         os.fspath(spec_path),
     ]
     with open(out_abs / "live.log", "w", encoding="utf-8") as logf:
-        r = subprocess.run(argv, stderr=logf, stdout=logf)
+        returncode = run_emulator(argv, binary, stderr=logf, stdout=logf)
     if not report_path.exists():
         tail = (out_abs / "live.log").read_text(errors="replace").strip().splitlines()[-5:]
         raise RuntimeError("the live run failed:\n" + "\n".join(tail))
     live = json.loads(report_path.read_text())
-    if r.returncode != 0:
-        say(f"warning: the live run's command exited with status {r.returncode}")
+    if returncode != 0:
+        say(f"warning: the live run's command exited with status {returncode}")
 
     # The same scenario in the simulator.
     say("sim: the same scenario in the simulator")

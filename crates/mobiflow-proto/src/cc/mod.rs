@@ -192,8 +192,10 @@ pub struct WindowParams {
     pub loss_window_segments: u64,
     /// Upper bound on cwnd in bytes (ns-2's `maxcwnd_`; u64::MAX for none).
     pub max_window: u64,
-    /// Count the window increase in whole segments per ACK, as ns-2 does, instead of
-    /// bytes (RFC 5681 §3.1 appropriate byte counting).
+    /// Count the window in whole segments, as ns-2 does: the increase per ACK in
+    /// segments instead of bytes (RFC 5681 §3.1 appropriate byte counting), and
+    /// ssthresh truncated to whole segments on a reduction (ns-2's `ssthresh_` is an
+    /// int, `TcpAgent::slowdown`).
     pub per_ack_counting: bool,
 }
 

@@ -97,6 +97,10 @@ impl CongestionController for Reno {
     fn on_congestion_event(&mut self, ev: &CongestionEvent) {
         if !ev.repeated {
             self.ssthresh = halve_flight(ev.in_flight, self.mss);
+            if self.cfg.params.per_ack_counting {
+                // ns-2 `TcpAgent::slowdown`: `ssthresh_ = (int) halfwin`, whole packets.
+                self.ssthresh = (self.ssthresh / self.mss * self.mss).max(2 * self.mss);
+            }
         }
         self.ca_acked = 0;
         match ev.kind {
@@ -212,6 +216,21 @@ mod tests {
         r.on_congestion_event(&loss(CongestionKind::FastRetransmit, 20_000));
         assert_eq!(r.ssthresh(), 10_000);
         assert_eq!(r.window(), 10_000);
+    }
+
+    /// ns-2 `TcpAgent::slowdown`: `ssthresh_` is an int, so half of 53.5 packets is
+    /// 26, not 26.75 (the upload of the `asym_updown` twin at its first timeout).
+    #[test]
+    fn per_ack_counting_truncates_ssthresh_to_whole_segments() {
+        let mut r = reno();
+        r.cfg.params.per_ack_counting = true;
+        r.on_congestion_event(&loss(CongestionKind::Timeout, 53_500));
+        assert_eq!(r.ssthresh(), 26_000);
+        r.on_congestion_event(&loss(CongestionKind::FastRetransmit, 53_500));
+        assert_eq!(r.ssthresh(), 26_000);
+        let mut bytes = reno();
+        bytes.on_congestion_event(&loss(CongestionKind::Timeout, 53_500));
+        assert_eq!(bytes.ssthresh(), 26_750);
     }
 
     #[test]

@@ -25,13 +25,13 @@
 //!    receive buffer. After a zero window (an ACK offering less than one segment)
 //!    the sender ignores congestion indications (no ssthresh/cwnd reduction on fast
 //!    retransmit or timeout, and no RTO backoff; it still retransmits) until data
-//!    sent after the window reopened is acknowledged (`tcp::sender`).
+//!    sent after the window reopened is acknowledged (`tcp::ext::afc`).
 //! 3. `proactive_feedback`: the receiver sends a window update at once when AR has
 //!    changed by more than `feedback_threshold` since the value the sender last
 //!    learned, at most once per `feedback_min_interval` (this policy's
 //!    [`RwndPolicy::wants_update`]).
 //! 4. `pacing`: when the sender's usable window jumps by more than `burst_segments`
-//!    segments, the excess is paced at `max(AR_peer, cwnd/SRTT)` (`tcp::sender`).
+//!    segments, the excess is paced at `max(AR_peer, cwnd/SRTT)` (`tcp::ext::afc`).
 //!
 //! What the seed does not say is a named parameter with a default marked *assumed*
 //! ([GUESS]: assumed, see docs/schemes/README.md): `ar_alpha`, `ar_sample_interval`, `feedback_threshold`,

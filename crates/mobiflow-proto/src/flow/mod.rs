@@ -3,8 +3,8 @@
 //! Classic TCP flow control (RFC 9293 §3.8.6) advertises the free space of the
 //! receive buffer. Mobile schemes replace that rule: AFC adds the application's read
 //! rate times the RTT, RSFC sizes the window to keep the phone's uplink buffer short,
-//! Freeze-TCP advertises a zero window before a disconnection. A [`RwndPolicy`] is the
-//! one place such a rule lives; the [`crate::tcp::TcpReceiver`] applies what every
+//! Freeze-TCP advertises a zero window before a disconnection ([`FreezeTcp`], a layer
+//! over the connection's policy). A [`RwndPolicy`] is the one place such a rule lives; the [`crate::tcp::TcpReceiver`] applies what every
 //! policy shares (window scaling, never moving the right edge back unless the policy
 //! allows it, silly-window avoidance).
 
@@ -15,10 +15,12 @@ use std::fmt;
 pub mod afc;
 pub mod autotune;
 pub mod classic;
+pub mod freeze;
 pub mod rsfc;
 pub use afc::{Afc, AfcConfig, Placement};
 pub use autotune::{Autotune, AutotuneConfig};
 pub use classic::Classic;
+pub use freeze::FreezeTcp;
 pub use rsfc::{Estimator, Growth, Rsfc, RsfcConfig, RsfcState};
 
 /// The receive buffer as a policy sees it.
@@ -123,6 +125,25 @@ pub trait RwndPolicy: Send + fmt::Debug {
     /// The buffer size the policy currently grants (auto-tuning), for tracing.
     fn buffer_limit(&self, rcv_buf: u64) -> u64 {
         rcv_buf
+    }
+
+    // ----- mobility (Freeze-TCP, [`freeze`]) ------------------------------------------
+
+    /// A disconnection is predicted. Returns true if the policy now holds the window
+    /// at zero (the receiver then sends one ACK at once to say so).
+    fn on_disconnection_warning(&mut self, _now: Instant) -> bool {
+        false
+    }
+
+    /// Reconnected: how many copies of the ACK to send at once (Freeze-TCP's TR-ACKs).
+    fn on_reconnection(&mut self, _now: Instant) -> u32 {
+        0
+    }
+
+    /// Advertise a zero window now, bypassing the receiver's SWS and no-shrink rules
+    /// (a frozen Freeze-TCP).
+    fn holds_zero_window(&self) -> bool {
+        false
     }
 }
 

@@ -124,7 +124,10 @@ pub struct TcpConfig {
     /// Upper bound on the sender's window regardless of the receiver (ns-2 `window_`,
     /// in bytes); `u64::MAX` for none.
     pub max_send_window: u64,
-    /// Grow cwnd per ACK in whole segments (ns-2) rather than by bytes acknowledged.
+    /// Count the window in whole segments as ns-2 does: cwnd grows per ACK by whole
+    /// segments rather than by bytes acknowledged, and a reduction truncates ssthresh
+    /// to whole segments (ns-2's `ssthresh_` is an int count of packets,
+    /// `TcpAgent::slowdown`).
     pub per_ack_counting: bool,
     /// RTO lower bound (RFC 6298 §2.4: 1 s; Linux 200 ms).
     pub min_rto: Duration,
@@ -176,6 +179,14 @@ pub struct TcpConfig {
     pub idle_restart: bool,
     /// Limited transmit (RFC 3042).
     pub limited_transmit: bool,
+    /// With `limited_transmit`, also on the first two duplicate ACKs after a
+    /// retransmission timeout, while the go-back-N resend is under way: each lets one
+    /// more segment out beyond cwnd, as ns-2 does (`RenoTcpAgent::timeout` zeroes
+    /// `dupacks_`, and `TcpAgent::send_one` then sends the next packet while it is
+    /// within `highest_ack_ + cwnd_ + dupacks_`). Off: limited transmit only outside
+    /// any recovery (RFC 3042 §2 describes it for a connection without loss recovery
+    /// under way).
+    pub limited_transmit_after_timeout: bool,
     /// Restart the retransmission timer when a fast retransmit starts a recovery, as
     /// ns-2 does (`reset_rtx_timer(1, 0)` in `TcpAgent::dupack_action`,
     /// `NewRenoTcpAgent::dupack_action`, `Sack1TcpAgent::dupack_action`). Off: RFC 6298
@@ -252,6 +263,7 @@ impl Default for TcpConfig {
             persist_max: Duration::from_secs(60),
             idle_restart: true,
             limited_transmit: true,
+            limited_transmit_after_timeout: false,
             rto_restart_on_fast_retransmit: false,
             cwnd_validation: true,
             window_updates: true,
@@ -281,6 +293,9 @@ impl TcpConfig {
     ///   header-only SYN, the SYN-ACK opening the initial window).
     /// * `singledup_ 1`: limited transmit (RFC 3042; `TcpAgent::send_one` sends one new
     ///   packet on each of the first two duplicate ACKs): `limited_transmit = true`.
+    ///   A timeout zeroes `dupacks_` (`RenoTcpAgent::timeout`), so the first two
+    ///   duplicate ACKs after it send one packet each too:
+    ///   `limited_transmit_after_timeout = true`.
     ///
     /// The fast retransmit restarts the retransmission timer (`reset_rtx_timer(1, 0)`
     /// in `dupack_action`): `rto_restart_on_fast_retransmit = true`.
@@ -307,8 +322,9 @@ impl TcpConfig {
             receiver_sws: false,
             sender_sws: false,
             idle_restart: false,
-            // ns-2.35: `singledup_ 1` (RFC 3042).
+            // ns-2.35: `singledup_ 1` (RFC 3042), after a timeout too.
             limited_transmit: true,
+            limited_transmit_after_timeout: true,
             // ns-2.35: every `dupack_action` restarts the timer.
             rto_restart_on_fast_retransmit: true,
             cwnd_validation: false,

@@ -17,18 +17,20 @@
 //!   `ssthresh = max(2·MSS, BW × RTT)`. Refined, as Aron & Druschel ("TCP: Improving
 //!   startup dynamics by adaptive timers and congestion control", Rice TR98-318,
 //!   1998) do, by re-estimating from later packet pairs while the slow start that
-//!   follows the change lasts ([`PacketPair`]).
+//!   follows the change lasts ([`super::ext::ba_sst::PacketPair`]).
+//!
+//! IETT and BA-SST are sender extensions (`tcp::ext::iett`, `tcp::ext::ba_sst`).
 //! * **Freeze-TCP** (Goff, Moronski, Phatak, Gupta, INFOCOM 2000): the mobile
 //!   *receiver* advertises a zero window a warning time before a predicted
 //!   disconnection, so the unmodified sender enters persist mode and keeps its cwnd
 //!   and RTO; on reconnection the receiver sends three copies of its last ACK with the
-//!   window reopened (TR-ACKs). Implemented in [`super::TcpReceiver::freeze`] and
-//!   [`super::TcpReceiver::unfreeze`].
+//!   window reopened (TR-ACKs). A receive-window policy layer, `flow::freeze`, told
+//!   by [`super::TcpReceiver::freeze`] and [`super::TcpReceiver::unfreeze`].
 //!
 //! How a mobile receiver tells the sender of the change is not in the seed
 //! ([`HandoffSignal`], a named parameter whose default is reported as assumed).
 
-use crate::time::{Duration, Instant};
+use crate::time::Duration;
 
 /// Which sender-side reaction to an interface change a flow uses.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
@@ -87,7 +89,7 @@ impl std::str::FromStr for HandoffReaction {
 pub enum HandoffSignal {
     /// The mobile receiver sends an ACK at once on reconnection carrying an explicit
     /// "interface changed" notification (an experimental TCP option; mobiflow marks
-    /// the segment, [`crate::wire::Segment::handoff_notice`]). The sender reacts when
+    /// the segment, [`crate::wire::ExpOptions::handoff_notice`]). The sender reacts when
     /// that ACK arrives; a lost notification is not repeated.
     #[default]
     AckOption,
@@ -129,121 +131,4 @@ pub struct InterfaceChange {
     pub rate_bps: u64,
     /// Its propagation delay.
     pub delay: Duration,
-}
-
-/// Packet-pair bandwidth estimator for BA-SST.
-///
-/// Armed at the interface change (`since`). Only ACKs of segments sent at or after
-/// `since` count, so every sample measures the new path.
-/// * The first such ACK times the first segment sent after the change: the RTT of
-///   equation (1) (Hoe). Later ACKs lower it if they see a shorter round trip.
-/// * Two consecutive ACKs whose segments left nearly back to back (sent at most half
-///   as far apart as their ACKs arrived: a slow-start pair, [GUESS] threshold) give a
-///   sample `acked bytes / ACK spacing`: the bottleneck rate (Hoe's packet pair).
-/// * The first sample yields the estimate (Hoe: the second and third ACKs). With
-///   `refine` (Aron & Druschel), every later sample during the same slow start
-///   re-estimates with the median of the samples so far.
-#[derive(Clone, Debug)]
-pub struct PacketPair {
-    since: Instant,
-    refine: bool,
-    first_sent: Option<Instant>,
-    rtt: Option<Duration>,
-    prev: Option<(Instant, Instant)>,
-    samples: Vec<f64>,
-    /// No more samples are taken (the slow start after the change ended).
-    closed: bool,
-}
-
-impl PacketPair {
-    pub fn new(since: Instant, refine: bool) -> Self {
-        PacketPair {
-            since,
-            refine,
-            first_sent: None,
-            rtt: None,
-            prev: None,
-            samples: Vec::new(),
-            closed: false,
-        }
-    }
-
-    /// A data segment (new or retransmitted) left at `now`.
-    pub fn on_sent(&mut self, now: Instant) {
-        if now >= self.since && self.first_sent.is_none() {
-            self.first_sent = Some(now);
-        }
-    }
-
-    /// An ACK arrived at `now`, newly acknowledging `bytes`, the last of which was
-    /// sent at `sent_at`. Returns a new bandwidth estimate (bytes per second) when this
-    /// ACK produced one.
-    pub fn on_ack(&mut self, now: Instant, bytes: u64, sent_at: Instant) -> Option<f64> {
-        if self.closed || sent_at < self.since || bytes == 0 {
-            return None;
-        }
-        let own = now - sent_at;
-        self.rtt = Some(match self.rtt {
-            // Hoe: "the RTT can be approximated by timing the first segment".
-            None => now - self.first_sent.unwrap_or(sent_at).min(sent_at),
-            Some(r) => r.min(own),
-        });
-        let mut estimate = None;
-        if let Some((prev_ack, prev_sent)) = self.prev {
-            let gap_ack = now - prev_ack;
-            let gap_sent = sent_at - prev_sent;
-            if !gap_ack.is_zero() && gap_sent.as_nanos() * 2 <= gap_ack.as_nanos() {
-                let bw = bytes as f64 / gap_ack.as_secs_f64();
-                if self.samples.is_empty() || self.refine {
-                    self.samples.push(bw);
-                    estimate = Some(self.bandwidth().expect("a sample exists"));
-                }
-            }
-        }
-        self.prev = Some((now, sent_at));
-        estimate
-    }
-
-    /// The bandwidth estimate, bytes per second: the median of the samples.
-    pub fn bandwidth(&self) -> Option<f64> {
-        if self.samples.is_empty() {
-            return None;
-        }
-        let mut s = self.samples.clone();
-        s.sort_by(|a, b| a.total_cmp(b));
-        let n = s.len();
-        Some(if n % 2 == 1 {
-            s[n / 2]
-        } else {
-            (s[n / 2 - 1] + s[n / 2]) / 2.0
-        })
-    }
-
-    /// The RTT of the new path (equation (1)): the first segment's, or a shorter one
-    /// seen since.
-    pub fn rtt(&self) -> Option<Duration> {
-        self.rtt
-    }
-
-    /// `ssthresh = max(2·MSS, BW × RTT)` in bytes (equations (1)–(2)), once both are
-    /// known.
-    pub fn ssthresh(&self, mss: u32) -> Option<u64> {
-        let bw = self.bandwidth()?;
-        let rtt = self.rtt?;
-        Some(((bw * rtt.as_secs_f64()) as u64).max(2 * mss as u64))
-    }
-
-    /// Stop sampling (the slow start after the change ended, or a loss).
-    pub fn close(&mut self) {
-        self.closed = true;
-    }
-
-    pub fn is_closed(&self) -> bool {
-        self.closed
-    }
-
-    /// Samples taken so far.
-    pub fn samples(&self) -> usize {
-        self.samples.len()
-    }
 }

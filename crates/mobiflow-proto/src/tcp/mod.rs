@@ -9,6 +9,8 @@
 //! other. Two opposite transfers are two connections.
 
 pub mod config;
+pub mod cwv;
+pub mod ext;
 pub mod handoff;
 pub mod receiver;
 pub mod rtt;
@@ -16,7 +18,9 @@ pub mod sack;
 pub mod sender;
 
 pub use config::{InitialWindow, Recovery, RttSampling, TcpConfig};
-pub use handoff::{HandoffReaction, HandoffSignal, InterfaceChange, PacketPair};
+pub use ext::ba_sst::PacketPair;
+pub use ext::{SenderExt, SenderExtension};
+pub use handoff::{HandoffReaction, HandoffSignal, InterfaceChange};
 pub use receiver::{ReceiverStats, TcpReceiver};
 pub use rtt::RttEstimator;
 pub use sender::{SenderStats, TcpSender};

@@ -19,10 +19,9 @@
 //!   time to receive one advertised window of data, keeping the minimum (Linux's
 //!   `tcp_rcv_rtt_measure` / `tcp_rcv_rtt_measure_ts`).
 //!
-//! * Freeze-TCP at a mobile receiver (Goff, Moronski, Phatak, Gupta, INFOCOM 2000;
-//!   `tcp::handoff`): [`TcpReceiver::freeze`] advertises a zero window at once and
-//!   on every ACK until [`TcpReceiver::unfreeze`], which sends three copies of the
-//!   ACK of the last in-order byte with the window reopened (TR-ACKs);
+//! * Mobility: [`TcpReceiver::freeze`] and [`TcpReceiver::unfreeze`] tell the window
+//!   policy of a predicted disconnection and of the reconnection (Freeze-TCP, a
+//!   policy layer: `flow::freeze`), and send the ACKs it asks for at once;
 //!   [`TcpReceiver::signal_interface_change`] sends an ACK carrying the explicit
 //!   interface-change notification (the signal of the vertical-handoff paper,
 //!   Tsukamoto, Fukuda, Hori and Oie, "New flow control schemes of TCP for multimodal
@@ -32,9 +31,9 @@
 //! `poll_transmit` until it returns `None`, then schedule `poll_timeout`.
 
 use super::config::TcpConfig;
-use crate::flow::{RcvState, RwndPolicy};
+use crate::flow::{FreezeTcp, RcvState, RwndPolicy};
 use crate::time::{Duration, Instant};
-use crate::wire::{Flags, SackBlocks, Segment, Timestamps};
+use crate::wire::{ExpOptions, Flags, SackBlocks, Segment, Timestamps};
 
 /// Counters kept by the receiver.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -115,8 +114,6 @@ pub struct TcpReceiver {
     /// measurement in progress: (right edge advertised, when).
     rcv_rtt: Option<Duration>,
     rtt_probe: Option<(u64, Instant)>,
-    /// Freeze-TCP: the window is held at zero.
-    frozen: bool,
     /// ACKs owed regardless of anything new to say (the ZWA of a freeze, TR-ACKs).
     extra_acks: u32,
     /// The next ACK carries the interface-change notification.
@@ -132,7 +129,13 @@ impl TcpReceiver {
     }
 
     /// A receiver with a policy of the caller's.
+    /// With `cfg.freeze`, Freeze-TCP ([`FreezeTcp`]) is layered over it.
     pub fn with_policy(cfg: TcpConfig, policy: Box<dyn RwndPolicy>) -> Self {
+        let policy: Box<dyn RwndPolicy> = if cfg.freeze {
+            Box::new(FreezeTcp::new(policy))
+        } else {
+            policy
+        };
         let wscale = cfg
             .wscale
             .unwrap_or_else(|| auto_wscale(policy.wscale_window(cfg.rcv_buf)));
@@ -173,7 +176,6 @@ impl TcpReceiver {
             forced_update: false,
             rcv_rtt: None,
             rtt_probe: None,
-            frozen: false,
             extra_acks: 0,
             notice_due: false,
             stats: ReceiverStats::default(),
@@ -401,30 +403,26 @@ impl TcpReceiver {
 
     // ----- mobility (`tcp::handoff`) -------------------------------------------------
 
-    /// Freeze-TCP: a disconnection is predicted. Advertise a zero window now (one
-    /// ACK at once) and on every ACK until [`Self::unfreeze`]. The unmodified sender
-    /// stops sending new data, lets what is in flight drain, and enters persist mode
-    /// keeping cwnd and its RTO.
-    pub fn freeze(&mut self, _now: Instant) {
-        if self.frozen || self.state != State::Established {
+    /// A disconnection is predicted: the policy hears of it (Freeze-TCP, `flow::freeze`,
+    /// freezes the window at zero); if it froze, one ACK goes out at once to say so.
+    pub fn freeze(&mut self, now: Instant) {
+        if self.state != State::Established {
             return;
         }
-        self.frozen = true;
-        self.stats.freezes += 1;
-        self.extra_acks = self.extra_acks.max(1);
+        if self.policy.on_disconnection_warning(now) {
+            self.stats.freezes += 1;
+            self.extra_acks = self.extra_acks.max(1);
+        }
     }
 
-    /// Freeze-TCP: reconnected. Send three copies of the ACK of the last in-order
-    /// byte with the real window (TR-ACKs), so the sender leaves persist at once
-    /// instead of waiting for its backed-off window probe; if segments were lost, the
-    /// duplicates also trigger a fast retransmit.
-    pub fn unfreeze(&mut self, _now: Instant) {
-        if !self.frozen {
-            return;
+    /// Reconnected: the copies of the ACK the policy asks for (Freeze-TCP's TR-ACKs)
+    /// go out at once.
+    pub fn unfreeze(&mut self, now: Instant) {
+        let n = self.policy.on_reconnection(now);
+        if n > 0 {
+            self.extra_acks = n;
+            self.stats.tr_acks += n as u64;
         }
-        self.frozen = false;
-        self.extra_acks = 3;
-        self.stats.tr_acks += 3;
     }
 
     /// The mobile receiver changed interface: tell the sender on an ACK sent at once
@@ -437,7 +435,7 @@ impl TcpReceiver {
 
     /// Freeze-TCP holds the window at zero.
     pub fn is_frozen(&self) -> bool {
-        self.frozen
+        self.policy.holds_zero_window()
     }
 
     // ----- application --------------------------------------------------------------
@@ -473,10 +471,9 @@ impl TcpReceiver {
 
     /// The window to put in the next ACK, in bytes, and the right edge it implies.
     fn window_to_advertise(&mut self, now: Instant) -> u64 {
-        if self.frozen {
+        if self.policy.holds_zero_window() {
             // Freeze-TCP: a zero window while a disconnection is expected or under
-            // way, even though it shrinks the window (Goff et al.; Mehani's Linux patch
-            // makes `tcp_select_window` return 0).
+            // way, even though it shrinks the window (`flow::freeze`).
             return 0;
         }
         let st = self.rcv_state(now);
@@ -529,7 +526,7 @@ impl TcpReceiver {
                 self.extra_acks -= 1;
             }
             if std::mem::take(&mut self.notice_due) {
-                seg.handoff_notice = true;
+                seg.exp.handoff_notice = true;
                 self.stats.handoff_notices += 1;
             }
             return Some(seg);
@@ -591,7 +588,10 @@ impl TcpReceiver {
                 tsecr: self.ts_recent,
             }),
             sack,
-            afc_rate: self.policy.option_value(now),
+            exp: ExpOptions {
+                afc_rate: self.policy.option_value(now),
+                ..ExpOptions::default()
+            },
             ..Segment::default()
         };
         if self.stats.acks_sent > 0

@@ -34,6 +34,19 @@ impl SegRec {
 }
 
 /// Outstanding segments in sequence order.
+/// What a cumulative ACK removed from the scoreboard ([`Scoreboard::ack_to`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Acked {
+    /// The newest record removed whole, to take an RTT sample from.
+    pub last: Option<SegRec>,
+    /// Bytes removed that were not already SACKed (newly delivered by this ACK).
+    pub newly: u64,
+    /// The latest send time among the records removed whole: the segment whose
+    /// arrival triggered the ACK (a retransmission that filled a hole acknowledges
+    /// older ones too).
+    pub latest_sent: Option<Instant>,
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct Scoreboard {
     recs: VecDeque<SegRec>,
@@ -92,12 +105,11 @@ impl Scoreboard {
         self.recs.push_back(rec);
     }
 
-    /// Remove every record below the cumulative `ack`. Returns the newest removed
-    /// record, to take an RTT sample from, and the bytes removed that were not already
-    /// SACKed (newly delivered by this ACK).
-    pub fn ack_to(&mut self, ack: u64) -> (Option<SegRec>, u64) {
-        let mut last = None;
+    /// Remove every record below the cumulative `ack` (see [`Acked`]).
+    pub fn ack_to(&mut self, ack: u64) -> Acked {
+        let mut last: Option<SegRec> = None;
         let mut newly = 0;
+        let mut latest_sent: Option<Instant> = None;
         while let Some(front) = self.recs.front_mut() {
             if front.end <= ack {
                 let r = self.recs.pop_front().expect("front exists");
@@ -105,6 +117,7 @@ impl Scoreboard {
                 if !r.sacked {
                     newly += r.len();
                 }
+                latest_sent = Some(latest_sent.map_or(r.sent_at, |t| t.max(r.sent_at)));
                 last = Some(r);
             } else {
                 if front.start < ack {
@@ -129,7 +142,11 @@ impl Scoreboard {
                 break;
             }
         }
-        (last, newly)
+        Acked {
+            last,
+            newly,
+            latest_sent,
+        }
     }
 
     fn forget(&mut self, r: &SegRec) {
@@ -382,7 +399,7 @@ mod tests {
     fn cumulative_ack_pops_records_and_reports_newly_acked_bytes() {
         let mut b = board(4);
         b.sack(200, 300);
-        let (last, newly) = b.ack_to(300);
+        let Acked { last, newly, .. } = b.ack_to(300);
         assert_eq!(last.unwrap().end, 300);
         assert_eq!(newly, 200, "the SACKed segment was already counted");
         assert_eq!(b.len(), 1);
@@ -392,7 +409,7 @@ mod tests {
     #[test]
     fn partial_ack_inside_a_segment_trims_it() {
         let mut b = board(2);
-        let (_, newly) = b.ack_to(150);
+        let newly = b.ack_to(150).newly;
         assert_eq!(newly, 150);
         assert_eq!(b.front().unwrap().start, 150);
         assert_eq!(b.pipe(), 50);

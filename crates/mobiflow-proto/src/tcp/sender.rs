@@ -22,34 +22,26 @@
 //!   timestamps (RFC 7323 §4) for samples.
 //! * A zero window with nothing in flight starts the persist timer (RFC 9293
 //!   §3.8.6.1, RFC 1122 §4.2.2.17); probes back off exponentially.
-//! * With AFC flow control (`flow::afc`), three sender rules: the flow window is the
-//!   advertised window plus `AR × SRTT` (sender placement, AR from the option);
-//!   after a zero window, congestion responses (window reductions, RTO backoff) are
-//!   suppressed until data sent after the window reopened is acknowledged
-//!   (retransmissions still happen); and a jump
-//!   of the usable window by more than `burst_segments` is paced at
-//!   `max(AR, cwnd/SRTT)`.
-//!
-//! * Reactions to an interface change of the mobile host (`tcp::handoff`; the
-//!   vertical-handoff paper: Tsukamoto, Fukuda, Hori and Oie, "New flow control schemes
-//!   of TCP for multimodal mobile hosts", IEICE Trans. Commun. E89-B(6), 2006):
-//!   [`TcpSender::on_interface_change`] expires the retransmission timer at once
-//!   (IETT) and/or arms a packet-pair estimator whose estimate sets ssthresh
-//!   (BA-SST). Freeze-TCP needs nothing here: its zero window puts this unmodified
-//!   sender into persist mode, which keeps cwnd and the RTO.
+//! * The mobile schemes' changes to the sender are sender extensions (`tcp::ext`),
+//!   called at named hook points: AFC's sender half (`tcp::ext::afc`), and the
+//!   reactions to an interface change of the mobile host ([`TcpSender::on_interface_change`]):
+//!   IETT (`tcp::ext::iett`) and BA-SST (`tcp::ext::ba_sst`). Freeze-TCP needs nothing
+//!   here: its zero window puts this unmodified sender into persist mode, which keeps
+//!   cwnd and the RTO.
 //!
 //! Polling order: after any `handle_*` call or `write`, call `poll_transmit` until it
 //! returns `None`, then schedule a wake-up at `poll_timeout()`.
 
 use super::config::{Recovery, RttSampling, TcpConfig};
-use super::handoff::{HandoffReaction, InterfaceChange, PacketPair};
+use super::cwv::CwndValidation;
+use super::ext::{self, Response, SenderCtx, SenderExt, SenderExtension};
+use super::handoff::InterfaceChange;
 use super::rtt::RttEstimator;
 use super::sack::{Scoreboard, SegRec};
 use crate::cc::{
     AckSample, CaEvent, CaState, CongestionController, CongestionEvent, CongestionKind,
     RecoveryExit,
 };
-use crate::flow::afc::{decode_rate, AfcConfig, Placement};
 use crate::time::{Duration, Instant};
 use crate::wire::{Flags, Segment, Timestamps};
 
@@ -142,8 +134,8 @@ pub struct SenderStats {
     pub idle_rtts: u64,
     pub total_rtts: u64,
     pub rtt: RttStats,
-    /// Congestion signals (fast retransmits, timeouts) AFC kept from congestion
-    /// control because they followed a zero window.
+    /// Congestion signals (fast retransmits, timeouts) a sender extension kept from
+    /// congestion control (AFC: because they followed a zero window).
     pub hidden_congestion_events: u64,
     /// AFC: ACKs on which segments dropped by the peer's full receive buffer were
     /// found and marked for retransmission (`TcpSender::repair_buffer_losses`).
@@ -168,6 +160,17 @@ pub struct SenderStats {
     pub ba_sst_last_bps: f64,
     pub ba_sst_last_rtt: Duration,
     pub ba_sst_last_ssthresh: u64,
+}
+
+/// What RFC 6675's NextSeg chose ([`TcpSender::next_seg`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum NextSeg {
+    /// Resend the scoreboard's segment at this index.
+    Retransmit(usize),
+    /// Send nothing now (the windows do not allow the lost segment).
+    Hold,
+    /// Send new data, if the windows allow.
+    NewData,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -214,35 +217,19 @@ pub struct TcpSender {
     persist_backoff: u32,
     probe_due: bool,
     ts_recent: u32,
-    /// Congestion-window validation (RFC 7661 §4, Linux `tcp_is_cwnd_limited`): in
-    /// the current and the previous round trip, was new data held back by cwnd, and
-    /// the largest pipe seen.
-    cwnd_blocked: [bool; 2],
-    max_pipe: [u64; 2],
-    round_end: u64,
+    /// Congestion-window validation (RFC 7661 §4).
+    cwv: CwndValidation,
     last_data_sent: Option<Instant>,
     slot_end: Option<Instant>,
     slot_sent: bool,
-    /// AFC's sender side, when the flow control is AFC.
-    afc: Option<AfcConfig>,
-    /// AR the receiver carried in the option, bytes per second.
-    ar_peer: Option<f64>,
-    /// Buffer-loss hiding: a zero window was seen, and `zw_fresh_from` is `snd_nxt`
-    /// when the window reopened (data from there on is fresh).
-    zw_seen: bool,
-    zw_fresh_from: Option<u64>,
-    /// The fast recovery in progress was kept from congestion control.
+    /// The fast recovery in progress was kept from congestion control (an extension
+    /// answered [`Response::Hide`]).
     recovery_hidden: bool,
-    /// Burst control: bytes still to pace, bytes that may leave unpaced, and the
-    /// earliest time of the next paced segment.
-    pace_left: u64,
-    pace_credit: u64,
-    pace_next: Option<Instant>,
     /// When new data last left, and the start of the zero-window stall in progress.
     last_new_data_at: Option<Instant>,
     zw_stall_from: Option<Instant>,
-    /// BA-SST's estimator, armed by an interface change.
-    pair: Option<PacketPair>,
+    /// The sender extensions (`tcp::ext`), in the order their hooks are called.
+    ext: Vec<SenderExt>,
     stats: SenderStats,
 }
 
@@ -300,23 +287,14 @@ impl TcpSender {
             persist_backoff: 0,
             probe_due: false,
             ts_recent: 0,
-            cwnd_blocked: [false; 2],
-            max_pipe: [0; 2],
-            round_end: 0,
+            cwv: CwndValidation::default(),
             last_data_sent: None,
             slot_end: None,
             slot_sent: false,
-            afc: cfg.flow_control.afc().cloned(),
-            ar_peer: None,
-            zw_seen: false,
-            zw_fresh_from: None,
             recovery_hidden: false,
-            pace_left: 0,
-            pace_credit: 0,
-            pace_next: None,
             last_new_data_at: None,
             zw_stall_from: None,
-            pair: None,
+            ext: ext::build(&cfg),
             stats: SenderStats::default(),
             cfg,
         }
@@ -372,15 +350,14 @@ impl TcpSender {
         self.rto_at = Some(now + self.rtt.rto());
     }
 
-    /// The flow-control window: the advertised window, plus `AR × SRTT` in AFC's
-    /// sender placement (`flow::afc`, mechanism 1), capped by `max_send_window`.
+    /// The flow-control window: the advertised window, plus what the extensions add
+    /// (AFC's `AR × SRTT`), capped by `max_send_window`.
     pub fn flow_window(&self) -> u64 {
-        let extra = match (&self.afc, self.ar_peer, self.rtt.srtt()) {
-            (Some(a), Some(ar), Some(srtt)) if a.adapt_rate && a.placement == Placement::Sender => {
-                (ar * srtt.as_secs_f64()) as u64
-            }
-            _ => 0,
-        };
+        let srtt = self.rtt.srtt();
+        let extra = self
+            .ext
+            .iter()
+            .fold(0u64, |a, e| a.saturating_add(e.extra_window(srtt)));
         self.snd_wnd
             .saturating_add(extra)
             .min(self.cfg.max_send_window)
@@ -402,128 +379,82 @@ impl TcpSender {
         cwnd_room.min(new + lost)
     }
 
-    /// `sendable()` when AFC's burst control is on (0 otherwise: not needed).
-    fn room_if_pacing(&self) -> u64 {
-        if self.afc.as_ref().is_some_and(|a| a.pacing) {
+    // ----- sender extensions (`tcp::ext`) -------------------------------------------
+
+    /// The extensions and the context they see at a hook.
+    fn hooks(&mut self, now: Instant) -> (&mut [SenderExt], SenderCtx<'_>) {
+        let cwnd = self.cwnd();
+        let cx = SenderCtx {
+            now,
+            mss: self.cfg.mss,
+            established: self.state == State::Established,
+            snd_una: self.snd_una,
+            snd_nxt: self.snd_nxt,
+            outstanding: !self.sb.is_empty(),
+            ca: self.ca,
+            cwnd,
+            rtt: &self.rtt,
+            cc: self.cc.as_mut(),
+            stats: &mut self.stats,
+        };
+        (&mut self.ext, cx)
+    }
+
+    /// `sendable()` before an input, when an extension watches it (0 otherwise).
+    fn room_before_input(&self) -> u64 {
+        if self.ext.iter().any(|e| e.watches_room()) {
             self.sendable()
         } else {
             0
         }
     }
 
-    fn hides_buffer_losses(&self) -> bool {
-        self.afc.as_ref().is_some_and(|a| a.hide_buffer_losses)
-    }
-
-    /// AFC mechanism 2: note zero windows and when fresh data is acknowledged.
-    fn track_zero_window(&mut self, ack: u64, wnd: u64) {
-        if !self.hides_buffer_losses() {
+    /// The `after_input` hook, with the room before the input and now.
+    fn after_input(&mut self, now: Instant, room_before: u64) {
+        if !self.ext.iter().any(|e| e.watches_room()) {
             return;
         }
-        if self.zw_fresh_from.is_some_and(|f| ack > f) {
-            self.zw_seen = false;
-            self.zw_fresh_from = None;
-        }
-        // A window smaller than a segment: the peer's buffer is full.
-        if wnd < self.mss() {
-            self.zw_seen = true;
-            self.zw_fresh_from = None;
-        } else if self.zw_seen && self.zw_fresh_from.is_none() {
-            self.zw_fresh_from = Some(self.snd_nxt);
-        }
-    }
-
-    /// AFC mechanism 2, its repair half. The seed hides receive-buffer losses from
-    /// congestion control but does not say how they are repaired; this is mobiflow's
-    /// rule. A segment AFC sends beyond the advertised window (its `AR x RTT` term) is
-    /// dropped by a receiver whose application stopped reading, and nothing sent after
-    /// it can arrive either: a tail loss that no duplicate ACK reveals, left to the
-    /// retransmission timer (hundreds of timeouts in a 600 s run, each resending the
-    /// whole window). While a buffer loss is presumed (`zw_seen`), an outstanding
-    /// segment that is neither acknowledged nor SACKed although it was sent long enough
-    /// ago to have reached the receiver before this ACK left it (SRTT plus the
-    /// reordering window of RACK, min_RTT / 4: RFC 8985 §6.2) was dropped: it is
-    /// marked lost and repaired now, as a hidden loss (no congestion response).
-    fn repair_buffer_losses(&mut self, now: Instant) {
-        if !self.zw_seen || !self.afc.as_ref().is_some_and(|a| a.hide_buffer_losses) {
-            return;
-        }
-        let (Some(srtt), Some(min_rtt)) = (self.rtt.srtt(), self.rtt.min_rtt()) else {
-            return;
-        };
-        let age = srtt + min_rtt / 4;
-        if now.as_nanos() < age.as_nanos() || self.sb.mark_lost_sent_before(now - age) == 0 {
-            return;
-        }
-        self.stats.buffer_loss_repairs += 1;
-        if self.ca == CaState::Open {
-            // A hidden recovery (`recovery_hidden` follows `zw_seen`): the window is
-            // not reduced, so RFC 6582's guard against a second reduction does not
-            // apply.
-            self.enter_recovery(now);
-        }
-        self.forced_rtx = true;
-    }
-
-    /// AFC mechanism 4: after an input, pace the excess of a window jump.
-    fn check_burst(&mut self, room_before: u64) {
-        let Some(burst) = self
-            .afc
-            .as_ref()
-            .filter(|a| a.pacing)
-            .map(|a| a.burst_segments as u64 * self.cfg.mss as u64)
-        else {
-            return;
-        };
         let room = self.sendable();
-        if room > room_before + burst {
-            if self.pace_left == 0 {
-                self.pace_credit = burst;
-                self.pace_next = None;
+        let (ext, mut cx) = self.hooks(now);
+        for e in ext {
+            e.after_input(&mut cx, room_before, room);
+        }
+    }
+
+    /// The `on_loss` (fast retransmit) or `on_rto` hook: every extension hears of the
+    /// signal; one that hides it keeps it from congestion control.
+    fn congestion_signal(&mut self, now: Instant, kind: CongestionKind) -> Response {
+        let (ext, mut cx) = self.hooks(now);
+        let mut r = Response::React;
+        for e in ext {
+            r = r.and(match kind {
+                CongestionKind::Timeout => e.on_rto(&mut cx),
+                _ => e.on_loss(&mut cx),
+            });
+        }
+        r
+    }
+
+    /// The extensions' own loss detection (AFC's receive-buffer losses), after the
+    /// RFC's: what one presumes lost is marked and repaired at once, in a recovery of
+    /// its own when none is in progress.
+    fn extension_losses(&mut self, now: Instant) {
+        for i in 0..self.ext.len() {
+            let (ext, cx) = self.hooks(now);
+            let Some(cutoff) = ext[i].loss_cutoff(&cx) else {
+                continue;
+            };
+            if self.sb.mark_lost_sent_before(cutoff) == 0 {
+                continue;
             }
-            self.pace_left = self.pace_left.max(room);
-        } else if self.pace_left > 0 {
-            self.pace_left = self.pace_left.max(room);
-        }
-    }
-
-    /// Time a paced segment of `len` bytes occupies: `len / max(AR_peer, cwnd/SRTT)`
-    /// (mobiflow's rule, assumed: the paper does not give one).
-    fn pace_gap(&self, len: u64) -> Duration {
-        let Some(srtt) = self.rtt.srtt().filter(|d| !d.is_zero()) else {
-            return Duration::ZERO;
-        };
-        let rate = (self.cwnd() as f64 / srtt.as_secs_f64()).max(self.ar_peer.unwrap_or(0.0));
-        if rate > 0.0 {
-            Duration::from_secs_f64(len as f64 / rate)
-        } else {
-            Duration::ZERO
-        }
-    }
-
-    fn pace_blocked(&self, now: Instant) -> bool {
-        self.pace_left > 0
-            && self.pace_credit < self.mss()
-            && self.pace_next.is_some_and(|t| now < t)
-    }
-
-    fn pace_account(&mut self, now: Instant, len: u64) {
-        if self.pace_left == 0 {
-            return;
-        }
-        if self.pace_credit >= len {
-            self.pace_credit -= len;
-        } else {
-            self.pace_credit = 0;
-            self.stats.paced_segments += 1;
-        }
-        if self.pace_credit < self.mss() {
-            self.pace_next = Some(now + self.pace_gap(len));
-        }
-        self.pace_left = self.pace_left.saturating_sub(len);
-        if self.pace_left == 0 {
-            self.pace_next = None;
-            self.pace_credit = 0;
+            let (ext, mut cx) = self.hooks(now);
+            ext[i].on_losses_marked(&mut cx);
+            if self.ca == CaState::Open {
+                // A hidden recovery (AFC): the window is not reduced, so RFC 6582's
+                // guard against a second reduction does not apply.
+                self.enter_recovery(now);
+            }
+            self.forced_rtx = true;
         }
     }
 
@@ -588,25 +519,18 @@ impl TcpSender {
             self.arm_rto(now);
         }
         self.account_slots(now, true);
-        self.pace_account(now, len);
-        self.max_pipe[1] = self.max_pipe[1].max(self.sb.pipe());
-        self.cc.on_sent(now, len, self.sb.pipe());
-        if let Some(p) = &mut self.pair {
-            p.on_sent(now);
+        let (ext, mut cx) = self.hooks(now);
+        for e in ext {
+            e.on_sent(&mut cx, len);
         }
+        self.cwv.on_sent(self.sb.pipe());
+        self.cc.on_sent(now, len, self.sb.pipe());
     }
 
-    /// Was the sender limited by cwnd lately (RFC 7661 §4; Linux
-    /// `tcp_is_cwnd_limited`)? In slow start, while it used at least half of cwnd; in
-    /// congestion avoidance, if cwnd held back new data in this or the last round trip.
-    /// A sender limited by the receiver's window or by its application does not grow
-    /// cwnd, which otherwise climbs without bound while it means nothing.
+    /// Was the sender limited by cwnd lately (RFC 7661 §4, `tcp::cwv`)?
     fn cwnd_limited(&self) -> bool {
-        let cwnd = self.cc.window();
-        if self.cwnd_blocked[0] || self.cwnd_blocked[1] {
-            return true;
-        }
-        self.cc.in_slow_start() && cwnd < 2 * self.max_pipe[0].max(self.max_pipe[1])
+        self.cwv
+            .cwnd_limited(self.cc.window(), self.cc.in_slow_start())
     }
 
     fn retransmit(&mut self, now: Instant, i: usize) -> Segment {
@@ -619,13 +543,12 @@ impl TcpSender {
         {
             self.rtt_timed = None;
         }
-        // AFC mechanism 2: while receive-buffer losses are hidden, the first
-        // unacknowledged segment is resent by `repair_buffer_losses` long after the
-        // last ACK that advanced `snd_una` armed the timer, so the timer is restarted
-        // with it, as Linux re-arms the RTO when it retransmits the head of its queue
-        // (`tcp_xmit_retransmit_queue`). Otherwise the RTO fires before the repair can
-        // be acknowledged and resends the whole window a second time.
-        if r.start == self.snd_una && self.zw_seen && self.hides_buffer_losses() {
+        let head = r.start == self.snd_una;
+        if self
+            .ext
+            .iter()
+            .any(|e| e.restarts_timer_on_retransmit(head))
+        {
             self.arm_rto(now);
         }
         self.sb.retransmitted(i, now);
@@ -639,32 +562,13 @@ impl TcpSender {
 
     // ----- output -------------------------------------------------------------------
 
-    /// The next segment to send, if any.
+    /// The next segment to send, if any: the SYN, a window probe, a retransmission
+    /// forced by a recovery or a timeout, then what RFC 6675's NextSeg chooses
+    /// ([`Self::next_seg`]): a lost segment, or new data ([`Self::send_new_data`]).
     pub fn poll_transmit(&mut self, now: Instant) -> Option<Segment> {
         if self.state == State::SynSent {
-            if !self.syn_due {
-                return None;
-            }
-            self.syn_due = false;
-            self.syn_sent_at = Some(now);
-            self.stats.segments_sent += 1;
-            if self.rto_at.is_none() {
-                self.arm_rto(now);
-            }
-            return Some(Segment {
-                flags: Flags::SYN,
-                wnd: self.cfg.rcv_buf.min(u16::MAX as u64),
-                mss: Some(self.cfg.mss.min(u16::MAX as u32) as u16),
-                sack_permitted: self.cfg.sack,
-                wscale: Some(0),
-                ts: self.cfg.timestamps.then(|| Timestamps {
-                    tsval: self.ts_now(now),
-                    tsecr: 0,
-                }),
-                ..Segment::default()
-            });
+            return self.transmit_syn(now);
         }
-
         if self.probe_due {
             self.probe_due = false;
             self.stats.window_probes += 1;
@@ -673,82 +577,140 @@ impl TcpSender {
             seg.window_probe = true;
             return Some(seg);
         }
-
         if self.forced_rtx {
             self.forced_rtx = false;
             if let Some(i) = self.sb.first_lost() {
                 return Some(self.retransmit(now, i));
             }
         }
-
-        if self.pace_blocked(now) {
+        let mss = self.cfg.mss;
+        if self.ext.iter().any(|e| e.holds_transmit(now, mss)) {
             return None;
         }
-
-        let cwnd = self.cc.window();
+        let mut cwnd = self.cc.window();
+        if self.cfg.limited_transmit
+            && self.cfg.limited_transmit_after_timeout
+            && !self.sack_ok
+            && self.ca == CaState::Loss
+            && self.dupacks > 0
+            && self.dupacks < self.cfg.dupack_threshold
+        {
+            // ns-2 `TcpAgent::send_one` after a timeout (`RenoTcpAgent::timeout` zeroes
+            // `dupacks_`): the next packet of the resend may go while it is within
+            // `highest_ack_ + cwnd_ + dupacks_`.
+            cwnd += self.dupacks as u64 * self.mss();
+        }
         let pipe_mode = self.ca == CaState::Loss
             || (self.ca == CaState::Recovery && self.recovery() == Recovery::Sack);
+        match self.next_seg(pipe_mode, cwnd) {
+            NextSeg::Retransmit(i) => Some(self.retransmit(now, i)),
+            NextSeg::Hold => None,
+            NextSeg::NewData => self.send_new_data(now, pipe_mode, cwnd),
+        }
+    }
 
-        // RFC 6675 NextSeg rule (1), and go-back-N after a timeout: lost segments
-        // first, as the window allows.
-        if pipe_mode && self.sb.lost_count() > 0 {
-            let i = self.sb.first_lost()?;
-            let r = *self.sb.get(i)?;
+    /// The SYN (RFC 9293 §3.5), with the options this end offers.
+    fn transmit_syn(&mut self, now: Instant) -> Option<Segment> {
+        if !self.syn_due {
+            return None;
+        }
+        self.syn_due = false;
+        self.syn_sent_at = Some(now);
+        self.stats.segments_sent += 1;
+        if self.rto_at.is_none() {
+            self.arm_rto(now);
+        }
+        Some(Segment {
+            flags: Flags::SYN,
+            wnd: self.cfg.rcv_buf.min(u16::MAX as u64),
+            mss: Some(self.cfg.mss.min(u16::MAX as u32) as u16),
+            sack_permitted: self.cfg.sack,
+            wscale: Some(0),
+            ts: self.cfg.timestamps.then(|| Timestamps {
+                tsval: self.ts_now(now),
+                tsecr: 0,
+            }),
+            ..Segment::default()
+        })
+    }
+
+    /// RFC 6675 §4 NextSeg, in SACK recovery and after a timeout (`pipe_mode`): rule
+    /// (1), a lost segment first (go-back-N after a timeout), as the window allows;
+    /// rule (3), an un-SACKed segment below HighSACK when no new data may go; else new
+    /// data (rule (2), [`Self::send_new_data`]).
+    fn next_seg(&self, pipe_mode: bool, cwnd: u64) -> NextSeg {
+        if !pipe_mode {
+            return NextSeg::NewData;
+        }
+        if self.sb.lost_count() > 0 {
+            let Some(i) = self.sb.first_lost() else {
+                return NextSeg::Hold;
+            };
+            let Some(r) = self.sb.get(i).copied() else {
+                return NextSeg::Hold;
+            };
             // Linux `tcp_retransmit_skb`: a segment beyond the receiver's window is not
             // resent, except the first unacknowledged one (a zero-window probe then).
             if r.start != self.snd_una && r.start >= self.snd_una + self.flow_window() {
-                return None;
+                return NextSeg::Hold;
             }
             let len = r.len();
             if self.sb.pipe() + len <= cwnd.max(self.mss()) || self.sb.pipe() == 0 {
-                return Some(self.retransmit(now, i));
+                return NextSeg::Retransmit(i);
             }
-            return None;
+            return NextSeg::Hold;
         }
-
-        // RFC 6675 NextSeg rule (3): in SACK recovery, when no segment is deemed lost
-        // and no new data may be sent (none written, or the receiver's window is
-        // full), resend an un-SACKed segment below HighSACK that was not resent yet.
-        // (Its original still counts in `pipe`; the copy is not added a second time.)
-        if pipe_mode && self.ca == CaState::Recovery {
+        // Rule (3): in SACK recovery, when no segment is deemed lost and no new data
+        // may be sent (none written, or the receiver's window is full), resend an
+        // un-SACKed segment below HighSACK that was not resent yet. (Its original still
+        // counts in `pipe`; the copy is not added a second time.)
+        if self.ca == CaState::Recovery {
             let wnd_edge = self.snd_una + self.flow_window();
             let no_new_data = self.app_end <= self.snd_nxt || wnd_edge <= self.snd_nxt;
             if no_new_data && self.sb.pipe() + self.mss() <= cwnd {
                 if let Some(i) = self.sb.first_unsacked_below_high_sack() {
-                    return Some(self.retransmit(now, i));
+                    return NextSeg::Retransmit(i);
                 }
             }
         }
+        NextSeg::NewData
+    }
 
-        // New data.
+    /// Room cwnd leaves for new data: in Reno/NewReno fast recovery the inflated
+    /// window less FlightSize (RFC 5681 §3.2, RFC 6582 §3.2); otherwise cwnd less
+    /// pipe, with RFC 3042 limited transmit on the first duplicate ACKs.
+    fn cwnd_room(&self, pipe_mode: bool, cwnd: u64) -> u64 {
+        if self.ca == CaState::Recovery && !pipe_mode {
+            return self.recovery_cwnd.saturating_sub(self.flight_size());
+        }
+        let mut allowed = cwnd;
+        let mut in_use = self.sb.pipe();
+        if self.ca == CaState::Open && self.dupacks > 0 && self.dupacks < self.cfg.dupack_threshold
+        {
+            if !self.cfg.limited_transmit {
+                // SACKed segments have left `pipe`; without limited transmit they must
+                // not release new data.
+                in_use = self.flight_size();
+            } else if !self.sack_ok {
+                // RFC 3042: each of the first two dupACKs lets one new segment out.
+                allowed += self.dupacks as u64 * self.mss();
+            }
+            // With SACK, RFC 6675 §5 step 3: cwnd - pipe, where pipe already excludes
+            // the segment each dupACK SACKed.
+        }
+        allowed.saturating_sub(in_use)
+    }
+
+    /// New data, as much as the receiver's window, cwnd and the application allow, in
+    /// segments of at most one MSS; a zero window starts the persist timer.
+    fn send_new_data(&mut self, now: Instant, pipe_mode: bool, cwnd: u64) -> Option<Segment> {
         let app_room = self.app_end.saturating_sub(self.snd_nxt);
         if app_room == 0 {
             return None;
         }
         let wnd_limit = self.snd_una + self.flow_window();
         let rwnd_room = wnd_limit.saturating_sub(self.snd_nxt);
-        let cwnd_room = if self.ca == CaState::Recovery && !pipe_mode {
-            self.recovery_cwnd.saturating_sub(self.flight_size())
-        } else {
-            let mut allowed = cwnd;
-            let mut in_use = self.sb.pipe();
-            if self.ca == CaState::Open
-                && self.dupacks > 0
-                && self.dupacks < self.cfg.dupack_threshold
-            {
-                if !self.cfg.limited_transmit {
-                    // SACKed segments have left `pipe`; without limited transmit
-                    // they must not release new data.
-                    in_use = self.flight_size();
-                } else if !self.sack_ok {
-                    // RFC 3042: each of the first two dupACKs lets one new segment out.
-                    allowed += self.dupacks as u64 * self.mss();
-                }
-                // With SACK, RFC 6675 §5 step 3: cwnd - pipe, where pipe already
-                // excludes the segment each dupACK SACKed.
-            }
-            allowed.saturating_sub(in_use)
-        };
+        let cwnd_room = self.cwnd_room(pipe_mode, cwnd);
         if rwnd_room == 0 {
             // RFC 9293 §3.8.6.1: a zero window with nothing in flight needs the
             // persist timer, or the connection may deadlock on a lost window update.
@@ -759,7 +721,7 @@ impl TcpSender {
         }
         let mss = self.mss();
         if cwnd_room < mss.min(rwnd_room).min(app_room) {
-            self.cwnd_blocked[1] = true;
+            self.cwv.on_cwnd_blocked();
         }
         let len = mss.min(rwnd_room).min(cwnd_room).min(app_room);
         if len == 0 {
@@ -778,19 +740,8 @@ impl TcpSender {
             }
         }
 
-        // RFC 5681 §4.1: restart from the initial window after an idle period
-        // longer than the RTO.
         if self.cfg.idle_restart && self.sb.is_empty() {
-            if let Some(last) = self.last_data_sent {
-                let idle = now - last;
-                if idle > self.rtt.rto() {
-                    let iw = self.cfg.initial_window_bytes();
-                    if self.cc.window() > iw {
-                        self.cc.set_window(iw);
-                    }
-                    self.cc.on_event(now, CaEvent::TxStartAfterIdle { idle });
-                }
-            }
+            self.restart_after_idle(now);
         }
 
         if let Some(from) = self.zw_stall_from.take() {
@@ -824,6 +775,22 @@ impl TcpSender {
         Some(seg)
     }
 
+    /// RFC 5681 §4.1: restart from the initial window after an idle period longer
+    /// than the RTO.
+    fn restart_after_idle(&mut self, now: Instant) {
+        let Some(last) = self.last_data_sent else {
+            return;
+        };
+        let idle = now - last;
+        if idle > self.rtt.rto() {
+            let iw = self.cfg.initial_window_bytes();
+            if self.cc.window() > iw {
+                self.cc.set_window(iw);
+            }
+            self.cc.on_event(now, CaEvent::TxStartAfterIdle { idle });
+        }
+    }
+
     fn persist_interval(&self) -> Duration {
         let base = self.rtt.rto().max(self.cfg.persist_min);
         base.saturating_mul(1u64 << self.persist_backoff.min(16))
@@ -832,8 +799,8 @@ impl TcpSender {
 
     /// When `handle_timeout` should next be called.
     pub fn poll_timeout(&self) -> Option<Instant> {
-        let pace = self.pace_next.filter(|_| self.pace_left > 0);
-        [self.rto_at, self.persist_at, pace]
+        let ext = self.ext.iter().filter_map(|e| e.poll_timeout()).min();
+        [self.rto_at, self.persist_at, ext]
             .into_iter()
             .flatten()
             .min()
@@ -843,15 +810,14 @@ impl TcpSender {
 
     /// Timers that are due at `now` fire.
     pub fn handle_timeout(&mut self, now: Instant) {
-        // A pacing slot that has come is no longer a constraint (nor a timer).
-        if self.pace_next.is_some_and(|t| now >= t) {
-            self.pace_next = None;
+        for e in &mut self.ext {
+            e.on_timer(now);
         }
-        let room_before = self.room_if_pacing();
+        let room_before = self.room_before_input();
         if self.rto_at.is_some_and(|t| now >= t) {
             self.rto_at = None;
             self.on_rto(now);
-            self.check_burst(room_before);
+            self.after_input(now, room_before);
         }
         if self.persist_at.is_some_and(|t| now >= t) {
             if self.sb.is_empty() && self.snd_wnd == 0 {
@@ -866,22 +832,18 @@ impl TcpSender {
 
     fn on_rto(&mut self, now: Instant) {
         self.stats.timeouts += 1;
-        // AFC mechanism 2: a timeout after a zero window is a receive-buffer loss, not
-        // congestion: the timer is not backed off either (RFC 6298 §5.5's backoff is a
-        // congestion response), or a retransmission dropped by a still-full buffer
-        // would idle the sender for seconds.
-        if !self.zw_seen {
+        let response = self.congestion_signal(now, CongestionKind::Timeout);
+        // RFC 6298 §5.5, unless an extension hides the timeout (AFC).
+        if response == Response::React {
             self.rtt.backoff();
         }
-        self.expire(now);
+        self.expire(now, response);
     }
 
     /// What an expiry of the retransmission timer does, besides counting and backing
-    /// off: RFC 5681 §3.1 / RFC 6298 §5.4–5.6.
-    fn expire(&mut self, now: Instant) {
-        if self.pair.as_ref().is_some_and(|p| p.samples() > 0) {
-            self.close_pair();
-        }
+    /// off: RFC 5681 §3.1 / RFC 6298 §5.4–5.6. `response`: the extensions' answer to
+    /// the timeout.
+    fn expire(&mut self, now: Instant, response: Response) {
         if self.state == State::SynSent {
             // RFC 6298 §5 applied to the SYN; RFC 5681 §3.1: the window after a lost
             // SYN is one segment.
@@ -908,9 +870,8 @@ impl TcpSender {
         };
         self.set_ca(CaState::Loss);
         self.recovery_hidden = false;
-        if self.zw_seen {
-            // AFC mechanism 2: a timeout after a zero window is taken as a
-            // receive-buffer loss; retransmit without collapsing the window.
+        if response == Response::Hide {
+            // Retransmit without collapsing the window.
             self.stats.hidden_congestion_events += 1;
         } else {
             self.cc.on_congestion_event(&CongestionEvent {
@@ -937,17 +898,15 @@ impl TcpSender {
     fn enter_recovery(&mut self, now: Instant) {
         self.stats.fast_retransmits += 1;
         self.rtt_timed = None;
-        if self.pair.as_ref().is_some_and(|p| p.samples() > 0) {
-            self.close_pair();
-        }
+        let response = self.congestion_signal(now, CongestionKind::FastRetransmit);
         // RFC 5681 §3.2 step 2 (and RFC 6675 §5 step 4.2): data sent by limited
         // transmit is not part of FlightSize for ssthresh.
         let flight = self.flight_size().saturating_sub(self.limited_tx_bytes);
         self.limited_tx_bytes = 0;
         self.set_ca(CaState::Recovery);
-        // AFC mechanism 2: after a zero window, a loss is taken as a receive-buffer
-        // loss and kept from congestion control; the recovery still retransmits.
-        self.recovery_hidden = self.zw_seen;
+        // An extension may keep the loss from congestion control (AFC, after a zero
+        // window); the recovery still retransmits.
+        self.recovery_hidden = response == Response::Hide;
         if self.recovery_hidden {
             self.stats.hidden_congestion_events += 1;
         } else {
@@ -999,312 +958,329 @@ impl TcpSender {
     }
 
     /// A segment from the receiver (an ACK, a window update or a SYN-ACK) arrived.
+    ///
+    /// The steps of RFC 9293 §3.10.7 that concern a sender, in its order: the SYN-ACK
+    /// in SYN-SENT (§3.10.7.3); otherwise the ACK field (§3.10.7.4, "fifth"): an ACK of
+    /// something never sent is dropped, TS.Recent is updated (RFC 7323 §4.3), the window
+    /// is taken from an ACK that is not old, SACK blocks update the scoreboard (RFC
+    /// 2018, RFC 6675), then a new ACK ([`Self::on_new_ack`]) or a duplicate ACK
+    /// ([`Self::on_duplicate_ack`]) is processed, and finally what follows every ACK
+    /// ([`Self::after_ack`]).
     pub fn handle_segment(&mut self, now: Instant, seg: &Segment) {
         if self.state == State::SynSent {
-            if seg.flags.contains(Flags::SYN) && seg.flags.contains(Flags::ACK) {
-                self.state = State::Established;
-                self.ts_ok = self.cfg.timestamps && seg.ts.is_some();
-                self.sack_ok = self.cfg.sack && seg.sack_permitted;
-                if let Some(ts) = seg.ts {
-                    self.ts_recent = ts.tsval;
-                }
-                if !self.syn_retransmitted {
-                    if let Some(t) = self.syn_sent_at {
-                        let r = now - t;
-                        self.rtt.on_sample(r);
-                        self.stats.rtt.record(r);
-                    }
-                } else {
-                    self.cc.set_window(self.mss());
-                    // RFC 6298 §5.7: the SYN timed out, so data starts with an RTO of
-                    // at least 3 s.
-                    self.rtt
-                        .reset(self.cfg.initial_rto.max(Duration::from_secs(3)));
-                }
-                self.rtt.reset_backoff();
-                self.snd_wnd = seg.wnd;
-                self.max_snd_wnd = seg.wnd;
-                self.rto_at = None;
-            }
+            self.on_syn_ack(now, seg);
             return;
         }
-        if !seg.flags.contains(Flags::ACK) {
-            return;
-        }
-        let ack = seg.ack;
-        if ack > self.snd_nxt {
-            return; // acknowledges something never sent
+        if !seg.flags.contains(Flags::ACK) || seg.ack > self.snd_nxt {
+            return; // no ACK, or it acknowledges something never sent
         }
         if self.ts_ok {
             if let Some(ts) = seg.ts {
                 self.ts_recent = ts.tsval;
             }
         }
-        let room_before = self.room_if_pacing();
+        let room_before = self.room_before_input();
         let prior_in_flight = self.sb.pipe();
         let old_wnd = self.snd_wnd;
-        if ack >= self.snd_una {
-            // RFC 9293 §3.10.7.4: take the window from an ACK that is not old.
-            self.snd_wnd = seg.wnd;
-            self.max_snd_wnd = self.max_snd_wnd.max(seg.wnd);
-            if seg.wnd < self.mss() && self.app_end > self.snd_nxt && self.zw_stall_from.is_none() {
-                self.zw_stall_from = Some(self.last_new_data_at.unwrap_or(now));
-            }
-            if self.afc.is_some() {
-                if let Some(code) = seg.afc_rate {
-                    self.ar_peer = Some(decode_rate(code));
-                }
-                self.track_zero_window(ack, seg.wnd);
-            }
+        if seg.ack >= self.snd_una {
+            self.update_window(now, seg);
         }
+        let newly_sacked = self.update_scoreboard(seg);
+        if seg.ack > self.snd_una {
+            self.on_new_ack(now, seg, prior_in_flight, newly_sacked);
+        } else if seg.ack == self.snd_una && !self.sb.is_empty() && seg.len == 0 {
+            self.on_duplicate_ack(now, seg, old_wnd, newly_sacked);
+        }
+        self.after_ack(now, seg, room_before);
+    }
+
+    /// RFC 9293 §3.10.7.3, SYN-SENT: a SYN-ACK establishes the connection with the
+    /// options both ends offered; the SYN's round trip is the first RTT sample, unless
+    /// the SYN was retransmitted (RFC 6298 §3, Karn).
+    fn on_syn_ack(&mut self, now: Instant, seg: &Segment) {
+        if !(seg.flags.contains(Flags::SYN) && seg.flags.contains(Flags::ACK)) {
+            return;
+        }
+        self.state = State::Established;
+        self.ts_ok = self.cfg.timestamps && seg.ts.is_some();
+        self.sack_ok = self.cfg.sack && seg.sack_permitted;
+        if let Some(ts) = seg.ts {
+            self.ts_recent = ts.tsval;
+        }
+        if !self.syn_retransmitted {
+            if let Some(t) = self.syn_sent_at {
+                let r = now - t;
+                self.rtt.on_sample(r);
+                self.stats.rtt.record(r);
+            }
+        } else {
+            self.cc.set_window(self.mss());
+            // RFC 6298 §5.7: the SYN timed out, so data starts with an RTO of at least
+            // 3 s.
+            self.rtt
+                .reset(self.cfg.initial_rto.max(Duration::from_secs(3)));
+        }
+        self.rtt.reset_backoff();
+        self.snd_wnd = seg.wnd;
+        self.max_snd_wnd = seg.wnd;
+        self.rto_at = None;
+    }
+
+    /// RFC 9293 §3.10.7.4: take the window from an ACK that is not old (`SND.UNA =<
+    /// SEG.ACK`); a window under one segment with data to send starts a zero-window
+    /// stall. The extensions read the window and the options (`on_window_update`).
+    fn update_window(&mut self, now: Instant, seg: &Segment) {
+        self.snd_wnd = seg.wnd;
+        self.max_snd_wnd = self.max_snd_wnd.max(seg.wnd);
+        if seg.wnd < self.mss() && self.app_end > self.snd_nxt && self.zw_stall_from.is_none() {
+            self.zw_stall_from = Some(self.last_new_data_at.unwrap_or(now));
+        }
+        let (ext, mut cx) = self.hooks(now);
+        for e in ext {
+            e.on_window_update(&mut cx, seg);
+        }
+    }
+
+    /// RFC 2018 / RFC 6675 §5: SACK blocks above the cumulative ACK mark the
+    /// scoreboard. Returns the bytes newly SACKed.
+    fn update_scoreboard(&mut self, seg: &Segment) -> u64 {
         let mut newly_sacked = 0;
         if self.sack_ok {
             for (l, r) in seg.sack.iter() {
-                if r > ack {
-                    newly_sacked += self.sb.sack(l.max(ack), r);
+                if r > seg.ack {
+                    newly_sacked += self.sb.sack(l.max(seg.ack), r);
                 }
             }
         }
+        newly_sacked
+    }
 
-        if ack > self.snd_una {
-            // Karn's rule holds for every segment the ACK covers: if one of them was
-            // retransmitted, the ACK may have left when the retransmission filled a
-            // hole, long after the later segments arrived (Linux's
-            // FLAG_RETRANS_DATA_ACKED). Only needed when this ACK's sample comes from
-            // send times of every ACK (no echoed timestamp, per-ACK sampling).
-            let ts_sample = self.ts_ok && seg.ts.is_some_and(|ts| ts.tsecr != 0);
-            let rtx_acked = !ts_sample
-                && self.cfg.rtt_sampling == RttSampling::EveryAck
-                && self
-                    .sb
-                    .iter()
-                    .take_while(|r| r.start < ack)
-                    .any(|r| r.tx_count > 1);
-            // BA-SST: the ACK was triggered by the latest segment it covers (a
-            // retransmission that filled a hole acknowledges older ones too).
-            let latest_sent = match &self.pair {
-                Some(p) if !p.is_closed() => self
-                    .sb
-                    .iter()
-                    .take_while(|r| r.end <= ack)
-                    .map(|r| r.sent_at)
-                    .max(),
-                _ => None,
-            };
-            let (last, newly_acked) = self.sb.ack_to(ack);
-            self.snd_una = ack;
-            if let (Some(p), Some(sent_at)) =
-                (&mut self.pair, latest_sent.or(last.map(|l| l.sent_at)))
-            {
-                if let Some(bw) = p.on_ack(now, newly_acked, sent_at) {
-                    self.apply_ba_sst(bw);
-                }
+    /// RFC 9293 §3.10.7.4, `SND.UNA < SEG.ACK =< SND.NXT`: new data is acknowledged.
+    /// `SND.UNA` advances, an RTT sample is taken (RFC 6298 §3, RFC 7323 §4.1), the
+    /// recovery in progress moves on ([`Self::recovery_on_new_ack`]), the controller
+    /// grows the window (RFC 5681 §3.1, RFC 7661 §4) and the retransmission timer is
+    /// restarted (RFC 6298 §5.2–5.3).
+    fn on_new_ack(&mut self, now: Instant, seg: &Segment, prior_in_flight: u64, newly_sacked: u64) {
+        let ack = seg.ack;
+        // Karn's rule holds for every segment the ACK covers: if one of them was
+        // retransmitted, the ACK may have left when the retransmission filled a hole,
+        // long after the later segments arrived (Linux's FLAG_RETRANS_DATA_ACKED).
+        // Only needed when this ACK's sample comes from send times of every ACK (no
+        // echoed timestamp, per-ACK sampling).
+        let ts_sample = self.ts_ok && seg.ts.is_some_and(|ts| ts.tsecr != 0);
+        let rtx_acked = !ts_sample
+            && self.cfg.rtt_sampling == RttSampling::EveryAck
+            && self
+                .sb
+                .iter()
+                .take_while(|r| r.start < ack)
+                .any(|r| r.tx_count > 1);
+        let acked = self.sb.ack_to(ack);
+        let (last, newly_acked) = (acked.last, acked.newly);
+        self.snd_una = ack;
+        let (ext, mut cx) = self.hooks(now);
+        for e in ext {
+            e.on_new_ack(&mut cx, &acked);
+        }
+        let sample = self.rtt_sample(now, seg, last.filter(|_| !rtx_acked));
+        if let Some(r) = sample {
+            self.rtt.on_sample(r);
+            self.stats.rtt.record(r);
+            // Karn's algorithm (RFC 6298 §5 note, as Linux and ns-2): the backed-off
+            // RTO is kept until a valid RTT sample arrives.
+            self.rtt.reset_backoff();
+        }
+        self.persist_backoff = 0;
+
+        let restart_timer = self.recovery_on_new_ack(now, ack, newly_acked);
+        if self.ca != CaState::Recovery {
+            self.dupacks = 0;
+            self.limited_tx_bytes = 0;
+        }
+        let min_rtt = self.rtt.min_rtt().unwrap_or_default();
+        let srtt = self.rtt.srtt().unwrap_or(min_rtt);
+        let not_cwnd_limited = self.cfg.cwnd_validation && !self.cwnd_limited();
+        self.cwv.on_ack(ack, self.snd_nxt, self.sb.pipe());
+        self.cc.on_ack(&AckSample {
+            now,
+            acked_bytes: newly_acked + newly_sacked,
+            prior_in_flight,
+            rtt: sample,
+            srtt,
+            min_rtt,
+            app_limited: last.is_some_and(|r| r.app_limited) || not_cwnd_limited,
+            in_recovery: self.ca == CaState::Recovery,
+            mss: self.cfg.mss,
+        });
+        if self.sb.is_empty() {
+            self.rto_at = None;
+        } else if restart_timer {
+            // RFC 6298 §5.3: restart the timer when new data is acknowledged.
+            self.arm_rto(now);
+        }
+    }
+
+    /// The RTT sample of an ACK of new data: RFC 7323 §4.1 from the echoed timestamp,
+    /// else RFC 6298 §3 with Karn's rule (never from a retransmitted segment): from
+    /// `last`, the newest segment acknowledged (`None` if a covered segment was
+    /// retransmitted), or from the timed segment.
+    fn rtt_sample(
+        &mut self,
+        now: Instant,
+        seg: &Segment,
+        last: Option<SegRec>,
+    ) -> Option<Duration> {
+        match (self.ts_ok, seg.ts) {
+            (true, Some(ts)) if ts.tsecr != 0 => {
+                let ticks = self.ts_now(now).wrapping_sub(ts.tsecr) as u64;
+                Some(Duration::from_nanos(
+                    ticks * self.cfg.ts_granularity.as_nanos(),
+                ))
             }
-            // RTT sample: RFC 7323 §4.1 from the echoed timestamp, else RFC 6298 §3
-            // Karn's rule (never from a retransmitted segment).
-            let sample = match (self.ts_ok, seg.ts) {
-                (true, Some(ts)) if ts.tsecr != 0 => {
-                    let ticks = self.ts_now(now).wrapping_sub(ts.tsecr) as u64;
-                    Some(Duration::from_nanos(
-                        ticks * self.cfg.ts_granularity.as_nanos(),
-                    ))
-                }
-                _ => match self.cfg.rtt_sampling {
-                    RttSampling::EveryAck => last.filter(|_| !rtx_acked).map(|r| now - r.sent_at),
-                    RttSampling::TimedSegment => match self.rtt_timed {
-                        Some((end, sent)) if ack >= end => {
-                            self.rtt_timed = None;
-                            Some(now - sent)
-                        }
-                        _ => None,
-                    },
+            _ => match self.cfg.rtt_sampling {
+                RttSampling::EveryAck => last.map(|r| now - r.sent_at),
+                RttSampling::TimedSegment => match self.rtt_timed {
+                    Some((end, sent)) if seg.ack >= end => {
+                        self.rtt_timed = None;
+                        Some(now - sent)
+                    }
+                    _ => None,
                 },
-            };
-            if let Some(r) = sample {
-                self.rtt.on_sample(r);
-                self.stats.rtt.record(r);
-                // Karn's algorithm (RFC 6298 §5 note, as Linux and ns-2): the
-                // backed-off RTO is kept until a valid RTT sample arrives.
-                self.rtt.reset_backoff();
-            }
-            self.persist_backoff = 0;
-
-            let mut restart_timer = true;
-            match self.ca {
-                CaState::Recovery => {
-                    if self.recover.is_some_and(|rec| ack >= rec)
-                        || self.recovery() == Recovery::Reno
-                    {
-                        self.exit_recovery(now);
-                    } else if self.recovery() == Recovery::NewReno {
-                        // RFC 6582 §3.2 step 5: a partial ACK. Retransmit the first
-                        // unacknowledged segment, deflate the window by the amount
-                        // acknowledged, add back one SMSS if that was at least SMSS.
-                        self.sb.mark_lost(0);
-                        self.forced_rtx = true;
-                        self.recovery_cwnd = self.recovery_cwnd.saturating_sub(newly_acked);
-                        if newly_acked >= self.mss() {
-                            self.recovery_cwnd += self.mss();
-                        }
-                        // "Impatient" variant (RFC 6582 §4): reset the timer on the
-                        // first partial ACK only.
-                        restart_timer = !self.partial_acked;
-                        self.partial_acked = true;
-                    } else {
-                        // RFC 6675: losses follow from the scoreboard.
-                        self.sb
-                            .mark_lost_by_sack(self.cfg.dupack_threshold, self.mss());
-                    }
-                }
-                CaState::Loss => {
-                    if self.recover.is_some_and(|rec| ack >= rec) {
-                        self.set_ca(CaState::Open);
-                    }
-                }
-                CaState::Open => {}
-            }
-            if self.ca != CaState::Recovery {
-                self.dupacks = 0;
-                self.limited_tx_bytes = 0;
-            }
-            let min_rtt = self.rtt.min_rtt().unwrap_or_default();
-            let srtt = self.rtt.srtt().unwrap_or(min_rtt);
-            let not_cwnd_limited = self.cfg.cwnd_validation && !self.cwnd_limited();
-            if ack >= self.round_end {
-                // A round trip ended: its verdict becomes the previous one.
-                self.cwnd_blocked = [self.cwnd_blocked[1], false];
-                self.max_pipe = [self.max_pipe[1], self.sb.pipe()];
-                self.round_end = self.snd_nxt.max(ack + 1);
-            }
-            self.cc.on_ack(&AckSample {
-                now,
-                acked_bytes: newly_acked + newly_sacked,
-                prior_in_flight,
-                rtt: sample,
-                srtt,
-                min_rtt,
-                app_limited: last.is_some_and(|r| r.app_limited) || not_cwnd_limited,
-                in_recovery: self.ca == CaState::Recovery,
-                mss: self.cfg.mss,
-            });
-            if self.sb.is_empty() {
-                self.rto_at = None;
-            } else if restart_timer {
-                // RFC 6298 §5.3: restart the timer when new data is acknowledged.
-                self.arm_rto(now);
-            }
-        } else if ack == self.snd_una && !self.sb.is_empty() && seg.len == 0 {
-            // A duplicate ACK: RFC 5681 §2 (same ACK, same window, no data) or, with
-            // SACK, RFC 6675 §2 (it SACKs new data).
-            let dup = if self.sack_ok {
-                newly_sacked > 0
-            } else {
-                seg.wnd == old_wnd && !seg.flags.contains(Flags::SYN)
-            } && !seg.handoff_notice;
-            if dup {
-                self.dupacks += 1;
-                match self.ca {
-                    CaState::Open => {
-                        let sack_loss = self.sack_ok
-                            && self
-                                .sb
-                                .mark_lost_by_sack(self.cfg.dupack_threshold, self.mss())
-                                > 0;
-                        // RFC 6582 §3.2 step 1 (and §4 on duplicate ACKs after a
-                        // timeout): a new fast retransmit only once the cumulative ACK
-                        // covers more than `recover` (here `recover` is the byte after
-                        // the highest one sent, so: ack > recover). Duplicate ACKs at
-                        // exactly `recover` come from the receiver answering resent
-                        // data it already holds after a go-back-N resend; ns-2's
-                        // `highest_ack_ > recover_` is the same rule.
-                        let allowed = self.recover.is_none_or(|rec| ack > rec);
-                        if allowed && (self.dupacks >= self.cfg.dupack_threshold || sack_loss) {
-                            self.enter_recovery(now);
-                        }
-                    }
-                    CaState::Recovery => {
-                        if self.recovery() == Recovery::Sack {
-                            self.sb
-                                .mark_lost_by_sack(self.cfg.dupack_threshold, self.mss());
-                        } else {
-                            // RFC 5681 §3.2 step 5: inflate by one SMSS per dupACK.
-                            self.recovery_cwnd += self.mss();
-                        }
-                    }
-                    CaState::Loss => {}
-                }
-            }
+            },
         }
+    }
 
+    /// Loss recovery on an ACK of new data. Returns whether the retransmission timer
+    /// is restarted (RFC 6298 §5.3, except on NewReno's later partial ACKs).
+    fn recovery_on_new_ack(&mut self, now: Instant, ack: u64, newly_acked: u64) -> bool {
+        match self.ca {
+            CaState::Recovery => {
+                if self.recover.is_some_and(|rec| ack >= rec) || self.recovery() == Recovery::Reno {
+                    // RFC 6582 §3.2 step 3 (full ACK), RFC 5681 §3.2 step 6 (Reno).
+                    self.exit_recovery(now);
+                } else if self.recovery() == Recovery::NewReno {
+                    // RFC 6582 §3.2 step 5: a partial ACK. Retransmit the first
+                    // unacknowledged segment, deflate the window by the amount
+                    // acknowledged, add back one SMSS if that was at least SMSS.
+                    self.sb.mark_lost(0);
+                    self.forced_rtx = true;
+                    self.recovery_cwnd = self.recovery_cwnd.saturating_sub(newly_acked);
+                    if newly_acked >= self.mss() {
+                        self.recovery_cwnd += self.mss();
+                    }
+                    // "Impatient" variant (RFC 6582 §4): reset the timer on the first
+                    // partial ACK only.
+                    let restart = !self.partial_acked;
+                    self.partial_acked = true;
+                    return restart;
+                } else {
+                    // RFC 6675: losses follow from the scoreboard.
+                    self.sb
+                        .mark_lost_by_sack(self.cfg.dupack_threshold, self.mss());
+                }
+            }
+            CaState::Loss => {
+                if self.recover.is_some_and(|rec| ack >= rec) {
+                    self.set_ca(CaState::Open);
+                }
+            }
+            CaState::Open => {}
+        }
+        true
+    }
+
+    /// `SEG.ACK = SND.UNA` with data outstanding and no payload: a duplicate ACK as
+    /// RFC 5681 §2 defines it (same window, no SYN) or, with SACK, as RFC 6675 §2 does
+    /// (it SACKs new data); an ACK carrying a mobility notice is not one. Duplicate
+    /// ACKs start a fast retransmit (RFC 5681 §3.2, RFC 6582 §3.2 step 1, RFC 6675 §5)
+    /// and, in a recovery, inflate the window or mark losses.
+    fn on_duplicate_ack(&mut self, now: Instant, seg: &Segment, old_wnd: u64, newly_sacked: u64) {
+        let dup = if self.sack_ok {
+            newly_sacked > 0
+        } else {
+            seg.wnd == old_wnd && !seg.flags.contains(Flags::SYN)
+        } && !seg.exp.handoff_notice;
+        if !dup {
+            return;
+        }
+        self.dupacks += 1;
+        match self.ca {
+            CaState::Open => {
+                let sack_loss = self.sack_ok
+                    && self
+                        .sb
+                        .mark_lost_by_sack(self.cfg.dupack_threshold, self.mss())
+                        > 0;
+                // RFC 6582 §3.2 step 1 (and §4 on duplicate ACKs after a timeout): a
+                // new fast retransmit only once the cumulative ACK covers more than
+                // `recover` (here `recover` is the byte after the highest one sent, so:
+                // ack > recover). Duplicate ACKs at exactly `recover` come from the
+                // receiver answering resent data it already holds after a go-back-N
+                // resend; ns-2's `highest_ack_ > recover_` is the same rule.
+                let allowed = self.recover.is_none_or(|rec| seg.ack > rec);
+                if allowed && (self.dupacks >= self.cfg.dupack_threshold || sack_loss) {
+                    self.enter_recovery(now);
+                }
+            }
+            CaState::Recovery => {
+                if self.recovery() == Recovery::Sack {
+                    self.sb
+                        .mark_lost_by_sack(self.cfg.dupack_threshold, self.mss());
+                } else {
+                    // RFC 5681 §3.2 step 5: inflate by one SMSS per dupACK.
+                    self.recovery_cwnd += self.mss();
+                }
+            }
+            CaState::Loss => {}
+        }
+    }
+
+    /// After every ACK: a window that opened stops the persist timer (RFC 9293
+    /// §3.8.6.1); the extensions hear the ACK is processed; a mobility notice it
+    /// carries is acted on ([`Self::on_interface_change`]); the extensions' own loss
+    /// detection runs; and `after_input` sees the room before and after.
+    fn after_ack(&mut self, now: Instant, seg: &Segment, room_before: u64) {
         if self.snd_wnd > 0 {
             self.persist_at = None;
         }
-        // BA-SST: sampling ends with the slow start that follows the change.
-        if self
-            .pair
-            .as_ref()
-            .is_some_and(|p| p.samples() > 0 && !self.cc.in_slow_start())
-        {
-            self.close_pair();
+        let (ext, mut cx) = self.hooks(now);
+        for e in ext {
+            e.after_ack(&mut cx);
         }
-        if seg.handoff_notice {
+        if seg.exp.handoff_notice {
             self.on_interface_change(now, &InterfaceChange::default());
         }
-        self.repair_buffer_losses(now);
-        self.check_burst(room_before);
+        self.extension_losses(now);
+        self.after_input(now, room_before);
     }
 
-    // ----- mobility (the vertical-handoff paper, `tcp::handoff`) --------------------
+    // ----- mobility (`tcp::handoff`) -------------------------------------------------
 
     /// The mobile host changed its datalink interface (it is this host, or the
-    /// receiver told us: `HandoffSignal`). With `handoff_reaction`:
-    /// * IETT (seed §IV.A): if data is outstanding, the retransmission timer expires
-    ///   now: the sender restarts by slow start from `snd_una` (the RFC 5681 §3.1
-    ///   timeout response), and the RTO is not backed off for it; a backoff from
-    ///   timeouts during the interruption is undone (Karn's backed-off RTO belongs to
-    ///   the old path). With `handoff_reset_rtt`, SRTT and RTTVAR are forgotten
-    ///   first, so the RTO restarts from `initial_rto`.
-    /// * BA-SST (seed §IV.B): a packet-pair estimator is armed; its estimate sets
-    ///   `ssthresh = max(2·MSS, BW × RTT)` (equations (1)–(2)).
-    pub fn on_interface_change(&mut self, now: Instant, _change: &InterfaceChange) {
+    /// receiver told us: `HandoffSignal`). The extensions react (`tcp::ext::iett`,
+    /// `tcp::ext::ba_sst`): they may ask to forget the RTT estimate and to expire the
+    /// retransmission timer now, without backing it off and undoing a backoff.
+    pub fn on_interface_change(&mut self, now: Instant, change: &InterfaceChange) {
         self.stats.interface_changes += 1;
-        let reaction = self.cfg.handoff_reaction;
-        if self.cfg.handoff_reset_rtt && reaction != HandoffReaction::None {
+        let (ext, mut cx) = self.hooks(now);
+        let mut response = ext::MobilityResponse::default();
+        for e in ext {
+            response = response.or(e.on_interface_change(&mut cx, change));
+        }
+        if response.reset_rtt {
             self.rtt.reset(self.cfg.initial_rto);
         }
-        if reaction.ba_sst() {
-            self.pair = Some(PacketPair::new(now, self.cfg.ba_sst_refine));
-        }
-        if reaction.iett() && self.state == State::Established && !self.sb.is_empty() {
-            self.stats.forced_expirations += 1;
+        if response.expire_timer {
             self.rto_at = None;
             self.rtt.reset_backoff();
-            self.expire(now);
+            let r = self.congestion_signal(now, CongestionKind::Timeout);
+            self.expire(now, r);
         }
     }
 
-    fn apply_ba_sst(&mut self, bw: f64) {
-        let mss = self.cfg.mss;
-        let Some(p) = &self.pair else { return };
-        let (Some(ss), Some(rtt)) = (p.ssthresh(mss), p.rtt()) else {
-            return;
-        };
-        self.cc.set_ssthresh(ss);
-        self.stats.ba_sst_estimates += 1;
-        self.stats.ba_sst_last_bps = bw * 8.0;
-        self.stats.ba_sst_last_rtt = rtt;
-        self.stats.ba_sst_last_ssthresh = ss;
-    }
-
-    fn close_pair(&mut self) {
-        if let Some(p) = &mut self.pair {
-            p.close();
-        }
-    }
-
-    /// BA-SST's estimator, if an interface change armed one.
-    pub fn packet_pair(&self) -> Option<&PacketPair> {
-        self.pair.as_ref()
+    /// The sender extensions, in the order their hooks are called.
+    pub fn extensions(&self) -> &[SenderExt] {
+        &self.ext
     }
 
     // ----- getters ------------------------------------------------------------------
@@ -1351,15 +1327,6 @@ impl TcpSender {
     }
     pub fn snd_wnd(&self) -> u64 {
         self.snd_wnd
-    }
-    /// AR the receiver reported in AFC's option, bytes per second.
-    pub fn ar_peer(&self) -> Option<f64> {
-        self.ar_peer
-    }
-    /// AFC buffer-loss hiding is in force (a zero window was seen, fresh data not yet
-    /// acknowledged).
-    pub fn hiding_congestion(&self) -> bool {
-        self.zw_seen
     }
     pub fn rtt(&self) -> &RttEstimator {
         &self.rtt

@@ -232,7 +232,7 @@ fn handoff_notice_ack_is_a_notification_not_a_duplicate_ack() {
     p.rcv.signal_interface_change(p.now);
     p.flush();
     let notice = p.acks().last().expect("an ACK").seg;
-    assert!(notice.handoff_notice);
+    assert!(notice.exp.handoff_notice);
     assert_eq!(p.rcv.stats().handoff_notices, 1);
     p.drive_until(t_ms(520));
     assert_eq!(p.snd.stats().interface_changes, 1);

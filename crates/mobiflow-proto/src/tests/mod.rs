@@ -6,10 +6,12 @@
 //!   segment out (smoltcp style, with `send!`/`recv!` macros).
 //! * `tcp_pair`: behaviour tests of a whole connection over a `Pair`, one group per
 //!   topic.
+//! * `architecture`: docs/architecture.md names files that exist.
 
 pub mod pair;
 
 mod afc;
+mod architecture;
 mod handoff;
 mod tcp_pair;
 mod tcp_state;

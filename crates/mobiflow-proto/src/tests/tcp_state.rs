@@ -701,3 +701,45 @@ fn rfc_fast_retransmit_leaves_the_retransmission_timer_running() {
     assert!(!TcpConfig::default().rto_restart_on_fast_retransmit);
     assert_eq!(s.poll_timeout(), Some(t_ms(400)));
 }
+
+/// An ns-2 sender (limited transmit on) with 0..5000 out whose timer expires (cwnd 1,
+/// 0..1000 resent), then two duplicate ACKs of 0 arrive, the receiver answering
+/// segments sent before the timeout. Returns the starts of what the two send.
+fn sent_on_dupacks_after_a_timeout(after_timeout: bool) -> Vec<u64> {
+    let mut s = TcpSender::new(TcpConfig {
+        rcv_buf: 100 * MSS,
+        limited_transmit: true,
+        limited_transmit_after_timeout: after_timeout,
+        initial_window: crate::tcp::InitialWindow::Segments(5),
+        ..ns2()
+    });
+    s.set_unlimited();
+    let first: Vec<Segment> = std::iter::from_fn(|| s.poll_transmit(t_ms(0))).collect();
+    assert_eq!(first.len(), 5);
+    let rto_at = s.poll_timeout().expect("RTO armed");
+    s.handle_timeout(rto_at);
+    recv!(s, rto_at, seq: 0, retransmission: true);
+    recv_nothing!(s, rto_at);
+    let mut out = Vec::new();
+    for k in 1..=2 {
+        let t = rto_at + Duration::from_millis(k);
+        s.handle_segment(t, &recv_templ(0, 100 * MSS));
+        out.extend(std::iter::from_fn(|| s.poll_transmit(t)).map(|g| g.seq));
+    }
+    out
+}
+
+#[test]
+fn ns2_limited_transmit_also_follows_a_timeout() {
+    // ns-2.35 `RenoTcpAgent::timeout` zeroes `dupacks_`; `TcpAgent::send_one` then
+    // sends the next packet of the resend on each of the first two duplicate ACKs
+    // (`t_seqno_ <= highest_ack_ + cwnd_ + dupacks_`).
+    assert!(TcpConfig::ns2().limited_transmit_after_timeout);
+    assert_eq!(sent_on_dupacks_after_a_timeout(true), vec![1000, 2000]);
+}
+
+#[test]
+fn rfc_limited_transmit_waits_for_the_end_of_a_timeout_recovery() {
+    assert!(!TcpConfig::default().limited_transmit_after_timeout);
+    assert_eq!(sent_on_dupacks_after_a_timeout(false), Vec::<u64>::new());
+}

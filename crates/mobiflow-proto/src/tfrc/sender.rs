@@ -5,7 +5,9 @@
 //!
 //! ```text
 //!   start: X = s/1 s (1 packet per second), nofeedback timer 2 s        (§4.2)
-//!   first feedback: R = R_sample, X = initial_rate = W_init/R, tld = now  (§4.2)
+//!     with a handshake RTT: X = W_init/R, tld = the first packet's time   (§4.2)
+//!   first feedback: R = R_sample (also after a handshake RTT)           (§4.3 2)
+//!     without a handshake RTT: X = initial_rate = W_init/R, tld = now    (§4.2)
 //!   feedback (§4.3):  R = q·R + (1−q)·R_sample;  RTO = max(4R, 2s/X)
 //!       recv_limit from the X_recv set (data-limited rules of §4.3 / §8.2.1)
 //!       p > 0:  X = max(min(X_Bps, recv_limit), s/t_mbi)
@@ -398,6 +400,12 @@ impl TfrcSender {
                 },
             );
             self.recv_set.reset(f64::INFINITY, now);
+            if self.r.is_some() && self.tld.is_none() {
+                // §4.2: "Upon receiving an RTT measurement (e.g., after ... the SYN
+                // exchange from the connection setup ...), tld is set to the current
+                // time": the handshake is over when the first packet goes out.
+                self.tld = Some(now);
+            }
         }
         self.sent_since_nfb = true;
         self.last_sent = Some(now);
@@ -603,11 +611,12 @@ impl TfrcSender {
         };
         let first = !self.feedback_received;
         self.feedback_received = true;
+        // Step 2: "If no feedback has been received before, R = R_sample": an RTT from
+        // the handshake (§4.2) gave the initial rate, and is not averaged in.
         self.r = Some(match self.r {
-            Some(r) if self.state != FreezeState::Restoring => {
-                self.cfg.rtt_q * r + (1.0 - self.cfg.rtt_q) * r_sample
-            }
-            Some(r) => r,
+            Some(r) if self.state == FreezeState::Restoring => r,
+            Some(_) if first => r_sample,
+            Some(r) => self.cfg.rtt_q * r + (1.0 - self.cfg.rtt_q) * r_sample,
             None => r_sample,
         });
         let r = self.r.expect("set above");

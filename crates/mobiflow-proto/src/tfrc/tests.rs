@@ -113,6 +113,56 @@ fn first_feedback_sets_r_and_the_initial_rate_w_init_over_r() {
     assert_eq!(s.nofeedback_deadline(), Some(ms(500)));
 }
 
+/// A greedy sender given a handshake RTT of `rtt_ms`, checked to start at `rate`
+/// (W_init/R), after its first packet at 0 ms.
+fn started_after_handshake(rtt_ms: u64, rate: f64) -> TfrcSender {
+    let mut s = sender_with(TfrcConfig {
+        handshake_rtt: Some(Duration::from_millis(rtt_ms)),
+        ..TfrcConfig::default()
+    });
+    assert!(close(s.rate_bytes_per_s(), rate, 1e-12));
+    assert!(s.poll_transmit(ms(0)).is_some());
+    s
+}
+
+/// A handshake RTT (RFC 5348 §4.2) sets the initial rate, but the first feedback's
+/// sample replaces it (§4.3 step 2: "If no feedback has been received before, R =
+/// R_sample"). Before, it was averaged in: R = 0.9·1 s + 0.1·100 ms = 910 ms.
+#[test]
+fn first_feedback_replaces_a_handshake_rtt_with_its_sample() {
+    // W_init/R = 4000 B per 1 s.
+    let mut s = started_after_handshake(1000, 4000.0);
+    s.handle_feedback(ms(100), &fb(0, 0.0, 0.0));
+    assert_eq!(s.rtt(), Some(Duration::from_millis(100)));
+}
+
+/// With a handshake RTT, tld is the time the connection was set up (§4.2: "Upon
+/// receiving an RTT measurement (e.g., after ... the SYN exchange ...), tld is set to
+/// the current time"), so slow start doubles X no sooner than R after it. A first
+/// feedback 100 ms after the start that gives no RTT sample (the receiver held it 100
+/// ms) leaves R at the handshake's 400 ms: X must stay W_init/R. Before, tld was unset
+/// until then, and X doubled at once.
+#[test]
+fn handshake_rtt_starts_the_slow_start_clock_at_the_first_packet() {
+    let mut s = started_after_handshake(400, 10_000.0);
+    let held = TfrcFeedback {
+        elapsed: Duration::from_millis(100),
+        ..fb(0, 0.0, 0.0)
+    };
+    s.handle_feedback(ms(100), &held);
+    assert_eq!(s.rtt(), Some(Duration::from_millis(400)));
+    assert!(
+        close(s.rate_bytes_per_s(), 10_000.0, 1e-12),
+        "{}",
+        s.rate_bytes_per_s()
+    );
+    // R after the start, the next feedback may double it (the set still holds the
+    // initial infinity: the interval was not data-limited).
+    run_sender(&mut s, ms(0), ms(400));
+    s.handle_feedback(ms(400), &fb(300, 10_000.0, 0.0));
+    assert!(s.rate_bytes_per_s() > 10_000.0, "{}", s.rate_bytes_per_s());
+}
+
 #[test]
 fn rtt_is_an_ewma_with_q_of_nine_tenths() {
     let mut s = sender_after_first_feedback();

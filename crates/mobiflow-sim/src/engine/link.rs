@@ -302,6 +302,8 @@ pub struct InFlight {
     pub id: PktId,
     /// Its place in the direction's sending order.
     pub seq: u64,
+    /// When its transmission started (ns-2 schedules its arrival then).
+    pub sent: Instant,
 }
 
 /// What happened to an arriving packet.
@@ -412,8 +414,21 @@ impl Dir {
 
     /// Retire scheduled packets whose serialisation ended by `now`.
     pub fn advance(&mut self, now: Instant) {
+        self.retire(now, now);
+    }
+
+    /// Retire scheduled packets whose serialisation ended by `now`, as seen by a
+    /// packet arriving at `now` from an event scheduled at `origin`. ns-2 frees the
+    /// link with an event (`LinkDelay::recv` schedules `intr_` when a transmission
+    /// starts, for its end), and its scheduler runs events of the same time in the
+    /// order they were scheduled (`CalendarScheduler::insert` puts a new event after
+    /// those of equal time). So a packet whose transmission ends exactly at `now`
+    /// still holds the link, and the next one still waits, for an arrival whose event
+    /// was scheduled before that transmission started (`origin < start`); an arrival
+    /// scheduled later (or at the same instant) finds the link already handed on.
+    fn retire(&mut self, now: Instant, origin: Instant) {
         while let Some(f) = self.pending.front() {
-            if f.end > now {
+            if f.end > now || (f.end == now && origin < f.start) {
                 break;
             }
             self.stats.packets_sent += 1;
@@ -429,13 +444,13 @@ impl Dir {
         self.queue.len() + self.pending.len() - in_service
     }
 
-    /// Bytes waiting at `now`. Call `advance(now)` first.
+    /// Bytes waiting at `now` (not counting the packet being serialised). Call
+    /// `advance(now)` first.
     pub fn waiting_bytes(&self, now: Instant) -> u64 {
         let mut b: u64 = self.queue.iter().map(|q| q.1 as u64).sum();
-        for p in self.pending.iter() {
-            if p.start > now {
-                b += p.bytes as u64;
-            }
+        let in_service = self.pending.front().is_some_and(|f| f.start <= now) as usize;
+        for p in self.pending.iter().skip(in_service) {
+            b += p.bytes as u64;
         }
         b
     }
@@ -491,8 +506,17 @@ impl Dir {
         }
     }
 
-    /// A packet of `bytes` arrives at the queue.
+    /// A packet of `bytes` arrives at the queue, from an event scheduled at `now` (so
+    /// after any transmission that ends now: see `enqueue_from`).
     pub fn enqueue(&mut self, now: Instant, id: PktId, bytes: u32) -> Admit {
+        self.enqueue_from(now, now, id, bytes)
+    }
+
+    /// A packet of `bytes` arrives at the queue at `now`, from an event scheduled at
+    /// `origin` (for a packet that crossed a link: the start of its transmission
+    /// there, when ns-2's `LinkDelay::recv` scheduled its arrival). `origin` orders
+    /// the arrival against a transmission that ends at `now` (`retire`).
+    pub fn enqueue_from(&mut self, now: Instant, origin: Instant, id: PktId, bytes: u32) -> Admit {
         if self.down {
             self.stats.outage_losses += 1;
             return Admit::Dropped;
@@ -504,9 +528,15 @@ impl Dir {
                 return Admit::Lost;
             }
         }
-        self.advance(now);
+        self.retire(now, origin);
         let qlen = self.waiting(now);
-        let qbytes = self.waiting_bytes(now);
+        // The byte count scans the queue: only a byte limit and RED need it.
+        let need_bytes = matches!(self.limit, QueueLimit::Bytes(_)) || self.red.is_some();
+        let qbytes = if need_bytes {
+            self.waiting_bytes(now)
+        } else {
+            0
+        };
         let over = match self.limit {
             QueueLimit::Packets(n) => qlen as u64 >= n as u64,
             QueueLimit::Bytes(b) => qbytes + bytes as u64 > b,
@@ -549,14 +579,14 @@ impl Dir {
             bytes,
             id,
         });
-        self.push_pipe(end + self.delay, id);
+        self.push_pipe(start, end + self.delay, id);
     }
 
     /// A packet whose transmission ends `due` minus the delay enters the pipe: it
     /// arrives at `due` (ns-2's `LinkDelay::recv` schedules it at the end of its
     /// transmission plus the delay in force then), or with `fifo` not before any
     /// packet sent earlier; `reorder` may hold it back `reorder_delay` more.
-    fn push_pipe(&mut self, due: Instant, id: PktId) {
+    fn push_pipe(&mut self, sent: Instant, due: Instant, id: PktId) {
         let mut at = if self.fifo {
             due.max(self.last_arrival)
         } else {
@@ -577,7 +607,7 @@ impl Dir {
             }
             self.head_changed = true;
         }
-        self.pipe.insert(pos, InFlight { at, id, seq });
+        self.pipe.insert(pos, InFlight { at, id, seq, sent });
     }
 
     fn uniform(&mut self) -> f64 {
@@ -635,7 +665,7 @@ impl Dir {
             self.busy_until = first.end;
             self.pending.push_back(first);
             if keep == 0 {
-                self.push_pipe(first.end + self.delay, first.id);
+                self.push_pipe(first.start, first.end + self.delay, first.id);
             }
             rest = 1;
         }
@@ -686,7 +716,7 @@ impl Dir {
                 self.stats.packets_sent += 1;
                 self.stats.bytes_sent += bytes as u64;
                 self.stats.queue_area += (now - enq).as_nanos() as u128;
-                self.push_pipe(now + self.delay, id);
+                self.push_pipe(now, now + self.delay, id);
             } else {
                 if let Some(t) = self.trace.as_mut() {
                     t.head_sent += credit as u32;
@@ -1054,6 +1084,38 @@ mod tests {
         // 2 ends its transmission at 6 ms and arrives at 16; 1 (sent at 0) at 101.
         assert_eq!(arrivals(&mut d), vec![(16_000, 2), (101_000, 1)]);
         assert_eq!(d.stats.reordered, 1);
+    }
+
+    /// ns-2 runs events of the same time in the order they were scheduled, and frees
+    /// the link with an event scheduled when the transmission starts: a packet that
+    /// arrives exactly as a transmission ends, from an event scheduled before that
+    /// transmission started (an ACK that left its own link earlier), still finds the
+    /// next packet waiting; one scheduled later finds it already being sent.
+    #[test]
+    fn an_arrival_scheduled_before_a_transmission_started_sees_it_still_on_the_link() {
+        let spec = DirSpec {
+            queue: QueueSpec::DropTail {
+                limit: QueueLimit::Packets(1),
+            },
+            ..plain(5)
+        };
+        let ms = Instant::from_millis;
+        let fate = |origin: Instant| {
+            let mut d = Dir::new(0, 0, 1, &spec, rng());
+            d.enqueue(ms(10), 1, 1000); // sent 10..11 ms
+            d.enqueue(ms(10), 2, 1000); // waits, sent 11..12 ms
+            let admitted = !matches!(d.enqueue_from(ms(11), origin, 3, 1000), Admit::Dropped);
+            (admitted, d.waiting(ms(11)))
+        };
+        // Scheduled at 5 ms, before 1 started: 2 still waits, the queue is full.
+        assert_eq!(fate(ms(5)), (false, 1));
+        // Scheduled at 10.5 ms, after 1 started: 2 is on the link, 3 waits.
+        assert_eq!(fate(Instant::from_micros(10_500)), (true, 1));
+        // `enqueue`: scheduled now.
+        let mut d = Dir::new(0, 0, 1, &spec, rng());
+        d.enqueue(ms(10), 1, 1000);
+        d.enqueue(ms(10), 2, 1000);
+        assert!(!matches!(d.enqueue(ms(11), 3, 1000), Admit::Dropped));
     }
 
     /// `fifo = true`: the direction never reorders (mobiflow before issue 17).

@@ -127,16 +127,18 @@ impl LinkDir {
         }
     }
 
-    /// A packet of `bytes` reaches the queue at `now`.
+    /// A packet of `bytes` reaches the queue at `now`, from an event scheduled at
+    /// `origin` (`Dir::enqueue_from`; `now` for a packet from outside the simulator).
     #[inline]
     pub fn handle_packet(
         &mut self,
         now: Instant,
+        origin: Instant,
         id: PktId,
         bytes: u32,
         timers: &mut impl FnMut(Instant, LinkTimer),
     ) -> Admit {
-        let admit = self.dir.enqueue(now, id, bytes);
+        let admit = self.dir.enqueue_from(now, origin, id, bytes);
         match admit {
             Admit::Scheduled(true) => self.arm_pipe(timers),
             Admit::Queued => self.arm_opportunity(now, timers),
@@ -290,7 +292,7 @@ mod tests {
         let mut d = dir();
         let mut asked = Vec::new();
         let t0 = Instant::from_millis(19);
-        d.handle_packet(t0, 7, 1000, &mut |t, timer| asked.push((t, timer)));
+        d.handle_packet(t0, t0, 7, 1000, &mut |t, timer| asked.push((t, timer)));
         // 1000 B at 8 Mb/s = 1 ms, then 10 ms of delay.
         assert_eq!(
             asked,

@@ -27,6 +27,7 @@
 use super::endpoint::Side;
 use super::{Ev, World};
 use crate::results::HandoffSummary;
+use mobiflow_proto::mobility::{disconnections, warning_at};
 use mobiflow_proto::tcp::{
     HandoffReaction, HandoffSignal, InterfaceChange, ReceiverStats, SenderStats,
 };
@@ -47,19 +48,6 @@ pub(super) struct MobEvent {
     link: u32,
     receiver_mobile: bool,
     kind: MobKind,
-}
-
-/// Union of sorted interval lists.
-fn merge(mut iv: Vec<(Duration, Duration)>) -> Vec<(Duration, Duration)> {
-    iv.sort();
-    let mut out: Vec<(Duration, Duration)> = Vec::with_capacity(iv.len());
-    for (s, e) in iv {
-        match out.last_mut() {
-            Some(last) if s <= last.1 => last.1 = last.1.max(e),
-            _ => out.push((s, e)),
-        }
-    }
-    out
 }
 
 impl World<'_> {
@@ -93,12 +81,7 @@ impl World<'_> {
             links.dedup();
             for l in links {
                 let spec = &sc.links[l as usize];
-                let down = merge(
-                    spec.dirs
-                        .iter()
-                        .flat_map(|d| d.outages.iter().copied())
-                        .collect(),
-                );
+                let down = disconnections(spec.dirs.iter().flat_map(|d| d.outages.iter().copied()));
                 let receiver_mobile = spec.a != f.src && spec.b != f.src;
                 for (s, e) in down {
                     let push = |w: &mut World, t: Duration, kind| {
@@ -112,7 +95,7 @@ impl World<'_> {
                         w.net.at(Instant::ZERO + t, Ev::Mobility(k));
                     };
                     if cfg.freeze && receiver_mobile {
-                        push(self, s.saturating_sub(cfg.freeze_warning), MobKind::Warning);
+                        push(self, warning_at(s, cfg.freeze_warning), MobKind::Warning);
                     }
                     push(self, s, MobKind::Down);
                     push(self, e, MobKind::Up);

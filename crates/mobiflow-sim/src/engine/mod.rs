@@ -122,6 +122,8 @@ enum Ev {
 struct Entry {
     t: Instant,
     seq: u64,
+    /// When it was scheduled.
+    made: Instant,
     ev: Ev,
 }
 impl PartialEq for Entry {
@@ -180,6 +182,11 @@ pub struct World<'a> {
     /// (the default) records nothing.
     #[cfg(test)]
     seg_log: Option<Vec<(u32, bool, Segment)>>,
+    /// Test builds only: the TFRC sender's state around every feedback packet it
+    /// handles (one event may deliver two: a duplicated packet), for the property
+    /// tests to check each rate change against the X_recv set it was computed from.
+    #[cfg(test)]
+    fb_log: Option<Vec<tfrc::FeedbackStep>>,
 }
 
 /// SplitMix64 (Steele, Lea, Flood 2014): derives independent seeds from the run's seed.
@@ -296,6 +303,7 @@ impl<'a> World<'a> {
                 n_nodes: n,
                 pkts: Vec::with_capacity(1024),
                 free: Vec::with_capacity(1024),
+                origin: Instant::ZERO,
                 data_lost: vec![[0; 4]; sc.flows.len()],
             },
             end,
@@ -310,6 +318,8 @@ impl<'a> World<'a> {
             mobility: Vec::new(),
             #[cfg(test)]
             seg_log: None,
+            #[cfg(test)]
+            fb_log: None,
         };
         w.schedule_initial();
         Ok(w)
@@ -321,7 +331,7 @@ impl<'a> World<'a> {
         let net = &mut self.net;
         for (d, dir) in net.dirs.iter_mut().enumerate() {
             let q = &mut net.queue;
-            dir.start(&mut |t, timer| q.at(t, Ev::Link(d as u32, timer)));
+            dir.start(&mut |t, timer| q.at(t, Instant::ZERO, Ev::Link(d as u32, timer)));
         }
         for (i, f) in sc.flows.iter().enumerate() {
             let i = i as u32;
@@ -367,6 +377,7 @@ impl<'a> World<'a> {
         }
         let e = self.net.queue.heap.pop().expect("peeked");
         self.net.now = e.t;
+        self.net.origin = e.made;
         self.events += 1;
         self.dispatch(e.ev);
         true
@@ -449,11 +460,19 @@ impl<'a> World<'a> {
                 self.flush(f, side);
             }
             Ev::Link(d, timer) => {
+                if let LinkTimer::Arrive(_) = timer {
+                    // The packet arriving was scheduled, in ns-2, when its transmission
+                    // started (`LinkDelay::recv`): what it makes arrive at the next
+                    // queue is ordered from then (`Dir::enqueue_from`).
+                    if let Some(p) = self.net.dirs[d as usize].dir().pipe.front() {
+                        self.net.origin = p.sent;
+                    }
+                }
                 let lost = &mut self.scratch_lost;
                 let q = &mut self.net.queue;
                 let arrived =
                     self.net.dirs[d as usize].handle_timeout(now, timer, lost, &mut |t, timer| {
-                        q.at(t, Ev::Link(d, timer))
+                        q.at(t, now, Ev::Link(d, timer))
                     });
                 if !lost.is_empty() {
                     // An outage started: what it destroyed counts against its flows.
@@ -535,10 +554,25 @@ impl<'a> World<'a> {
             Side::Sender
         };
         let greedy = matches!(self.sc.flows[f as usize].reader, ReaderSpec::Greedy);
-        if self.flows[f as usize]
+        #[cfg(test)]
+        let fb_before = self
+            .fb_log
+            .is_some()
+            .then(|| self.flows[f as usize].ep.tfrc_mut())
+            .flatten()
+            .map(|tf| tf.feedback_state());
+        let read = self.flows[f as usize]
             .ep
-            .handle_packet(now, to, &body, greedy)
+            .handle_packet(now, to, &body, greedy);
+        #[cfg(test)]
+        if let (Some(log), Some(before), Body::TfrcFeedback(_)) =
+            (&mut self.fb_log, fb_before, &body)
         {
+            if let Some(tf) = self.flows[f as usize].ep.tfrc_mut() {
+                log.push(tfrc::FeedbackStep::new(f, before, tf));
+            }
+        }
+        if read {
             self.after_read(f);
         }
         self.flush(f, to);

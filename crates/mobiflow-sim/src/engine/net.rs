@@ -33,12 +33,14 @@ pub(super) struct Queue {
 }
 
 impl Queue {
+    /// Schedule `ev` at `t`; `made` is when (the time of the event scheduling it).
     #[inline(always)]
-    pub(super) fn at(&mut self, t: Instant, ev: Ev) {
+    pub(super) fn at(&mut self, t: Instant, made: Instant, ev: Ev) {
         self.seq += 1;
         self.heap.push(Entry {
             t,
             seq: self.seq,
+            made,
             ev,
         });
     }
@@ -54,6 +56,11 @@ pub(super) struct Net {
     pub n_nodes: usize,
     pub pkts: Vec<Pkt>,
     pub free: Vec<PktId>,
+    /// When the event being run was scheduled, as ns-2 would have scheduled it (a
+    /// packet's arrival: at the start of its transmission). Orders the packets it
+    /// makes arrive at a queue against a transmission ending at the same instant
+    /// (`Dir::enqueue_from`).
+    pub origin: Instant,
     /// Per flow: data packets lost to outages, to queues, to random loss, and (a part
     /// of the first) queued or in flight when an outage started.
     pub data_lost: Vec<[u64; 4]>,
@@ -61,7 +68,7 @@ pub(super) struct Net {
 
 impl Net {
     pub(super) fn at(&mut self, t: Instant, ev: Ev) {
-        self.queue.at(t, ev);
+        self.queue.at(t, self.now, ev);
     }
 
     pub(super) fn alloc(&mut self, pkt: Pkt) -> PktId {
@@ -90,9 +97,10 @@ impl Net {
             return;
         };
         let bytes = self.pkts[id as usize].bytes;
+        let (now, origin) = (self.now, self.origin);
         let q = &mut self.queue;
-        let admit = self.dirs[d as usize].handle_packet(self.now, id, bytes, &mut |t, timer| {
-            q.at(t, Ev::Link(d, timer))
+        let admit = self.dirs[d as usize].handle_packet(now, origin, id, bytes, &mut |t, timer| {
+            q.at(t, now, Ev::Link(d, timer))
         });
         match admit {
             Admit::Scheduled(_) | Admit::Queued => {}

@@ -3,7 +3,8 @@
 //! A structure-aware generator writes valid scenarios: 1 to 3 links in a tree (so
 //! every pair of nodes has one route) with random rates or rate schedules (zero rates
 //! included), delays or delay schedules, DropTail or RED queues down to one packet,
-//! outages, random loss, per-direction settings, handoffs and Mahimahi traces; 1 to 3
+//! outages, random loss, reordering, duplication, per-direction settings, handoffs
+//! and Mahimahi traces; 1 to 3
 //! flows of every transport, congestion control and receive-window policy, with
 //! sized, bulk, burst and on-off applications, tiny receive buffers and slow or
 //! stalled readers. Each scenario runs for a short simulated time, one event at a
@@ -28,12 +29,17 @@
 //!   any feedback: the initial rate of one packet per second, or W_init over the
 //!   handshake RTT), these caps taken when X rises (§4.3 step 4 doubles X at most
 //!   once per R, so X may stay above a lower report until the next doubling step),
-//!   in Freeze-DCCP's NORMAL state (the others restore a saved rate).
+//!   for each feedback packet on its own (a duplicated one arrives twice in one
+//!   event), in Freeze-DCCP's NORMAL state (the others restore a saved rate).
+//!
+//! Links also reorder (`reorder`, `reorder_delay`; `fifo` on or off) and duplicate
+//! (`duplicate`) packets, in both directions or in one.
 //!
 //! Arithmetic overflow is checked by running in the test profile (`make test-fuzz`:
 //! overflow checks and debug assertions on). Cases are seeded: a failure prints the
 //! run's seed, the case's seed and the scenario shrunk to a minimal one (lines and
-//! flows removed while it still fails), and `MOBIFLOW_PROP_CASE_SEED` reruns one case.
+//! flows removed while it still fails), `MOBIFLOW_PROP_CASE_SEED` reruns one case and
+//! `MOBIFLOW_PROP_SCENARIO` (a path) one scenario, e.g. the shrunk one saved to a file.
 //! `MOBIFLOW_PROP_CASES` (default 2000 with overflow checks, 100 without) and
 //! `MOBIFLOW_PROP_SEED` (default 1) set the budget.
 
@@ -42,7 +48,8 @@ use super::World;
 use crate::model::Transport;
 use mobiflow_proto::flow::afc::Placement;
 use mobiflow_proto::flow::FlowControl;
-use mobiflow_proto::tfrc::FreezeState;
+use mobiflow_proto::tfrc::{FreezeState, TfrcConfig};
+use mobiflow_proto::time::Duration;
 use rand_core::{RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::fmt::Write;
@@ -194,6 +201,31 @@ fn gen_link(r: &mut Rng, i: usize, a: &str, b: &str, dur_ms: u64, lines: &mut Ve
             rate(r),
             ms(r, 1, 200)
         ));
+    }
+    reorder_dup(r, lines);
+}
+
+/// Reordering and duplication (the link features of the ns-2 baseline, issue 17,
+/// docs/scenarios.md): `reorder` in [0, 1) with a `reorder_delay` (it needs one),
+/// `duplicate` in [0, 1), and `fifo`, which keeps a direction first-in first-out
+/// except for what `reorder` holds back.
+fn reorder_dup(r: &mut Rng, lines: &mut Vec<String>) {
+    if coin(r, 3) {
+        lines.push(format!(
+            "reorder = {}",
+            [0.001, 0.01, 0.05, 0.2, 0.6][below(r, 5) as usize]
+        ));
+        // From below one packet's serialisation time to several RTTs.
+        lines.push(format!("reorder_delay = \"{}ms\"", ms(r, 1, 800)));
+    }
+    if coin(r, 3) {
+        lines.push(format!(
+            "duplicate = {}",
+            [0.001, 0.01, 0.05, 0.2, 0.6][below(r, 5) as usize]
+        ));
+    }
+    if coin(r, 4) {
+        lines.push(format!("fifo = {}", coin(r, 2)));
     }
 }
 
@@ -460,14 +492,34 @@ fn generate(seed: u64) -> Case {
         case.sections.push(("[[links]]".into(), lines));
         if coin(r, 5) {
             let d = pick(r, &["ab", "ba"]);
-            case.sections
-                .push((format!("[links.{d}]"), vec![format!("rate = {}", rate(r))]));
+            let mut dir = vec![format!("rate = {}", rate(r))];
+            // One direction only: e.g. data reordered while the feedback is not.
+            if coin(r, 2) {
+                reorder_dup(r, &mut dir);
+            }
+            case.sections.push((format!("[links.{d}]"), dir));
         }
     }
     for i in 0..1 + below(r, 3) as usize {
         gen_flow(r, i, n_links + 1, dur_ms, &mut case);
     }
     case
+}
+
+/// TFRC's allowed rate X may rise to at most the larger of 2 x the X_recv set's
+/// maximum (§4.3 step 4's recv_limit) and the initial rate W_init/R (§4.2; before any
+/// feedback, W_init over the handshake RTT, or one packet per second without one),
+/// and never below s/t_mbi.
+fn tfrc_cap(cfg: &TfrcConfig, x_recv_set_max: f64, rtt: Option<Duration>) -> f64 {
+    let first = match cfg.handshake_rtt {
+        Some(h) => cfg.w_init() / h.as_secs_f64(),
+        None => cfg.s as f64,
+    };
+    let r = rtt.map(|d| d.as_secs_f64());
+    (2.0 * x_recv_set_max)
+        .max(r.map_or(first, |r| cfg.w_init() / r))
+        .max(first)
+        .max(cfg.min_rate())
 }
 
 /// Per-flow state the checks carry from one event to the next.
@@ -498,6 +550,11 @@ struct Coverage {
     sized_unfinished: u64,
     tfrc_loss_events: u64,
     freezes: u64,
+    /// Packets delivered out of order, and twice (`reorder`, `fifo`, `duplicate`).
+    reordered: u64,
+    duplicated: u64,
+    /// Events that handed a TFRC sender more than one feedback packet (a duplicate).
+    feedback_pairs: u64,
 }
 
 /// Runs a case and checks every invariant; `Err` says which one failed, where.
@@ -508,6 +565,8 @@ fn check(toml: &str) -> Result<Coverage, String> {
     };
     let mut w = World::build(&sc).map_err(|e| format!("REJECTED: {e}"))?;
     w.seg_log = Some(Vec::new());
+    w.fb_log = Some(Vec::new());
+    let mut pairs = 0u64;
     let mut track: Vec<Track> = sc
         .flows
         .iter()
@@ -528,6 +587,7 @@ fn check(toml: &str) -> Result<Coverage, String> {
     while w.step() {
         let now = w.now();
         let log = w.seg_log.replace(Vec::new()).unwrap_or_default();
+        let fbs = w.fb_log.replace(Vec::new()).unwrap_or_default();
         let at = |f: usize, what: String| format!("t = {now:?}, flow {f}: {what}");
         // Edges first: what the receiver advertised in this event counts.
         for (f, from_rcv, seg) in &log {
@@ -663,39 +723,58 @@ fn check(toml: &str) -> Result<Coverage, String> {
                     let cfg = &spec.cfg;
                     let x = tf.snd.rate_bytes_per_s();
                     let floor = cfg.min_rate();
-                    let r = tf.snd.rtt().map(|d| d.as_secs_f64());
-                    let first = match cfg.handshake_rtt {
-                        Some(h) => cfg.w_init() / h.as_secs_f64(),
-                        None => cfg.s as f64,
-                    };
-                    let cap = (2.0 * tf.snd.x_recv_set_max())
-                        .max(r.map_or(first, |r| cfg.w_init() / r))
-                        .max(first)
-                        .max(floor);
+                    let normal = tf.snd.state() == FreezeState::Normal;
+                    let cap = tfrc_cap(cfg, tf.snd.x_recv_set_max(), tf.snd.rtt());
                     // The caps bind when X is set (RFC 5348 §4.3 step 4 doubles X at
                     // most once per R, and a later report may lower the X_recv set
-                    // without touching X): check X in the event that changed it, against
-                    // the R and X_recv set it was computed from.
+                    // without touching X): check X when it changed, against the R and
+                    // X_recv set it was computed from. A feedback packet is checked on
+                    // its own (one event may deliver two: a duplicated packet, the
+                    // second of which may shrink the set the first doubled X against);
+                    // an event with none (a timer) against the state it leaves.
                     // Freeze-DCCP restores a rate saved before the disconnection
                     // (docs/schemes/freeze-dccp.md): the caps apply in NORMAL only.
-                    let normal = tf.snd.state() == FreezeState::Normal;
                     // Only a rise is bounded: the nofeedback timer halves X (§4.4,
                     // p = 0) whatever the X_recv set says.
-                    let changed = track[f].tfrc_x.is_none_or(|prev| x > prev)
+                    let mut rises: Vec<(f64, f64, f64, Option<Duration>)> = Vec::new();
+                    let mut had_feedback = false;
+                    for st in fbs.iter().filter(|st| st.flow as usize == f) {
+                        if had_feedback {
+                            pairs += 1;
+                        }
+                        had_feedback = true;
+                        if st.x > st.x_before
+                            && st.state_before == FreezeState::Normal
+                            && st.state == FreezeState::Normal
+                        {
+                            let c = tfrc_cap(cfg, st.x_recv_set_max, st.rtt);
+                            rises.push((st.x, c, st.x_recv_set_max, st.rtt));
+                        }
+                    }
+                    if !had_feedback
+                        && track[f].tfrc_x.is_none_or(|prev| x > prev)
                         && normal
-                        && track[f].tfrc_normal;
+                        && track[f].tfrc_normal
+                    {
+                        rises.push((x, cap, tf.snd.x_recv_set_max(), tf.snd.rtt()));
+                    }
                     track[f].tfrc_x = Some(x);
                     track[f].tfrc_normal = normal;
-                    if !x.is_finite()
-                        || x < floor * (1.0 - 1e-9)
-                        || (changed && x > cap * (1.0 + 1e-6))
+                    if !x.is_finite() || x < floor * (1.0 - 1e-9) {
+                        return Err(at(
+                            f,
+                            format!("TFRC X = {x} B/s not finite or below s/t_mbi = {floor}"),
+                        ));
+                    }
+                    if let Some((x, cap, set_max, r)) = rises
+                        .into_iter()
+                        .find(|&(x, cap, ..)| x > cap * (1.0 + 1e-6))
                     {
                         return Err(at(
                             f,
                             format!(
-                                "TFRC X = {x} B/s outside [s/t_mbi = {floor}, {cap}] (R {r:?}, \
-                                 X_recv set max {}, p {})",
-                                tf.snd.x_recv_set_max(),
+                                "TFRC X rose to {x} B/s, above {cap} (R {r:?}, X_recv set max \
+                                 {set_max}, p {})",
                                 tf.snd.p()
                             ),
                         ));
@@ -711,6 +790,7 @@ fn check(toml: &str) -> Result<Coverage, String> {
     // windows, outage losses).
     let mut cov = Coverage {
         events: w.events,
+        feedback_pairs: pairs,
         ..Coverage::default()
     };
     let read: Vec<(Option<u64>, u64)> = w
@@ -719,6 +799,10 @@ fn check(toml: &str) -> Result<Coverage, String> {
         .map(|fr| (fr.total, fr.ep.bytes_read()))
         .collect();
     let res = w.finish();
+    for l in &res.summary.links {
+        cov.reordered += l.reordered;
+        cov.duplicated += l.duplicated;
+    }
     for (f, s) in res.summary.flows.iter().enumerate() {
         match &sc.flows[f].transport {
             Transport::Tcp(_) => {
@@ -839,6 +923,33 @@ fn env_u64(k: &str) -> Option<u64> {
     std::env::var(k).ok().and_then(|v| v.trim().parse().ok())
 }
 
+/// Found by the generator once it wrote `duplicate` (seed 1, case 272): a duplicated
+/// feedback reaches the TFRC sender twice in one event. The first copy, over an
+/// interval that was not data-limited, doubled X against an X_recv set that still held
+/// its initial infinity (RFC 5348 §4.3 step 4, "Update X_recv_set": the infinity goes
+/// only when older than two RTTs; here it was exactly 2R old); the second, seen as
+/// data-limited, maximized the set down to the reported 3 840 B/s. The sender followed
+/// the RFC; the check, made after the event, took the second copy's set for the one
+/// the first had doubled X against. Each feedback is now checked on its own.
+#[test]
+fn a_duplicated_feedback_is_checked_against_the_set_each_copy_saw() {
+    let toml = r#"
+[[links]]
+a = "n0"
+b = "n1"
+rate_schedule = [["0ms", "1371kbps"], ["1568ms", "3186kbps"], ["3154ms", "0bps"]]
+delay = "127ms"
+loss = 0.001
+duplicate = 0.6
+[[flows]]
+from = "n1"
+to = "n0"
+transport = "dccp-ccid3"
+"#;
+    let cov = check(toml).expect("the invariants hold");
+    assert!(cov.duplicated > 0 && cov.feedback_pairs > 0, "{cov:?}");
+}
+
 #[test]
 fn protocol_invariants_hold_on_generated_scenarios() {
     if let Some(cs) = env_u64("MOBIFLOW_PROP_CASE_SEED") {
@@ -847,6 +958,15 @@ fn protocol_invariants_hold_on_generated_scenarios() {
         match run_case(&case.toml()) {
             Ok(c) => eprintln!("case seed {cs}: invariants hold; {c:?}"),
             Err(e) => panic!("case seed {cs}: {e}"),
+        }
+        return;
+    }
+    if let Some(path) = std::env::var_os("MOBIFLOW_PROP_SCENARIO") {
+        // A shrunk case saved to a file, rerun alone.
+        let toml = std::fs::read_to_string(&path).expect("MOBIFLOW_PROP_SCENARIO is readable");
+        match run_case(&toml) {
+            Ok(c) => eprintln!("{path:?}: invariants hold; {c:?}"),
+            Err(e) => panic!("{path:?}: {e}"),
         }
         return;
     }
@@ -883,6 +1003,9 @@ fn protocol_invariants_hold_on_generated_scenarios() {
                 cov.sized_unfinished += c.sized_unfinished;
                 cov.tfrc_loss_events += c.tfrc_loss_events;
                 cov.freezes += c.freezes;
+                cov.reordered += c.reordered;
+                cov.duplicated += c.duplicated;
+                cov.feedback_pairs += c.feedback_pairs;
             }
             Err(e) if e.starts_with("REJECTED") => rejected.push(e),
             Err(e) => {

@@ -17,8 +17,39 @@ use super::net::Body;
 use super::{Ev, World};
 use crate::model::{FlowSpec, FreezeSide, FreezeWarning, RateModel, Scenario, TfrcSpec};
 use crate::results::{DisconnectionSummary, FlowSeries, FlowSummary, TfrcSummary};
+use mobiflow_proto::mobility::{disconnections, warning_at};
 use mobiflow_proto::tfrc::{FreezeState, RxFreezeState, TfrcReceiver, TfrcSender};
 use mobiflow_proto::time::{Duration, Instant};
+
+/// The TFRC sender around one feedback packet (test builds: `World::fb_log`).
+#[cfg(test)]
+#[derive(Clone, Debug)]
+pub(super) struct FeedbackStep {
+    pub flow: u32,
+    pub x_before: f64,
+    pub state_before: FreezeState,
+    /// X, the state, the X_recv set's maximum and R once the feedback was handled.
+    pub x: f64,
+    pub state: FreezeState,
+    pub x_recv_set_max: f64,
+    pub rtt: Option<Duration>,
+}
+
+#[cfg(test)]
+impl FeedbackStep {
+    /// The step of flow `f`'s sender from `before` (`TfrcFlow::feedback_state`) to now.
+    pub(super) fn new(f: u32, before: (f64, FreezeState), tf: &TfrcFlow) -> Self {
+        FeedbackStep {
+            flow: f,
+            x_before: before.0,
+            state_before: before.1,
+            x: tf.snd.rate_bytes_per_s(),
+            state: tf.snd.state(),
+            x_recv_set_max: tf.snd.x_recv_set_max(),
+            rtt: tf.snd.rtt(),
+        }
+    }
+}
 
 /// Width of the receive-rate bins used for the unused-bandwidth measure.
 const BIN: Duration = Duration::from_millis(50);
@@ -75,6 +106,12 @@ pub(super) struct TfrcFlow {
 }
 
 impl TfrcFlow {
+    /// The sender's rate and state, before a feedback packet (test builds: `fb_log`).
+    #[cfg(test)]
+    pub(super) fn feedback_state(&self) -> (f64, FreezeState) {
+        (self.snd.rate_bytes_per_s(), self.snd.state())
+    }
+
     pub(super) fn new(spec: &TfrcSpec) -> Self {
         let snd = TfrcSender::new(spec.cfg.clone());
         let rcv = TfrcReceiver::new(spec.cfg.clone());
@@ -139,19 +176,6 @@ fn receiver_code(s: RxFreezeState) -> i8 {
     }
 }
 
-/// Union of overlapping `[start, end)` intervals, sorted.
-fn merge(mut v: Vec<(Duration, Duration)>) -> Vec<(Duration, Duration)> {
-    v.sort();
-    let mut out: Vec<(Duration, Duration)> = Vec::new();
-    for (s, e) in v {
-        match out.last_mut() {
-            Some(last) if s <= last.1 => last.1 = last.1.max(e),
-            _ => out.push((s, e)),
-        }
-    }
-    out
-}
-
 impl World<'_> {
     /// After the world is built: the disconnections of each TFRC flow's path and the
     /// snapshot, freeze and unfreeze events. Called after the link events are
@@ -171,7 +195,7 @@ impl World<'_> {
                 outages.extend(ds.outages.iter().copied());
                 rtt += self.net.dirs[d as usize].dir().delay;
             }
-            let disc = merge(outages);
+            let disc = disconnections(outages);
             let start = Instant::ZERO + spec.start;
             let Some(tf) = self.flows[fi].ep.tfrc_mut() else {
                 continue;
@@ -192,12 +216,7 @@ impl World<'_> {
                         FreezeWarning::Fixed(w) => w,
                         FreezeWarning::Rtt => rtt,
                     };
-                    let at = if s - Instant::ZERO > w {
-                        s - w
-                    } else {
-                        Instant::ZERO
-                    };
-                    let at = at.max(start);
+                    let at = (Instant::ZERO + warning_at(s - Instant::ZERO, w)).max(start);
                     if at < e {
                         fz = Some(at);
                         tf.actions.push((at, Action::Freeze));

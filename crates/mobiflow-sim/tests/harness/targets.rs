@@ -11,7 +11,7 @@
 use mobiflow_proto::tfrc::wire::FreezeSignals;
 use mobiflow_proto::tfrc::{TfrcData, TfrcFeedback};
 use mobiflow_proto::time::{Duration, Instant};
-use mobiflow_proto::wire::{Flags, SackBlocks, Segment, Timestamps};
+use mobiflow_proto::wire::{ExpOptions, Flags, SackBlocks, Segment, Timestamps};
 use mobiflow_sim::engine::World;
 use mobiflow_sim::pcap::{encode_tcp, encode_tfrc, FlowWire, TfrcPacket};
 use mobiflow_sim::units;
@@ -319,34 +319,15 @@ pub fn trace_target(dir: &Path, data: &[u8]) {
 /// Every parser accepts what its formatter prints, giving back the same value.
 pub fn units_target(data: &[u8]) {
     let s = String::from_utf8_lossy(data);
-    if let Ok(v) = units::parse_rate(&s) {
-        assert_eq!(
-            units::parse_rate(&units::format_rate(v)),
-            Ok(v),
-            "rate {s:?}"
-        );
-    }
-    if let Ok(v) = units::parse_duration(&s) {
-        assert_eq!(
-            units::parse_duration(&units::format_duration(v)),
-            Ok(v),
-            "time {s:?}"
-        );
-    }
-    if let Ok(v) = units::parse_size(&s) {
-        assert_eq!(
-            units::parse_size(&units::format_size(v)),
-            Ok(v),
-            "size {s:?}"
-        );
-    }
-    if let Ok(v) = units::parse_queue_limit(&s) {
-        assert_eq!(
-            units::parse_queue_limit(&units::format_queue_limit(v)),
-            Ok(v),
-            "queue limit {s:?}"
-        );
-    }
+    round_trip(&s, "rate", units::parse_rate, units::format_rate);
+    round_trip(&s, "time", units::parse_duration, units::format_duration);
+    round_trip(&s, "size", units::parse_size, units::format_size);
+    round_trip(
+        &s,
+        "queue limit",
+        units::parse_queue_limit,
+        units::format_queue_limit,
+    );
     // The same text as a TOML value, and the bytes as a float and an integer.
     let v = toml::Value::String(s.to_string());
     let _ = units::rate_value(&v);
@@ -364,6 +345,18 @@ pub fn units_target(data: &[u8]) {
             let _ = units::size_value(&v);
             let _ = units::queue_limit_value(&v);
         }
+    }
+}
+
+/// When `parse` accepts `s`, it accepts what `format` prints of the value, giving it back.
+fn round_trip<T: Copy + PartialEq + std::fmt::Debug>(
+    s: &str,
+    what: &str,
+    parse: fn(&str) -> Result<T, String>,
+    format: fn(T) -> String,
+) {
+    if let Ok(v) = parse(s) {
+        assert_eq!(parse(&format(v)), Ok(v), "{what} {s:?}");
     }
 }
 
@@ -446,7 +439,7 @@ pub fn pcap_target(data: &[u8]) {
             sack.push(b.u64() >> 16, b.u64() >> 16);
         }
         let flag_bits = b.u8();
-        let seg = Segment {
+        let mut seg = Segment {
             seq: b.u64() >> (b.u8() % 64),
             ack: b.u64() >> (b.u8() % 64),
             // Payload up to what an IPv4 packet can carry beside the largest headers.
@@ -461,11 +454,15 @@ pub fn pcap_target(data: &[u8]) {
             mss: b.flag().then(|| b.u64() as u16),
             sack_permitted: b.flag(),
             wscale: b.flag().then(|| b.u8()),
-            afc_rate: b.flag().then(|| b.u8()),
+            exp: ExpOptions {
+                afc_rate: b.flag().then(|| b.u8()),
+                ..ExpOptions::default()
+            },
             retransmission: b.flag(),
             window_probe: b.flag(),
-            handoff_notice: b.flag(),
         };
+        // Drawn after the others, as when it was a field of its own.
+        seg.exp.handoff_notice = b.flag();
         let to_receiver = b.flag();
         let full = encode_tcp(&mut buf, &fw, &seg, to_receiver, b.u64() as u16);
         let tcp = check_ip(&buf, full, 6);

@@ -35,21 +35,21 @@ every other length).
 
 from __future__ import annotations
 
-import argparse
-import json
 import math
 import sys
 from collections.abc import Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import mobiflow
 from mobiflow import _resources
-from mobiflow.outputs import has_series
+from mobiflow.outputs import Run, has_series
+from mobiflow.repro import claims, framework
+from mobiflow.repro.framework import Block, Figure, Heading, Options, Report, Reproduction, Table
 
 SCENARIOS = _resources.SCENARIOS / "afc"
+THEORY = SCENARIOS / "theory_sine.toml"
 FLOW = "flows.phone"
 
 
@@ -108,7 +108,7 @@ CASES: tuple[Case, ...] = (
 
 
 @dataclass(frozen=True)
-class Variant:
+class FlowControl:
     """A flow-control variant: overrides applied to the scenario's flow."""
 
     name: str
@@ -122,17 +122,19 @@ def _afc(**afc: object) -> dict[str, object]:
     return sets
 
 
-VARIANTS: tuple[Variant, ...] = (
-    Variant("classic", "classic", {}),
+VARIANTS: tuple[FlowControl, ...] = (
+    FlowControl("classic", "classic", {}),
     # Linux-like auto-tuning: the buffer may grow up to tcp_rmem[2] (4 MB, assumed)
     # from the policy's 64 KB start; its rule is the seed's formula.
-    Variant("autotune", "auto-tuning", {f"{FLOW}.flow_control": "autotune", "tcp.rcv_buf": "4MB"}),
-    Variant("afc", "AFC", _afc()),
-    Variant("no_rate", "AFC -#1 rate", _afc(adapt_rate=False)),
-    Variant("no_hide", "AFC -#2 hide", _afc(hide_buffer_losses=False)),
-    Variant("no_feedback", "AFC -#3 feedback", _afc(proactive_feedback=False)),
-    Variant("no_pacing", "AFC -#4 pacing", _afc(pacing=False)),
-    Variant("afc_receiver", "AFC (receiver)", _afc(placement="receiver")),
+    FlowControl(
+        "autotune", "auto-tuning", {f"{FLOW}.flow_control": "autotune", "tcp.rcv_buf": "4MB"}
+    ),
+    FlowControl("afc", "AFC", _afc()),
+    FlowControl("no_rate", "AFC -#1 rate", _afc(adapt_rate=False)),
+    FlowControl("no_hide", "AFC -#2 hide", _afc(hide_buffer_losses=False)),
+    FlowControl("no_feedback", "AFC -#3 feedback", _afc(proactive_feedback=False)),
+    FlowControl("no_pacing", "AFC -#4 pacing", _afc(pacing=False)),
+    FlowControl("afc_receiver", "AFC (receiver)", _afc(placement="receiver")),
 )
 
 # The seed's model check: periods of the sinusoidal read rate, and two buffers (one
@@ -178,9 +180,9 @@ def _sets(base: Mapping[str, object], duration: float | None) -> dict[str, objec
     return sets
 
 
-def run_one(path: Path, sets: Mapping[str, object], out: Path | None) -> dict[str, Any]:
-    """Run one scenario; the flow's counters and the run's assumptions."""
-    summary = mobiflow.run(path, set=dict(sets), out=out)
+def counters(run: Run) -> dict[str, Any]:
+    """The flow's counters of one run and the run's assumptions."""
+    summary = run.summary
     flow: Mapping[str, Any] = summary["flows"][0]
     row: dict[str, Any] = {k: flow.get(k) for k in COUNTERS}
     row["assumed"] = dict(summary["assumed"])
@@ -188,40 +190,52 @@ def run_one(path: Path, sets: Mapping[str, object], out: Path | None) -> dict[st
     return row
 
 
+def _runs(variants: Sequence[framework.Variant], out: Path, jobs: int) -> dict[str, dict[str, Any]]:
+    """The counters of every variant; kept ones write their series to ``out/runs/KEY``."""
+    runs = framework.run_variants(variants, jobs, folder=lambda v: out / "runs" / v.key)
+    return {k: counters(r) for k, r in runs.items()}
+
+
 def run_cases(
     cases: Sequence[Case],
-    variants: Sequence[Variant],
+    variants: Sequence[FlowControl],
     out: Path,
     duration: float | None,
     jobs: int,
 ) -> dict[str, dict[str, dict[str, Any]]]:
-    """Every case x variant; series of classic and AFC go to ``out/runs/``."""
-    results: dict[str, dict[str, dict[str, Any]]] = {c.name: {} for c in cases}
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        futures = []
-        for c in cases:
-            for v in variants:
-                keep = out / "runs" / f"{c.name}_{v.name}"
-                fut = pool.submit(run_one, SCENARIOS / c.file, _sets(v.sets, duration), keep)
-                futures.append((c.name, v.name, fut))
-        for case, variant, fut in futures:
-            results[case][variant] = fut.result()
-    return results
+    """Every case x variant; series of every run go to ``out/runs/<case>_<variant>``."""
+    runs = _runs(
+        [
+            framework.Variant(
+                f"{c.name}_{v.name}", SCENARIOS / c.file, _sets(v.sets, duration), keep=True
+            )
+            for c in cases
+            for v in variants
+        ],
+        out,
+        jobs,
+    )
+    return {c.name: {v.name: runs[f"{c.name}_{v.name}"] for v in variants} for c in cases}
 
 
 def run_sensitivity(duration: float | None, jobs: int) -> dict[str, dict[str, dict[str, Any]]]:
     """The motivation case with read phases of several lengths, classic and AFC."""
+    pairs = [(step, v) for step in SENSITIVITY_STEPS for v in (VARIANTS[0], VARIANTS[2])]
+    runs = _runs(
+        [
+            framework.Variant(
+                f"{step}_{v.name}",
+                SCENARIOS / "motivation.toml",
+                {**_sets(v.sets, duration), f"{FLOW}.reader.step": step},
+            )
+            for step, v in pairs
+        ],
+        Path(),
+        jobs,
+    )
     res: dict[str, dict[str, dict[str, Any]]] = {}
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        futures = []
-        for step in SENSITIVITY_STEPS:
-            for v in (VARIANTS[0], VARIANTS[2]):
-                sets = _sets(v.sets, duration)
-                sets[f"{FLOW}.reader.step"] = step
-                fut = pool.submit(run_one, SCENARIOS / "motivation.toml", sets, None)
-                futures.append((step, v.name, fut))
-        for step, variant, fut in futures:
-            res.setdefault(step, {})[variant] = fut.result()
+    for step, v in pairs:
+        res.setdefault(step, {})[v.name] = runs[f"{step}_{v.name}"]
     return res
 
 
@@ -261,24 +275,22 @@ def run_theory(out: Path, duration: float | None, jobs: int) -> list[dict[str, A
     jobs_list = []
     for buf in THEORY_BUFFERS:
         for period in THEORY_PERIODS_S:
-            for v in (VARIANTS[0], VARIANTS[2]):
-                sets = _sets(v.sets, duration)
+            for fc in (VARIANTS[0], VARIANTS[2]):
+                sets = _sets(fc.sets, duration)
                 sets["tcp.rcv_buf"] = buf
                 sets[f"{FLOW}.reader.period"] = f"{period:g}s"
-                keep = out / "runs" / f"theory_{buf}_{period:g}s_{v.name}"
-                jobs_list.append((buf, period, v.name, sets, keep))
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        futs = [
-            pool.submit(run_one, SCENARIOS / "theory_sine.toml", s, k)
-            for (_, _, _, s, k) in jobs_list
-        ]
-        runs = [f.result() for f in futs]
+                key = f"theory_{buf}_{period:g}s_{fc.name}"
+                jobs_list.append(
+                    (buf, period, fc.name, framework.Variant(key, THEORY, sets, keep=True))
+                )
+    found = _runs([x for (*_, x) in jobs_list], out, jobs)
+    runs = [found[x.key] for (*_, x) in jobs_list]
     rows = []
     alpha = 1.0 / THEORY_RTT_S
-    for (buf, period, variant, _, keep), run in zip(jobs_list, runs, strict=True):
+    for (buf, period, variant, v), run in zip(jobs_list, runs, strict=True):
         omega = 2 * math.pi / period
         theta = math.atan(omega / alpha)
-        t, gp, rd = _series(keep)
+        t, gp, rd = _series(out / "runs" / v.key)
         skip = min(THEORY_SKIP_S, 0.3 * (t[-1] if t else 0.0))
         idx = [i for i, x in enumerate(t) if x >= skip]
         ts = [t[i] for i in idx]
@@ -341,11 +353,11 @@ def _mbps(x: float | None) -> str:
 
 
 def throughput_table(
-    cases: Sequence[Case], variants: Sequence[Variant], res: Mapping[str, Mapping[str, Any]]
-) -> list[str]:
+    cases: Sequence[Case], variants: Sequence[FlowControl], res: Mapping[str, Mapping[str, Any]]
+) -> Table:
     head = ["case", "expected", "seed (baseline)"] + [v.label for v in variants]
     head += ["AFC gain"]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    rows = []
     for c in cases:
         r = res[c.name]
         cl = r["classic"]["goodput_bps"]
@@ -357,13 +369,13 @@ def throughput_table(
         cells = [c.name, _mbps(c.expected_bps), seed]
         cells += [_mbps(r[v.name]["goodput_bps"]) for v in variants]
         cells.append(gain)
-        lines.append("| " + " | ".join(cells) + " |")
-    return lines
+        rows.append(cells)
+    return Table(head, rows, compact_rule=True)
 
 
 def counts_table(
-    cases: Sequence[Case], variants: Sequence[Variant], res: Mapping[str, Mapping[str, Any]]
-) -> list[str]:
+    cases: Sequence[Case], variants: Sequence[FlowControl], res: Mapping[str, Mapping[str, Any]]
+) -> Table:
     head = [
         "case",
         "variant",
@@ -379,81 +391,128 @@ def counts_table(
         "paced",
         "proactive",
     ]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    rows = []
     for c in cases:
         for v in variants:
             r = res[c.name][v.name]
-            cells = [
-                c.name,
-                v.label,
-                _mbps(r["goodput_bps"]),
-                str(r["zero_windows"]),
-                str(r["zero_window_stall_rtts"]),
-                f"{r['idle_rtts']} / {r['total_rtts']}",
-                str(r["retransmits"]),
-                str(r["timeouts"]),
-                str(r["rcv_buffer_drops"]),
-                str(r["queue_drops"]),
-                str(r["hidden_congestion_events"]),
-                str(r["paced_segments"]),
-                str(r["policy_updates"]),
-            ]
-            lines.append("| " + " | ".join(cells) + " |")
-    return lines
+            rows.append(
+                [
+                    c.name,
+                    v.label,
+                    _mbps(r["goodput_bps"]),
+                    r["zero_windows"],
+                    r["zero_window_stall_rtts"],
+                    f"{r['idle_rtts']} / {r['total_rtts']}",
+                    r["retransmits"],
+                    r["timeouts"],
+                    r["rcv_buffer_drops"],
+                    r["queue_drops"],
+                    r["hidden_congestion_events"],
+                    r["paced_segments"],
+                    r["policy_updates"],
+                ]
+            )
+    return Table(head, rows, compact_rule=True)
 
 
-def seed_metrics_table(res: Mapping[str, Mapping[str, Any]]) -> list[str]:
+def seed_metrics_table(res: Mapping[str, Mapping[str, Any]]) -> Table:
     r = res["classic"]
-    return [
-        "| metric | seed (ns-2) | mobiflow classic | definition here |",
-        "|---|---|---|---|",
-        f"| throughput | 1.45 Mb/s | {_mbps(r['goodput_bps'])} Mb/s | payload delivered "
-        "to the application / run time |",
-        f"| zero windows | 328 | {r['zero_windows']} | zero-window advertisements after a "
-        "non-zero one |",
-        f"| idle RTTs | 656 | {r['idle_rtts']} | SRTT-long slots without any data sent "
-        "(`idle_rtts`) |",
-        f"| zero-window stall RTTs | - | {r['zero_window_stall_rtts']} | a metric defined "
-        "here to read the seed's 656 (= 2 x 328): sum over zero-window stalls of "
-        "ceil(stall / SRTT); not the seed's definition, which it does not give |",
-        f"| total RTTs | 1132 | {r['total_rtts']} | SRTT-long slots of the run |",
-        f"| zero-window stall time | - | {r['zero_window_stall_s']:.0f} s | from the last new "
-        "data before a zero window to the first after |",
-    ]
+    return Table(
+        ["metric", "seed (ns-2)", "mobiflow classic", "definition here"],
+        [
+            [
+                "throughput",
+                "1.45 Mb/s",
+                f"{_mbps(r['goodput_bps'])} Mb/s",
+                "payload delivered to the application / run time",
+            ],
+            [
+                "zero windows",
+                "328",
+                r["zero_windows"],
+                "zero-window advertisements after a non-zero one",
+            ],
+            [
+                "idle RTTs",
+                "656",
+                r["idle_rtts"],
+                "SRTT-long slots without any data sent (`idle_rtts`)",
+            ],
+            [
+                "zero-window stall RTTs",
+                "-",
+                r["zero_window_stall_rtts"],
+                "a metric defined here to read the seed's 656 (= 2 x 328): sum over "
+                "zero-window stalls of ceil(stall / SRTT); not the seed's definition, which "
+                "it does not give",
+            ],
+            ["total RTTs", "1132", r["total_rtts"], "SRTT-long slots of the run"],
+            [
+                "zero-window stall time",
+                "-",
+                f"{r['zero_window_stall_s']:.0f} s",
+                "from the last new data before a zero window to the first after",
+            ],
+        ],
+        compact_rule=True,
+    )
 
 
-def sensitivity_table(sens: Mapping[str, Mapping[str, Any]]) -> list[str]:
-    lines = [
-        "| read phase | classic Mb/s | zero windows | zw stall RTTs | AFC Mb/s | AFC retransmits |",
-        "|---|---|---|---|---|---|",
-    ]
-    for step, r in sens.items():
-        cl, afc = r["classic"], r["afc"]
-        lines.append(
-            f"| {step} | {_mbps(cl['goodput_bps'])} | {cl['zero_windows']} | "
-            f"{cl['zero_window_stall_rtts']} | {_mbps(afc['goodput_bps'])} | "
-            f"{afc['retransmits']} |"
-        )
-    return lines
+def sensitivity_table(sens: Mapping[str, Mapping[str, Any]]) -> Table:
+    return Table(
+        [
+            "read phase",
+            "classic Mb/s",
+            "zero windows",
+            "zw stall RTTs",
+            "AFC Mb/s",
+            "AFC retransmits",
+        ],
+        [
+            [
+                step,
+                _mbps(r["classic"]["goodput_bps"]),
+                r["classic"]["zero_windows"],
+                r["classic"]["zero_window_stall_rtts"],
+                _mbps(r["afc"]["goodput_bps"]),
+                r["afc"]["retransmits"],
+            ]
+            for step, r in sens.items()
+        ],
+        compact_rule=True,
+    )
 
 
-def theory_table(rows: Sequence[Mapping[str, Any]]) -> list[str]:
-    lines = [
-        "| buffer | period | variant | theta | mean: model / sim | amplitude: model / sim | "
-        "phase lag: eq.(6) / delay / sim | error amplitude: eq.(5) / sim | "
-        "RMS(fit - eq.(6)) |",
-        "|---|---|---|---|---|---|---|---|---|",
-    ]
-    for r in rows:
-        lines.append(
-            f"| {r['buffer']} | {r['period_s']:g} s | {r['variant']} | "
-            f"{r['theta_deg']:.0f} deg | {_mbps(r['model_mean_bps'])} / {_mbps(r['mean_bps'])} | "
-            f"{_mbps(r['model_amp_bps'])} / {_mbps(r['amp_bps'])} | "
-            f"{r['model_phase_deg']:.0f} / {r['delay_phase_deg']:.0f} / {r['phase_deg']:.0f} deg | "
-            f"{_mbps(r['model_err_amp_bps'])} / {_mbps(r['err_amp_bps'])} | "
-            f"{_mbps(r['rms_fit_vs_model_bps'])} |"
-        )
-    return lines
+def theory_table(rows: Sequence[Mapping[str, Any]]) -> Table:
+    return Table(
+        [
+            "buffer",
+            "period",
+            "variant",
+            "theta",
+            "mean: model / sim",
+            "amplitude: model / sim",
+            "phase lag: eq.(6) / delay / sim",
+            "error amplitude: eq.(5) / sim",
+            "RMS(fit - eq.(6))",
+        ],
+        [
+            [
+                r["buffer"],
+                f"{r['period_s']:g} s",
+                r["variant"],
+                f"{r['theta_deg']:.0f} deg",
+                f"{_mbps(r['model_mean_bps'])} / {_mbps(r['mean_bps'])}",
+                f"{_mbps(r['model_amp_bps'])} / {_mbps(r['amp_bps'])}",
+                f"{r['model_phase_deg']:.0f} / {r['delay_phase_deg']:.0f} / "
+                f"{r['phase_deg']:.0f} deg",
+                f"{_mbps(r['model_err_amp_bps'])} / {_mbps(r['err_amp_bps'])}",
+                _mbps(r["rms_fit_vs_model_bps"]),
+            ]
+            for r in rows
+        ],
+        compact_rule=True,
+    )
 
 
 # ----- figures -------------------------------------------------------------------------
@@ -567,9 +626,7 @@ def figure_theory(out: Path, period: float = 5.0, buf: str = "512KB") -> Path | 
 
 # ----- report --------------------------------------------------------------------------
 
-NOTES = """\
-## How to read this
-
+NOTES = """
 * Throughput is payload delivered to the application divided by the run time.
   "Expected" is the seed's: min(AAR, average NW). "AFC gain" is AFC over classic.
 * Every scenario is ns-2-like (the `ns2` TCP profile: 1000-byte packets, no delayed
@@ -606,7 +663,7 @@ def verdict_lines(
     cases: Sequence[Case],
     res: Mapping[str, Mapping[str, Any]],
     sens: Mapping[str, Mapping[str, Any]] | None,
-) -> list[str]:
+) -> list[Block]:
     """The seed's claim ("considerable improvement in throughput across multiple
     scenarios") against the runs, by more than one measure, and why it differs."""
 
@@ -624,8 +681,8 @@ def verdict_lines(
         verdict = "partly holds"
     else:
         verdict = "does not hold"
-    lines = [
-        "## Verdict",
+    lines: list[Block] = [
+        Heading(2, "Verdict"),
         "",
         f"The seed: AFC shows considerable improvement in throughput across multiple "
         f"scenarios. mobiflow: AFC beats classic flow control in {len(won)} of "
@@ -634,7 +691,7 @@ def verdict_lines(
         "more than half).",
     ]
     if lost:
-        lines[-1] += f" It loses or ties in {', '.join(lost)}."
+        lines[-1] = f"{lines[-1]} It loses or ties in {', '.join(lost)}."
     if sens:
         cells = ", ".join(f"{step}: {gain(r):+.0%}" for step, r in sens.items())
         lines += [
@@ -660,7 +717,7 @@ def verdict_lines(
         ]
     lines += [
         "",
-        "## Why it differs from the seed",
+        Heading(2, "Why it differs from the seed"),
         "",
         "* The seed's evaluation gives rates, delays and buffer sizes but not the read "
         "phases, the run length, the queue, nor AFC's estimator and feedback parameters; "
@@ -696,28 +753,37 @@ def verdict_lines(
     return lines
 
 
-def write_report(
-    out: Path,
+def page(
     cases: Sequence[Case],
-    variants: Sequence[Variant],
+    variants: Sequence[FlowControl],
     res: Mapping[str, Mapping[str, Any]],
     sens: Mapping[str, Mapping[str, Any]] | None,
     theory: Sequence[Mapping[str, Any]] | None,
     figures: Sequence[Path],
-) -> Path:
-    lines = ["# Adaptive Flow Control (AFC): reproduction", "", NOTES, "## Throughput (Mb/s)"]
-    lines += ["", *throughput_table(cases, variants, res), ""]
+) -> list[Block]:
+    """The report's blocks."""
+    lines: list[Block] = [
+        Heading(1, "Adaptive Flow Control (AFC): reproduction"),
+        "",
+        Heading(2, "How to read this"),
+        NOTES,
+        Heading(2, "Throughput (Mb/s)"),
+    ]
+    lines += ["", throughput_table(cases, variants, res), ""]
     if "afc" in {v.name for v in variants} and "classic" in {v.name for v in variants}:
         lines += verdict_lines(cases, res, sens)
     if "motivation" in res:
-        lines += ["## The seed's counters, motivation case (classic TCP)", ""]
-        lines += [*seed_metrics_table(res["motivation"]), ""]
+        lines += [Heading(2, "The seed's counters, motivation case (classic TCP)"), ""]
+        lines += [seed_metrics_table(res["motivation"]), ""]
     if sens:
-        lines += ["## Motivation case: length of the read phases (not given by the seed)", ""]
-        lines += [*sensitivity_table(sens), ""]
+        lines += [
+            Heading(2, "Motivation case: length of the read phases (not given by the seed)"),
+            "",
+        ]
+        lines += [sensitivity_table(sens), ""]
     if theory:
         lines += [
-            "## The seed's model of classic flow control, equations (5) and (6)",
+            Heading(2, "The seed's model of classic flow control, equations (5) and (6)"),
             "",
             f"AR = A0 (1 + sin wt), A0 = {THEORY_A0_BPS / 1e6:g} Mb/s, alpha = 1/RTT with "
             f"RTT = {THEORY_RTT_S} s; sinusoids fitted by least squares to the simulated "
@@ -730,73 +796,88 @@ def write_report(
             "TCP(t) = AR(t - RTT): a window-limited sender follows the advertised right "
             "edge, which moves with the application's reads.",
             "",
-            *theory_table(theory),
+            theory_table(theory),
             "",
         ]
-    lines += ["## Counters per variant", "", *counts_table(cases, variants, res), ""]
+    lines += [Heading(2, "Counters per variant"), "", counts_table(cases, variants, res), ""]
     if figures:
-        lines += ["## Figures", ""] + [f"![{p.stem}]({p.name})" for p in figures] + [""]
-    path = out / "report.md"
-    path.write_text("\n".join(lines))
-    return path
+        lines += [Heading(2, "Figures"), ""]
+        lines += [Figure(p.name, alt=p.stem) for p in figures] + [""]
+    return lines
+
+
+def run(opts: Options) -> Report:
+    """Every case x variant, the sensitivity and the model check, as options say."""
+    known = {c.name: c for c in CASES}
+    names = opts.params["cases"] or list(known)
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise ValueError(f"unknown case(s) {', '.join(unknown)}; expected {', '.join(known)}")
+    cases = [known[n] for n in names]
+    duration = opts.params["duration"]
+    res = run_cases(cases, VARIANTS, opts.out, duration, opts.jobs)
+    sens = None
+    if opts.wants("sensitivity") and "motivation" in names:
+        sens = run_sensitivity(duration, opts.jobs)
+    theory = run_theory(opts.out, duration, opts.jobs) if opts.wants("theory") else None
+    figures: list[Path] = []
+    if opts.figures:
+        for c in cases:
+            p = figure_case(c, opts.out)
+            if p is not None:
+                figures.append(p)
+        if theory:
+            p = figure_theory(opts.out)
+            if p is not None:
+                figures.append(p)
+    opts.say("\n".join(throughput_table(cases, VARIANTS, res).lines()))
+    if theory:
+        opts.say("\n".join(theory_table(theory).lines()))
+    return Report(
+        REPRODUCTION.key,
+        page(cases, VARIANTS, res, sens, theory, figures),
+        {"cases": res, "sensitivity": sens, "theory": theory},
+        json_options={"indent": 2, "sort_keys": True},
+        json_newline=True,
+        trailing_newline=False,
+    )
+
+
+def quick(opts: Options) -> Options:
+    """60 s runs, no sensitivity, no model check, no figures."""
+    return replace(
+        opts,
+        params={**opts.params, "duration": opts.params.get("duration") or 60.0},
+        skip=opts.skip | {"sensitivity", "theory"},
+        figures=False,
+    )
+
+
+REPRODUCTION = Reproduction(
+    key="afc",
+    title="AFC: adaptive flow control for TCP on mobile phones",
+    run=run,
+    parts=("theory", "sensitivity"),
+    params=(
+        framework.Param(
+            "cases",
+            str,
+            None,
+            f"cases to run ({', '.join(c.name for c in CASES)})",
+            nargs="*",
+        ),
+        framework.Param("duration", float, None, "override every run's length, s"),
+    ),
+    quick=quick,
+    claims=claims.afc_claims,
+)
 
 
 # ----- entry point ---------------------------------------------------------------------
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(
-        prog="python -m mobiflow.repro.afc", description=__doc__.split("\n\n")[0]
-    )
-    ap.add_argument("--out", type=Path, default=Path("out") / "afc", help="output folder")
-    ap.add_argument(
-        "--cases",
-        nargs="*",
-        default=None,
-        help=f"cases to run ({', '.join(c.name for c in CASES)})",
-    )
-    ap.add_argument("--duration", type=float, default=None, help="override every run's length, s")
-    ap.add_argument("--jobs", type=int, default=2, help="runs at once (default 2)")
-    ap.add_argument("--no-figures", action="store_true")
-    ap.add_argument("--no-theory", action="store_true")
-    ap.add_argument("--no-sensitivity", action="store_true")
-    args = ap.parse_args(argv)
-    known = {c.name: c for c in CASES}
-    names = args.cases if args.cases else list(known)
-    unknown = [n for n in names if n not in known]
-    if unknown:
-        ap.error(f"unknown case(s) {', '.join(unknown)}; expected {', '.join(known)}")
-    cases = [known[n] for n in names]
-    out: Path = args.out
-    out.mkdir(parents=True, exist_ok=True)
-
-    res = run_cases(cases, VARIANTS, out, args.duration, args.jobs)
-    sens = None
-    if not args.no_sensitivity and "motivation" in names:
-        sens = run_sensitivity(args.duration, args.jobs)
-    theory = None if args.no_theory else run_theory(out, args.duration, args.jobs)
-    figures: list[Path] = []
-    if not args.no_figures:
-        for c in cases:
-            p = figure_case(c, out)
-            if p is not None:
-                figures.append(p)
-        if theory:
-            p = figure_theory(out)
-            if p is not None:
-                figures.append(p)
-    report = write_report(out, cases, VARIANTS, res, sens, theory, figures)
-    (out / "results.json").write_text(
-        json.dumps({"cases": res, "sensitivity": sens, "theory": theory}, indent=2, sort_keys=True)
-        + "\n"
-    )
-    print("\n".join(throughput_table(cases, VARIANTS, res)))
-    if theory:
-        print()
-        print("\n".join(theory_table(theory)))
-    print(f"\nreport: {report}")
-    return 0
-
+main = REPRODUCTION.main
+"""``python -m mobiflow.repro.afc --help`` for its flags."""
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -9,7 +9,7 @@ has its own row, and the verdict names it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from statistics import mean
 from typing import Any
@@ -383,31 +383,6 @@ def all_claims(results: Mapping[str, Any]) -> list[Claim]:
     A reproduction whose results lack what a claim needs gives no row for it (a quick
     run, say); the report says which reproductions gave none.
     """
-    from mobiflow.repro import fld, freeze_dccp, handoff, rsfc
+    from mobiflow.repro.report import REPRODUCTIONS
 
-    makers: dict[str, Callable[[Mapping[str, Any]], list[Claim]]] = {
-        "afc": afc_claims,
-        "rsfc": lambda r: rsfc_claims(
-            r,
-            {
-                "alone": rsfc.PAPER_DOWNLOAD_ALONE_KBPS,
-                "with_upload": rsfc.PAPER_DOWNLOAD_WITH_UPLOAD_KBPS,
-                "isp_after": rsfc.PAPER_ISP_AFTER_KBPS,
-                "page_without_s": rsfc.PAPER_PAGE_WITHOUT_S,
-                "page_with_s": rsfc.PAPER_PAGE_WITH_S,
-            },
-        ),
-        "handoff": lambda r: handoff_claims(r, {c.key: c.interval for c in handoff.CASES}),
-        "freeze-dccp": lambda r: freeze_dccp_claims(
-            r, (freeze_dccp.PAPER_SIM_UNUSED_DCCP, freeze_dccp.PAPER_SIM_UNUSED_FREEZE)
-        ),
-        "fld": lambda r: fld_claims(r, {k: v.ratio for k, v in fld.PAPER_BURSTS.items()}),
-    }
-    rows: list[Claim] = []
-    for key, make in makers.items():
-        if results.get(key):
-            try:
-                rows += make(results[key])
-            except (KeyError, TypeError, ZeroDivisionError):
-                continue  # a partial run: no verdict rather than a wrong one
-    return rows
+    return [c for k, r in REPRODUCTIONS.items() if results.get(k) for c in r.judge(results[k])]

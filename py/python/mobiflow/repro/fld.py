@@ -26,7 +26,6 @@ and mark the rest as assumptions (``scenarios/fld/README.md``).
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import random
@@ -43,6 +42,10 @@ from typing import Any
 
 import mobiflow
 from mobiflow import _resources
+from mobiflow.outputs import Run
+from mobiflow.repro import claims, framework
+from mobiflow.repro.claims import Claim
+from mobiflow.repro.framework import Block, Figure, Heading, Options, Report, Reproduction, Table
 
 SCENARIOS = _resources.SCENARIOS / "fld"
 WEB_DIR = SCENARIOS / "web"
@@ -389,10 +392,6 @@ def run_ns2(args: Sequence[str], cc: str, seed: int) -> tuple[list[float], list[
     return list(out["bursts_s"]), list(out["background_s"])
 
 
-def _run(path: Path, sets: Mapping[str, object], out: Path | None = None) -> mobiflow.Summary:
-    return mobiflow.run(path, set=dict(sets), out=out)
-
-
 def run_bursts(
     path: Path,
     seeds: Sequence[int],
@@ -411,18 +410,22 @@ def run_bursts(
         ns2_jobs = {
             (cc, s): pool.submit(run_ns2, args, cc, s) for cc in NS2_CCS for s in twin_seeds
         }
-    jobs = {
-        (v, s): pool.submit(
-            _run,
-            path,
-            {**burst_overrides(v), "run.seed": s, "measure.sample_interval": "0s", **extra},
+    planned = [
+        (
+            v,
+            framework.Variant(
+                f"{v}/{s}",
+                path,
+                {**burst_overrides(v), "run.seed": s, "measure.sample_interval": "0s", **extra},
+            ),
         )
         for v in BURST_VARIANTS
         for s in seeds
-    }
+    ]
+    jobs = framework.submit_variants(pool, [x for _, x in planned])
     res = BurstResult()
-    for (v, _s), job in jobs.items():
-        summary = job.result()
+    for v, x in planned:
+        summary = jobs[x.key].result().summary
         burst = next(f for f in summary["flows"] if f["name"] == "burst")
         bgs = [f for f in summary["flows"] if f["name"].startswith("bg")]
         res.bursts.setdefault(v, []).append(list(burst["burst_completion_times_s"]))
@@ -443,11 +446,13 @@ def run_web(
 ) -> tuple[dict[str, list[tuple[int, float | None]]], dict[str, dict[str, int]]]:
     """Per variant: (size, completion time or None) of every short flow; and the
     bottleneck's drops and the short flows' retransmission timeouts."""
-    jobs = {v: pool.submit(_run, path, {**web_overrides(v), **extra}) for v in VARIANTS}
+    jobs = framework.submit_variants(
+        pool, [framework.Variant(v, path, {**web_overrides(v), **extra}) for v in VARIANTS]
+    )
     out: dict[str, list[tuple[int, float | None]]] = {}
     losses: dict[str, dict[str, int]] = {}
     for v, job in jobs.items():
-        summary = job.result()
+        summary = job.result().summary
         short = [f for f in summary["flows"] if f["name"].startswith("w")]
         out[v] = [(f["bytes_offered"], f["completion_time_s"]) for f in short]
         losses[v] = {
@@ -477,15 +482,20 @@ def fmt_ms(m: float, sd: float) -> str:
     return f"{m:.2f} ± {sd:.2f}"
 
 
-def burst_table(case: str, res: BurstResult) -> list[str]:
-    """Markdown rows: each burst, the slides' times, ours (mean ± sd over seeds)."""
+def burst_table(case: str, res: BurstResult) -> Table:
+    """Each burst, the slides' times, ours (mean ± sd over seeds)."""
     paper = PAPER_BURSTS.get(case)
     ns2 = [cc for cc in NS2_CCS if cc in res.ns2]
-    head = "| burst | paper FLD_TCP | paper Reno | paper Reno/FLD | " + " | ".join(
-        [f"{LABELS[v]} (s)" for v in BURST_VARIANTS] + [f"ns-2 {LABELS[cc]} (s)" for cc in ns2]
-    )
-    head += " | Reno/FLD |"
-    rows = [head, "|" + "---|" * (5 + len(BURST_VARIANTS) + len(ns2))]
+    head = [
+        "burst",
+        "paper FLD_TCP",
+        "paper Reno",
+        "paper Reno/FLD",
+        *(f"{LABELS[v]} (s)" for v in BURST_VARIANTS),
+        *(f"ns-2 {LABELS[cc]} (s)" for cc in ns2),
+        "Reno/FLD",
+    ]
+    rows = []
     for k, size in enumerate(BURST_SIZES):
         cells = [f"{k + 1} ({size})"]
         if paper:
@@ -500,18 +510,24 @@ def burst_table(case: str, res: BurstResult) -> list[str]:
         for cc in ns2:
             cells.append(fmt_ms(*mean_sd(per_burst(res.ns2[cc], k))))
         cells.append(_ratio(means["reno"], means["fld"], 2))
-        rows.append("| " + " | ".join(cells) + " |")
-    return rows
+        rows.append(cells)
+    return Table(head, rows, compact_rule=True)
 
 
-def background_table(case: str, res: BurstResult) -> list[str]:
+def background_table(case: str, res: BurstResult) -> Table:
     paper = PAPER_BACKGROUND.get(case)
     n = len(res.background["fld"][0]) if res.background["fld"] else 0
-    rows = [
-        "| background flow | paper with FLD_TCP | paper with Reno | paper FLD/Reno | "
-        "ours with FLD_TCP (s) | ours with Reno (s) | ours FLD/Reno | ns-2, Reno bursts (s) |",
-        "|---|---|---|---|---|---|---|---|",
+    head = [
+        "background flow",
+        "paper with FLD_TCP",
+        "paper with Reno",
+        "paper FLD/Reno",
+        "ours with FLD_TCP (s)",
+        "ours with Reno (s)",
+        "ours FLD/Reno",
+        "ns-2, Reno bursts (s)",
     ]
+    rows = []
     for i in range(n):
         with_fld = [t for x in res.background["fld"] if (t := x[i]) is not None]
         with_reno = [t for x in res.background["reno"] if (t := x[i]) is not None]
@@ -524,12 +540,16 @@ def background_table(case: str, res: BurstResult) -> list[str]:
         )
         ns2 = [t for x in res.ns2_background.get("reno", []) if (t := x[i]) is not None]
         rows.append(
-            f"| {i + 1} | "
-            + " | ".join(p)
-            + f" | {fmt_ms(mf, sf)} | {fmt_ms(mr, sr)} | {_ratio(mf, mr, 4)}"
-            + f" | {fmt_ms(*mean_sd(ns2)) if ns2 else '-'} |"
+            [
+                i + 1,
+                *p,
+                fmt_ms(mf, sf),
+                fmt_ms(mr, sr),
+                _ratio(mf, mr, 4),
+                fmt_ms(*mean_sd(ns2)) if ns2 else "-",
+            ]
         )
-    return rows
+    return Table(head, rows, compact_rule=True)
 
 
 def _ratio(a: float, b: float, digits: int) -> str:
@@ -553,13 +573,9 @@ SIZE_BINS: tuple[tuple[str, int, int], ...] = (
 )
 
 
-def fct_table(res: Mapping[str, list[tuple[int, float | None]]]) -> list[str]:
-    rows = [
-        "| sizes | flows | "
-        + " | ".join(f"{LABELS[v]} median / p90 (s)" for v in VARIANTS)
-        + " | unfinished |",
-        "|---|---|" + "---|" * len(VARIANTS) + "---|",
-    ]
+def fct_table(res: Mapping[str, list[tuple[int, float | None]]]) -> Table:
+    head = ["sizes", "flows", *(f"{LABELS[v]} median / p90 (s)" for v in VARIANTS), "unfinished"]
+    rows = []
     for label, lo, hi in (("all", 0, 1 << 62), *SIZE_BINS):
         cells = [label]
         count = sum(1 for size, _ in res["fld"] if lo <= size < hi)
@@ -572,8 +588,8 @@ def fct_table(res: Mapping[str, list[tuple[int, float | None]]]) -> list[str]:
             unfinished.append(f"{LABELS[v]} {sum(1 for t in fcts if math.isinf(t))}")
             cells.append(f"{quantile(fcts, 0.5):.3f} / {quantile(fcts, 0.9):.3f}")
         cells.append(", ".join(unfinished))
-        rows.append("| " + " | ".join(cells) + " |")
-    return rows
+        rows.append(cells)
+    return Table(head, rows, compact_rule=True)
 
 
 # --- figures -----------------------------------------------------------------------------
@@ -611,9 +627,9 @@ def plot_burst_times(case: str, res: BurstResult, path: Path) -> None:
     plt.close(fig)
 
 
-def _series(out: Path, flow: str) -> tuple[list[float], list[float], list[float]]:
+def _series(run: Run, flow: str) -> tuple[list[float], list[float], list[float]]:
     """time, cwnd (segments) and bytes acknowledged of ``flow`` from its flow series."""
-    frame = mobiflow.read_series(out)["flow"]
+    frame = run.flow_series
     frame = frame.filter(frame["flow"] == flow)
     ts = [float(x) for x in frame["time_s"]]
     cwnd = [float(x) / 1460 for x in frame["cwnd_bytes"]]
@@ -627,22 +643,16 @@ def plot_burst_series(case: str, path: Path, figure: Path, extra: Mapping[str, o
     plt = _pyplot()
     fig, axes = plt.subplots(2, 1, figsize=(8, 6), sharex=True)
     end = 0.0
-    with tempfile.TemporaryDirectory() as tmp:
-        for v in ("fld", "reno"):
-            out = Path(tmp) / v
-            _run(
-                path,
-                {**burst_overrides(v), "measure.sample_interval": "20ms", **extra},
-                out=out,
-            )
-            ts, cwnd, acked = _series(out, "burst")
-            axes[0].plot(ts, cwnd, label=LABELS[v], lw=0.8)
-            axes[1].plot(ts, acked, label=LABELS[v], lw=0.8)
-            done = next(
-                (t for t, a in zip(ts, acked, strict=True) if a >= acked[-1]),
-                ts[-1] if ts else 0.0,
-            )
-            end = max(end, done)
+    for v in ("fld", "reno"):
+        sets = {**burst_overrides(v), "measure.sample_interval": "20ms", **extra}
+        ts, cwnd, acked = _series(framework.Variant(v, path, sets).scenario().run(), "burst")
+        axes[0].plot(ts, cwnd, label=LABELS[v], lw=0.8)
+        axes[1].plot(ts, acked, label=LABELS[v], lw=0.8)
+        done = next(
+            (t for t, a in zip(ts, acked, strict=True) if a >= acked[-1]),
+            ts[-1] if ts else 0.0,
+        )
+        end = max(end, done)
     axes[1].set_xlim(0, end + 2)
     axes[0].set_ylabel("burst flow cwnd (segments)")
     axes[1].set_ylabel("burst flow data acked (MiB)")
@@ -730,8 +740,6 @@ slow start grows x1.5), Relentless below 2 MiB sent, Reno above (all defaults as
 
 
 KNOWN_DIFFERENCES = """\
-## Why the numbers differ from the slides
-
 - **One run against means.** Each number of the slides is one simulation; RED drops at
   random, and the standard deviations above (often 0.2-0.7 s per burst, 1-1.5 s for a
   background flow) are as large as many of the differences the slides discuss.
@@ -769,9 +777,9 @@ KNOWN_DIFFERENCES = """\
 """
 
 
-def observations(data: Mapping[str, Any]) -> list[str]:
+def observations(data: Mapping[str, Any]) -> list[Block]:
     """Computed one-line comparisons for the summary."""
-    lines = ["## Observations (computed)", ""]
+    lines: list[Block] = [Heading(2, "Observations (computed)"), ""]
     for case, d in data["bursts"].items():
         b = d["bursts_s"]
 
@@ -814,11 +822,11 @@ def observations(data: Mapping[str, Any]) -> list[str]:
     return [*lines, ""]
 
 
-def reproduce(out: Path, plan: Plan, workers: int = 2, echo: Callable[[str], None] = print) -> Path:
-    """Run ``plan``, write ``summary.md``, ``results.json`` and the figures into ``out``."""
+def reproduce(out: Path, plan: Plan, workers: int, echo: Callable[[str], None]) -> Report:
+    """Run ``plan``, draw the figures into ``out``; the report (``summary.md``)."""
     out.mkdir(parents=True, exist_ok=True)
-    md: list[str] = [
-        "# FLD_TCP reproduction",
+    md: list[Block] = [
+        Heading(1, "FLD_TCP reproduction"),
         "",
         f"Seeds: {', '.join(map(str, plan.seeds))}"
         + (
@@ -845,19 +853,19 @@ def reproduce(out: Path, plan: Plan, workers: int = 2, echo: Callable[[str], Non
                 "burst_retransmits": res.retransmits,
                 "burst_timeouts": res.timeouts,
             }
-            md += [f"## Bursts: {case}", ""]
+            md += [Heading(2, f"Bursts: {case}"), ""]
             if case in PAPER_BURSTS:
                 md += [f"Paper: {PAPER_BURSTS[case].source}.", ""]
             else:
                 md += ["Paper: figures only (no numbers).", ""]
             table = burst_table(case, res)
-            md += [*table, ""]
-            echo("\n".join(table))
+            md += [table, ""]
+            echo("\n".join(table.lines()))
             bg = background_table(case, res)
-            md += ["Background flows' transfer times:", "", *bg, ""]
+            md += ["Background flows' transfer times:", "", bg, ""]
             if case in PAPER_BACKGROUND_NOTE:
                 md += [f"({PAPER_BACKGROUND_NOTE[case]}.)", ""]
-            echo("\n".join(bg))
+            echo("\n".join(bg.lines()))
             rtx = ", ".join(
                 f"{LABELS[v]} {statistics.fmean(res.retransmits[v]):.0f} rtx / "
                 f"{statistics.fmean(res.timeouts[v]):.1f} RTOs"
@@ -869,9 +877,9 @@ def reproduce(out: Path, plan: Plan, workers: int = 2, echo: Callable[[str], Non
             plot_burst_times(case, res, fig_times)
             plot_burst_series(case, path, fig_series, plan.burst_extra)
             md += [
-                f"![{case} burst times]({fig_times.name})",
+                Figure(fig_times.name, f"{case} burst times"),
                 "",
-                f"![{case} cwnd]({fig_series.name})",
+                Figure(fig_series.name, f"{case} cwnd"),
                 "",
             ]
             if case == plan.burst_cases[0]:
@@ -889,95 +897,83 @@ def reproduce(out: Path, plan: Plan, workers: int = 2, echo: Callable[[str], Non
             data["web_losses"][name] = losses
             fig = out / f"{name}_fct_cdf.png"
             plot_fct_cdf(name, res_web, fig)
-            table = fct_table(res_web)
-            echo("\n".join(table))
+            fct = fct_table(res_web)
+            echo("\n".join(fct.lines()))
             drops = ", ".join(
                 f"{LABELS[v]} {losses[v]['drops']} drops / {losses[v]['timeouts']} RTOs"
                 for v in VARIANTS
             )
             md += [
-                f"## Web-like workload: {name}",
+                Heading(2, f"Web-like workload: {name}"),
                 "",
-                *table,
+                fct,
                 "",
                 f"Bottleneck drops and short flows' timeouts: {drops}.",
                 "",
-                f"![{name}]({fig.name})",
+                Figure(fig.name, name),
                 "",
             ]
-    md += [*observations(data), KNOWN_DIFFERENCES]
-    (out / "results.json").write_text(json.dumps(data, indent=1), encoding="utf-8")
-    summary = out / "summary.md"
-    summary.write_text("\n".join(md) + "\n", encoding="utf-8")
-    echo(f"wrote {summary}")
-    return summary
+    md += [
+        *observations(data),
+        Heading(2, "Why the numbers differ from the slides"),
+        "",
+        KNOWN_DIFFERENCES,
+    ]
+    return Report(REPRODUCTION.key, md, data, file="summary.md", json_options={"indent": 1})
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(
-        prog="python -m mobiflow.repro.fld",
-        description="Reproduce the FLD_TCP slides: burst tables and web-like FCT CDFs.",
-    )
-    ap.add_argument("--out", type=Path, default=Path("out") / "fld", help="output folder")
-    ap.add_argument("--seeds", type=int, default=10, help="seeds per burst case (default 10)")
-    ap.add_argument("--workers", type=int, default=2, help="runs at once (default 2)")
-    ap.add_argument("--quick", action="store_true", help="one seed, shortened cases")
-    ap.add_argument(
-        "--set",
-        dest="sets",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="override for every run (e.g. tcp.idle_restart=false); repeatable",
-    )
-    ap.add_argument(
-        "--generate", action="store_true", help=f"rewrite the web scenarios in {WEB_DIR}"
-    )
-    ap.add_argument(
-        "--ns2",
-        choices=("auto", "yes", "no"),
-        default="auto",
-        help="also run the ns-2 twin of the burst cases (auto: when `ns` is installed, "
-        "not with --quick)",
-    )
-    ap.add_argument(
-        "--ns2-seeds",
-        type=int,
-        default=3,
-        metavar="N",
-        help="run the ns-2 twin over the first N seeds only (default 3; ns-2 is the slow "
-        "part: 10 seeds take about 9 minutes on 2 cores)",
-    )
-    args = ap.parse_args(argv)
-    if args.ns2_seeds is not None and args.ns2_seeds < 1:
-        ap.error("--ns2-seeds must be at least 1")
-    if args.generate:
-        for p in generate_web():
-            print(f"wrote {p}")
-        return 0
-    extra: dict[str, object] = {}
-    for item in args.sets:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            ap.error(f"--set {item!r}: expected KEY=VALUE")
-        extra[key] = value
+def run(opts: Options) -> Report:
+    """The plan (the full one, or the quick one), with ``--set`` overrides on every run."""
     with tempfile.TemporaryDirectory() as tmp:
-        plan = quick_plan(Path(tmp)) if args.quick else full_plan(args.seeds)
-        ns2 = args.ns2 == "yes" or (
-            args.ns2 == "auto" and not args.quick and shutil.which("ns") is not None
-        )
+        plan = quick_plan(Path(tmp)) if opts.quick else full_plan(opts.params["seeds"])
         plan = Plan(
             seeds=plan.seeds,
             burst_cases=plan.burst_cases,
-            burst_extra={**plan.burst_extra, **extra},
+            burst_extra={**plan.burst_extra, **opts.sets},
             web=plan.web,
-            web_extra={**plan.web_extra, **extra},
-            ns2=ns2,
-            ns2_seeds=args.ns2_seeds,
+            web_extra={**plan.web_extra, **opts.sets},
+            ns2=opts.use_ns2(auto=not opts.quick),
+            ns2_seeds=opts.params["ns2_seeds"],
         )
-        reproduce(args.out, plan, args.workers)
-    return 0
+        return reproduce(opts.out, plan, opts.jobs, opts.say)
 
+
+def paper_claims(results: Mapping[str, Any]) -> list[Claim]:
+    """The slides' claims against ``results.json``."""
+    return claims.fld_claims(results, {k: v.ratio for k, v in PAPER_BURSTS.items()})
+
+
+def positive(text: str) -> int:
+    n = int(text)
+    if n < 1:
+        raise ValueError(f"{n}: must be at least 1")
+    return n
+
+
+REPRODUCTION = Reproduction(
+    key="fld",
+    title="FLD_TCP: flow-length dependent congestion control, and Relentless TCP",
+    run=run,
+    params=(
+        framework.Param("seeds", int, 10, "seeds per burst case (default 10)"),
+        framework.Param(
+            "ns2-seeds",
+            positive,
+            3,
+            "run the ns-2 twin over the first N seeds only (default 3; ns-2 is the slow "
+            "part: 10 seeds take about 9 minutes on 2 cores)",
+            metavar="N",
+        ),
+    ),
+    generate=generate_web,
+    claims=paper_claims,
+    report_file="summary.md",
+    takes_sets=True,
+)
+
+
+main = REPRODUCTION.main
+"""``python -m mobiflow.repro.fld --help`` for its flags."""
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -35,7 +35,6 @@ Nothing is tuned to the seed's numbers; every choice the seed does not make is l
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import sys
@@ -47,6 +46,9 @@ from typing import Any
 import mobiflow
 from mobiflow import _mobiflow, _resources
 from mobiflow.outputs import has_series
+from mobiflow.repro import claims, framework
+from mobiflow.repro.claims import Claim
+from mobiflow.repro.framework import Block, Figure, Heading, Options, Report, Reproduction, Table
 
 SCENARIOS = _resources.SCENARIOS / "freeze_dccp"
 
@@ -296,10 +298,6 @@ VARIANTS: dict[str, dict[str, object]] = {
 """Each handoff: DCCP and Freeze-DCCP, each without and with ns-2's p floor."""
 
 
-def _run(path: Path, sets: Mapping[str, object], out: Path | None = None) -> mobiflow.Summary:
-    return mobiflow.run(path, set=dict(sets), out=out)
-
-
 def _flow(summary: Mapping[str, Any], name: str) -> dict[str, Any]:
     return dict(next(f for f in summary["flows"] if f["name"] == name))
 
@@ -322,26 +320,37 @@ def model_for_run(d: Mapping[str, Any], dst: str) -> dict[str, Any]:
     )
 
 
-def run_handoffs(
-    pairs: Sequence[tuple[str, str]], pool: ThreadPoolExecutor, figs: Path | None
-) -> dict[str, Any]:
-    jobs = {}
+def handoff_variants(
+    pairs: Sequence[tuple[str, str]], figs: Path | None
+) -> list[tuple[str, str, str, framework.Variant]]:
+    """Every handoff under every variant; the figures' runs keep their series, the
+    others sample nothing."""
+    out = []
     for a, b in pairs:
         path = SCENARIOS / f"handoff_{SLUG[a]}_to_{SLUG[b]}.toml"
         for variant, sets in VARIANTS.items():
-            out = None
-            if (
+            keep = (
                 figs is not None
                 and variant in ("dccp", "freeze")
                 and a == "802.11b"
                 and b in ("802.11b", "UMTS")
-            ):
-                out = figs / f"run_{SLUG[a]}_{SLUG[b]}_{variant}"
-            sets2 = dict(sets) if out is not None else {**sets, "measure.sample_interval": "0s"}
-            jobs[(a, b, variant)] = pool.submit(_run, path, sets2, out)
+            )
+            sets2 = dict(sets) if keep else {**sets, "measure.sample_interval": "0s"}
+            key = f"run_{SLUG[a]}_{SLUG[b]}_{variant}"
+            out.append((a, b, variant, framework.Variant(key, path, sets2, keep=keep)))
+    return out
+
+
+def run_handoffs(
+    pairs: Sequence[tuple[str, str]], pool: ThreadPoolExecutor, figs: Path | None
+) -> dict[str, Any]:
+    planned = handoff_variants(pairs, figs)
+    jobs = framework.submit_variants(
+        pool, [v for (*_, v) in planned], folder=None if figs is None else lambda v: figs / v.key
+    )
     res: dict[str, Any] = {}
-    for (a, b, variant), job in jobs.items():
-        f = _flow(job.result(), "dccp")
+    for a, b, variant, v in planned:
+        f = _flow(jobs[v.key].result().summary, "dccp")
         t = f["tfrc"]
         d = t["disconnections"][0]
         row: dict[str, Any] = {
@@ -368,20 +377,28 @@ def run_handoffs(
 
 
 def run_fairness(pairs: Sequence[tuple[str, str]], pool: ThreadPoolExecutor) -> dict[str, Any]:
-    jobs = {
-        (a, b, v): pool.submit(_run, SCENARIOS / f"fairness_{SLUG[a]}_to_{SLUG[b]}.toml", sets)
+    planned = [
+        (
+            a,
+            b,
+            v,
+            framework.Variant(
+                f"{a}->{b}/{v}", SCENARIOS / f"fairness_{SLUG[a]}_to_{SLUG[b]}.toml", sets
+            ),
+        )
         for a, b in pairs
         for v, sets in (("dccp", {}), ("freeze", FREEZE))
-    }
+    ]
+    jobs = framework.submit_variants(pool, [x for (*_, x) in planned])
     res: dict[str, Any] = {}
-    for (a, b, v), job in jobs.items():
-        s = job.result()
-        x = _flow(s, "dccp")["intervals"]["sample"]
-        y = _flow(s, "tcp")["intervals"]["sample"]
+    for a, b, v, x in planned:
+        s = jobs[x.key].result().summary
+        dccp = _flow(s, "dccp")["intervals"]["sample"]
+        tcp = _flow(s, "tcp")["intervals"]["sample"]
         res.setdefault(f"{a}->{b}", {})[v] = {
-            "dccp_bps": x,
-            "tcp_bps": y,
-            "ratio": x / y if y > 0 else math.inf,
+            "dccp_bps": dccp,
+            "tcp_bps": tcp,
+            "ratio": dccp / tcp if tcp > 0 else math.inf,
         }
     return res
 
@@ -389,18 +406,9 @@ def run_fairness(pairs: Sequence[tuple[str, str]], pool: ThreadPoolExecutor) -> 
 def run_ns2_twins() -> list[dict[str, Any]] | None:
     """The TFRC and DCCP twins of ``validation/ns2`` (ns-2's Agent/TFRC and
     Agent/DCCP/TFRC), or None without ns-2."""
-    import importlib.util
-    import shutil
-
-    if shutil.which("ns") is None:
+    module = framework.ns2_validation() if framework.have_ns2() else None
+    if module is None:
         return None
-    path = _resources.VALIDATION / "ns2" / "validate.py"
-    spec = importlib.util.spec_from_file_location("mobiflow_validate_ns2_tfrc", path)
-    if spec is None or spec.loader is None:
-        return None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
     rows = module.validate(sorted(module.TFRC_CASES), have_ns=True)
     return [dict(r.__dict__) for r in rows]
 
@@ -412,15 +420,15 @@ def _grid(
     title: str,
     cell: Any,
     fmt: str = "{}",
-) -> list[str]:
-    out = [f"**{title}**", "", "| from \\ to | " + " | ".join(TECHS) + " |", "|---" * 5 + "|"]
+) -> list[Block]:
+    rows = []
     for i, a in enumerate(TECHS):
         cells = []
         for j, b in enumerate(TECHS):
             v = cell(i, j, a, b)
             cells.append("" if v is None else (v if isinstance(v, str) else fmt.format(v)))
-        out.append(f"| {a} | " + " | ".join(cells) + " |")
-    return [*out, ""]
+        rows.append([a, *cells])
+    return [f"**{title}**", "", Table(["from \\ to", *TECHS], rows, compact_rule=True), ""]
 
 
 def draw_figures(figs: Path) -> list[str]:
@@ -456,22 +464,23 @@ def draw_figures(figs: Path) -> list[str]:
     return names
 
 
-def report(
+def page(
     model: Mapping[str, Any],
     handoffs: Mapping[str, Any],
     fairness: Mapping[str, Any],
     figures: Sequence[str],
     quick: bool,
     ns2: Sequence[Mapping[str, Any]] | None = None,
-) -> str:
+) -> list[Block]:
+    """The report's blocks."""
     paper = model["paper"]
     slides = model["slides"]
     fitted = model["fitted"]
-    out = ["# TFRC under disconnection and Freeze-DCCP: reproduction", ""]
+    out: list[Block] = [Heading(1, "TFRC under disconnection and Freeze-DCCP: reproduction"), ""]
     if quick:
         out += ["*Quick mode: a subset of the handoffs; numbers are indicative only.*", ""]
     out += [
-        "## 1. The analytical model (equations (1) to (3))",
+        Heading(2, "1. The analytical model (equations (1) to (3))"),
         "",
         "Inputs from the slides: the link table (UMTS 384 kb/s 125 ms, 802.16 9.5 Mb/s "
         "40 ms, 802.11b 11 Mb/s 10 ms, 802.11g 54 Mb/s 10 ms), the handoff times "
@@ -505,18 +514,34 @@ def report(
         "(R 20 ms to 3 s by 5 ms, X_d 5 % to 400 % of the link rate by 0.5 %) that brings "
         "equation (1) closest to the row:",
         "",
-        "| from | R fitted (s) | R slides (s) | X_d fitted (Mb/s) | link (Mb/s) "
-        "| (1) at the fit | seed | error |",
-        "|---|---|---|---|---|---|---|---|",
     ]
+    fits = []
     for i, a in enumerate(TECHS):
         f = model["fits"][i]
         link = model["links"][i]
-        out.append(
-            f"| {a} | {f['r_s']:.3f} | {link['rtt_s']:.3f} | {f['x_d_bps'] / 1e6:.3f} | "
-            f"{link['bandwidth_bps'] / 1e6:.3f} | {', '.join(str(v) for v in f['values'])} | "
-            f"{', '.join(f'{v:.0f}' for v in paper['losses'][i])} | {f['error']:.0f} |"
+        fits.append(
+            [
+                a,
+                f"{f['r_s']:.3f}",
+                f"{link['rtt_s']:.3f}",
+                f"{f['x_d_bps'] / 1e6:.3f}",
+                f"{link['bandwidth_bps'] / 1e6:.3f}",
+                ", ".join(str(v) for v in f["values"]),
+                ", ".join(f"{v:.0f}" for v in paper["losses"][i]),
+                f"{f['error']:.0f}",
+            ]
         )
+    fit_head = [
+        "from",
+        "R fitted (s)",
+        "R slides (s)",
+        "X_d fitted (Mb/s)",
+        "link (Mb/s)",
+        "(1) at the fit",
+        "seed",
+        "error",
+    ]
+    out.append(Table(fit_head, fits, compact_rule=True))
     out += [
         "",
         "Equation (1) reproduces each row to within a few packets, but only with R and "
@@ -540,7 +565,7 @@ def report(
         lambda i, j, a, b: f"{paper['unused'][i][j]:.0f} / {fitted['unused'][i][j]:.0f}",
     )
 
-    out += ["## 2. Simulation: DCCP/TFRC against Freeze-DCCP across handoffs", ""]
+    out += [Heading(2, "2. Simulation: DCCP/TFRC against Freeze-DCCP across handoffs"), ""]
     out += [
         "Scenarios `scenarios/freeze_dccp/handoff_*.toml`: mn —wireless (the old "
         "network's rate and delay, 50-packet DropTail)— ar —100 Mb/s, 50 ms— cn; one "
@@ -754,7 +779,7 @@ def report(
         before,
     )
 
-    out += ["## 3. The model against the simulator", ""]
+    out += [Heading(2, "3. The model against the simulator"), ""]
     out += [
         "The model driven by each DCCP run's own X_d (the sender's X just before the "
         "disconnection), R (its RTT estimate then) and t_D; cells: model / simulator. "
@@ -812,7 +837,7 @@ def report(
         "",
     ]
 
-    out += ["## 4. TCP fairness", ""]
+    out += [Heading(2, "4. TCP fairness"), ""]
     out += [
         "Scenarios `fairness_*.toml`: the same handoff; "
         f"{SETTLE_S:g} s after the reconnection one NewReno flow starts from ar to cn; the "
@@ -831,7 +856,7 @@ def report(
             f"({fairness[f'{a}->{b}']['freeze']['ratio']:.2f})"
         ),
     )
-    out += ["## 5. DCCP and TFRC against ns-2's agents", ""]
+    out += [Heading(2, "5. DCCP and TFRC against ns-2's agents"), ""]
     if ns2 is None:
         out += ["ns-2 is not installed (or was not asked for): no comparison.", ""]
     else:
@@ -850,17 +875,14 @@ def report(
             "before (20-30 s), recovery (the 10 s after the reconnection) and after (the "
             "50 s that follow).",
             "",
-            "| scenario | metric | ns-2 | mobiflow | difference | result |",
-            "|---|---|---|---|---|---|",
         ]
+        rows = []
         for r in ns2:
             diff = "" if r["difference"] is None else f"{r['difference']:+.1%}"
             theirs = "" if r["ns2"] is None else f"{r['ns2']:.3f}"
-            out.append(
-                f"| {r['case']} | {r['metric']} | {theirs} | {r['mobiflow']:.3f} | {diff} "
-                f"| {r['status']} |"
-            )
-        out.append("")
+            rows.append([r["case"], r["metric"], theirs, f"{r['mobiflow']:.3f}", diff, r["status"]])
+        head = ["scenario", "metric", "ns-2", "mobiflow", "difference", "result"]
+        out += [Table(head, rows, compact_rule=True), ""]
     if fairness:
         fair = sum(0.5 <= v["dccp"]["ratio"] <= 2.0 for v in fairness.values())
         fair_z = sum(0.5 <= v["freeze"]["ratio"] <= 2.0 for v in fairness.values())
@@ -885,11 +907,11 @@ def report(
         ]
     out += differences_from_ns2()
     if figures:
-        out += ["## 7. Figures", ""]
+        out += [Heading(2, "7. Figures"), ""]
         for name in figures:
-            out += [f"![{name}]({name})", ""]
+            out += [Figure(name), ""]
     out += [
-        "## Assumptions",
+        Heading(2, "Assumptions"),
         "",
         "- Queues: 50-packet DropTail (ns-2's default); the wired link: 100 Mb/s, 50 ms "
         "one way (RTT_wired = 0.1 s from the handoff-time formula).",
@@ -904,7 +926,7 @@ def report(
         "segments, 8 MB receive buffer) are assumptions.",
         "",
     ]
-    return "\n".join(out) + "\n"
+    return out
 
 
 def tfrc_rate_bps(s: float, r: float, p: float) -> float:
@@ -913,44 +935,99 @@ def tfrc_rate_bps(s: float, r: float, p: float) -> float:
     return 8 * s / denom
 
 
-def differences_from_ns2() -> list[str]:
+def differences_from_ns2() -> list[Block]:
     """Section 6: where mobiflow's CCID 3 differs from the seed's ns-2 agent, from
     reading ns-2.35's ``dccp/dccp_tfrc.cc``."""
     return [
-        "## 6. Where mobiflow differs from the seed's agent (ns-2's `dccp/`)",
+        Heading(2, "6. Where mobiflow differs from the seed's agent (ns-2's `dccp/`)"),
         "",
         "The seed simulated ns-2's Agent/DCCP/TFRC. From its source (ns-2.35, "
         '`dccp/dccp_tfrc.cc`), against mobiflow\'s `transport = "dccp-ccid3"` '
         "(`crates/mobiflow-proto/src/tfrc/`):",
         "",
-        "| mechanism | ns-2 Agent/DCCP/TFRC | mobiflow dccp-ccid3 |",
-        "|---|---|---|",
-        "| floor on p | `s_smallest_p_` = 1e-5: a reported p below it is raised to it "
-        "(`tfrc_send_packet_recv`), so the equation never allows more than X(1e-5) | "
-        "none by default (RFC 4342, RFC 5348); `tfrc.min_p` sets one, and every handoff "
-        "is run both ways |",
-        "| window counter after an acknowledgement | at least 4 past the acknowledged "
-        "packet's (`tfrc_send_packet`, `s_recv_wc_`; RFC 4342 §8.1) | the same |",
-        "| window counter before the first feedback | advances as if R were a quarter of "
-        "the initial RTO | stays 0 until R is known (as Linux) |",
-        "| loss events | a loss starts a new event when the CCVal before it is more than "
-        "4 past the event's first (`tfrc_recv_updateLI`; RFC 4342 §10.2) | the same, and "
-        "(as Linux) an event also closes once a packet more than 4 counters past it "
-        "arrives, which keeps a 4-bit wrap from merging events |",
-        "| open loss interval | highest sequence number minus the event's start | the "
-        "same plus one (RFC 5348 §5.3) |",
-        "| loss-history discounting | none (`tfrc_calcImean`) | none by default; "
-        "`tfrc.history_discounting` turns RFC 5348 §5.5 on |",
-        "| first loss interval | p from X_recv by bisection to 5 % (`tfrc_calcP`, "
-        "`p_tol_`), interval ceil(1/p) | the equation inverted exactly (RFC 5348 "
-        "§6.3.1) |",
-        "| p on the wire | an integer 1/p (`pinv`) | p as computed |",
-        "| oscillation prevention | on (`s_use_osc_prev_` = 1) | off (RFC 5348 §4.5 is "
-        "optional; Linux has none) |",
-        "| nofeedback timer | RFC 3448's: halves X_recv (or sets it to X_calc/4) "
-        "(`tfrc_time_no_feedback`) | RFC 5348 §4.4 with the X_recv set |",
-        "| ECN | on by default; the twins turn it off (with it, ns-2.35 stops sending on "
-        "a DropTail path after 'ECN check failed') | not modelled |",
+        Table(
+            ["mechanism", "ns-2 Agent/DCCP/TFRC", "mobiflow dccp-ccid3"],
+            [
+                (
+                    "floor on p",
+                    (
+                        "`s_smallest_p_` = 1e-5: a reported p below it is raised to it "
+                        "(`tfrc_send_packet_recv`), so the equation never allows more than "
+                        "X(1e-5)"
+                    ),
+                    (
+                        "none by default (RFC 4342, RFC 5348); `tfrc.min_p` sets one, and every "
+                        "handoff is run both ways"
+                    ),
+                ),
+                (
+                    "window counter after an acknowledgement",
+                    (
+                        "at least 4 past the acknowledged packet's (`tfrc_send_packet`, "
+                        "`s_recv_wc_`; RFC 4342 §8.1)"
+                    ),
+                    "the same",
+                ),
+                (
+                    "window counter before the first feedback",
+                    "advances as if R were a quarter of the initial RTO",
+                    "stays 0 until R is known (as Linux)",
+                ),
+                (
+                    "loss events",
+                    (
+                        "a loss starts a new event when the CCVal before it is more than 4 "
+                        "past the event's first (`tfrc_recv_updateLI`; RFC 4342 §10.2)"
+                    ),
+                    (
+                        "the same, and (as Linux) an event also closes once a packet more than 4 "
+                        "counters past it arrives, which keeps a 4-bit wrap from merging events"
+                    ),
+                ),
+                (
+                    "open loss interval",
+                    "highest sequence number minus the event's start",
+                    "the same plus one (RFC 5348 §5.3)",
+                ),
+                (
+                    "loss-history discounting",
+                    "none (`tfrc_calcImean`)",
+                    "none by default; `tfrc.history_discounting` turns RFC 5348 §5.5 on",
+                ),
+                (
+                    "first loss interval",
+                    (
+                        "p from X_recv by bisection to 5 % (`tfrc_calcP`, `p_tol_`), interval "
+                        "ceil(1/p)"
+                    ),
+                    "the equation inverted exactly (RFC 5348 §6.3.1)",
+                ),
+                (
+                    "p on the wire",
+                    "an integer 1/p (`pinv`)",
+                    "p as computed",
+                ),
+                (
+                    "oscillation prevention",
+                    "on (`s_use_osc_prev_` = 1)",
+                    "off (RFC 5348 §4.5 is optional; Linux has none)",
+                ),
+                (
+                    "nofeedback timer",
+                    "RFC 3448's: halves X_recv (or sets it to X_calc/4) (`tfrc_time_no_feedback`)",
+                    "RFC 5348 §4.4 with the X_recv set",
+                ),
+                (
+                    "ECN",
+                    (
+                        "on by default; the twins turn it off (with it, ns-2.35 stops sending on a "
+                        "DropTail path after 'ECN check failed')"
+                    ),
+                    "not modelled",
+                ),
+            ],
+            compact_rule=True,
+        ),
         "",
         "The floor is what moves the seed-003 numbers: with it, the `dccp_handoff` twin "
         "is checked against ns-2 in section 5; without it, mobiflow's DCCP runs well "
@@ -960,51 +1037,53 @@ def differences_from_ns2() -> list[str]:
     ]
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m mobiflow.repro.freeze_dccp")
-    ap.add_argument("--out", type=Path, default=Path("out/freeze_dccp"))
-    ap.add_argument("--quick", action="store_true", help="a subset of the handoffs")
-    ap.add_argument("--generate", action="store_true", help="rewrite the scenarios and exit")
-    ap.add_argument("--no-fairness", action="store_true")
-    ap.add_argument("--no-figures", action="store_true")
-    ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--ns2", choices=("auto", "no"), default="auto", help="run the ns-2 TFRC twins")
-    args = ap.parse_args(argv)
-    if args.generate:
-        for p in generate():
-            print(p)
-        return 0
-    out: Path = args.out
-    out.mkdir(parents=True, exist_ok=True)
+def run(opts: Options) -> Report:
+    """The model, every handoff (a subset with ``quick``), the fairness runs and the
+    ns-2 twins, as options say."""
+    out = opts.out
     model = model_tables()
-    print(model["slides"]["text"])
+    opts.say(model["slides"]["text"])
     pairs = [(a, b) for a in TECHS for b in TECHS]
-    if args.quick:
+    if opts.quick:
         pairs = [("802.11b", "802.11b"), ("802.11b", "UMTS"), ("UMTS", "802.16")]
-    figs = None if args.no_figures else out
-    with ThreadPoolExecutor(max_workers=max(1, args.workers)) as pool:
+    figs = out if opts.figures else None
+    with ThreadPoolExecutor(max_workers=max(1, opts.jobs)) as pool:
         handoffs = run_handoffs(pairs, pool, figs)
-        fairness = {} if args.no_fairness else run_fairness(pairs, pool)
+        fairness = run_fairness(pairs, pool) if opts.wants("fairness") else {}
     figures = [] if figs is None else draw_figures(out)
-    ns2 = None if args.ns2 == "no" else run_ns2_twins()
-    text = report(model, handoffs, fairness, figures, args.quick, ns2)
-    (out / "report.md").write_text(text)
-    (out / "results.json").write_text(
-        json.dumps(
-            {
-                "model": model,
-                "handoffs": handoffs,
-                "fairness": fairness,
-                "ns2": ns2,
-                "quick": args.quick,
-            },
-            indent=1,
-            default=str,
-        )
+    ns2 = run_ns2_twins() if opts.use_ns2() else None
+    return Report(
+        REPRODUCTION.key,
+        page(model, handoffs, fairness, figures, opts.quick, ns2),
+        {
+            "model": model,
+            "handoffs": handoffs,
+            "fairness": fairness,
+            "ns2": ns2,
+            "quick": opts.quick,
+        },
+        json_options={"indent": 1, "default": str},
     )
-    print(text)
-    return 0
 
+
+def paper_claims(results: Mapping[str, Any]) -> list[Claim]:
+    """The paper's claims against ``results.json``."""
+    return claims.freeze_dccp_claims(results, (PAPER_SIM_UNUSED_DCCP, PAPER_SIM_UNUSED_FREEZE))
+
+
+REPRODUCTION = Reproduction(
+    key="freeze-dccp",
+    title="TFRC under disconnection and Freeze-DCCP",
+    run=run,
+    parts=("fairness",),
+    quick=framework.quick_without_ns2,
+    generate=generate,
+    claims=paper_claims,
+)
+
+
+main = REPRODUCTION.main
+"""``python -m mobiflow.repro.freeze_dccp --help`` for its flags."""
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -7,7 +7,7 @@ Timeout Timer (IETT), the Bandwidth Aware scheme (IETT and the bandwidth-aware s
 BA-SST), BA-SST alone and Freeze-TCP; runs the ns-2 twins of the TCP baseline when
 ``ns`` is installed; and writes ``report.md`` (Tables I-IV: the paper's throughput, the
 ideal of equation (3), ns-2's and mobiflow's, normalised as the paper does), the cwnd
-and time-sequence figures (Figures 2-6) and ``results.json``.
+and time-sequence figures (framework.Figures 2-6) and ``results.json``.
 
 Usage::
 
@@ -17,14 +17,12 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import shutil
 import subprocess
 import sys
-import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +30,10 @@ from typing import Any
 
 import mobiflow
 from mobiflow import _resources
+from mobiflow.outputs import Run
+from mobiflow.repro import claims, framework
+from mobiflow.repro.claims import Claim
+from mobiflow.repro.framework import Block, Figure, Heading, Options, Report, Reproduction, Table
 
 SCENARIOS = _resources.SCENARIOS / "handoff"
 TWINS = _resources.VALIDATION / "ns2"
@@ -199,11 +201,15 @@ SENSITIVITY_MIN_RTO = "1"
 ALTERNATIVE_ACCESS_QUEUE = "19"
 
 
-def run_scheme(
-    case: Case, scheme: Scheme, out: Path | None, extra: Mapping[str, str] | None = None
-) -> mobiflow.Summary:
-    sets = {**dict(scheme.sets), **(extra or {})}
-    return mobiflow.run(SCENARIOS / f"{case.key}.toml", set=sets, out=out)
+def scheme_variant(
+    case: Case, scheme: Scheme, extra: Mapping[str, str] | None = None
+) -> framework.Variant:
+    """One case under one scheme (and the overrides of a variant of the setup)."""
+    return framework.Variant(
+        f"{case.key}/{scheme.key}",
+        SCENARIOS / f"{case.key}.toml",
+        {**dict(scheme.sets), **(extra or {})},
+    )
 
 
 def run_twin(twin: str, min_rto: str | None = None) -> dict[str, Any] | None:
@@ -217,9 +223,9 @@ def run_twin(twin: str, min_rto: str | None = None) -> dict[str, Any] | None:
     return flows[0]
 
 
-def series(out: Path) -> dict[str, list[float]]:
+def series(run: Run) -> dict[str, list[float]]:
     cols: dict[str, list[float]] = {"t": [], "cwnd": [], "ssthresh": [], "seq": [], "una": []}
-    frame = mobiflow.read_series(out)["flow"]
+    frame = run.flow_series
     for key, column in (
         ("t", "time_s"),
         ("cwnd", "cwnd_bytes"),
@@ -339,57 +345,63 @@ def _fmt(v: float | None, norm: float | None = None) -> str:
     return f"{v:.3f}"
 
 
-def case_table(case: Case, res: Mapping[str, Any]) -> list[str]:
+def case_table(case: Case, res: Mapping[str, Any]) -> list[Block]:
     norm = res["norm_bps"] / 1e6
     ideal = res["ideal_bps"] / 1e6
     iv = case.interval
     lo, hi = res["intervals"][iv]
     head = f"Mb/s ({iv} {lo:g}-{hi:g} s) (% of {case.norm_label} {norm:.3f} Mb/s)"
-    lines = [
-        f"### Table {case.table}: {case.title}",
-        "",
-        f"| scheme | paper {head.split(' (', 1)[0]} (%) | ns-2 {head} | mobiflow {head} |",
-        "|---|---|---|---|",
-        f"| ideal, eq. (3) | {_fmt(case.paper_ideal)} | {_fmt(ideal, norm)} | "
-        f"{_fmt(ideal, norm)} |",
+    rows: list[list[object]] = [
+        ["ideal, eq. (3)", _fmt(case.paper_ideal), _fmt(ideal, norm), _fmt(ideal, norm)]
     ]
     for s in SCHEMES:
         paper = case.paper.get(s.paper_row or "")
         p = f"{paper[0]:.3f} ({paper[1]:.1f})" if paper else "-"
         ns2 = res["ns2"].get(iv) if s.key == "tcp" and res["ns2"] else None
         mine = res["mobiflow"][s.key]["intervals"][iv] / 1e6
-        lines.append(
-            f"| {s.label} | {p} | {_fmt(None if ns2 is None else ns2 / 1e6, norm)} | "
-            f"{_fmt(mine, norm)} |"
-        )
+        rows.append([s.label, p, _fmt(None if ns2 is None else ns2 / 1e6, norm), _fmt(mine, norm)])
+    lines: list[Block] = [
+        Heading(3, f"Table {case.table}: {case.title}"),
+        "",
+        Table(
+            ["scheme", f"paper {head.split(' (', 1)[0]} (%)", f"ns-2 {head}", f"mobiflow {head}"],
+            rows,
+            compact_rule=True,
+        ),
+    ]
     if case.extra_interval:
         ex = case.extra_interval
         lo2, hi2 = res["intervals"][ex]
         ideal2 = res["ideal_extra_bps"] / 1e6
+        extra: list[list[object]] = [["ideal, eq. (3)", "-", f"{ideal2:.3f}", f"{ideal2:.3f}"]]
+        for s in SCHEMES:
+            paper = case.paper.get(s.paper_row or "")
+            ns2x = res["ns2"].get(ex) if s.key == "tcp" and res["ns2"] else None
+            extra.append(
+                [
+                    s.label,
+                    f"{paper[0]:.3f}" if paper else "-",
+                    "-" if ns2x is None else f"{ns2x / 1e6:.3f}",
+                    f"{res['mobiflow'][s.key]['intervals'][ex] / 1e6:.3f}",
+                ]
+            )
         lines += [
             "",
             f"**Table {case.table} over {lo2:g}-{hi2:g} s (the paper's numbers fit this "
             "interval better: see the observations)**",
             "",
-            f"| scheme | paper Mb/s | ns-2 Mb/s ({ex} {lo2:g}-{hi2:g} s) | "
-            f"mobiflow Mb/s ({ex} {lo2:g}-{hi2:g} s) |",
-            "|---|---|---|---|",
-            f"| ideal, eq. (3) | - | {ideal2:.3f} | {ideal2:.3f} |",
+            Table(
+                [
+                    "scheme",
+                    "paper Mb/s",
+                    f"ns-2 Mb/s ({ex} {lo2:g}-{hi2:g} s)",
+                    f"mobiflow Mb/s ({ex} {lo2:g}-{hi2:g} s)",
+                ],
+                extra,
+                compact_rule=True,
+            ),
         ]
-        for s in SCHEMES:
-            paper = case.paper.get(s.paper_row or "")
-            ns2x = res["ns2"].get(ex) if s.key == "tcp" and res["ns2"] else None
-            lines.append(
-                f"| {s.label} | {f'{paper[0]:.3f}' if paper else '-'} | "
-                f"{'-' if ns2x is None else f'{ns2x / 1e6:.3f}'} | "
-                f"{res['mobiflow'][s.key]['intervals'][ex] / 1e6:.3f} |"
-            )
-    lines += ["", "Per scheme (mobiflow): retransmissions, timeouts, what the reaction did:", ""]
-    lines += [
-        "| scheme | retransmits | timeouts | forced expiries | BA-SST estimate (kb/s) | "
-        "its RTT (ms) | ssthresh set (segments) | freezes / TR-ACKs |",
-        "|---|---|---|---|---|---|---|---|",
-    ]
+    counts: list[list[object]] = []
     for s in SCHEMES:
         f = res["mobiflow"][s.key]
         h = f["handoff"]
@@ -397,56 +409,81 @@ def case_table(case: Case, res: Mapping[str, Any]) -> list[str]:
         rtt = "-" if h["ba_sst_rtt_ms"] is None else f"{h['ba_sst_rtt_ms']:.0f}"
         ssb = h["ba_sst_ssthresh_bytes"]
         ss = "-" if ssb is None else f"{ssb / 1000:.1f}"
-        lines.append(
-            f"| {s.label} | {f['retransmits']} | {f['timeouts']} | {h['forced_expirations']} | "
-            f"{bw} | {rtt} | {ss} | {h['freezes']} / {h['tr_acks']} |"
+        counts.append(
+            [
+                s.label,
+                f["retransmits"],
+                f["timeouts"],
+                h["forced_expirations"],
+                bw,
+                rtt,
+                ss,
+                f"{h['freezes']} / {h['tr_acks']}",
+            ]
         )
+    lines += [
+        "",
+        "Per scheme (mobiflow): retransmissions, timeouts, what the reaction did:",
+        "",
+        Table(
+            [
+                "scheme",
+                "retransmits",
+                "timeouts",
+                "forced expiries",
+                "BA-SST estimate (kb/s)",
+                "its RTT (ms)",
+                "ssthresh set (segments)",
+                "freezes / TR-ACKs",
+            ],
+            counts,
+            compact_rule=True,
+        ),
+    ]
     if res["ns2_counts"]:
         lines += [
             "",
             f"ns-2 TCP: {res['ns2_counts'][0]} retransmitted packets, "
             f"{res['ns2_counts'][1]} timeouts.",
         ]
-    lines += [
-        "",
-        f"![cwnd]({case.key}_cwnd.png) ![time-sequence]({case.key}_seq.png)",
-        "",
-    ]
+    if res["figures"]:
+        lines += [
+            "",
+            framework.Figures(
+                (
+                    Figure(f"{case.key}_cwnd.png", "cwnd"),
+                    Figure(f"{case.key}_seq.png", "time-sequence"),
+                )
+            ),
+            "",
+        ]
     return lines
 
 
-def variant_table(results: Mapping[str, Any], key: str, title: str, intro: str) -> list[str]:
+def variant_table(results: Mapping[str, Any], key: str, title: str, intro: str) -> list[Block]:
     """The four tables again under a variant of the setup (``results[case][key]``: each
     scheme's intervals, and ns-2's TCP where that variant has a twin)."""
     with_ns2 = any("ns2" in results[c.key][key] for c in CASES)
-    lines = [
-        f"## {title}",
-        "",
-        intro,
-        "",
-        "| table | paper TCP / IE / BA | "
-        + ("ns-2 TCP | " if with_ns2 else "")
-        + " | ".join(f"mobiflow {s.label}" for s in SCHEMES)
-        + " |",
-        "|---|---|" + ("---|" if with_ns2 else "") + "---|" * len(SCHEMES),
-    ]
+    rows = []
     for c in CASES:
         r = results[c.key][key]
         iv = c.interval
         runs = r["mobiflow"] if with_ns2 else r
         paper = " / ".join(f"{c.paper[k][0]:.3f}" for k in ("TCP", "IE", "BA"))
-        ns2 = ""
+        ns2 = []
         if with_ns2:
-            ns2 = ("-" if r["ns2"] is None else f"{r['ns2'][iv] / 1e6:.3f}") + " | "
-        lines.append(
-            f"| {c.table} | {paper} | {ns2}"
-            + " | ".join(f"{runs[s.key][iv] / 1e6:.3f}" for s in SCHEMES)
-            + " |"
-        )
-    return [*lines, ""]
+            ns2 = ["-" if r["ns2"] is None else f"{r['ns2'][iv] / 1e6:.3f}"]
+        rows.append([c.table, paper, *ns2, *(f"{runs[s.key][iv] / 1e6:.3f}" for s in SCHEMES)])
+    header = [
+        "table",
+        "paper TCP / IE / BA",
+        *(["ns-2 TCP"] if with_ns2 else []),
+        *(f"mobiflow {s.label}" for s in SCHEMES),
+    ]
+    return [Heading(2, title), "", intro, "", Table(header, rows, compact_rule=True), ""]
 
 
-def alternative_table(results: Mapping[str, Any]) -> list[str]:
+def alternative_table(results: Mapping[str, Any]) -> list[Block]:
     """Every scheme under the alternative setup (1 s minimum RTO, 20-packet access queue)."""
     return variant_table(
         results,
@@ -460,7 +497,7 @@ def alternative_table(results: Mapping[str, Any]) -> list[str]:
     )
 
 
-def sensitivity_table(results: Mapping[str, Any]) -> list[str]:
+def sensitivity_table(results: Mapping[str, Any]) -> list[Block]:
     """The four tables again with a 1 s minimum RTO (RFC 2988) instead of 0.2 s."""
     return variant_table(
         results,
@@ -474,9 +511,9 @@ def sensitivity_table(results: Mapping[str, Any]) -> list[str]:
     )
 
 
-def observations(results: Mapping[str, Any]) -> list[str]:
+def observations(results: Mapping[str, Any]) -> list[Block]:
     """Computed comparisons, one line per case, and the differences from the paper."""
-    out = ["## Observations (computed from the runs above)", ""]
+    out: list[Block] = [Heading(2, "Observations (computed from the runs above)"), ""]
     for case in CASES:
         r = results[case.key]
         m = {k: v["intervals"][case.interval] / 1e6 for k, v in r["mobiflow"].items()}
@@ -519,8 +556,6 @@ def observations(results: Mapping[str, Any]) -> list[str]:
 
 
 DIFFERENCES = """\
-## Why the numbers differ from the paper's
-
 - **TCP waits differently.** After the interruption plain TCP restarts at its next
   (backed-off) retransmission timeout. With ns-2.35's 0.2 s minimum RTO and 10 ms tick
   the first timeout falls inside a 0.5 s interruption and the second shortly after it;
@@ -569,30 +604,28 @@ DIFFERENCES = """\
 """
 
 
-def reproduce(out: Path, ns2: bool, workers: int = 2) -> dict[str, Any]:
-    out.mkdir(parents=True, exist_ok=True)
+def run(opts: Options) -> Report:
+    """Every case under every scheme, the setup's two variants and the ns-2 twins."""
+    out = opts.out
+    ns2 = opts.use_ns2()
     results: dict[str, Any] = {}
-    with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(max_workers=workers) as pool:
-        jobs = {
-            (c.key, s.key): pool.submit(run_scheme, c, s, Path(tmp) / c.key / s.key)
-            for c in CASES
-            for s in SCHEMES
-        }
+    slow = {"tcp.min_rto": f"{SENSITIVITY_MIN_RTO}s"}
+    alt = {**slow, "links.access.queue_limit": ALTERNATIVE_ACCESS_QUEUE}
+    with ThreadPoolExecutor(max_workers=max(1, opts.jobs)) as pool:
+        jobs = framework.submit_variants(
+            pool, [scheme_variant(c, s) for c in CASES for s in SCHEMES]
+        )
         twins = {c.key: pool.submit(run_twin, c.twin) if ns2 else None for c in CASES}
-        slow = {"tcp.min_rto": f"{SENSITIVITY_MIN_RTO}s"}
-        sens_jobs = {
-            (c.key, s.key): pool.submit(run_scheme, c, s, None, slow)
-            for c in CASES
-            for s in SCHEMES
-        }
+        sens_jobs = framework.submit_variants(
+            pool, [scheme_variant(c, s, slow) for c in CASES for s in SCHEMES]
+        )
         sens_twins = {
             c.key: pool.submit(run_twin, c.twin, SENSITIVITY_MIN_RTO) if ns2 else None
             for c in CASES
         }
-        alt = {**slow, "links.access.queue_limit": ALTERNATIVE_ACCESS_QUEUE}
-        alt_jobs = {
-            (c.key, s.key): pool.submit(run_scheme, c, s, None, alt) for c in CASES for s in SCHEMES
-        }
+        alt_jobs = framework.submit_variants(
+            pool, [scheme_variant(c, s, alt) for c in CASES for s in SCHEMES]
+        )
         for c in CASES:
             desc = read_case(SCENARIOS / f"{c.key}.toml")
             lo, hi = desc.intervals[c.interval]
@@ -617,27 +650,28 @@ def reproduce(out: Path, ns2: bool, workers: int = 2) -> dict[str, Any]:
                 entry["ideal_extra_bps"] = ideal_bps(desc, a, b)
             data = {}
             for s in SCHEMES:
-                summary = jobs[(c.key, s.key)].result()
-                entry["mobiflow"][s.key] = summary["flows"][0]
-                entry["assumed"][s.key] = dict(summary["assumed"])
+                done = jobs[f"{c.key}/{s.key}"].result()
+                entry["mobiflow"][s.key] = done.summary["flows"][0]
+                entry["assumed"][s.key] = dict(done.summary["assumed"])
                 if s.key in FIG_SCHEMES:
-                    data[s.key] = series(Path(tmp) / c.key / s.key)
-            entry["figures"] = plot_case(c, data, out)
+                    data[s.key] = series(done)
+            entry["figures"] = plot_case(c, data, out) if opts.figures else []
             st = sens_twins[c.key]
             st_flow = st.result() if st is not None else None
             entry["min_rto_1s"] = {
                 "ns2": st_flow["intervals"] if st_flow else None,
                 "mobiflow": {
-                    s.key: sens_jobs[(c.key, s.key)].result()["flows"][0]["intervals"]
+                    s.key: sens_jobs[f"{c.key}/{s.key}"].result().summary["flows"][0]["intervals"]
                     for s in SCHEMES
                 },
             }
             entry["alternative"] = {
-                s.key: alt_jobs[(c.key, s.key)].result()["flows"][0]["intervals"] for s in SCHEMES
+                s.key: alt_jobs[f"{c.key}/{s.key}"].result().summary["flows"][0]["intervals"]
+                for s in SCHEMES
             }
             results[c.key] = entry
-    md = [
-        "# TCP across vertical handoffs (IETT, BA-SST, Freeze-TCP): reproduction",
+    md: list[Block] = [
+        Heading(1, "TCP across vertical handoffs (IETT, BA-SST, Freeze-TCP): reproduction"),
         "",
         "Tsukamoto, Fukuda, Hori, Oie, *New flow control schemes of TCP for multimodal "
         "mobile hosts*. Generated by `python -m mobiflow.repro.handoff` from "
@@ -651,10 +685,10 @@ def reproduce(out: Path, ns2: bool, workers: int = 2) -> dict[str, Any]:
         "same topology and parameters); "
         + ("run." if ns2 else "**skipped** (`ns` is not installed or `--ns2 no`)."),
         "",
-        "## Setup and assumptions",
+        Heading(2, "Setup and assumptions"),
         "",
         ASSUMPTIONS,
-        "## Tables I-IV",
+        Heading(2, "Tables I-IV"),
         "",
         "Throughput in Mb/s, in parentheses the percentage of the normaliser the paper "
         "uses. Paper rows: TCP, Immediate Expiration (IE), Bandwidth Aware (BA).",
@@ -666,12 +700,14 @@ def reproduce(out: Path, ns2: bool, workers: int = 2) -> dict[str, Any]:
     md += alternative_table(results)
     md += observations(results)
     md += [
+        Heading(2, "Why the numbers differ from the paper's"),
+        "",
         DIFFERENCES.replace(
             "{ns2_where}",
             "see the ns-2 column"
             if ns2
             else "in runs with ns-2 installed: its column is empty in this report",
-        )
+        ),
     ]
     if not ns2:
         md += [
@@ -680,35 +716,25 @@ def reproduce(out: Path, ns2: bool, workers: int = 2) -> dict[str, Any]:
             "installed (`make validate`), not from a column of this report.",
             "",
         ]
-    (out / "report.md").write_text("\n".join(md), encoding="utf-8")
-    (out / "results.json").write_text(json.dumps(results, indent=2), encoding="utf-8")
-    return results
+    return Report(REPRODUCTION.key, md, results, trailing_newline=False)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(
-        prog="python -m mobiflow.repro.handoff",
-        description="Reproduce the vertical-handoff paper (IETT, BA-SST, Freeze-TCP): Tables I-IV, "
-        "Figs. 2-6.",
-    )
-    ap.add_argument("--out", type=Path, default=Path("out") / "handoff", help="output folder")
-    ap.add_argument(
-        "--ns2",
-        choices=("auto", "yes", "no"),
-        default="auto",
-        help="run the ns-2 twins of the TCP baseline (auto: when `ns` is installed)",
-    )
-    ap.add_argument("--workers", type=int, default=2, help="runs at once (default 2)")
-    args = ap.parse_args(argv)
-    have_ns = shutil.which("ns") is not None
-    if args.ns2 == "yes" and not have_ns:
-        print("error: --ns2 yes but `ns` is not installed", file=sys.stderr)
-        return 2
-    ns2 = have_ns and args.ns2 != "no"
-    reproduce(args.out, ns2, args.workers)
-    print(f"wrote {args.out / 'report.md'}")
-    return 0
+def paper_claims(results: Mapping[str, Any]) -> list[Claim]:
+    """The paper's claims against ``results.json``."""
+    return claims.handoff_claims(results, {c.key: c.interval for c in CASES})
 
+
+REPRODUCTION = Reproduction(
+    key="handoff",
+    title="IETT, BA-SST and Freeze-TCP: TCP across vertical handoffs",
+    run=run,
+    quick=framework.quick_without_ns2,
+    claims=paper_claims,
+)
+
+
+main = REPRODUCTION.main
+"""``python -m mobiflow.repro.handoff --help`` for its flags."""
 
 if __name__ == "__main__":
     sys.exit(main())

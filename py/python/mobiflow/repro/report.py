@@ -1,12 +1,14 @@
-"""`mobiflow reproduce`: run the seed documents' reproductions and write one report.
+"""`mobiflow reproduce`: run the papers' reproductions and write one report.
 
-Each seed document has a reproduction module (:mod:`mobiflow.repro.afc`,
-:mod:`mobiflow.repro.fld`) that runs its scenarios and writes a Markdown report with
-the paper's numbers beside mobiflow's, figures and a ``results.json``. This module runs
-the ones asked for, each into ``OUT/<seed>/``, adds the ns-2 cross-validation of the
-simulator's baseline where ns-2 is installed, and joins everything into
-``OUT/report.md`` and ``OUT/report.html`` (self-contained apart from the figures, which
-it links by relative path, so the page opens from the file without a server).
+Each paper has a reproduction module (:mod:`mobiflow.repro.afc`, ...) that declares a
+:class:`~mobiflow.repro.framework.Reproduction`; :data:`REPRODUCTIONS` lists them.
+This module runs the ones asked for, each into ``OUT/<key>/`` (its own page, figures
+and ``results.json``), adds the ns-2 cross-validation of the simulator's baseline
+where ns-2 is installed, and joins everything into ``OUT/report.md`` and
+``OUT/report.html``: each reproduction's structured report is rendered under its own
+section, headings one level down and figure links into its folder (relative paths,
+so the page opens from the file without a server); the claims table the report
+opens with is every reproduction's claims.
 
 Seeds whose reproduction does not exist yet are listed as such in the report, never
 filled in.
@@ -14,77 +16,55 @@ filled in.
 
 from __future__ import annotations
 
-import contextlib
-import importlib
-import importlib.util
-import io
 import json
-import re
-import shutil
-import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mobiflow import _resources
-from mobiflow.repro import claims
+from mobiflow.repro import afc, claims, fld, freeze_dccp, handoff, rsfc
+from mobiflow.repro.framework import Report, Reproduction, have_ns2, ns2_validation
+
+__all__ = [
+    "REPRODUCTIONS",
+    "SEEDS",
+    "Section",
+    "Seed",
+    "compose",
+    "have_ns2",
+    "reproduce",
+    "run_seed",
+    "run_validation",
+    "to_html",
+]
+
+REPRODUCTIONS: dict[str, Reproduction] = {
+    r.key: r
+    for r in (
+        afc.REPRODUCTION,
+        rsfc.REPRODUCTION,
+        handoff.REPRODUCTION,
+        freeze_dccp.REPRODUCTION,
+        fld.REPRODUCTION,
+    )
+}
+"""Every reproduction by key, in the report's order."""
 
 
 @dataclass(frozen=True)
 class Seed:
-    """One seed document and how to reproduce it."""
+    """One section of the report: a paper's reproduction, or the validation."""
 
     key: str
     title: str
     module: str | None
     report: str
-    quick_args: tuple[str, ...] = ()
-    full_args: tuple[str, ...] = ()
 
 
 SEEDS: dict[str, Seed] = {
-    "afc": Seed(
-        "afc",
-        "AFC: adaptive flow control for TCP on mobile phones",
-        "mobiflow.repro.afc",
-        "report.md",
-        quick_args=("--duration", "60", "--no-sensitivity", "--no-theory", "--no-figures"),
-    ),
-    "rsfc": Seed(
-        "rsfc",
-        "RSFC: receiver-side flow control of the 3G uplink buffer",
-        "mobiflow.repro.rsfc",
-        "report.md",
-    ),
-    "handoff": Seed(
-        "handoff",
-        "IETT, BA-SST and Freeze-TCP: TCP across vertical handoffs",
-        "mobiflow.repro.handoff",
-        "report.md",
-        quick_args=("--ns2", "no"),
-    ),
-    "freeze-dccp": Seed(
-        "freeze-dccp",
-        "TFRC under disconnection and Freeze-DCCP",
-        "mobiflow.repro.freeze_dccp",
-        "report.md",
-        quick_args=("--quick", "--ns2", "no"),
-    ),
-    "fld": Seed(
-        "fld",
-        "FLD_TCP: flow-length dependent congestion control, and Relentless TCP",
-        "mobiflow.repro.fld",
-        "summary.md",
-        quick_args=("--quick", "--ns2", "no"),
-    ),
+    k: Seed(k, r.title, r.module, r.report_file) for k, r in REPRODUCTIONS.items()
 }
-
-
-def have_ns2() -> bool:
-    """Whether ns-2 (``ns``) is on the PATH: the report's ns-2 columns need it."""
-    return shutil.which("ns") is not None
 
 
 @dataclass
@@ -97,71 +77,36 @@ class Section:
     markdown: str = ""
     results: Any = None
     error: str = ""
-
-
-def _retarget_links(markdown: str, sub: str) -> str:
-    """Rewrite relative links and images of a seed's report to point into ``sub/``."""
-
-    def fix(m: re.Match[str]) -> str:
-        target = m.group(2)
-        if re.match(r"^[a-z]+:|^/|^#", target):
-            return m.group(0)
-        return f"{m.group(1)}({sub}/{target})"
-
-    return re.sub(r"(!?\[[^\]]*\])\(([^)\s]+)\)", fix, markdown)
-
-
-def _demote(markdown: str) -> str:
-    """Push a seed report's headings one level down under the seed's section."""
-    return re.sub(r"^(#{1,5}) ", r"#\1 ", markdown, flags=re.MULTILINE)
-
-
-class _Relay(io.StringIO):
-    """Collects what a seed's module prints and hands each finished line to ``progress``
-    (prefixed with the seed's key), so a long reproduction shows where it is."""
-
-    def __init__(self, key: str, progress: Callable[[str], None] | None) -> None:
-        super().__init__()
-        self._key = key
-        self._progress = progress
-        self._partial = ""
-        self._outer = sys.stdout  # taken before the redirection: progress goes there
-
-    def write(self, s: str) -> int:
-        if self._progress is not None:
-            lines = (self._partial + s).split("\n")
-            self._partial = lines.pop()
-            for line in lines:
-                if line.strip():
-                    with contextlib.redirect_stdout(self._outer):
-                        self._progress(f"  {self._key}: {line.strip()}")
-        return super().write(s)
+    report: Report | None = None
+    """The reproduction's structured report (its claims, tables and figures)."""
 
 
 def run_seed(
-    seed: Seed, out: Path, quick: bool, progress: Callable[[str], None] | None = None
+    seed: Seed,
+    out: Path,
+    quick: bool,
+    progress: Callable[[str], None] | None = None,
+    **options: Any,
 ) -> Section:
-    """Run one seed's reproduction into ``out/<key>/`` and collect its report."""
-    if seed.module is None:
+    """Run one seed's reproduction into ``out/<key>/`` and keep its report; ``options``
+    are :class:`~mobiflow.repro.framework.Options` fields (``jobs``, ``figures``, ...)."""
+    declared = REPRODUCTIONS.get(seed.key)
+    if declared is None:
         return Section(seed, "missing")
-    module = importlib.import_module(seed.module)
-    dest = out / seed.key
-    args = ["--out", str(dest), *(seed.quick_args if quick else seed.full_args)]
+
+    def say(line: str) -> None:
+        if progress is not None:
+            progress(f"  {seed.key}: {line}")
+
+    opts = declared.options(out / seed.key, quick=quick, progress=say, **options)
     t0 = time.perf_counter()
-    buf = _Relay(seed.key, progress)
     try:
-        with contextlib.redirect_stdout(buf):
-            code = module.main(args)
+        report = declared.reproduce(opts)
     except Exception as e:  # noqa: BLE001 - one failed seed must not stop the others
         return Section(seed, "failed", time.perf_counter() - t0, error=f"{type(e).__name__}: {e}")
     seconds = time.perf_counter() - t0
-    report = dest / seed.report
-    if code not in (0, None) or not report.is_file():
-        return Section(seed, "failed", seconds, error=f"exit status {code}; see {dest}")
-    results_path = dest / "results.json"
-    results = json.loads(results_path.read_text()) if results_path.is_file() else None
-    text = _demote(_retarget_links(report.read_text(), seed.key))
-    return Section(seed, "done", seconds, text, results)
+    text = report.markdown(links=f"{seed.key}/", depth=1, title=False).strip()
+    return Section(seed, "done", seconds, text, report.plain_results(), report=report)
 
 
 def run_validation() -> Section:
@@ -169,15 +114,9 @@ def run_validation() -> Section:
     seed = Seed("validation", "The simulator's baseline against ns-2", None, "")
     if not have_ns2():
         return Section(seed, "missing", error="ns-2 is not installed (apt-get install -y ns2)")
-    spec = importlib.util.spec_from_file_location(
-        "mobiflow_validate_ns2", _resources.VALIDATION / "ns2" / "validate.py"
-    )
-    if spec is None or spec.loader is None:
+    module = ns2_validation()
+    if module is None:
         return Section(seed, "failed", error="validation/ns2/validate.py not found")
-    module = importlib.util.module_from_spec(spec)
-    # dataclasses resolve their module through sys.modules while the class is built.
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
     t0 = time.perf_counter()
     rows = module.validate(list(module.CASES), have_ns=True)
     lines = [
@@ -214,15 +153,6 @@ def _anchor(heading: str) -> str:
     return str(slugify(heading, "-"))
 
 
-def _without_title(markdown: str) -> str:
-    """A seed's report without its own title: the section's heading stands for it (one
-    heading per seed, not two in a row)."""
-    lines = markdown.strip().splitlines()
-    if lines and re.match(r"^#{1,2} ", lines[0]):
-        lines = lines[1:]
-    return "\n".join(lines).strip()
-
-
 def compose(sections: Sequence[Section], quick: bool) -> str:
     """The whole report as Markdown."""
     out = ["# mobiflow: reproduction of the seed documents", ""]
@@ -239,7 +169,8 @@ def compose(sections: Sequence[Section], quick: bool) -> str:
             "",
         ]
     results = {s.seed.key: s.results for s in sections if s.status == "done" and s.results}
-    rows = claims.all_claims(results)
+    judged = {s.seed.key: s.report.claims for s in sections if s.report is not None}
+    rows = [c for k in REPRODUCTIONS if k in judged for c in judged[k]]
     if rows:
         out += [
             f"## {CLAIMS_HEADING}",
@@ -271,7 +202,7 @@ def compose(sections: Sequence[Section], quick: bool) -> str:
     for s in sections:
         out += [f"## {s.seed.title}", ""]
         if s.status == "done":
-            out += [_without_title(s.markdown), ""]
+            out += [s.markdown.strip(), ""]
         elif s.status == "missing":
             out += [s.error or "This reproduction does not exist yet.", ""]
         else:
@@ -304,8 +235,11 @@ def reproduce(
     quick: bool = False,
     validation: bool = True,
     progress: Callable[[str], None] | None = None,
+    **options: Any,
 ) -> list[Section]:
-    """Run the reproductions of ``targets`` (seed keys, or ``all``) into ``out``.
+    """Run the reproductions of ``targets`` (seed keys, or ``all``) into ``out``;
+    ``options`` are :class:`~mobiflow.repro.framework.Options` fields for every one of
+    them (``jobs``, ``figures``, ``ns2``).
 
     Writes ``out/report.md``, ``out/report.html`` and ``out/results.json``; returns the
     sections. Raises ``ValueError`` for an unknown target.
@@ -321,7 +255,7 @@ def reproduce(
     for k in keys:
         if progress:
             progress(f"{SEEDS[k].title} …")
-        sections.append(run_seed(SEEDS[k], out, quick, progress))
+        sections.append(run_seed(SEEDS[k], out, quick, progress, **options))
     if validation:
         if progress:
             progress("ns-2 cross-validation …")

@@ -33,18 +33,18 @@ under ``assumed`` in every summary).
 
 from __future__ import annotations
 
-import argparse
-import json
 import math
 import sys
 from collections.abc import Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import mobiflow
 from mobiflow import _resources
+from mobiflow.outputs import Run
+from mobiflow.repro import claims, framework
+from mobiflow.repro.claims import Claim
+from mobiflow.repro.framework import Block, Figure, Heading, Options, Report, Reproduction, Table
 
 SCENARIOS = _resources.SCENARIOS / "rsfc"
 
@@ -57,55 +57,50 @@ PAPER_PAGE_WITHOUT_S = 120.0  # "> 2 min"
 PAPER_PAGE_WITH_S = 60.0  # "< 1 min, 90 % of the time"
 
 
-@dataclass(frozen=True)
-class Run:
-    """One run: a scenario file and overrides."""
-
-    key: str
-    file: str
-    sets: Mapping[str, object] = field(default_factory=dict)
-    series: bool = False
-    """Keep the time series (for the figures)."""
+def _v(
+    key: str, file: str, sets: Mapping[str, object] | None = None, keep: bool = False
+) -> framework.Variant:
+    return framework.Variant(key, SCENARIOS / file, sets or {}, keep)
 
 
-RUNS: tuple[Run, ...] = (
-    Run("download_alone", "download_alone.toml", series=True),
-    Run("download_upload", "download_upload.toml", series=True),
-    Run("download_upload_rsfc", "download_upload_rsfc.toml", series=True),
-    Run("download_upload_newreno", "download_upload.toml", {"tcp.cc": "newreno"}),
-    Run("download_upload_rsfc_newreno", "download_upload_rsfc.toml", {"tcp.cc": "newreno"}),
-    Run(
+VARIANTS: tuple[framework.Variant, ...] = (
+    _v("download_alone", "download_alone.toml", keep=True),
+    _v("download_upload", "download_upload.toml", keep=True),
+    _v("download_upload_rsfc", "download_upload_rsfc.toml", keep=True),
+    _v("download_upload_newreno", "download_upload.toml", {"tcp.cc": "newreno"}),
+    _v("download_upload_rsfc_newreno", "download_upload_rsfc.toml", {"tcp.cc": "newreno"}),
+    _v(
         "download_upload_rsfc_echo",
         "download_upload_rsfc.toml",
         {"flows.upload.rsfc.estimator": "echo"},
     ),
-    Run("web_alone", "web_alone.toml"),
-    Run("web_upload", "web_upload.toml"),
-    Run("web_upload_rsfc", "web_upload_rsfc.toml"),
-    Run("upload_alone", "upload_alone.toml"),
-    Run("upload_alone_rsfc", "upload_alone.toml", {"flows.upload.flow_control": "rsfc"}),
-    Run("two_uploads_rsfc", "two_uploads_rsfc.toml"),
-    Run(
+    _v("web_alone", "web_alone.toml"),
+    _v("web_upload", "web_upload.toml"),
+    _v("web_upload_rsfc", "web_upload_rsfc.toml"),
+    _v("upload_alone", "upload_alone.toml"),
+    _v("upload_alone_rsfc", "upload_alone.toml", {"flows.upload.flow_control": "rsfc"}),
+    _v("two_uploads_rsfc", "two_uploads_rsfc.toml"),
+    _v(
         "two_uploads_tcp",
         "two_uploads_rsfc.toml",
         {"flows.up1.flow_control": "classic", "flows.up2.flow_control": "classic"},
     ),
-    Run("bandwidth_change", "bandwidth_change.toml", series=True),
-    Run("bandwidth_change_basic", "bandwidth_change_basic.toml", series=True),
-    Run("delay_increase", "delay_increase.toml", series=True),
-    Run("delay_increase_basic", "delay_increase_basic.toml", series=True),
-    Run(
+    _v("bandwidth_change", "bandwidth_change.toml", keep=True),
+    _v("bandwidth_change_basic", "bandwidth_change_basic.toml", keep=True),
+    _v("delay_increase", "delay_increase.toml", keep=True),
+    _v("delay_increase_basic", "delay_increase_basic.toml", keep=True),
+    _v(
         "delay_increase_no_rebase",
         "delay_increase.toml",
         {"flows.upload.rsfc.rebase_after": 0},
-        series=True,
+        keep=True,
     ),
-    Run("umts_alone", "umts_trace.toml", {"flows.upload.start": "299s"}),
-    Run("umts_upload_alone", "umts_trace.toml", {"flows.download.start": "299s"}),
-    Run("umts_upload_alone_rsfc", "umts_trace_rsfc.toml", {"flows.download.start": "299s"}),
-    Run("umts_trace", "umts_trace.toml"),
-    Run("umts_trace_rsfc", "umts_trace_rsfc.toml"),
-    Run("umts_trace_rsfc_echo", "umts_trace_rsfc.toml", {"flows.upload.rsfc.estimator": "echo"}),
+    _v("umts_alone", "umts_trace.toml", {"flows.upload.start": "299s"}),
+    _v("umts_upload_alone", "umts_trace.toml", {"flows.download.start": "299s"}),
+    _v("umts_upload_alone_rsfc", "umts_trace_rsfc.toml", {"flows.download.start": "299s"}),
+    _v("umts_trace", "umts_trace.toml"),
+    _v("umts_trace_rsfc", "umts_trace_rsfc.toml"),
+    _v("umts_trace_rsfc_echo", "umts_trace_rsfc.toml", {"flows.upload.rsfc.estimator": "echo"}),
 )
 
 FLOW_FIELDS = (
@@ -128,33 +123,33 @@ def _web_channel(name: str) -> bool:
     return "." in name
 
 
-def run_one(run: Run, out: Path | None) -> dict[str, Any]:
-    """Run one scenario; the declared flows' numbers, the links' and the assumptions."""
-    summary = mobiflow.run(SCENARIOS / run.file, set=dict(run.sets), out=out)
+def results_of(variant: framework.Variant, run: Run) -> dict[str, Any]:
+    """The declared flows' numbers of one run, the links' and the assumptions."""
+    summary = run.summary
     flows = {
         f["name"]: {k: f.get(k) for k in FLOW_FIELDS}
         for f in summary["flows"]
         if not _web_channel(f["name"])
     }
     return {
-        "file": run.file,
-        "sets": dict(run.sets),
+        "file": Path(variant.path).name,
+        "sets": dict(variant.sets),
         "flows": flows,
         "uplink_drops": sum(lk["drops"] for lk in summary["links"] if lk["to"] == "server"),
         "uplink_queue_mean_packets": sum(
             lk["queue_mean_packets"] for lk in summary["links"] if lk["to"] == "server"
         ),
         "assumed": dict(summary["assumed"]),
-        "series_dir": str(out) if out is not None else None,
+        "series_dir": None if run.out is None else str(run.out),
     }
 
 
-def run_all(runs: Sequence[Run], out: Path, jobs: int) -> dict[str, dict[str, Any]]:
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        futs = {
-            r.key: pool.submit(run_one, r, out / "runs" / r.key if r.series else None) for r in runs
-        }
-        return {k: f.result() for k, f in futs.items()}
+def run_all(
+    variants: Sequence[framework.Variant], out: Path, jobs: int
+) -> dict[str, dict[str, Any]]:
+    """Every variant; the kept ones write their series into ``out/runs/KEY``."""
+    runs = framework.run_variants(variants, jobs, folder=lambda v: out / "runs" / v.key)
+    return {v.key: results_of(v, runs[v.key]) for v in variants}
 
 
 # ----- derived numbers -----------------------------------------------------------------
@@ -324,14 +319,6 @@ def _f(x: float | None, nd: int = 0) -> str:
     return f"{x:.{nd}f}"
 
 
-def _row(*cells: object) -> str:
-    return "| " + " | ".join(str(c) for c in cells) + " |"
-
-
-def _table(header: Sequence[str], rows: Sequence[str]) -> list[str]:
-    return [_row(*header), _row(*(["---"] * len(header))), *rows]
-
-
 def _x(a: float, b: float) -> str:
     """`a / b` as a factor."""
     return _f(a / b, 1) if b > 0 else "-"
@@ -367,7 +354,7 @@ rule, which is our guess).
 Upload goodput in kb/s per interval. The seed shows both versions only as figures."""
 
 
-def _download_tables(d: Mapping[str, Any]) -> list[str]:
+def _download_tables(d: Mapping[str, Any]) -> list[Block]:
     dl = d["download"]
     a, c, r = dl["download_alone"], dl["download_upload"], dl["download_upload_rsfc"]
     head = (
@@ -382,8 +369,8 @@ def _download_tables(d: Mapping[str, Any]) -> list[str]:
         "uplink queue (mean pkts)",
     )
     paper_c = f"{PAPER_DOWNLOAD_WITH_UPLOAD_KBPS:.0f} (one ISP: < {PAPER_ISP_BEFORE_KBPS:.0f})"
-    rows = [
-        _row(
+    rows: list[tuple[object, ...]] = [
+        (
             "download alone",
             _f(a["download_kbps"]),
             f"{PAPER_DOWNLOAD_ALONE_KBPS:.0f}",
@@ -400,7 +387,7 @@ def _download_tables(d: Mapping[str, Any]) -> list[str]:
         (r, "+ upload, RSFC", f"up to {PAPER_ISP_AFTER_KBPS:.0f} (one ISP)"),
     ):
         rows.append(
-            _row(
+            (
                 label,
                 _f(x["download_kbps"]),
                 paper,
@@ -419,7 +406,7 @@ def _download_tables(d: Mapping[str, Any]) -> list[str]:
     ):
         x = dl[key]
         rows.append(
-            _row(
+            (
                 label,
                 _f(x["download_kbps"]),
                 "-",
@@ -434,7 +421,7 @@ def _download_tables(d: Mapping[str, Any]) -> list[str]:
     paper_x = PAPER_DOWNLOAD_ALONE_KBPS / PAPER_DOWNLOAD_WITH_UPLOAD_KBPS
     isp_x = PAPER_ISP_AFTER_KBPS / PAPER_ISP_BEFORE_KBPS
     return [
-        *_table(head, rows),
+        Table(head, rows),
         "",
         f"The collapse: the download falls from {_f(a['download_kbps'])} to "
         f"{_f(c['download_kbps'])} kb/s ({_x(a['download_kbps'], c['download_kbps'])}x; "
@@ -445,7 +432,7 @@ def _download_tables(d: Mapping[str, Any]) -> list[str]:
     ]
 
 
-def _pages_table(d: Mapping[str, Any]) -> list[str]:
+def _pages_table(d: Mapping[str, Any]) -> list[Block]:
     head = (
         "case",
         "pages finished / started",
@@ -465,7 +452,7 @@ def _pages_table(d: Mapping[str, Any]) -> list[str]:
     ):
         p = d["pages"][key]
         rows.append(
-            _row(
+            (
                 label,
                 f"{p['finished']} / {p['started']}",
                 _f(p["p10_s"], 2),
@@ -479,14 +466,14 @@ def _pages_table(d: Mapping[str, Any]) -> list[str]:
         )
     up = d["pages_upload_kbps"]
     return [
-        *_table(head, rows),
+        Table(head, rows),
         "",
         f"The upload's goodput meanwhile: {_f(up['web_upload'])} kb/s with plain TCP, "
         f"{_f(up['web_upload_rsfc'])} kb/s with RSFC.",
     ]
 
 
-def _fairness_table(d: Mapping[str, Any]) -> list[str]:
+def _fairness_table(d: Mapping[str, Any]) -> list[Block]:
     fair = d["fairness"]
     head = (
         "case",
@@ -503,7 +490,7 @@ def _fairness_table(d: Mapping[str, Any]) -> list[str]:
     ):
         x = fair[key]
         rows.append(
-            _row(
+            (
                 label,
                 _f(x["r1_kbps"]),
                 _f(x["r2_kbps"]),
@@ -517,14 +504,14 @@ def _fairness_table(d: Mapping[str, Any]) -> list[str]:
         f"one plain TCP upload alone ({_f(fair['r_tcp_kbps'])} kb/s; one RSFC upload alone: "
         f"{_f(fair['r_rsfc_alone_kbps'])} kb/s). The seed plots both metrics without numbers.",
         "",
-        *_table(head, rows),
+        Table(head, rows),
     ]
 
 
-def _changes_tables(d: Mapping[str, Any]) -> list[str]:
+def _changes_tables(d: Mapping[str, Any]) -> list[Block]:
     ch = d["changes"]
-    bw_rows = [
-        _row(
+    bw_rows: list[tuple[object, ...]] = [
+        (
             label,
             _f(x["before"]),
             _f(x["low"]),
@@ -537,8 +524,8 @@ def _changes_tables(d: Mapping[str, Any]) -> list[str]:
             ("bandwidth change, basic", ch["bandwidth_change_basic"]),
         )
     ]
-    di_rows = [
-        _row(label, _f(x["before"]), _f(x["first5s"]), _f(x["after"]), _f(x["rtt_p95_ms"]))
+    di_rows: list[tuple[object, ...]] = [
+        (label, _f(x["before"]), _f(x["first5s"]), _f(x["after"]), _f(x["rtt_p95_ms"]))
         for label, x in (
             ("delay increase, full RSFC", ch["delay_increase"]),
             ("delay increase, full RSFC without the rebase", ch["delay_increase_no_rebase"]),
@@ -548,7 +535,7 @@ def _changes_tables(d: Mapping[str, Any]) -> list[str]:
     return [
         CHANGES_SETTING,
         "",
-        *_table(
+        Table(
             (
                 "case",
                 "before (10-30 s)",
@@ -560,7 +547,7 @@ def _changes_tables(d: Mapping[str, Any]) -> list[str]:
             bw_rows,
         ),
         "",
-        *_table(
+        Table(
             (
                 "case",
                 "before (10-30 s)",
@@ -573,7 +560,7 @@ def _changes_tables(d: Mapping[str, Any]) -> list[str]:
     ]
 
 
-def _umts_table(d: Mapping[str, Any]) -> list[str]:
+def _umts_table(d: Mapping[str, Any]) -> list[Block]:
     head = (
         "case",
         "download kb/s",
@@ -594,7 +581,7 @@ def _umts_table(d: Mapping[str, Any]) -> list[str]:
     ):
         x = d["umts"][key]
         rows.append(
-            _row(
+            (
                 label,
                 _f(x["download_kbps"]),
                 _f(x["download_rtt_p95_ms"]),
@@ -608,13 +595,14 @@ def _umts_table(d: Mapping[str, Any]) -> list[str]:
         "Mean capacity 2.02 Mb/s down, 0.94 Mb/s up; download from 0 s, upload from 5 s,",
         "steady interval 20-300 s. The *alone* rows move the other flow to 299 s.",
         "",
-        *_table(head, rows),
+        Table(head, rows),
     ]
 
 
-def report(d: Mapping[str, Any], figures: Sequence[str]) -> str:
-    lines = [
-        "# RSFC, receiver-side flow control of the 3G/HSPA uplink buffer: reproduction",
+def page(d: Mapping[str, Any], figures: Sequence[str]) -> list[Block]:
+    """The report's blocks."""
+    lines: list[Block] = [
+        Heading(1, "RSFC, receiver-side flow control of the 3G/HSPA uplink buffer: reproduction"),
         "",
         SETTING,
         "",
@@ -624,38 +612,38 @@ def report(d: Mapping[str, Any], figures: Sequence[str]) -> str:
         "one ISP without and with RSFC; page loads over 2 min, and under 1 min 90 % of "
         "the time with RSFC).",
         "",
-        "## Download with a concurrent upload",
+        Heading(2, "Download with a concurrent upload"),
         "",
         *_download_tables(d),
         "",
-        "## Web pages during an upload",
+        Heading(2, "Web pages during an upload"),
         "",
         PAGES_SETTING,
         "",
         *_pages_table(d),
         "",
-        "## Two RSFC uploads competing",
+        Heading(2, "Two RSFC uploads competing"),
         "",
         *_fairness_table(d),
         "",
-        "## Changes of the network",
+        Heading(2, "Changes of the network"),
         "",
         *_changes_tables(d),
         "",
-        "## The same phone on a real 3G link (T-Mobile UMTS traces, driving)",
+        Heading(2, "The same phone on a real 3G link (T-Mobile UMTS traces, driving)"),
         "",
         *_umts_table(d),
         "",
-        "## Figures",
+        Heading(2, "Figures"),
         "",
     ]
     for fig in figures:
-        lines += [f"![{fig}]({fig})", ""]
+        lines += [Figure(fig), ""]
     lines += explanation(d)
-    return "\n".join(lines) + "\n"
+    return lines
 
 
-def explanation(d: Mapping[str, Any]) -> list[str]:
+def explanation(d: Mapping[str, Any]) -> list[Block]:
     dl = d["download"]
     a, c, r = dl["download_alone"], dl["download_upload"], dl["download_upload_rsfc"]
     nr = dl["download_upload_newreno"]
@@ -666,7 +654,7 @@ def explanation(d: Mapping[str, Any]) -> list[str]:
     di, dib = d["changes"]["delay_increase"], d["changes"]["delay_increase_basic"]
     din = d["changes"]["delay_increase_no_rebase"]
     return [
-        "## What agrees, what differs, and why",
+        Heading(2, "What agrees, what differs, and why"),
         "",
         "* **Absolute rates.** The simulated link gives the nominal 7.2 Mb/s, so the "
         f"download alone reaches {_f(a['download_kbps'])} kb/s where the paper measured "
@@ -832,36 +820,44 @@ def figures(res: Mapping[str, dict[str, Any]], out: Path) -> list[str]:
 # ----- main ----------------------------------------------------------------------------
 
 
-def _json_safe(x: Any) -> Any:
-    if isinstance(x, float) and not math.isfinite(x):
-        return None if math.isnan(x) else ("inf" if x > 0 else "-inf")
-    if isinstance(x, dict):
-        return {k: _json_safe(v) for k, v in x.items()}
-    if isinstance(x, list | tuple):
-        return [_json_safe(v) for v in x]
-    return x
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(
-        prog="python -m mobiflow.repro.rsfc", description=__doc__.split("\n")[0]
-    )
-    ap.add_argument("--out", type=Path, default=Path("out") / "rsfc", help="output folder")
-    ap.add_argument("--jobs", type=int, default=2, help="runs in parallel (threads)")
-    ap.add_argument("--no-figures", action="store_true", help="skip the figures")
-    args = ap.parse_args(list(argv) if argv is not None else None)
-    out: Path = args.out
-    out.mkdir(parents=True, exist_ok=True)
-    res = run_all(RUNS, out, args.jobs)
+def run(opts: Options) -> Report:
+    """Run every variant, derive the tables' numbers, draw the figures."""
+    res = run_all(VARIANTS, opts.out, opts.jobs)
     d = derive(res)
-    figs = [] if args.no_figures else figures(res, out)
-    (out / "report.md").write_text(report(d, figs))
-    (out / "results.json").write_text(
-        json.dumps(_json_safe({"runs": res, "derived": d}), indent=2, sort_keys=True) + "\n"
+    figs = figures(res, opts.out) if opts.figures else []
+    return Report(
+        REPRODUCTION.key,
+        page(d, figs),
+        framework.json_safe({"runs": res, "derived": d}),
+        json_options={"indent": 2, "sort_keys": True},
+        json_newline=True,
     )
-    print(f"wrote {out / 'report.md'}")
-    return 0
 
+
+def paper_claims(results: Mapping[str, Any]) -> list[Claim]:
+    """The abstract's claims against ``results.json``."""
+    return claims.rsfc_claims(
+        results,
+        {
+            "alone": PAPER_DOWNLOAD_ALONE_KBPS,
+            "with_upload": PAPER_DOWNLOAD_WITH_UPLOAD_KBPS,
+            "isp_after": PAPER_ISP_AFTER_KBPS,
+            "page_without_s": PAPER_PAGE_WITHOUT_S,
+            "page_with_s": PAPER_PAGE_WITH_S,
+        },
+    )
+
+
+REPRODUCTION = Reproduction(
+    key="rsfc",
+    title="RSFC: receiver-side flow control of the 3G uplink buffer",
+    run=run,
+    claims=paper_claims,
+)
+
+
+main = REPRODUCTION.main
+"""``python -m mobiflow.repro.rsfc --help`` for its flags."""
 
 if __name__ == "__main__":
     sys.exit(main())
