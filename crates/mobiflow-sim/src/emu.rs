@@ -1,39 +1,44 @@
 //! One link direction driven by an outside clock, for real-time emulation
 //! (`mobiflow-live`).
 //!
-//! The simulator's event loop drives a [`Dir`] through its own events (rate and delay
-//! changes, outage start and end, Mahimahi delivery opportunities, arrivals at the far
-//! end). [`ClockedDir`] holds the same [`Dir`] and the same schedule, and plays those
-//! events in time order whenever its owner calls [`ClockedDir::advance`] with the
-//! current time, so a real-time forwarder applies exactly the simulator's link model:
-//! one implementation of queues, rate schedules, traces and outages serves both.
+//! The simulator's event loop drives a [`LinkDir`] (the sans-IO machine of a link
+//! direction: queue, rate and delay schedules, outages, Mahimahi delivery
+//! opportunities, arrivals at the far end) by scheduling the timers it asks for in its
+//! event queue. [`ClockedDir`] wraps the same machine with a queue of its own for those
+//! timers (ordered as the simulator orders them: by time, then by the order they were
+//! asked for) and plays every timer that is due whenever its owner calls
+//! [`ClockedDir::advance`] with the current time, so a real-time forwarder applies
+//! exactly the simulator's link model: one implementation serves both.
 
-use crate::engine::link::{schedule_at, schedule_changes, Admit, Dir, DirStats, PktId};
+use crate::engine::link::{Admit, DirStats, PktId};
+use crate::engine::linkdir::{LinkDir, LinkTimer};
 use crate::engine::splitmix;
-use crate::model::{DelayModel, DirSpec, RateModel};
+use crate::model::DirSpec;
 use mobiflow_proto::time::{Duration, Instant};
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
-use std::collections::VecDeque;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
-/// A change of the link's state at a known time.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-enum Change {
-    Rate,
-    Delay,
-    Down,
-    Up,
-}
-
-/// A link direction and its schedule, advanced by an outside clock.
+/// A link direction and its pending timers, advanced by an outside clock.
 #[derive(Debug)]
 pub struct ClockedDir {
-    dir: Dir,
-    spec: DirSpec,
-    /// Rate and delay changes and outage edges within the horizon, in time order.
-    changes: VecDeque<(Instant, Change)>,
-    /// The next delivery opportunity (trace mode), while packets wait.
-    next_opp: Option<Instant>,
+    dir: LinkDir,
+    timers: Timers,
+}
+
+/// Pending timers by (time, order asked): the simulator's tie rule.
+#[derive(Debug, Default)]
+struct Timers {
+    heap: BinaryHeap<Reverse<(Instant, u64, LinkTimer)>>,
+    seq: u64,
+}
+
+impl Timers {
+    fn push(&mut self, t: Instant, timer: LinkTimer) {
+        self.seq += 1;
+        self.heap.push(Reverse((t, self.seq, timer)));
+    }
 }
 
 /// What `advance` did.
@@ -48,132 +53,55 @@ pub struct Advanced {
 
 impl ClockedDir {
     /// Direction `index` (`2 * link + 0` for a -> b, `+ 1` for b -> a) of a scenario
-    /// seeded with `seed`; its RED stream is the one the engine would use. Schedule
-    /// changes and outages are played up to `horizon`; after it the link keeps its
-    /// last state.
+    /// seeded with `seed`; its random streams are the ones the engine would use.
+    /// Schedule changes and outages are played up to `horizon`; after it the link
+    /// keeps its last state.
     pub fn new(spec: &DirSpec, index: usize, seed: u64, horizon: Duration) -> ClockedDir {
         let rng = Xoshiro256PlusPlus::seed_from_u64(splitmix(seed ^ splitmix(index as u64 + 1)));
-        let dir = Dir::new(index, 0, 1, spec, rng);
-        let mut changes: Vec<(Instant, Change)> = Vec::new();
-        if let RateModel::Schedule { points, period } = &spec.rate {
-            for t in schedule_changes(points, *period, horizon) {
-                changes.push((Instant::ZERO + t, Change::Rate));
-            }
-        }
-        if let DelayModel::Schedule { points, period } = &spec.delay {
-            for t in schedule_changes(points, *period, horizon) {
-                changes.push((Instant::ZERO + t, Change::Delay));
-            }
-        }
-        for &(s, e) in &spec.outages {
-            changes.push((Instant::ZERO + s, Change::Down));
-            changes.push((Instant::ZERO + e, Change::Up));
-        }
-        // Stable: at equal times, the order above (the engine's insertion order).
-        changes.sort_by_key(|c| c.0);
-        ClockedDir {
-            dir,
-            spec: spec.clone(),
-            changes: changes.into(),
-            next_opp: None,
-        }
+        let mut d = ClockedDir {
+            dir: LinkDir::new(index, 0, 1, spec, rng, horizon),
+            timers: Timers::default(),
+        };
+        d.dir.start(&mut |t, timer| d.timers.push(t, timer));
+        d
     }
 
     /// A packet of `bytes` arrives at the queue at `now` (call `advance(now)` first).
     /// Returns false if it was dropped (queue full, RED, the link is down, or the
     /// direction's random loss took it).
     pub fn enqueue(&mut self, now: Instant, id: PktId, bytes: u32) -> bool {
-        match self.dir.enqueue(now, id, bytes) {
-            Admit::Scheduled(_) => true,
-            Admit::Queued => {
-                self.arm_opportunity(now);
-                true
-            }
-            Admit::Dropped | Admit::Lost => false,
-        }
+        let timers = &mut self.timers;
+        let admit = self
+            .dir
+            .handle_packet(now, now, id, bytes, &mut |t, timer| timers.push(t, timer));
+        matches!(admit, Admit::Scheduled(_) | Admit::Queued)
     }
 
-    /// Trace mode: the next opportunity while packets wait (the engine's `kick`).
-    fn arm_opportunity(&mut self, now: Instant) {
-        let d = &self.dir;
-        if self.next_opp.is_none() && d.trace.is_some() && !d.down && !d.queue.is_empty() {
-            self.next_opp = d
-                .trace
-                .as_ref()
-                .and_then(|t| t.next_opportunity(now))
-                .map(|(t, _)| t);
-        }
-    }
-
-    /// The earliest time at which something happens (a packet reaches the far end,
-    /// an opportunity, a schedule change), if any.
+    /// The earliest pending timer (a packet reaches the far end, an opportunity, a
+    /// schedule change), if any. It may be a stale one that does nothing.
     pub fn next_event(&self) -> Option<Instant> {
-        [
-            self.dir.next_arrival(),
-            self.next_opp,
-            self.changes.front().map(|c| c.0),
-        ]
-        .into_iter()
-        .flatten()
-        .min()
+        self.timers.heap.peek().map(|Reverse((t, _, _))| *t)
     }
 
-    /// Play every event due at or before `now`, in time order, appending what reached
-    /// the far end and what an outage destroyed to `out`.
+    /// Play every timer due at or before `now`, in the simulator's order, appending
+    /// what reached the far end and what an outage destroyed to `out`.
     pub fn advance(&mut self, now: Instant, out: &mut Advanced) {
-        while let Some(t) = self.next_event() {
+        while let Some(&Reverse((t, _, timer))) = self.timers.heap.peek() {
             if t > now {
                 break;
             }
-            // The pipe first, then opportunities, then changes at the same instant.
-            if self.dir.next_arrival() == Some(t) {
-                while self.dir.next_arrival().is_some_and(|at| at <= t) {
-                    let Some((at, id, dup)) = self.dir.pop_arrival() else {
-                        break;
-                    };
-                    out.delivered.push((at, id));
-                    if dup {
-                        // `duplicate`: the far end gets the packet twice.
-                        out.delivered.push((at, id));
-                    }
-                }
-            } else if self.next_opp == Some(t) {
-                self.next_opp = None;
-                let count = self
-                    .dir
-                    .trace
-                    .as_ref()
-                    .and_then(|tr| tr.next_opportunity(t))
-                    .filter(|(o, _)| *o == t)
-                    .map_or(0, |(_, c)| c);
-                self.dir.use_opportunities(t, count);
-                self.arm_opportunity(t);
-            } else if let Some((_, c)) = self.changes.pop_front() {
-                let since = t - Instant::ZERO;
-                match c {
-                    Change::Rate => {
-                        if let RateModel::Schedule { points, period } = &self.spec.rate {
-                            self.dir.rate_bps = schedule_at(points, *period, since);
-                            self.dir.reschedule(t);
-                        }
-                    }
-                    Change::Delay => {
-                        if let DelayModel::Schedule { points, period } = &self.spec.delay {
-                            self.dir.delay = schedule_at(points, *period, since);
-                            self.dir.reschedule(t);
-                        }
-                    }
-                    Change::Down => {
-                        // go_down counts everything in the vector it is given.
-                        let mut lost = Vec::new();
-                        self.dir.go_down(t, &mut lost);
-                        out.lost.append(&mut lost);
-                        self.next_opp = None;
-                    }
-                    Change::Up => {
-                        self.dir.go_up(t);
-                        self.arm_opportunity(t);
-                    }
+            self.timers.heap.pop();
+            let timers = &mut self.timers;
+            let arrived = self
+                .dir
+                .handle_timeout(t, timer, &mut out.lost, &mut |t, timer| {
+                    timers.push(t, timer)
+                });
+            if let Some((id, dup)) = arrived {
+                out.delivered.push((t, id));
+                if dup {
+                    // `duplicate`: the far end gets the packet twice.
+                    out.delivered.push((t, id));
                 }
             }
         }
@@ -182,36 +110,36 @@ impl ClockedDir {
 
     /// Packets waiting at `now` (not the one being serialised).
     pub fn waiting(&self, now: Instant) -> usize {
-        self.dir.waiting(now)
+        self.dir.dir().waiting(now)
     }
 
     /// Packets on their way to the far end (serialised, propagating).
     pub fn in_pipe(&self) -> usize {
-        self.dir.pipe.len()
+        self.dir.dir().pipe.len()
     }
 
     pub fn is_down(&self) -> bool {
-        self.dir.down
+        self.dir.dir().down
     }
 
     /// Current serialisation rate (the trace's mean in trace mode).
     pub fn rate_bps(&self) -> u64 {
-        self.dir.rate_bps
+        self.dir.dir().rate_bps
     }
 
     pub fn delay(&self) -> Duration {
-        self.dir.delay
+        self.dir.dir().delay
     }
 
     pub fn stats(&self) -> &DirStats {
-        &self.dir.stats
+        &self.dir.dir().stats
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{MahimahiTrace, QueueLimit, QueueSpec};
+    use crate::model::{DelayModel, MahimahiTrace, QueueLimit, QueueSpec, RateModel};
     use std::sync::Arc;
 
     fn spec(rate: RateModel, delay_ms: u64, limit: u32) -> DirSpec {

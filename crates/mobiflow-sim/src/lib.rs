@@ -9,13 +9,22 @@
 //! * [`scenario`]: TOML scenarios -> [`model::Scenario`], `--set` overrides by dotted
 //!   path, and errors that name the file, the key and the reason.
 //! * [`model`]: the validated scenario the engine builds a world from.
-//! * [`engine`]: the event loop, links (rate and delay schedules, Mahimahi traces,
-//!   outages, DropTail and RED queues), hosts, applications and measurement.
+//! * [`engine`]: the event loop (`engine/mod.rs`) and its parts: the network, routes
+//!   and packet slab (`net.rs`); link directions, each a sans-IO machine that owns its
+//!   timeline (`linkdir.rs`) around its queue and pipe (`link.rs`: DropTail and RED
+//!   queues, rate and delay schedules, Mahimahi traces, outages, loss, reordering);
+//!   the endpoint adapter every transport implements (`endpoint.rs`: TCP; `tfrc.rs`:
+//!   TFRC / DCCP CCID 3); applications (`app/`, and `web.rs`); reader models
+//!   (`reader.rs`); mobility events (`mobility.rs`); sampling (`sample.rs`), summaries
+//!   (`summary.rs`) and packet captures (`capture.rs`). docs/architecture.md walks one
+//!   packet through them.
 //! * [`budget`]: what a scenario will need (series rows, packets, memory), before it
 //!   runs, and the budget check that refuses what cannot fit.
-//! * [`emu`]: a link direction driven by an outside clock (real-time emulation).
+//! * [`emu`]: the engine's link direction machine driven by an outside clock (real-time
+//!   emulation, `mobiflow-live`).
 //! * [`results`]: the summary and the sampled time series.
 //! * [`output`]: writing results to a folder (JSON summary, CSV series).
+//! * [`pcap`]: the pcap format of packet captures (TCP, UDP and DCCP headers).
 
 pub mod budget;
 pub mod emu;

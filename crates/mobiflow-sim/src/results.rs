@@ -4,7 +4,7 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 
 /// Per-flow results. Rates are payload (goodput) bits per second.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, PartialEq, Default)]
 pub struct FlowSummary {
     pub name: String,
     pub src: String,

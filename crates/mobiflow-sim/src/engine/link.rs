@@ -2,8 +2,9 @@
 //! rate follows a constant, a piecewise schedule or a Mahimahi trace, then a
 //! propagation delay, with outages during which nothing gets through.
 //!
-//! The link knows nothing of the event loop: the engine calls `enqueue`, `start_tx`,
-//! `finish_tx` and reads the times they return.
+//! `Dir` is the direction at one instant and knows nothing of time passing:
+//! [`super::linkdir::LinkDir`] wraps it with its timeline (schedules, outages,
+//! opportunities, arrivals) as a sans-IO machine.
 
 use crate::model::{DelayModel, DirSpec, MahimahiTrace, QueueLimit, QueueSpec, RateModel};
 use mobiflow_proto::time::{Duration, Instant};
@@ -287,8 +288,6 @@ pub struct Dir {
     reorder_delay: Duration,
     duplicate: f64,
     pub trace: Option<TraceState>,
-    /// An opportunity event is pending (trace mode).
-    pub opp_pending: bool,
     pub stats: DirStats,
     rng: Xoshiro256PlusPlus,
     /// Random loss probability per arriving packet.
@@ -398,7 +397,6 @@ impl Dir {
             reorder_delay: spec.reorder_delay,
             duplicate: spec.duplicate,
             trace,
-            opp_pending: false,
             stats: DirStats::default(),
             rng,
             loss: spec.loss,

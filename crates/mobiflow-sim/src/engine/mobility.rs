@@ -24,6 +24,7 @@
 //! schedule events of the same instant (FIFO ties), so at `e` the link is already up
 //! with its new rate and delay.
 
+use super::endpoint::Side;
 use super::{Ev, World};
 use crate::results::HandoffSummary;
 use mobiflow_proto::mobility::{disconnections, warning_at};
@@ -52,29 +53,14 @@ pub(super) struct MobEvent {
 impl World<'_> {
     /// Link indices on the route from node `a` to node `b`.
     fn path_links(&self, a: usize, b: usize) -> Vec<u32> {
-        let mut out = Vec::new();
-        let mut node = a;
-        while node != b {
-            let Some(d) = self.net.route[node * self.net.n_nodes + b] else {
-                break;
-            };
-            out.push(d / 2);
-            node = self.net.dirs[d as usize].to;
-        }
-        out
+        self.net.path(a, b).into_iter().map(|d| d / 2).collect()
     }
 
     /// Propagation delay from node `a` to node `b` now.
     fn path_delay(&self, a: usize, b: usize) -> Duration {
         let mut total = Duration::ZERO;
-        let mut node = a;
-        while node != b {
-            let Some(d) = self.net.route[node * self.net.n_nodes + b] else {
-                break;
-            };
-            let dir = &self.net.dirs[d as usize];
-            total += dir.delay;
-            node = dir.to;
+        for d in self.net.path(a, b) {
+            total += self.net.dirs[d as usize].dir().delay;
         }
         total
     }
@@ -131,28 +117,28 @@ impl World<'_> {
         let (src, dst) = (spec.src, spec.dst);
         match ev.kind {
             MobKind::Warning => {
-                if let Some((_, rcv)) = self.flows[f as usize].ep.tcp_mut() {
-                    rcv.freeze(now);
+                if let Some(t) = self.flows[f as usize].ep.tcp_mut() {
+                    t.rcv.freeze(now);
                 }
-                self.flush(f, true);
+                self.flush(f, Side::Receiver);
             }
             MobKind::Down => {}
             MobKind::Up => {
-                let dir = &self.net.dirs[ev.link as usize * 2];
+                let dir = self.net.dirs[ev.link as usize * 2].dir();
                 let change = InterfaceChange {
                     rate_bps: dir.rate_bps,
                     delay: dir.delay,
                 };
                 if !ev.receiver_mobile {
                     if reaction != HandoffReaction::None {
-                        if let Some((snd, _)) = self.flows[f as usize].ep.tcp_mut() {
-                            snd.on_interface_change(now, &change);
+                        if let Some(t) = self.flows[f as usize].ep.tcp_mut() {
+                            t.snd.on_interface_change(now, &change);
                         }
-                        self.flush(f, false);
+                        self.flush(f, Side::Sender);
                     }
                     return;
                 }
-                let Some((_, rcv)) = self.flows[f as usize].ep.tcp_mut() else {
+                let Some(rcv) = self.flows[f as usize].ep.tcp_mut().map(|t| &mut t.rcv) else {
                     return;
                 };
                 if freeze {
@@ -172,13 +158,13 @@ impl World<'_> {
                         }
                     }
                 }
-                self.flush(f, true);
+                self.flush(f, Side::Receiver);
             }
             MobKind::NotifySender(change) => {
-                if let Some((snd, _)) = self.flows[f as usize].ep.tcp_mut() {
-                    snd.on_interface_change(now, &change);
+                if let Some(t) = self.flows[f as usize].ep.tcp_mut() {
+                    t.snd.on_interface_change(now, &change);
                 }
-                self.flush(f, false);
+                self.flush(f, Side::Sender);
             }
         }
     }

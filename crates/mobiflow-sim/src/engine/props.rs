@@ -43,7 +43,8 @@
 //! `MOBIFLOW_PROP_CASES` (default 2000 with overflow checks, 100 without) and
 //! `MOBIFLOW_PROP_SEED` (default 1) set the budget.
 
-use super::{Endpoints, World};
+use super::endpoint::{Endpoints, FlowEnds, TcpEnds};
+use super::World;
 use crate::model::Transport;
 use mobiflow_proto::flow::afc::Placement;
 use mobiflow_proto::flow::FlowControl;
@@ -596,7 +597,7 @@ fn check(toml: &str) -> Result<Coverage, String> {
             }
         }
         for (f, fr) in w.flows.iter().enumerate() {
-            if let Endpoints::Tcp { snd, .. } = &fr.ep {
+            if let Endpoints::Tcp(TcpEnds { snd, .. }) = &fr.ep {
                 track[f].flow_edge = track[f].flow_edge.max(snd.snd_una() + snd.flow_window());
             }
         }
@@ -638,7 +639,7 @@ fn check(toml: &str) -> Result<Coverage, String> {
         for (f, fr) in w.flows.iter().enumerate() {
             let spec = &sc.flows[f];
             match (&fr.ep, &spec.transport) {
-                (Endpoints::Tcp { snd, rcv }, Transport::Tcp(cfg)) => {
+                (Endpoints::Tcp(TcpEnds { snd, rcv, .. }), Transport::Tcp(cfg)) => {
                     let mss = cfg.mss as u64;
                     let t = &mut track[f];
                     let e = |s: String| Err(at(f, s));

@@ -12,8 +12,10 @@
 //! once (the sender then restores on its own, "FROZEN → RESTORING: ... or on a local
 //! unfreeze").
 
-use super::{Body, Endpoints, Ev, Pkt, World};
-use crate::model::{FreezeSide, FreezeWarning, RateModel, Scenario, TfrcSpec};
+use super::endpoint::{FlowEnds, Side, SummaryCtx};
+use super::net::Body;
+use super::{Ev, World};
+use crate::model::{FlowSpec, FreezeSide, FreezeWarning, RateModel, Scenario, TfrcSpec};
 use crate::results::{DisconnectionSummary, FlowSeries, FlowSummary, TfrcSummary};
 use mobiflow_proto::mobility::{disconnections, warning_at};
 use mobiflow_proto::tfrc::{FreezeState, RxFreezeState, TfrcReceiver, TfrcSender};
@@ -31,6 +33,22 @@ pub(super) struct FeedbackStep {
     pub state: FreezeState,
     pub x_recv_set_max: f64,
     pub rtt: Option<Duration>,
+}
+
+#[cfg(test)]
+impl FeedbackStep {
+    /// The step of flow `f`'s sender from `before` (`TfrcFlow::feedback_state`) to now.
+    pub(super) fn new(f: u32, before: (f64, FreezeState), tf: &TfrcFlow) -> Self {
+        FeedbackStep {
+            flow: f,
+            x_before: before.0,
+            state_before: before.1,
+            x: tf.snd.rate_bytes_per_s(),
+            state: tf.snd.state(),
+            x_recv_set_max: tf.snd.x_recv_set_max(),
+            rtt: tf.snd.rtt(),
+        }
+    }
 }
 
 /// Width of the receive-rate bins used for the unused-bandwidth measure.
@@ -52,14 +70,28 @@ enum Action {
     Unfreeze,
 }
 
-/// The sender's X, X_recv, R and p just before a disconnection, the flow's outage
-/// losses counted then (all, and in the network), and the nofeedback deadline.
-type Before = (f64, f64, Option<Duration>, f64, u64, u64, Option<Instant>);
+/// The sender's state just before a disconnection, and the flow's losses then.
+#[derive(Copy, Clone, Debug, Default)]
+struct Before {
+    /// X, X_recv (bytes/s), R and p.
+    x: f64,
+    x_recv: f64,
+    rtt: Option<Duration>,
+    p: f64,
+    /// Data packets lost to outages so far, and of those, in the network when an
+    /// outage started.
+    lost_to_outages: u64,
+    lost_at_start: u64,
+    nofeedback_deadline: Option<Instant>,
+}
 
 /// A TFRC flow's machines and measurements.
 pub(super) struct TfrcFlow {
     pub snd: TfrcSender,
     pub rcv: TfrcReceiver,
+    /// Bytes on the wire of a data packet beyond its payload, and of a feedback packet.
+    header_bytes: u32,
+    feedback_bytes: u32,
     /// Merged disconnections of the path, `[start, end)`.
     disc: Vec<(Instant, Instant)>,
     /// Per disconnection: (x, x_recv, rtt, p) at its start, outage losses counted then.
@@ -74,6 +106,12 @@ pub(super) struct TfrcFlow {
 }
 
 impl TfrcFlow {
+    /// The sender's rate and state, before a feedback packet (test builds: `fb_log`).
+    #[cfg(test)]
+    pub(super) fn feedback_state(&self) -> (f64, FreezeState) {
+        (self.snd.rate_bytes_per_s(), self.snd.state())
+    }
+
     pub(super) fn new(spec: &TfrcSpec) -> Self {
         let snd = TfrcSender::new(spec.cfg.clone());
         let rcv = TfrcReceiver::new(spec.cfg.clone());
@@ -81,6 +119,8 @@ impl TfrcFlow {
         TfrcFlow {
             snd,
             rcv,
+            header_bytes: spec.cfg.header_bytes,
+            feedback_bytes: spec.feedback_bytes,
             disc: Vec::new(),
             before: Vec::new(),
             freeze_at: Vec::new(),
@@ -136,48 +176,28 @@ fn receiver_code(s: RxFreezeState) -> i8 {
     }
 }
 
-/// The link directions from `a` to `b` along the static routes.
-pub(super) fn path_dirs(
-    route: &[Option<u32>],
-    n: usize,
-    dirs_to: &[usize],
-    a: usize,
-    b: usize,
-) -> Vec<u32> {
-    let mut out = Vec::new();
-    let mut node = a;
-    while node != b && out.len() <= dirs_to.len() {
-        let Some(d) = route[node * n + b] else { break };
-        out.push(d);
-        node = dirs_to[d as usize];
-    }
-    out
-}
-
 impl World<'_> {
     /// After the world is built: the disconnections of each TFRC flow's path and the
     /// snapshot, freeze and unfreeze events. Called after the link events are
     /// scheduled, so that an unfreeze at an outage's end runs after the link is up.
     pub(super) fn schedule_tfrc(&mut self) {
         let sc: &Scenario = self.sc;
-        let n = self.net.n_nodes;
-        let dirs_to: Vec<usize> = self.net.dirs.iter().map(|d| d.to).collect();
         for (fi, spec) in sc.flows.iter().enumerate() {
             let Some(t) = spec.transport.tfrc() else {
                 continue;
             };
-            let mut path = path_dirs(&self.net.route, n, &dirs_to, spec.src, spec.dst);
-            path.extend(path_dirs(&self.net.route, n, &dirs_to, spec.dst, spec.src));
+            let mut path = self.net.path(spec.src, spec.dst);
+            path.extend(self.net.path(spec.dst, spec.src));
             let mut outages = Vec::new();
             let mut rtt = Duration::ZERO;
             for &d in &path {
                 let ds = &sc.links[d as usize / 2].dirs[d as usize % 2];
                 outages.extend(ds.outages.iter().copied());
-                rtt += self.net.dirs[d as usize].delay;
+                rtt += self.net.dirs[d as usize].dir().delay;
             }
             let disc = disconnections(outages);
             let start = Instant::ZERO + spec.start;
-            let Endpoints::Tfrc(tf) = &mut self.flows[fi].ep else {
+            let Some(tf) = self.flows[fi].ep.tfrc_mut() else {
                 continue;
             };
             for (k, &(s, e)) in disc.iter().enumerate() {
@@ -220,133 +240,119 @@ impl World<'_> {
             .tfrc()
             .and_then(|t| t.freeze.as_ref())
             .map(|z| z.side);
-        let Endpoints::Tfrc(tf) = &mut self.flows[f as usize].ep else {
+        let Some(tf) = self.flows[f as usize].ep.tfrc_mut() else {
             return;
         };
         let (_, act) = tf.actions[i as usize];
         let [lost_to_outages, _, _, lost_at_start] = self.net.data_lost[f as usize];
         let flush_side = match act {
             Action::Snapshot(k) => {
-                tf.before[k] = Some((
-                    tf.snd.rate_bytes_per_s(),
-                    tf.snd.x_recv(),
-                    tf.snd.rtt(),
-                    tf.snd.p(),
+                tf.before[k] = Some(Before {
+                    x: tf.snd.rate_bytes_per_s(),
+                    x_recv: tf.snd.x_recv(),
+                    rtt: tf.snd.rtt(),
+                    p: tf.snd.p(),
                     lost_to_outages,
                     lost_at_start,
-                    tf.snd.nofeedback_deadline(),
-                ));
+                    nofeedback_deadline: tf.snd.nofeedback_deadline(),
+                });
                 None
             }
             Action::Freeze => match side {
                 Some(FreezeSide::Sender) => {
                     tf.snd.freeze(now);
-                    Some(false)
+                    Some(Side::Sender)
                 }
                 _ => {
                     tf.rcv.freeze(now);
-                    Some(true)
+                    Some(Side::Receiver)
                 }
             },
             Action::Unfreeze => match side {
                 Some(FreezeSide::Sender) => {
                     tf.snd.unfreeze(now);
-                    Some(false)
+                    Some(Side::Sender)
                 }
                 _ => {
                     tf.rcv.unfreeze(now);
-                    Some(true)
+                    Some(Side::Receiver)
                 }
             },
         };
         tf.track_state(now);
-        if let Some(receiver) = flush_side {
-            self.flush(f, receiver);
+        if let Some(side) = flush_side {
+            self.flush(f, side);
         }
     }
+}
 
-    /// A TFRC packet reached its destination endpoint.
-    pub(super) fn tfrc_deliver(&mut self, f: u32, body: Body) {
-        let now = self.net.now;
-        let Endpoints::Tfrc(tf) = &mut self.flows[f as usize].ep else {
-            return;
-        };
+impl FlowEnds for TfrcFlow {
+    fn bytes_read(&self) -> u64 {
+        self.bytes_received()
+    }
+    /// TFRC hands data to the application as it arrives (no receive buffer).
+    fn read(&mut self, _: Instant, _: u64) {}
+    fn set_unlimited(&mut self) {
+        self.snd.set_unlimited();
+    }
+    fn write(&mut self, bytes: u64) {
+        self.snd.write(bytes);
+    }
+    fn stop_writing(&mut self) {
+        self.snd.stop_writing();
+    }
+    fn finish(&mut self, _: Instant) {}
+    fn handle_timeout(&mut self, side: Side, now: Instant) {
+        match side {
+            Side::Sender => self.snd.handle_timeout(now),
+            Side::Receiver => self.rcv.handle_timeout(now),
+        }
+    }
+    fn poll_timeout(&self, side: Side) -> Option<Instant> {
+        match side {
+            Side::Sender => self.snd.poll_timeout(),
+            Side::Receiver => self.rcv.poll_timeout(),
+        }
+    }
+    fn handle_packet(&mut self, now: Instant, _: Side, body: &Body, _: bool) -> bool {
         match body {
             Body::TfrcData(d) => {
-                tf.rcv.handle_data(now, &d);
-                tf.bin_rx(now, d.len as u64);
-                tf.track_state(now);
-                self.after_read(f);
-                self.flush(f, true);
+                self.rcv.handle_data(now, d);
+                self.bin_rx(now, d.len as u64);
+                self.track_state(now);
+                true
             }
             Body::TfrcFeedback(fb) => {
-                #[cfg(test)]
-                let before = (tf.snd.rate_bytes_per_s(), tf.snd.state());
-                tf.snd.handle_feedback(now, &fb);
-                #[cfg(test)]
-                if let Some(log) = &mut self.fb_log {
-                    log.push(FeedbackStep {
-                        flow: f,
-                        x_before: before.0,
-                        state_before: before.1,
-                        x: tf.snd.rate_bytes_per_s(),
-                        state: tf.snd.state(),
-                        x_recv_set_max: tf.snd.x_recv_set_max(),
-                        rtt: tf.snd.rtt(),
-                    });
-                }
-                tf.track_state(now);
-                self.flush(f, false);
+                self.snd.handle_feedback(now, fb);
+                self.track_state(now);
+                false
             }
-            Body::Tcp(_) => {}
+            Body::Tcp(_) => false,
         }
     }
-
-    /// Send what a TFRC endpoint has to send.
-    pub(super) fn tfrc_transmit(&mut self, f: u32, receiver: bool) {
-        let now = self.net.now;
-        let spec = &self.sc.flows[f as usize];
-        let Some(t) = spec.transport.tfrc() else {
-            return;
-        };
-        let (from, dst) = if receiver {
-            (spec.dst, spec.src)
-        } else {
-            (spec.src, spec.dst)
-        };
-        let Endpoints::Tfrc(tf) = &mut self.flows[f as usize].ep else {
-            return;
-        };
-        let net = &mut self.net;
+    fn transmit(&mut self, now: Instant, side: Side, send: &mut impl FnMut(Body, u32)) {
         loop {
-            let (body, bytes) = if receiver {
-                match tf.rcv.poll_transmit(now) {
-                    Some(fb) => (Body::TfrcFeedback(fb), t.feedback_bytes),
+            let (body, bytes) = match side {
+                Side::Receiver => match self.rcv.poll_transmit(now) {
+                    Some(fb) => (Body::TfrcFeedback(fb), self.feedback_bytes),
                     None => break,
-                }
-            } else {
-                match tf.snd.poll_transmit(now) {
-                    Some(d) => (Body::TfrcData(d), d.len + t.cfg.header_bytes),
+                },
+                Side::Sender => match self.snd.poll_transmit(now) {
+                    Some(d) => (Body::TfrcData(d), d.len + self.header_bytes),
                     None => break,
-                }
+                },
             };
-            let id = net.alloc(Pkt {
-                flow: f,
-                to_receiver: !receiver,
-                dst: dst as u32,
-                bytes,
-                body,
-            });
-            if let Some(cap) = &mut self.capture {
-                cap.sent(from, now, &net.pkts[id as usize]);
-            }
-            net.forward(from, id);
+            send(body, bytes);
         }
-        tf.track_state(now);
+        self.track_state(now);
+    }
+    fn bytes_sent(&self) -> u64 {
+        self.snd.stats().bytes_sent
     }
 
     /// One sample row of a TFRC flow.
-    pub(super) fn tfrc_sample(fs: &mut FlowSeries, tf: &mut TfrcFlow, dt: f64) {
+    fn sample(&mut self, fs: &mut FlowSeries, dt: f64) {
+        let tf = self;
         let rx = tf.bytes_received();
         let rate = (rx - tf.prev_sample_rx) as f64 * 8.0 / dt;
         tf.prev_sample_rx = rx;
@@ -373,30 +379,18 @@ impl World<'_> {
         fs.tfrc_rx_state.push(receiver_code(tf.rcv.state()));
     }
 
-    /// The summary of TFRC flow `i`.
-    pub(super) fn tfrc_summary(&self, i: usize, end: Instant) -> Option<FlowSummary> {
-        let sc = self.sc;
-        let spec = &sc.flows[i];
-        let t = spec.transport.tfrc()?;
-        let fr = &self.flows[i];
-        let Endpoints::Tfrc(tf) = &fr.ep else {
-            return None;
+    fn summary(&self, spec: &FlowSpec, ctx: &SummaryCtx, common: FlowSummary) -> FlowSummary {
+        let (sc, end, tf) = (ctx.sc, ctx.end, self);
+        let Some(t) = spec.transport.tfrc() else {
+            return common;
         };
         let ss = tf.snd.stats();
-        let [lost_to_outages, lost_to_queues, lost_to_link_errors, lost_at_starts] =
-            self.net.data_lost[i];
+        let [lost_to_outages, lost_to_queues, lost_to_link_errors, lost_at_starts] = ctx.data_lost;
         let rs = tf.rcv.stats();
         let s = t.cfg.s as f64;
         let payload_share = s / (s + t.cfg.header_bytes as f64);
         // Forward path for the capacity after each reconnection.
-        let dirs_to: Vec<usize> = self.net.dirs.iter().map(|d| d.to).collect();
-        let fwd = path_dirs(
-            &self.net.route,
-            self.net.n_nodes,
-            &dirs_to,
-            spec.src,
-            spec.dst,
-        );
+        let fwd = &ctx.forward_path;
         let mut disconnections = Vec::new();
         for (k, &(ds, de)) in tf.disc.iter().enumerate() {
             let next = tf.disc.get(k + 1).map_or(end, |d| d.0).min(end);
@@ -416,7 +410,7 @@ impl World<'_> {
             let b1 = (ds.as_nanos() / BIN.as_nanos()) as usize;
             let b0 = b1.saturating_sub((BEFORE_WINDOW.as_nanos() / BIN.as_nanos()) as usize);
             let b0 = b0
-                .max((fr.start.as_nanos() / BIN.as_nanos()) as usize + 1)
+                .max((ctx.start.as_nanos() / BIN.as_nanos()) as usize + 1)
                 .min(b1);
             let rx_before: u64 = (b0..b1)
                 .map(|b| tf.rx_bins.get(b).copied().unwrap_or(0))
@@ -434,10 +428,9 @@ impl World<'_> {
                 0.0
             };
             let target_bps = share * cap_bps;
-            let (x, xr, r, p, lost0, start0, nfb) =
-                tf.before[k].unwrap_or((0.0, 0.0, None, 0.0, 0, 0, None));
+            let b = tf.before[k].unwrap_or_default();
             let (lost_end, start_end) = match tf.before.get(k + 1).copied().flatten() {
-                Some(b) => (b.4, b.5),
+                Some(n) => (n.lost_to_outages, n.lost_at_start),
                 None => (lost_to_outages, lost_at_starts),
             };
             // Unused capacity from the reconnection until restored.
@@ -465,13 +458,19 @@ impl World<'_> {
                 start_s: ds.as_secs_f64(),
                 end_s: de.as_secs_f64(),
                 freeze_at_s: tf.freeze_at[k].map(|t| t.as_secs_f64()),
-                x_before_bps: x * 8.0,
-                x_recv_before_bps: xr * 8.0,
-                rtt_before_ms: r.map(|d| d.as_millis_f64()),
-                p_before: p,
-                lost: lost_end - lost0,
-                lost_in_network: start_end - start0,
-                first_nofeedback_s: nfb.map(|t| if t > ds { (t - ds).as_secs_f64() } else { 0.0 }),
+                x_before_bps: b.x * 8.0,
+                x_recv_before_bps: b.x_recv * 8.0,
+                rtt_before_ms: b.rtt.map(|d| d.as_millis_f64()),
+                p_before: b.p,
+                lost: lost_end - b.lost_to_outages,
+                lost_in_network: start_end - b.lost_at_start,
+                first_nofeedback_s: b.nofeedback_deadline.map(|t| {
+                    if t > ds {
+                        (t - ds).as_secs_f64()
+                    } else {
+                        0.0
+                    }
+                }),
                 capacity_before_bps: cap_before,
                 capacity_after_bps: cap_bps,
                 rx_rate_before_bps: rx_rate_before,
@@ -483,24 +482,8 @@ impl World<'_> {
                 window_s: (w_end - de).as_secs_f64(),
             });
         }
-        let delivered = tf.bytes_received();
-        let active = (fr.completion.unwrap_or(end) - fr.start).as_secs_f64();
-        let mut intervals = std::collections::BTreeMap::new();
-        for (k, (label, a, b)) in sc.measure.intervals.iter().enumerate() {
-            let (b0, b1) = self.interval_bytes[k][i];
-            let span = (*b - *a).as_secs_f64();
-            let v = if span > 0.0 {
-                b1.saturating_sub(b0) as f64 * 8.0 / span
-            } else {
-                0.0
-            };
-            intervals.insert(label.clone(), v);
-        }
         let rtt = tf.snd.rtt().map(|d| d.as_millis_f64());
-        Some(FlowSummary {
-            name: spec.name.clone(),
-            src: sc.nodes[spec.src].clone(),
-            dst: sc.nodes[spec.dst].clone(),
+        FlowSummary {
             protocol: if t.dccp { "dccp-ccid3" } else { "tfrc" }.into(),
             cc: if t.freeze.is_some() {
                 "freeze-tfrc"
@@ -509,20 +492,6 @@ impl World<'_> {
             }
             .into(),
             flow_control: "none".into(),
-            bytes_delivered: delivered,
-            bytes_offered: if matches!(spec.app, crate::model::AppSpec::Bulk) {
-                ss.bytes_sent
-            } else {
-                fr.written
-            },
-            goodput_bps: if active > 0.0 {
-                delivered as f64 * 8.0 / active
-            } else {
-                0.0
-            },
-            intervals,
-            completion_time_s: fr.completion.map(|c| (c - fr.start).as_secs_f64()),
-            burst_completion_times_s: fr.burst_done.clone(),
             segments_sent: ss.packets_sent,
             retransmits: 0,
             timeouts: ss.nofeedback_expiries,
@@ -545,8 +514,6 @@ impl World<'_> {
             rtt_mean_ms: rtt,
             rtt_p95_ms: None,
             rtt_samples: ss.rtt_samples,
-            page_load_times_s: Vec::new(),
-            pages_started: 0,
             handoff: Default::default(),
             tfrc: Some(TfrcSummary {
                 s: t.cfg.s,
@@ -572,7 +539,8 @@ impl World<'_> {
                 states: tf.states.clone(),
                 disconnections,
             }),
-        })
+            ..common
+        }
     }
 }
 

@@ -19,6 +19,7 @@
 //! read by the phone. The next page starts `think` after the previous one ends, until
 //! `pages` pages have been loaded or the flow's `stop`.
 
+use super::endpoint::{FlowEnds, Side};
 use super::{Ev, World};
 use crate::model::{AppSpec, Scenario, WebSpec};
 use mobiflow_proto::time::Instant;
@@ -187,7 +188,7 @@ impl World<'_> {
             object: obj,
             req_end: fr.written,
         };
-        self.flush(req, false);
+        self.flush(req, Side::Sender);
     }
 
     /// The application at the receiving end of flow `f` read data.
@@ -210,7 +211,7 @@ impl World<'_> {
                 conn.state = ConnState::AwaitResponse {
                     resp_end: fr.written,
                 };
-                self.flush(resp, false);
+                self.flush(resp, Side::Sender);
             }
             ConnState::AwaitResponse { resp_end } if !request && read >= resp_end => {
                 conn.state = ConnState::Idle;

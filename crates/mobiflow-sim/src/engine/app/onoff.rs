@@ -1,0 +1,23 @@
+//! `on_off`: `burst` bytes every `period` from the flow's start until its stop.
+
+use super::{App, Write};
+use crate::engine::Ev;
+use mobiflow_proto::time::{Duration, Instant};
+
+pub(in crate::engine) struct OnOff {
+    pub burst: u64,
+    pub period: Duration,
+}
+
+impl App for OnOff {
+    fn schedule(&self, f: u32, start: Instant, at: &mut impl FnMut(Instant, Ev)) {
+        at(start, Ev::AppWrite(f, 0));
+    }
+    fn write(&self, w: Write, at: &mut impl FnMut(Instant, Ev)) -> u64 {
+        let next = w.now + self.period;
+        if w.stop.is_none_or(|s| next < s) {
+            at(next, Ev::AppWrite(w.f, w.k + 1));
+        }
+        self.burst
+    }
+}

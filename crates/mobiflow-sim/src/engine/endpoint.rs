@@ -1,0 +1,328 @@
+//! The engine's view of a flow's two protocol machines: one trait, [`FlowEnds`], that
+//! every transport implements (TCP here, TFRC / DCCP CCID 3 in `tfrc.rs`), and the
+//! enum [`Endpoints`] the engine keeps per flow, which forwards each call to its
+//! transport (static dispatch: one `match` per call, no boxing per packet).
+//!
+//! Adding a transport: a struct holding its machines that implements [`FlowEnds`], a
+//! variant of [`Endpoints`] (and of `net::Body` for its packets), and its arm in
+//! `Endpoints::new` and in the `each!` macro below.
+
+use super::mobility;
+use super::net::Body;
+use super::tfrc::TfrcFlow;
+use crate::model::{FlowSpec, Scenario, Transport};
+use crate::results::{FlowSeries, FlowSummary};
+use mobiflow_proto::tcp::{TcpReceiver, TcpSender};
+use mobiflow_proto::time::{Duration, Instant};
+
+/// Which end of a flow: the sender (source of the data) or the receiver.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(super) enum Side {
+    Sender = 0,
+    Receiver = 1,
+}
+
+impl Side {
+    /// 0 for the sender, 1 for the receiver (an index into per-side arrays).
+    #[inline(always)]
+    pub(super) fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// What the run measured of a flow outside its machines, for its summary.
+pub(super) struct SummaryCtx<'a> {
+    pub sc: &'a Scenario,
+    pub start: Instant,
+    pub end: Instant,
+    /// Per flow: data packets lost to outages, to queues, to random loss, and queued
+    /// or in flight when an outage started (`Net::data_lost`).
+    pub data_lost: [u64; 4],
+    /// The link directions of the flow's forward path.
+    pub forward_path: Vec<u32>,
+}
+
+/// A flow's two protocol machines, as the engine drives them.
+pub(super) trait FlowEnds {
+    /// Bytes the receiving application has been given.
+    fn bytes_read(&self) -> u64;
+    /// The receiving application reads up to `budget` bytes.
+    fn read(&mut self, now: Instant, budget: u64);
+    /// The sending application always has data (bulk).
+    fn set_unlimited(&mut self);
+    /// The sending application writes `bytes` more.
+    fn write(&mut self, bytes: u64);
+    /// The sending application writes nothing more.
+    fn stop_writing(&mut self);
+    /// The sending application is done (completion or end of run).
+    fn finish(&mut self, now: Instant);
+    fn handle_timeout(&mut self, side: Side, now: Instant);
+    fn poll_timeout(&self, side: Side) -> Option<Instant>;
+    /// A packet for `to` arrived. True if the receiving application read data (the
+    /// engine then checks completions and wakes the application); `greedy`: the
+    /// receiving application reads whatever it can at once.
+    fn handle_packet(&mut self, now: Instant, to: Side, body: &Body, greedy: bool) -> bool;
+    /// Hand every packet `side` has to send now to `send`, with its size on the wire.
+    fn transmit(&mut self, now: Instant, side: Side, send: &mut impl FnMut(Body, u32));
+    /// Bytes the sender has sent (what a bulk flow offered).
+    fn bytes_sent(&self) -> u64;
+    /// One row of the flow series (every column; `dt` the sampling period in s).
+    fn sample(&mut self, fs: &mut FlowSeries, dt: f64);
+    /// The flow's summary: `common` holds what the engine measured (name, bytes,
+    /// goodput, intervals, completions, pages); the transport fills in the rest.
+    fn summary(&self, spec: &FlowSpec, ctx: &SummaryCtx, common: FlowSummary) -> FlowSummary;
+}
+
+/// A TCP flow's sender and receiver, and the sampling state of its series.
+pub(super) struct TcpEnds {
+    pub snd: TcpSender,
+    pub rcv: TcpReceiver,
+    header_bytes: u32,
+    count_option_bytes: bool,
+    prev_sample_read: u64,
+    prev_sample_rcv_nxt: u64,
+}
+
+impl FlowEnds for TcpEnds {
+    fn bytes_read(&self) -> u64 {
+        self.rcv.bytes_read()
+    }
+    fn read(&mut self, now: Instant, budget: u64) {
+        self.rcv.read(now, budget);
+    }
+    fn set_unlimited(&mut self) {
+        self.snd.set_unlimited();
+    }
+    fn write(&mut self, bytes: u64) {
+        self.snd.write(bytes);
+    }
+    fn stop_writing(&mut self) {
+        self.snd.stop_writing();
+    }
+    fn finish(&mut self, now: Instant) {
+        self.snd.finish(now);
+    }
+    fn handle_timeout(&mut self, side: Side, now: Instant) {
+        match side {
+            Side::Sender => self.snd.handle_timeout(now),
+            Side::Receiver => self.rcv.handle_timeout(now),
+        }
+    }
+    fn poll_timeout(&self, side: Side) -> Option<Instant> {
+        match side {
+            Side::Sender => self.snd.poll_timeout(),
+            Side::Receiver => self.rcv.poll_timeout(),
+        }
+    }
+    #[inline]
+    fn handle_packet(&mut self, now: Instant, to: Side, body: &Body, greedy: bool) -> bool {
+        let Body::Tcp(seg) = body else {
+            return false;
+        };
+        match to {
+            Side::Receiver => {
+                self.rcv.handle_segment(now, seg);
+                if greedy {
+                    let n = self.rcv.readable();
+                    self.rcv.read(now, n);
+                }
+                greedy
+            }
+            Side::Sender => {
+                self.snd.handle_segment(now, seg);
+                false
+            }
+        }
+    }
+    #[inline]
+    fn transmit(&mut self, now: Instant, side: Side, send: &mut impl FnMut(Body, u32)) {
+        loop {
+            let seg = match side {
+                Side::Sender => self.snd.poll_transmit(now),
+                Side::Receiver => self.rcv.poll_transmit(now),
+            };
+            let Some(seg) = seg else { break };
+            let opts = if self.count_option_bytes {
+                seg.options_len()
+            } else {
+                0
+            };
+            send(Body::Tcp(seg), seg.len + self.header_bytes + opts);
+        }
+    }
+    fn bytes_sent(&self) -> u64 {
+        self.snd.snd_nxt()
+    }
+    fn sample(&mut self, fs: &mut FlowSeries, dt: f64) {
+        let (snd, rcv) = (&self.snd, &self.rcv);
+        let read = rcv.bytes_read();
+        let rn = rcv.rcv_nxt();
+        fs.cwnd_bytes.push(snd.cwnd());
+        fs.ssthresh_bytes.push(snd.ssthresh().min(u64::MAX / 4));
+        fs.rwnd_bytes.push(rcv.last_advertised_window());
+        fs.flight_bytes.push(snd.flight());
+        fs.srtt_ms
+            .push(snd.rtt().srtt().map_or(f64::NAN, |d| d.as_millis_f64()));
+        fs.rcv_buffer_bytes.push(rcv.buffer_occupancy());
+        fs.read_rate_bps
+            .push((read - self.prev_sample_read) as f64 * 8.0 / dt);
+        fs.goodput_bps
+            .push((rn - self.prev_sample_rcv_nxt) as f64 * 8.0 / dt);
+        fs.snd_una.push(snd.snd_una());
+        fs.snd_nxt.push(snd.snd_nxt());
+        fs.flow_window_bytes.push(snd.flow_window());
+        fs.ar_bps
+            .push(rcv.rate_estimate().map_or(f64::NAN, |r| r * 8.0));
+        fs.rcv_buf_limit_bytes.push(rcv.buffer_limit());
+        let policy = rcv.policy();
+        fs.t_buff_ms.push(
+            policy
+                .delay_estimate()
+                .map_or(f64::NAN, |d| d.as_millis_f64()),
+        );
+        fs.policy_state
+            .push(policy.state_code().map_or(-1, i32::from));
+        fs.tfrc_x_bps.push(f64::NAN);
+        fs.tfrc_x_recv_bps.push(f64::NAN);
+        fs.tfrc_p.push(f64::NAN);
+        fs.tfrc_state.push(-1);
+        fs.tfrc_rx_state.push(-1);
+        self.prev_sample_read = read;
+        self.prev_sample_rcv_nxt = rn;
+    }
+    fn summary(&self, spec: &FlowSpec, _: &SummaryCtx, common: FlowSummary) -> FlowSummary {
+        let Some(cfg) = spec.transport.tcp() else {
+            return common;
+        };
+        let ss = self.snd.stats();
+        let rs = self.rcv.stats();
+        let ms = |d: Option<Duration>| d.map(|d| d.as_millis_f64());
+        FlowSummary {
+            protocol: "tcp".into(),
+            cc: cfg.cc.name().into(),
+            flow_control: cfg.flow_control.name().into(),
+            segments_sent: ss.data_segments_sent,
+            retransmits: ss.retransmits,
+            timeouts: ss.timeouts,
+            fast_retransmits: ss.fast_retransmits,
+            zero_windows: rs.zero_window_episodes,
+            zero_window_acks: rs.zero_window_acks,
+            window_probes: ss.window_probes,
+            window_updates: rs.window_updates,
+            dup_acks: rs.dup_acks,
+            policy_updates: rs.policy_updates,
+            hidden_congestion_events: ss.hidden_congestion_events,
+            paced_segments: ss.paced_segments,
+            zero_window_stalls: ss.zero_window_stalls,
+            zero_window_stall_s: ss.zero_window_stall_time.as_secs_f64(),
+            zero_window_stall_rtts: ss.zero_window_stall_rtts,
+            idle_rtts: ss.idle_rtts,
+            total_rtts: ss.total_rtts,
+            rcv_buffer_drops: rs.buffer_drops,
+            rtt_min_ms: ms(ss.rtt.min),
+            rtt_mean_ms: ms(ss.rtt.mean()),
+            rtt_p95_ms: ms(ss.rtt.quantile(0.95)),
+            rtt_samples: ss.rtt.count,
+            handoff: mobility::summary(ss, rs),
+            tfrc: None,
+            ..common
+        }
+    }
+}
+
+/// The two protocol machines of a flow. TCP's stay inline (the hot path of most
+/// runs); a TFRC flow is boxed.
+#[allow(clippy::large_enum_variant)]
+pub(super) enum Endpoints {
+    Tcp(TcpEnds),
+    Tfrc(Box<TfrcFlow>),
+}
+
+/// Run `$body` with `$e` bound to the transport's [`FlowEnds`] (the one place that
+/// lists the transports for dispatch).
+macro_rules! each {
+    ($self:expr, $e:ident => $body:expr) => {
+        match $self {
+            Endpoints::Tcp($e) => $body,
+            Endpoints::Tfrc($e) => $body,
+        }
+    };
+}
+
+impl Endpoints {
+    /// The machines of a flow of transport `t`.
+    pub(super) fn new(t: &Transport) -> Endpoints {
+        match t {
+            Transport::Tcp(cfg) => Endpoints::Tcp(TcpEnds {
+                snd: TcpSender::new((**cfg).clone()),
+                rcv: TcpReceiver::new((**cfg).clone()),
+                header_bytes: cfg.header_bytes,
+                count_option_bytes: cfg.count_option_bytes,
+                prev_sample_read: 0,
+                prev_sample_rcv_nxt: 0,
+            }),
+            Transport::Tfrc(t) => Endpoints::Tfrc(Box::new(TfrcFlow::new(t))),
+        }
+    }
+
+    /// The TCP sender and receiver (`None` for other transports): for what only
+    /// TCP does (Freeze-TCP, the handoff reactions).
+    pub(super) fn tcp_mut(&mut self) -> Option<&mut TcpEnds> {
+        match self {
+            Endpoints::Tcp(t) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// The TFRC flow (`None` for other transports): for the Freeze-DCCP actions.
+    pub(super) fn tfrc_mut(&mut self) -> Option<&mut TfrcFlow> {
+        match self {
+            Endpoints::Tfrc(t) => Some(t),
+            _ => None,
+        }
+    }
+}
+
+impl FlowEnds for Endpoints {
+    fn bytes_read(&self) -> u64 {
+        each!(self, e => e.bytes_read())
+    }
+    fn read(&mut self, now: Instant, budget: u64) {
+        each!(self, e => e.read(now, budget))
+    }
+    fn set_unlimited(&mut self) {
+        each!(self, e => e.set_unlimited())
+    }
+    fn write(&mut self, bytes: u64) {
+        each!(self, e => e.write(bytes))
+    }
+    fn stop_writing(&mut self) {
+        each!(self, e => e.stop_writing())
+    }
+    fn finish(&mut self, now: Instant) {
+        each!(self, e => e.finish(now))
+    }
+    fn handle_timeout(&mut self, side: Side, now: Instant) {
+        each!(self, e => e.handle_timeout(side, now))
+    }
+    fn poll_timeout(&self, side: Side) -> Option<Instant> {
+        each!(self, e => e.poll_timeout(side))
+    }
+    #[inline]
+    fn handle_packet(&mut self, now: Instant, to: Side, body: &Body, greedy: bool) -> bool {
+        each!(self, e => e.handle_packet(now, to, body, greedy))
+    }
+    #[inline]
+    fn transmit(&mut self, now: Instant, side: Side, send: &mut impl FnMut(Body, u32)) {
+        each!(self, e => e.transmit(now, side, send))
+    }
+    fn bytes_sent(&self) -> u64 {
+        each!(self, e => e.bytes_sent())
+    }
+    fn sample(&mut self, fs: &mut FlowSeries, dt: f64) {
+        each!(self, e => e.sample(fs, dt))
+    }
+    fn summary(&self, spec: &FlowSpec, ctx: &SummaryCtx, common: FlowSummary) -> FlowSummary {
+        each!(self, e => e.summary(spec, ctx, common))
+    }
+}

@@ -1,0 +1,167 @@
+//! The network: link directions, static routes, the packet slab and forwarding, and
+//! the event queue.
+
+use super::link::{Admit, PktId};
+use super::linkdir::LinkDir;
+use super::{Entry, Ev};
+use mobiflow_proto::tfrc::{TfrcData, TfrcFeedback};
+use mobiflow_proto::time::Instant;
+use mobiflow_proto::wire::Segment;
+use std::collections::{BinaryHeap, VecDeque};
+
+#[derive(Clone, Debug)]
+pub(super) struct Pkt {
+    pub flow: u32,
+    pub to_receiver: bool,
+    pub dst: u32,
+    pub bytes: u32,
+    pub body: Body,
+}
+
+/// What a packet carries, by transport.
+#[derive(Copy, Clone, Debug)]
+pub(super) enum Body {
+    Tcp(Segment),
+    TfrcData(TfrcData),
+    TfrcFeedback(TfrcFeedback),
+}
+
+/// The event queue: a heap ordered by `(time, insertion sequence)`.
+pub(super) struct Queue {
+    pub heap: BinaryHeap<Entry>,
+    pub seq: u64,
+}
+
+impl Queue {
+    /// Schedule `ev` at `t`; `made` is when (the time of the event scheduling it).
+    #[inline(always)]
+    pub(super) fn at(&mut self, t: Instant, made: Instant, ev: Ev) {
+        self.seq += 1;
+        self.heap.push(Entry {
+            t,
+            seq: self.seq,
+            made,
+            ev,
+        });
+    }
+}
+
+/// The network: links, routes, packets in flight and the event queue.
+pub(super) struct Net {
+    pub now: Instant,
+    pub queue: Queue,
+    pub dirs: Vec<LinkDir>,
+    /// `route[node * n + dst]` = direction to take.
+    pub route: Vec<Option<u32>>,
+    pub n_nodes: usize,
+    pub pkts: Vec<Pkt>,
+    pub free: Vec<PktId>,
+    /// When the event being run was scheduled, as ns-2 would have scheduled it (a
+    /// packet's arrival: at the start of its transmission). Orders the packets it
+    /// makes arrive at a queue against a transmission ending at the same instant
+    /// (`Dir::enqueue_from`).
+    pub origin: Instant,
+    /// Per flow: data packets lost to outages, to queues, to random loss, and (a part
+    /// of the first) queued or in flight when an outage started.
+    pub data_lost: Vec<[u64; 4]>,
+}
+
+impl Net {
+    pub(super) fn at(&mut self, t: Instant, ev: Ev) {
+        self.queue.at(t, self.now, ev);
+    }
+
+    pub(super) fn alloc(&mut self, pkt: Pkt) -> PktId {
+        if let Some(id) = self.free.pop() {
+            self.pkts[id as usize] = pkt;
+            id
+        } else {
+            self.pkts.push(pkt);
+            (self.pkts.len() - 1) as PktId
+        }
+    }
+
+    /// Count a lost data packet against its flow: `slot` 0 outage, 1 queue, 2 random
+    /// loss, 3 queued or in flight when an outage started (also counted in 0).
+    pub(super) fn count_loss(&mut self, id: PktId, slot: usize) {
+        let p = &self.pkts[id as usize];
+        if p.to_receiver {
+            self.data_lost[p.flow as usize][slot] += 1;
+        }
+    }
+
+    pub(super) fn forward(&mut self, node: usize, id: PktId) {
+        let dst = self.pkts[id as usize].dst as usize;
+        let Some(d) = self.route[node * self.n_nodes + dst] else {
+            self.free.push(id);
+            return;
+        };
+        let bytes = self.pkts[id as usize].bytes;
+        let (now, origin) = (self.now, self.origin);
+        let q = &mut self.queue;
+        let admit = self.dirs[d as usize].handle_packet(now, origin, id, bytes, &mut |t, timer| {
+            q.at(t, now, Ev::Link(d, timer))
+        });
+        match admit {
+            Admit::Scheduled(_) | Admit::Queued => {}
+            Admit::Dropped => {
+                let slot = if self.dirs[d as usize].dir().down {
+                    0
+                } else {
+                    1
+                };
+                self.count_loss(id, slot);
+                self.free.push(id);
+            }
+            Admit::Lost => {
+                self.count_loss(id, 2);
+                self.free.push(id);
+            }
+        }
+    }
+}
+
+impl Net {
+    /// The link directions from node `a` to node `b` along the static routes.
+    pub(super) fn path(&self, a: usize, b: usize) -> Vec<u32> {
+        let mut out = Vec::new();
+        let mut node = a;
+        while node != b && out.len() <= self.dirs.len() {
+            let Some(d) = self.route[node * self.n_nodes + b] else {
+                break;
+            };
+            out.push(d);
+            node = self.dirs[d as usize].dir().to;
+        }
+        out
+    }
+}
+
+/// Static routes: breadth-first search (fewest hops) from every node; ties go to the
+/// link declared first. `route[node * n + dst]` = the direction to take.
+pub(super) fn routes(dirs: &[LinkDir], n: usize) -> Vec<Option<u32>> {
+    let mut route = vec![None; n * n];
+    for src in 0..n {
+        let mut first: Vec<Option<u32>> = vec![None; n];
+        let mut seen = vec![false; n];
+        seen[src] = true;
+        let mut q = VecDeque::from([src]);
+        while let Some(u) = q.pop_front() {
+            for d in dirs.iter().map(LinkDir::dir) {
+                if d.from == u && !seen[d.to] {
+                    seen[d.to] = true;
+                    first[d.to] = if u == src {
+                        Some(d.index as u32)
+                    } else {
+                        first[u]
+                    };
+                    q.push_back(d.to);
+                }
+            }
+        }
+        for dst in 0..n {
+            route[src * n + dst] = first[dst];
+        }
+    }
+    route
+}

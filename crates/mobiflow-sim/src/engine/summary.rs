@@ -1,0 +1,109 @@
+//! The run's results: the summary of every flow and link direction.
+
+use super::app::App;
+use super::endpoint::{FlowEnds, SummaryCtx};
+use super::linkdir::LinkDir;
+use super::{RunResult, World};
+use crate::results::{FlowSummary, LinkSummary, Summary};
+use std::collections::BTreeMap;
+
+impl World<'_> {
+    /// Assemble the results.
+    pub fn finish(mut self) -> RunResult {
+        let end = self.end;
+        let sc = self.sc;
+        for d in &mut self.net.dirs {
+            d.close(end);
+        }
+        let mut flows = Vec::new();
+        for (i, (fr, spec)) in self.flows.iter_mut().zip(&sc.flows).enumerate() {
+            if !fr.finished {
+                fr.ep.finish(end);
+            }
+            let delivered = fr.ep.bytes_read();
+            let active_end = fr.completion.unwrap_or(end);
+            let active = (active_end - fr.start).as_secs_f64();
+            let mut intervals = BTreeMap::new();
+            for (k, (label, s, e)) in sc.measure.intervals.iter().enumerate() {
+                let (b0, b1) = self.interval_bytes[k][i];
+                let span = (*e - *s).as_secs_f64();
+                let v = if span > 0.0 {
+                    b1.saturating_sub(b0) as f64 * 8.0 / span
+                } else {
+                    0.0
+                };
+                intervals.insert(label.clone(), v);
+            }
+            let web = self.web.app_of_main(i as u32);
+            let common = FlowSummary {
+                name: spec.name.clone(),
+                src: sc.nodes[spec.src].clone(),
+                dst: sc.nodes[spec.dst].clone(),
+                bytes_delivered: delivered,
+                bytes_offered: if fr.app.offers_all_it_sends() {
+                    fr.ep.bytes_sent()
+                } else {
+                    fr.written
+                },
+                goodput_bps: if active > 0.0 {
+                    delivered as f64 * 8.0 / active
+                } else {
+                    0.0
+                },
+                intervals,
+                completion_time_s: fr.completion.map(|c| (c - fr.start).as_secs_f64()),
+                burst_completion_times_s: fr.burst_done.clone(),
+                page_load_times_s: web.map_or_else(Vec::new, |a| a.load_times_s.clone()),
+                pages_started: web.map_or(0, |a| a.pages_started),
+                ..FlowSummary::default()
+            };
+            let ctx = SummaryCtx {
+                sc,
+                start: fr.start,
+                end,
+                data_lost: self.net.data_lost[i],
+                forward_path: self.net.path(spec.src, spec.dst),
+            };
+            flows.push(fr.ep.summary(spec, &ctx, common));
+        }
+        let mut links = Vec::new();
+        for d in self.net.dirs.iter().map(LinkDir::dir) {
+            let l = &sc.links[d.index / 2];
+            let from = &sc.nodes[d.from];
+            let to = &sc.nodes[d.to];
+            links.push(LinkSummary {
+                name: format!("{}:{}->{}", l.name, from, to),
+                link: l.name.clone(),
+                from: from.clone(),
+                to: to.clone(),
+                packets_sent: d.stats.packets_sent,
+                bytes_sent: d.stats.bytes_sent,
+                drops: d.stats.drops,
+                early_drops: d.is_red().then_some(d.stats.early_drops),
+                outage_losses: d.stats.outage_losses,
+                random_losses: d.stats.random_losses,
+                reordered: d.stats.reordered,
+                duplicated: d.stats.duplicated,
+                queue_max_packets: d.stats.queue_max,
+                queue_mean_packets: if end.as_nanos() > 0 {
+                    d.stats.queue_area as f64 / end.as_nanos() as f64
+                } else {
+                    0.0
+                },
+            });
+        }
+        RunResult {
+            summary: Summary {
+                mobiflow_version: crate::VERSION.into(),
+                scenario: sc.name.clone(),
+                seed: sc.seed,
+                duration_s: sc.duration.as_secs_f64(),
+                flows,
+                links,
+                assumed: sc.assumed.iter().cloned().collect(),
+                events: self.events,
+            },
+            series: self.series,
+        }
+    }
+}
