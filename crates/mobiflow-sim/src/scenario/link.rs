@@ -7,7 +7,9 @@
 //! `[at, at + interruption)` on both directions plus rate and delay schedule points at
 //! its end, so `DirSpec::outages` stays the one description of disconnections.
 
-use super::walk::{as_array, as_bool, as_f64, as_name, as_pair, as_str, as_u32, key_err, Tbl, R};
+use super::walk::{
+    as_array, as_bool, as_f64, as_name, as_pair, as_str, as_u32, key_err, positive_duration, Tbl, R,
+};
 use super::Ctx;
 use crate::model::{
     DelayModel, DirSpec, LinkSpec, MahimahiTrace, QueueLimit, QueueSpec, RateModel,
@@ -273,14 +275,6 @@ fn group<'a, 'l>(
         ));
     }
     Ok(Some((l, set[0])))
-}
-
-fn positive_duration(v: &toml::Value) -> Result<Duration, String> {
-    let d = duration_value(v)?;
-    if d.is_zero() {
-        return Err("must be positive".into());
-    }
-    Ok(d)
 }
 
 fn parse_dir(

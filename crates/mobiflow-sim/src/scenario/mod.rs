@@ -20,12 +20,16 @@
 //! type.
 
 mod flow;
+mod flow_control;
 mod link;
 mod overrides;
+mod params;
+mod tcp;
 mod tfrc;
 mod walk;
 
 pub use overrides::{apply_override, split_override};
+pub use params::update_doc_tables;
 
 use crate::model::{CaptureSpec, MahimahiTrace, MeasureSpec, Scenario};
 use crate::units::{duration_value, format_duration};
