@@ -1,9 +1,10 @@
 //! `[[flows]]`: endpoints, timing, the application, the reader and TCP settings.
 
 use super::flow_control::{flow_control, web};
-use super::tcp::{check_cc_tables_used, profile, tcp_config, tcp_keys};
+use super::tcp::{check_cc_tables_used, tcp_config, tcp_keys, Profile};
 use super::walk::{
-    as_array, as_f64, as_name, as_str, expected, key_err, positive_duration, positive_size, Tbl, R,
+    as_array, as_f64, as_name, as_str, expected, key_err, named, positive_duration, positive_size,
+    Tbl, R,
 };
 use super::Ctx;
 use crate::model::{AppSpec, FlowSpec, LinkSpec, ReaderSpec, Transport, WebSpec};
@@ -31,6 +32,20 @@ const FLOW_KEYS: &[&str] = &[
     "tfrc",
 ];
 
+named_enum! {
+    /// `transport`.
+    #[derive(Copy, Clone, Debug, PartialEq, Eq)]
+    enum TransportKind (
+        "transport",
+        expected "\"tcp\", \"tfrc\" or \"dccp-ccid3\"",
+        quoting lowercase
+    ) {
+        Tcp = "tcp",
+        Tfrc = "tfrc",
+        Dccp = "dccp-ccid3" | "dccp",
+    }
+}
+
 /// Default interval between reads of a non-greedy reader: an assumption.
 pub(crate) const DEFAULT_READ_INTERVAL: Duration = Duration::from_millis(10);
 
@@ -44,7 +59,7 @@ pub(crate) fn parse_flows(
     let global_tcp = root.table("tcp")?;
     if let Some(g) = &global_tcp {
         g.check_keys(&tcp_keys())?;
-        g.opt("profile", profile)?;
+        g.opt("profile", named::<Profile>)?;
     }
     let Some(v) = root.get("flows") else {
         return Err(key_err(
@@ -139,22 +154,10 @@ fn parse_flow(
             ),
         ));
     }
-    let transport = ft
-        .opt("transport", |v| as_str(v).map(str::to_ascii_lowercase))?
-        .unwrap_or_else(|| "tcp".into());
-    let dccp = match transport.as_str() {
-        "tcp" => None,
-        "tfrc" => Some(false),
-        "dccp-ccid3" | "dccp" => Some(true),
-        _ => {
-            return Err(key_err(
-                ft.key("transport"),
-                format!(
-                    "unknown transport {transport:?}; expected \"tcp\", \"tfrc\" or \
-                     \"dccp-ccid3\""
-                ),
-            ))
-        }
+    let dccp = match ft.opt("transport", named::<TransportKind>)? {
+        None | Some(TransportKind::Tcp) => None,
+        Some(TransportKind::Tfrc) => Some(false),
+        Some(TransportKind::Dccp) => Some(true),
     };
     if dccp.is_none() && ft.has("tfrc") {
         return Err(key_err(

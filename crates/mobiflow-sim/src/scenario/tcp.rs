@@ -3,7 +3,7 @@
 //! `[flows.tcp]`, the flow's `cc`).
 
 use super::params::{keys, read_layers, set, unset_assumed, Param};
-use super::walk::{as_bool, as_str, as_u32, expected, key_err, Tbl, R};
+use super::walk::{as_bool, as_str, as_u32, expected, key_err, named, Tbl, R};
 use crate::model::{FlowSpec, Transport};
 use crate::units::{duration_value, format_duration, format_size, size_value};
 use mobiflow_proto::cc::{
@@ -426,12 +426,12 @@ pub(crate) const FLD: &[Fld] = &[
     .note("[guess]"),
 ];
 
-pub(crate) fn profile(v: &Value) -> Result<&'static str, String> {
-    let s = as_str(v)?;
-    match s.to_ascii_lowercase().as_str() {
-        "rfc" => Ok("rfc"),
-        "ns2" | "ns-2" => Ok("ns2"),
-        _ => Err(format!("unknown profile {s:?}; expected rfc or ns2")),
+named_enum! {
+    /// `profile`: the stack whose defaults the other keys change.
+    #[derive(Copy, Clone, Debug, PartialEq, Eq)]
+    pub(crate) enum Profile ("profile", expected "rfc or ns2") {
+        Rfc = "rfc",
+        Ns2 = "ns2" | "ns-2",
     }
 }
 
@@ -445,13 +445,14 @@ pub(crate) fn tcp_config(ft: &Tbl, global: Option<&Tbl>) -> R<(TcpConfig, Vec<(S
     // Each key comes from the most specific table that sets it.
     let layers: Vec<&Tbl> = local.iter().chain(global).collect();
     let source = |k: &str| layers.iter().copied().find(|l| l.has(k));
-    let profile_name = match source("profile") {
-        Some(l) => l.req("profile", profile)?,
-        None => "rfc",
+    let profile = match source("profile") {
+        Some(l) => l.req("profile", named::<Profile>)?,
+        None => Profile::Rfc,
     };
-    let mut cfg = match profile_name {
-        "ns2" => TcpConfig::ns2(),
-        _ => TcpConfig::default(),
+    let profile_name = profile.name();
+    let mut cfg = match profile {
+        Profile::Ns2 => TcpConfig::ns2(),
+        Profile::Rfc => TcpConfig::default(),
     };
     let cc_short = ft.has("cc");
     if cc_short {

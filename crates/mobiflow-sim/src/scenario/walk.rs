@@ -192,6 +192,27 @@ pub(crate) fn as_pair<'v>(v: &'v Value, what: &str) -> Result<(&'v Value, &'v Va
     }
 }
 
+/// `[start, end]` with end after start (`like` is an example, shown when `v` is not a
+/// pair).
+pub(crate) fn as_span(v: &Value, like: &str) -> Result<(Duration, Duration), String> {
+    let (s, e) = as_pair(v, &format!("a [start, end] pair like {like}"))?;
+    let s = duration_value(s)?;
+    let e = duration_value(e)?;
+    if e <= s {
+        return Err(format!(
+            "end {} is not after start {}",
+            format_duration(e),
+            format_duration(s)
+        ));
+    }
+    Ok((s, e))
+}
+
+/// A variant of a named enum, by its name.
+pub(crate) fn named<T: crate::named::Named>(v: &Value) -> Result<T, String> {
+    T::parse(as_str(v)?)
+}
+
 /// A name that `--set` can address: non-empty, no `.`, not all digits.
 pub(crate) fn as_name(v: &Value) -> Result<String, String> {
     let s = as_str(v)?;
