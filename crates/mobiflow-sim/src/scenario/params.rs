@@ -279,64 +279,29 @@ pub(crate) fn doc_table<C>(
     out
 }
 
+/// The table of a declaration with one default column, that of `C::default()`.
+fn single<C: std::default::Default>(key_header: &str, ps: &[Param<C>]) -> String {
+    doc_table(key_header, ps, &[("default", &C::default(), "")])
+}
+
 /// The generated tables of `docs/scenarios.md`: (name in the marker, table).
 fn doc_tables() -> Vec<(&'static str, String)> {
     use super::flow_control::{AFC, AUTOTUNE, RSFC, WEB};
     use super::tcp::{FLD, RELENTLESS, TCP};
     use mobiflow_proto::tcp::TcpConfig;
     let (rfc, ns2) = (TcpConfig::default(), TcpConfig::ns2());
+    let profiles = [
+        ("`rfc` default", &rfc, "rfc"),
+        ("`ns2` default", &ns2, "ns2"),
+    ];
     vec![
-        (
-            "tcp",
-            doc_table(
-                "key",
-                TCP,
-                &[
-                    ("`rfc` default", &rfc, "rfc"),
-                    ("`ns2` default", &ns2, "ns2"),
-                ],
-            ),
-        ),
-        (
-            "tcp.relentless",
-            doc_table("key", RELENTLESS, &[("default", &Default::default(), "")]),
-        ),
-        (
-            "tcp.fld",
-            doc_table("key", FLD, &[("default", &Default::default(), "")]),
-        ),
-        (
-            "flows.afc",
-            doc_table(
-                "`[flows.afc]` key",
-                AFC,
-                &[("default", &Default::default(), "")],
-            ),
-        ),
-        (
-            "flows.autotune",
-            doc_table(
-                "`[flows.autotune]` key",
-                AUTOTUNE,
-                &[("default", &Default::default(), "")],
-            ),
-        ),
-        (
-            "flows.rsfc",
-            doc_table(
-                "`[flows.rsfc]` key",
-                RSFC,
-                &[("default", &Default::default(), "")],
-            ),
-        ),
-        (
-            "flows.web",
-            doc_table(
-                "`[flows.web]` key",
-                WEB,
-                &[("default", &Default::default(), "")],
-            ),
-        ),
+        ("tcp", doc_table("key", TCP, &profiles)),
+        ("tcp.relentless", single("key", RELENTLESS)),
+        ("tcp.fld", single("key", FLD)),
+        ("flows.afc", single("`[flows.afc]` key", AFC)),
+        ("flows.autotune", single("`[flows.autotune]` key", AUTOTUNE)),
+        ("flows.rsfc", single("`[flows.rsfc]` key", RSFC)),
+        ("flows.web", single("`[flows.web]` key", WEB)),
     ]
 }
 
