@@ -12,6 +12,8 @@
 #   make golden      check every reproduction table, the validation and every scenario's
 #                    summary against golden/ (make golden-update rewrites them: see
 #                    golden/README.md for when that is allowed)
+#   make docs-tables rewrite the parameter tables of docs/scenarios.md from the
+#                    declarations in crates/mobiflow-sim/src/scenario (a test checks them)
 #   make bench       cost per packet (instructions, paired wall clock) and memory per flow,
 #                    against ns-2 run in the same script, beside the speed and memory goals
 #   make bench-sweep a 24-run sweep on 1 and on 2 worker processes: the wall-time ratio
@@ -45,10 +47,10 @@ DEPS_STAMP := $(VENV)/.mobiflow-deps
 BUILD_STAMP := $(VENV)/.mobiflow-build
 
 .PHONY: help setup build-dev test test-rust test-python test-wheel wheel lint lint-rust \
-	lint-python test-fuzz fmt reproduce validate golden golden-update bench bench-sweep clean
+	lint-python test-fuzz fmt docs-tables reproduce validate golden golden-update bench bench-sweep clean
 
 help:
-	@sed -n '3,19s/^# \{0,1\}//p' Makefile
+	@sed -n '3,21s/^# \{0,1\}//p' Makefile
 
 # --- set-up -------------------------------------------------------------------------
 
@@ -123,6 +125,11 @@ fmt: $(DEPS_STAMP)
 	$(CARGO) fmt --all
 	$(VENV)/bin/ruff check --fix .
 	$(VENV)/bin/ruff format .
+
+## The parameter tables of docs/scenarios.md, from the declarations (one per table) in
+## crates/mobiflow-sim/src/scenario; tests/docs_tables.rs fails when they differ.
+docs-tables:
+	$(CARGO) run --release -q -p mobiflow-sim --bin mobiflow-run -- --doc-tables docs/scenarios.md
 
 # --- results ------------------------------------------------------------------------
 

@@ -5,6 +5,7 @@
 //!
 //! ## Map
 //!
+//! * [`named`]: `named_enum!`, enums with names (`NAMES`, `name()`, parsing).
 //! * [`units`]: parsing of values like `"15Mbps"`, `"265ms"`, `"256KB"`.
 //! * [`scenario`]: TOML scenarios -> [`model::Scenario`], `--set` overrides by dotted
 //!   path, and errors that name the file, the key and the reason.
@@ -26,6 +27,8 @@
 //! * [`output`]: writing results to a folder (JSON summary, CSV series).
 //! * [`pcap`]: the pcap format of packet captures (TCP, UDP and DCCP headers).
 
+#[macro_use]
+pub mod named;
 pub mod budget;
 pub mod emu;
 pub mod engine;

@@ -298,19 +298,12 @@ pub enum FreezeWarning {
     Rtt,
 }
 
-/// Which endpoint predicts the disconnection and detects the reconnection.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum FreezeSide {
-    Sender,
-    Receiver,
-}
-
-impl FreezeSide {
-    pub fn name(self) -> &'static str {
-        match self {
-            FreezeSide::Sender => "sender",
-            FreezeSide::Receiver => "receiver",
-        }
+named_enum! {
+    /// Which endpoint predicts the disconnection and detects the reconnection.
+    #[derive(Copy, Clone, Debug, PartialEq, Eq)]
+    pub enum FreezeSide ("side", expected "\"sender\" or \"receiver\"", quoting lowercase) {
+        Sender = "sender",
+        Receiver = "receiver",
     }
 }
 

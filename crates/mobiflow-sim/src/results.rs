@@ -1,5 +1,6 @@
 //! Results of a run: the JSON summary and the sampled time series.
 
+use crate::units::BitsPerSec;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -105,7 +106,8 @@ pub struct HandoffSummary {
 }
 
 /// What a TFRC / DCCP CCID 3 (and Freeze-DCCP) flow reports besides the common fields.
-/// Packet counts are data packets; rates are payload bytes (s per packet) in bits/s.
+/// Packet counts are data packets; rates are payload bytes (s per packet) in bits/s
+/// ([`BitsPerSec`]; the sender's X is bytes/s, converted where the summary is made).
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct TfrcSummary {
     /// Payload bytes per data packet (s).
@@ -130,8 +132,8 @@ pub struct TfrcSummary {
     pub feedback_received: u64,
     pub nofeedback_expiries: u64,
     /// At the end of the run: X, X_recv (bits/s), p.
-    pub x_bps: f64,
-    pub x_recv_bps: f64,
+    pub x_bps: BitsPerSec,
+    pub x_recv_bps: BitsPerSec,
     pub p: f64,
     /// Freeze-DCCP sender transitions: entries into FROZEN, RESTORING, PROBING, and
     /// fallbacks to NORMAL from RESTORING/PROBING.
@@ -156,8 +158,8 @@ pub struct DisconnectionSummary {
     pub freeze_at_s: Option<f64>,
     /// Just before the disconnection: the sender's X (X_d of the seed's model), its
     /// X_recv, its RTT estimate R and p.
-    pub x_before_bps: f64,
-    pub x_recv_before_bps: f64,
+    pub x_before_bps: BitsPerSec,
+    pub x_recv_before_bps: BitsPerSec,
     pub rtt_before_ms: Option<f64>,
     pub p_before: f64,
     /// Data packets lost to outages from the disconnection's start to the next one's
@@ -172,15 +174,15 @@ pub struct DisconnectionSummary {
     pub first_nofeedback_s: Option<f64>,
     /// Payload capacity of the forward path's bottleneck just before the
     /// disconnection and after the reconnection, bits/s (rate × s/(s + header)).
-    pub capacity_before_bps: f64,
-    pub capacity_after_bps: f64,
+    pub capacity_before_bps: BitsPerSec,
+    pub capacity_after_bps: BitsPerSec,
     /// Receive rate over the 2 s before the disconnection, bits/s.
-    pub rx_rate_before_bps: f64,
+    pub rx_rate_before_bps: BitsPerSec,
     /// The rate that counts as restored: the share of the old path's capacity the
     /// flow received before (rx_rate_before / capacity_before, at most 1) times
     /// capacity_after. On the same path, the rate before the disconnection (X_d of
     /// the seed's (2)); on a faster one, what the flow would use of it (X_max of (3)).
-    pub target_bps: f64,
+    pub target_bps: BitsPerSec,
     /// The seed's "unused bandwidth" after reconnection, in packets of s bytes: the
     /// integral of (target − receive rate) from the reconnection until the receive
     /// rate first reaches `restore_fraction` × target (50 ms bins), or until the next

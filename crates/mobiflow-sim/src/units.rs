@@ -28,6 +28,31 @@
 
 use crate::model::QueueLimit;
 use mobiflow_proto::time::Duration;
+use serde::Serialize;
+
+/// A rate in bits per second: what scenarios write (`"15Mbps"`) and what summaries
+/// report (the `_bps` fields). Serialised as the bare number.
+#[derive(Copy, Clone, Debug, Default, PartialEq, PartialOrd, Serialize)]
+#[serde(transparent)]
+pub struct BitsPerSec(pub f64);
+
+/// A rate in bytes per second: what the protocol machines compute. TFRC's X and
+/// X_recv are bytes per second (RFC 5348 §3.1: X in bytes/s, s in bytes), although
+/// `mobiflow_proto::tfrc::TfrcSender::x_bps()` has "bps" in its name.
+#[derive(Copy, Clone, Debug, Default, PartialEq, PartialOrd)]
+pub struct BytesPerSec(pub f64);
+
+impl From<BytesPerSec> for BitsPerSec {
+    fn from(r: BytesPerSec) -> Self {
+        BitsPerSec(r.0 * 8.0)
+    }
+}
+
+impl From<BitsPerSec> for f64 {
+    fn from(r: BitsPerSec) -> Self {
+        r.0
+    }
+}
 
 const NS_PER_SEC: u128 = 1_000_000_000;
 const KIB: u128 = 1024;
@@ -429,6 +454,14 @@ pub fn format_queue_limit(q: QueueLimit) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_rate_in_bytes_per_second_is_eight_times_as_many_bits() {
+        let r: BitsPerSec = BytesPerSec(125_000.0).into();
+        assert_eq!(r, BitsPerSec(1_000_000.0));
+        // Summaries keep the bare number.
+        assert_eq!(serde_json::to_string(&r).unwrap(), "1000000.0");
+    }
 
     fn ms(n: u64) -> Duration {
         Duration::from_millis(n)

@@ -1,4 +1,6 @@
-"""Typed shapes of what the engine returns (mirrors ``crates/mobiflow-sim/src/results.rs``).
+"""Typed shapes of what the engine returns (mirrors ``crates/mobiflow-sim/src/results.rs``;
+``py/tests/test_results_types.py`` fails when a field the engine emits is missing here, or
+one declared here is not emitted).
 
 Units are in the key names: ``_bps`` bits per second (payload, i.e. goodput, for
 flows), ``_s`` seconds, ``_ms`` milliseconds, ``bytes_`` bytes, ``_packets`` packets.
@@ -6,7 +8,7 @@ flows), ``_s`` seconds, ``_ms`` milliseconds, ``bytes_`` bytes, ``_packets`` pac
 
 from __future__ import annotations
 
-from typing import Any, TypedDict
+from typing import TypedDict
 
 
 class HandoffStats(TypedDict):
@@ -25,12 +27,74 @@ class HandoffStats(TypedDict):
     tr_acks: int
 
 
+class DisconnectionSummary(TypedDict):
+    """A disconnection of a TFRC flow's path: the union of the outages of the link
+    directions on its forward and reverse paths that overlap."""
+
+    start_s: float
+    end_s: float
+    freeze_at_s: float | None
+    """When Freeze-DCCP froze the flow (None: no freeze)."""
+    x_before_bps: float
+    """Just before the disconnection: the sender's X (X_d of the seed's model)."""
+    x_recv_before_bps: float
+    rtt_before_ms: float | None
+    p_before: float
+    lost: int
+    """Data packets lost to outages from the disconnection's start to the next one's."""
+    lost_in_network: int
+    """Of these, the packets already queued or in flight when a direction went down."""
+    first_nofeedback_s: float | None
+    """Seconds from the start to the sender's first nofeedback expiry."""
+    capacity_before_bps: float
+    capacity_after_bps: float
+    rx_rate_before_bps: float
+    """Receive rate over the 2 s before the disconnection, bits/s."""
+    target_bps: float
+    """The rate that counts as restored."""
+    unused_packets: float
+    """The seed's "unused bandwidth" after reconnection, in packets of s bytes."""
+    restored_after_s: float | None
+    restore_fraction: float
+    received_after: int
+    """Data packets received in the ``window_s`` seconds after the reconnection."""
+    window_s: float
+
+
+class TfrcSummary(TypedDict):
+    """What a TFRC / DCCP CCID 3 (and Freeze-DCCP) flow reports besides the common
+    fields. Packet counts are data packets; rates are payload bits/s."""
+
+    s: int
+    """Payload bytes per data packet."""
+    freeze: bool
+    packets_sent: int
+    packets_received: int
+    packets_lost: int
+    lost_to_outages: int
+    lost_to_queues: int
+    lost_to_link_errors: int
+    losses_detected: int
+    loss_events: int
+    feedback_sent: int
+    feedback_received: int
+    nofeedback_expiries: int
+    x_bps: float
+    """At the end of the run: the allowed rate X, bits/s."""
+    x_recv_bps: float
+    p: float
+    freezes: int
+    restorations: int
+    probings: int
+    fallbacks: int
+    states: list[tuple[float, str, str]]
+    """Every change of the Freeze-DCCP states: (time s, sender state, receiver state)."""
+    disconnections: list[DisconnectionSummary]
+
+
 class _FlowOptional(TypedDict, total=False):
-    tfrc: dict[str, Any]
-    """TFRC / DCCP CCID 3 flows only: packets sent, received and lost (to outages,
-    queues, link errors), X, X_recv and p at the end, Freeze-DCCP transitions and state
-    time line, and per disconnection X_d, R, p before it, packets lost during it and the
-    capacity left unused after it (``crates/mobiflow-sim/src/results.rs``)."""
+    tfrc: TfrcSummary
+    """TFRC / DCCP CCID 3 flows only (absent for TCP flows)."""
 
 
 class FlowSummary(_FlowOptional):
@@ -41,6 +105,8 @@ class FlowSummary(_FlowOptional):
     dst: str
     protocol: str
     cc: str
+    flow_control: str
+    """Receive-window policy: "classic", "afc", "autotune" or "rsfc"."""
     bytes_delivered: int
     """Payload bytes delivered in order to the receiving application."""
     bytes_offered: int
@@ -64,6 +130,24 @@ class FlowSummary(_FlowOptional):
     """Episodes of a zero receive window being advertised."""
     zero_window_acks: int
     window_probes: int
+    window_updates: int
+    """ACKs the receiver sent only to open the window."""
+    dup_acks: int
+    """Duplicate ACKs the receiver sent (same acknowledgment number and window)."""
+    policy_updates: int
+    """Window updates the flow-control policy asked for (AFC's proactive feedback, an
+    auto-tuned buffer that grew)."""
+    hidden_congestion_events: int
+    """Congestion signals kept from congestion control by AFC's buffer-loss hiding."""
+    paced_segments: int
+    """Data segments held back by AFC's burst control."""
+    zero_window_stalls: int
+    """Zero-window stalls of the sender (an ACK offered less than one segment while the
+    application had data)."""
+    zero_window_stall_s: float
+    """Their total length, seconds."""
+    zero_window_stall_rtts: int
+    """Sum over stalls of ceil(length / SRTT): the RTTs zero windows idle the sender."""
     idle_rtts: int
     """RTT-long periods in which the sender sent no data."""
     total_rtts: int

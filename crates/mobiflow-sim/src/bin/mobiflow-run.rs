@@ -7,6 +7,10 @@
 //!
 //! Usage: mobiflow-run SCENARIO.toml [--set KEY=VALUE]... [--out DIR]
 //!        [--budget SIZE | --no-budget]
+//!        mobiflow-run --doc-tables docs/scenarios.md
+//!
+//! `--doc-tables FILE` rewrites the parameter tables of `docs/scenarios.md` from the
+//! declarations of `mobiflow_sim::scenario` (`make docs-tables`).
 //!
 //! A scenario whose estimated memory (`mobiflow_sim::budget`) exceeds the budget
 //! (default 4 GiB) is refused with status 2, as by `mobiflow run`.
@@ -17,7 +21,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 const USAGE: &str = "usage: mobiflow-run SCENARIO.toml [--set KEY=VALUE]... [--out DIR] \
-     [--budget SIZE | --no-budget]";
+     [--budget SIZE | --no-budget]\n       mobiflow-run --doc-tables docs/scenarios.md";
 
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
@@ -42,6 +46,10 @@ fn main() -> ExitCode {
                 None => return usage("--budget needs a size like 8GB"),
             },
             "--no-budget" => budget = None,
+            "--doc-tables" => match args.next() {
+                Some(f) => return doc_tables(&PathBuf::from(f)),
+                None => return usage("--doc-tables needs the file (docs/scenarios.md)"),
+            },
             "-h" | "--help" => {
                 println!("{USAGE}");
                 return ExitCode::SUCCESS;
@@ -111,4 +119,21 @@ fn main() -> ExitCode {
 fn usage(msg: &str) -> ExitCode {
     eprintln!("error: {msg}\n{USAGE}");
     ExitCode::from(2)
+}
+
+/// Rewrites the generated tables of the scenario documentation `file` in place.
+fn doc_tables(file: &std::path::Path) -> ExitCode {
+    let updated = std::fs::read_to_string(file)
+        .map_err(|e| format!("cannot read {}: {e}", file.display()))
+        .and_then(|text| mobiflow_sim::scenario::update_doc_tables(&text))
+        .and_then(|new| {
+            std::fs::write(file, new).map_err(|e| format!("cannot write {}: {e}", file.display()))
+        });
+    match updated {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+    }
 }

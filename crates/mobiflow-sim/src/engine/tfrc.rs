@@ -17,6 +17,7 @@ use super::net::Body;
 use super::{Ev, World};
 use crate::model::{FlowSpec, FreezeSide, FreezeWarning, RateModel, Scenario, TfrcSpec};
 use crate::results::{DisconnectionSummary, FlowSeries, FlowSummary, TfrcSummary};
+use crate::units::{BitsPerSec, BytesPerSec};
 use mobiflow_proto::mobility::{disconnections, warning_at};
 use mobiflow_proto::tfrc::{FreezeState, RxFreezeState, TfrcReceiver, TfrcSender};
 use mobiflow_proto::time::{Duration, Instant};
@@ -372,8 +373,10 @@ impl FlowEnds for TfrcFlow {
         fs.rcv_buf_limit_bytes.push(0);
         fs.t_buff_ms.push(f64::NAN);
         fs.policy_state.push(-1);
-        fs.tfrc_x_bps.push(tf.snd.rate_bytes_per_s() * 8.0);
-        fs.tfrc_x_recv_bps.push(tf.snd.x_recv() * 8.0);
+        fs.tfrc_x_bps
+            .push(BitsPerSec::from(BytesPerSec(tf.snd.rate_bytes_per_s())).into());
+        fs.tfrc_x_recv_bps
+            .push(BitsPerSec::from(BytesPerSec(tf.snd.x_recv())).into());
         fs.tfrc_p.push(tf.snd.p());
         fs.tfrc_state.push(sender_code(tf.snd.state()));
         fs.tfrc_rx_state.push(receiver_code(tf.rcv.state()));
@@ -458,8 +461,8 @@ impl FlowEnds for TfrcFlow {
                 start_s: ds.as_secs_f64(),
                 end_s: de.as_secs_f64(),
                 freeze_at_s: tf.freeze_at[k].map(|t| t.as_secs_f64()),
-                x_before_bps: b.x * 8.0,
-                x_recv_before_bps: b.x_recv * 8.0,
+                x_before_bps: BytesPerSec(b.x).into(),
+                x_recv_before_bps: BytesPerSec(b.x_recv).into(),
                 rtt_before_ms: b.rtt.map(|d| d.as_millis_f64()),
                 p_before: b.p,
                 lost: lost_end - b.lost_to_outages,
@@ -471,10 +474,10 @@ impl FlowEnds for TfrcFlow {
                         0.0
                     }
                 }),
-                capacity_before_bps: cap_before,
-                capacity_after_bps: cap_bps,
-                rx_rate_before_bps: rx_rate_before,
-                target_bps,
+                capacity_before_bps: BitsPerSec(cap_before),
+                capacity_after_bps: BitsPerSec(cap_bps),
+                rx_rate_before_bps: BitsPerSec(rx_rate_before),
+                target_bps: BitsPerSec(target_bps),
                 unused_packets: unused / s,
                 restored_after_s: restored,
                 restore_fraction: RESTORE_FRACTION,
@@ -529,8 +532,8 @@ impl FlowEnds for TfrcFlow {
                 feedback_sent: rs.feedback_sent,
                 feedback_received: ss.feedback_received,
                 nofeedback_expiries: ss.nofeedback_expiries,
-                x_bps: tf.snd.rate_bytes_per_s() * 8.0,
-                x_recv_bps: tf.snd.x_recv() * 8.0,
+                x_bps: BytesPerSec(tf.snd.rate_bytes_per_s()).into(),
+                x_recv_bps: BytesPerSec(tf.snd.x_recv()).into(),
                 p: tf.snd.p(),
                 freezes: ss.freezes,
                 restorations: ss.restorations,

@@ -7,7 +7,10 @@
 //! `[at, at + interruption)` on both directions plus rate and delay schedule points at
 //! its end, so `DirSpec::outages` stays the one description of disconnections.
 
-use super::walk::{as_array, as_bool, as_f64, as_name, as_pair, as_str, as_u32, key_err, Tbl, R};
+use super::walk::{
+    as_array, as_bool, as_f64, as_name, as_pair, as_span, as_str, as_u32, key_err, named,
+    positive_duration, Tbl, R,
+};
 use super::Ctx;
 use crate::model::{
     DelayModel, DirSpec, LinkSpec, MahimahiTrace, QueueLimit, QueueSpec, RateModel,
@@ -65,6 +68,15 @@ const RED_KEYS: &[&str] = &[
     "queue_in_bytes",
     "target_delay",
 ];
+
+named_enum! {
+    /// `queue`: the discipline at the sending end of a direction.
+    #[derive(Copy, Clone, Debug, PartialEq, Eq)]
+    enum Queue ("queue", expected "droptail or red") {
+        DropTail = "droptail" | "drop-tail" | "drop_tail",
+        Red = "red",
+    }
+}
 
 pub(crate) const DEFAULT_QUEUE_LIMIT: QueueLimit = QueueLimit::Packets(100);
 
@@ -273,14 +285,6 @@ fn group<'a, 'l>(
         ));
     }
     Ok(Some((l, set[0])))
-}
-
-fn positive_duration(v: &toml::Value) -> Result<Duration, String> {
-    let d = duration_value(v)?;
-    if d.is_zero() {
-        return Err("must be positive".into());
-    }
-    Ok(d)
 }
 
 fn parse_dir(
@@ -661,16 +665,7 @@ pub(crate) fn outages(v: &toml::Value, key: &str) -> R<Vec<(Duration, Duration)>
     let mut out: Vec<(Duration, Duration)> = Vec::with_capacity(arr.len());
     for (i, p) in arr.iter().enumerate() {
         let at = |e: String| key_err(format!("{key}.{i}"), e);
-        let (s, e) = as_pair(p, "a [start, end] pair like [\"10s\", \"20s\"]").map_err(at)?;
-        let s = duration_value(s).map_err(at)?;
-        let e = duration_value(e).map_err(at)?;
-        if e <= s {
-            return Err(at(format!(
-                "end {} is not after start {}",
-                format_duration(e),
-                format_duration(s)
-            )));
-        }
+        let (s, e) = as_span(p, "[\"10s\", \"20s\"]").map_err(at)?;
         if let Some(&(ps, pe)) = out.last() {
             if s < ps {
                 return Err(at(format!(
@@ -701,14 +696,7 @@ fn parse_queue(
 ) -> R<QueueSpec> {
     let red = match lookup(layers, "queue") {
         None => false,
-        Some(l) => l.req("queue", |v| {
-            let s = as_str(v)?;
-            match s.to_ascii_lowercase().as_str() {
-                "droptail" | "drop-tail" | "drop_tail" => Ok(false),
-                "red" => Ok(true),
-                _ => Err(format!("unknown queue {s:?}; expected droptail or red")),
-            }
-        })?,
+        Some(l) => l.req("queue", named::<Queue>)? == Queue::Red,
     };
     let limit = match lookup(layers, "queue_limit") {
         Some(l) => l.req("queue_limit", |v| {

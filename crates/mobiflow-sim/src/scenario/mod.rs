@@ -20,12 +20,16 @@
 //! type.
 
 mod flow;
+mod flow_control;
 mod link;
 mod overrides;
+mod params;
+mod tcp;
 mod tfrc;
 mod walk;
 
 pub use overrides::{apply_override, split_override};
+pub use params::update_doc_tables;
 
 use crate::model::{CaptureSpec, MahimahiTrace, MeasureSpec, Scenario};
 use crate::units::{duration_value, format_duration};
@@ -34,7 +38,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use walk::{as_pair, as_str, as_u64, key_err, Tbl, R};
+use walk::{as_span, as_str, as_u64, key_err, Tbl, R};
 
 /// A scenario that cannot be loaded: `FILE: KEY: REASON` (missing parts omitted).
 #[derive(Debug, Clone, PartialEq)]
@@ -319,16 +323,7 @@ fn measure(
                 return Err(key_err(key, "an interval label must not be empty"));
             }
             let at = |e: String| key_err(&key, e);
-            let (s, e) = as_pair(v, "a [start, end] pair like [\"10s\", \"60s\"]").map_err(at)?;
-            let s = duration_value(s).map_err(at)?;
-            let e = duration_value(e).map_err(at)?;
-            if e <= s {
-                return Err(at(format!(
-                    "end {} is not after start {}",
-                    format_duration(e),
-                    format_duration(s)
-                )));
-            }
+            let (s, e) = as_span(v, "[\"10s\", \"60s\"]").map_err(at)?;
             if e > duration {
                 return Err(at(format!(
                     "ends at {}, after the end of the run (run.duration = {})",

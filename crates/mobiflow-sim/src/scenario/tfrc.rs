@@ -1,14 +1,25 @@
 //! `transport = "tfrc"` / `"dccp-ccid3"` and `[flows.tfrc]`: TFRC (RFC 5348), DCCP
 //! CCID 3 (RFC 4342) and Freeze-DCCP settings of a flow.
 
-use super::walk::{as_bool, as_f64, as_str, as_u32, key_err, Tbl, R};
+use super::walk::{as_bool, as_f64, as_u32, key_err, named, Tbl, R};
 use super::Ctx;
 use crate::model::{FreezeSide, FreezeSpec, FreezeWarning, TfrcSpec};
 use crate::units::{duration_value, size_value};
 use mobiflow_proto::tfrc::{FeedbackMode, InitialRate, TfrcConfig};
 use mobiflow_proto::time::Duration;
 
-/// Keys of `[flows.tfrc]`.
+named_enum! {
+    impl FeedbackMode (
+        "feedback mode",
+        expected "\"timer\" (RFC 5348 §6) or \"ccval\" (RFC 4342 §10.3)",
+        quoting lowercase
+    ) {
+        Timer = "timer",
+        CcVal = "ccval",
+    }
+}
+
+/// Keys of `[flows.tfrc]` (then [`FREEZE_KEYS`]).
 pub(crate) const TFRC_KEYS: &[&str] = &[
     "s",
     "header_bytes",
@@ -28,6 +39,10 @@ pub(crate) const TFRC_KEYS: &[&str] = &[
     "min_p",
     "history_discounting",
     "freeze",
+];
+
+/// Keys of `[flows.tfrc]` that only Freeze-DCCP reads (listed after [`TFRC_KEYS`]).
+const FREEZE_KEYS: &[&str] = &[
     "freeze_warning",
     "freeze_side",
     "freeze_signal_packets",
@@ -85,7 +100,8 @@ pub(crate) fn tfrc_spec(ft: &Tbl, dccp: bool, ctx: &mut Ctx) -> R<TfrcSpec> {
             freeze,
         });
     };
-    t.check_keys(TFRC_KEYS)?;
+    let keys: Vec<&str> = TFRC_KEYS.iter().chain(FREEZE_KEYS).copied().collect();
+    t.check_keys(&keys)?;
     let positive = |k: &str, d: Duration| -> R<Duration> {
         if d == Duration::ZERO {
             Err(key_err(t.key(k), "must be more than zero"))
@@ -111,16 +127,7 @@ pub(crate) fn tfrc_spec(ft: &Tbl, dccp: bool, ctx: &mut Ctx) -> R<TfrcSpec> {
         }
         feedback_bytes = v;
     }
-    if let Some(m) = t.opt("feedback", |v| {
-        match as_str(v)?.to_ascii_lowercase().as_str() {
-            "timer" => Ok(FeedbackMode::Timer),
-            "ccval" => Ok(FeedbackMode::CcVal),
-            other => Err(format!(
-                "unknown feedback mode {other:?}; expected \"timer\" (RFC 5348 §6) or \"ccval\" \
-             (RFC 4342 §10.3)"
-            )),
-        }
-    })? {
+    if let Some(m) = t.opt("feedback", named::<FeedbackMode>)? {
         cfg.feedback = m;
     }
     if let Some(b) = t.opt("ccid3", as_bool)? {
@@ -217,14 +224,7 @@ pub(crate) fn tfrc_spec(ft: &Tbl, dccp: bool, ctx: &mut Ctx) -> R<TfrcSpec> {
         cfg.freeze_fallback_on_loss_event = b;
     }
     let on = t.opt("freeze", as_bool)?.unwrap_or(false);
-    for k in [
-        "freeze_warning",
-        "freeze_side",
-        "freeze_signal_packets",
-        "freeze_delta_p",
-        "freeze_signal_retry",
-        "freeze_fallback_on_loss_event",
-    ] {
+    for &k in FREEZE_KEYS {
         if !on && t.has(k) {
             return Err(key_err(
                 t.key(k),
@@ -243,15 +243,7 @@ pub(crate) fn tfrc_spec(ft: &Tbl, dccp: bool, ctx: &mut Ctx) -> R<TfrcSpec> {
         if warning.is_none() {
             ctx.assume(t.key("freeze_warning"), "rtt".into());
         }
-        let side = t.opt("freeze_side", |v| {
-            match as_str(v)?.to_ascii_lowercase().as_str() {
-                "sender" => Ok(FreezeSide::Sender),
-                "receiver" => Ok(FreezeSide::Receiver),
-                other => Err(format!(
-                    "unknown side {other:?}; expected \"sender\" or \"receiver\""
-                )),
-            }
-        })?;
+        let side = t.opt("freeze_side", named::<FreezeSide>)?;
         if side.is_none() {
             ctx.assume(t.key("freeze_side"), "receiver".into());
         }

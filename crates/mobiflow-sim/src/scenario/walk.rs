@@ -1,7 +1,8 @@
 //! Walking a TOML table while keeping the dotted key of every value, so that each
 //! error names the key it is about.
 
-use crate::units::describe;
+use crate::units::{describe, duration_value, format_duration, size_value};
+use mobiflow_proto::time::Duration;
 use toml::{Table, Value};
 
 /// An error about one key of the document (the file is added by the caller).
@@ -191,6 +192,27 @@ pub(crate) fn as_pair<'v>(v: &'v Value, what: &str) -> Result<(&'v Value, &'v Va
     }
 }
 
+/// `[start, end]` with end after start (`like` is an example, shown when `v` is not a
+/// pair).
+pub(crate) fn as_span(v: &Value, like: &str) -> Result<(Duration, Duration), String> {
+    let (s, e) = as_pair(v, &format!("a [start, end] pair like {like}"))?;
+    let s = duration_value(s)?;
+    let e = duration_value(e)?;
+    if e <= s {
+        return Err(format!(
+            "end {} is not after start {}",
+            format_duration(e),
+            format_duration(s)
+        ));
+    }
+    Ok((s, e))
+}
+
+/// A variant of a named enum, by its name.
+pub(crate) fn named<T: crate::named::Named>(v: &Value) -> Result<T, String> {
+    T::parse(as_str(v)?)
+}
+
 /// A name that `--set` can address: non-empty, no `.`, not all digits.
 pub(crate) fn as_name(v: &Value) -> Result<String, String> {
     let s = as_str(v)?;
@@ -208,6 +230,51 @@ pub(crate) fn as_name(v: &Value) -> Result<String, String> {
         ));
     }
     Ok(s.to_string())
+}
+
+/// A time, more than zero.
+pub(crate) fn positive_duration(v: &Value) -> Result<Duration, String> {
+    let d = duration_value(v)?;
+    if d.is_zero() {
+        return Err("must be positive".into());
+    }
+    Ok(d)
+}
+
+/// A size, more than zero.
+pub(crate) fn positive_size(v: &Value) -> Result<u64, String> {
+    let b = size_value(v)?;
+    if b == 0 {
+        return Err("must be positive".into());
+    }
+    Ok(b)
+}
+
+/// A time, or `"rtt"` (`None`: one RTT as the endpoint estimates it).
+pub(crate) fn duration_or_rtt(v: &Value) -> Result<Option<Duration>, String> {
+    match v {
+        Value::String(s) if s.trim().eq_ignore_ascii_case("rtt") => Ok(None),
+        v => positive_duration(v)
+            .map(Some)
+            .map_err(|e| format!("{e}, or \"rtt\" for one round-trip time")),
+    }
+}
+
+/// What [`duration_or_rtt`] reads, as a scenario writes it.
+pub(crate) fn text_or_rtt(d: Option<Duration>) -> String {
+    d.map_or_else(|| "rtt".to_string(), format_duration)
+}
+
+/// A time, or `word` (`None`).
+pub(crate) fn duration_or(
+    word: &'static str,
+) -> impl Fn(&Value) -> Result<Option<Duration>, String> {
+    move |v| match v {
+        Value::String(s) if s.trim().eq_ignore_ascii_case(word) => Ok(None),
+        v => positive_duration(v)
+            .map(Some)
+            .map_err(|e| format!("{e}, or \"{word}\"")),
+    }
 }
 
 #[cfg(test)]
