@@ -47,8 +47,8 @@
 //! a congestion signal or on reaching `ssthresh`.
 
 use super::{
-    AckSample, CaEvent, CcMetrics, CongestionController, CongestionEvent, CongestionKind,
-    RecoveryExit, WindowParams,
+    AckSample, CaEvent, CongestionController, CongestionEvent, CongestionKind, RecoveryExit,
+    WindowParams,
 };
 use crate::time::{Duration, Instant};
 
@@ -84,13 +84,7 @@ pub struct CubicConfig {
 impl Default for CubicConfig {
     fn default() -> Self {
         CubicConfig {
-            params: WindowParams {
-                initial_window: 4380,
-                initial_ssthresh: u64::MAX,
-                loss_window_segments: 1,
-                max_window: u64::MAX,
-                per_ack_counting: false,
-            },
+            params: WindowParams::rfc5681(4380),
             beta: BETA_CUBIC,
             c: C_CUBIC,
             fast_convergence: true,
@@ -199,7 +193,7 @@ impl Cubic {
     }
 
     fn clamp(&mut self) {
-        self.cwnd = self.cwnd.min(self.cfg.params.max_window).max(self.mss);
+        self.cwnd = self.cfg.params.clamp(self.cwnd, self.mss);
     }
 
     /// C in bytes/s³: the RFC's C (segments/s³) times the SMSS.
@@ -356,7 +350,7 @@ impl CongestionController for Cubic {
         if ev.repeated {
             // RFC 5681 §3.1 (RFC 9438 §4.8 defers to it): a repeated timeout holds
             // ssthresh and the cubic state; only cwnd collapses.
-            self.cwnd = self.cfg.params.loss_window_segments.max(1) * self.mss;
+            self.cwnd = self.cfg.params.loss_window(self.mss);
             self.epoch = None;
             return;
         }
@@ -382,7 +376,7 @@ impl CongestionController for Cubic {
                 // §4.8: cwnd = loss window as Reno (RFC 5681 §3.1); the first
                 // congestion-avoidance stage afterwards uses W_max = cwnd_epoch
                 // and K = 0, and W_est = cwnd_epoch.
-                self.cwnd = self.cfg.params.loss_window_segments.max(1) * self.mss;
+                self.cwnd = self.cfg.params.loss_window(self.mss);
                 self.w_max = None;
                 self.k_secs = 0.0;
             }
@@ -458,13 +452,6 @@ impl CongestionController for Cubic {
     fn ssthresh(&self) -> u64 {
         self.ssthresh
     }
-
-    fn metrics(&self) -> CcMetrics {
-        CcMetrics {
-            cwnd_bytes: self.cwnd,
-            ssthresh_bytes: self.ssthresh,
-        }
-    }
 }
 
 #[cfg(test)]
@@ -477,13 +464,7 @@ mod tests {
     const M: u64 = MSS as u64;
 
     fn params() -> WindowParams {
-        WindowParams {
-            initial_window: 2 * M,
-            initial_ssthresh: u64::MAX,
-            loss_window_segments: 1,
-            max_window: u64::MAX,
-            per_ack_counting: false,
-        }
+        WindowParams::rfc5681(2 * M)
     }
 
     fn cubic_with(f: impl FnOnce(&mut CubicConfig)) -> Cubic {

@@ -181,6 +181,20 @@ pub trait CcFactory: Send + Sync + fmt::Debug {
     fn build(&self, now: Instant, mss: u32) -> Box<dyn CongestionController>;
 }
 
+/// The one [`CcFactory`] for every built-in algorithm: a [`CcKind`] (with its own
+/// parameters) and the [`WindowParams`] it is built with, as [`CcKind::build`].
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct KindFactory {
+    pub kind: CcKind,
+    pub params: WindowParams,
+}
+
+impl CcFactory for KindFactory {
+    fn build(&self, _now: Instant, mss: u32) -> Box<dyn CongestionController> {
+        self.kind.build(self.params, mss)
+    }
+}
+
 /// Parameters every window-based controller shares.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct WindowParams {
@@ -200,6 +214,30 @@ pub struct WindowParams {
 }
 
 impl WindowParams {
+    /// RFC 5681 §3.1 defaults around an initial window of `initial_window` bytes:
+    /// ssthresh "arbitrarily high", a one-segment loss window, no cap on cwnd, byte
+    /// counting.
+    pub const fn rfc5681(initial_window: u64) -> Self {
+        WindowParams {
+            initial_window,
+            initial_ssthresh: u64::MAX,
+            loss_window_segments: 1,
+            max_window: u64::MAX,
+            per_ack_counting: false,
+        }
+    }
+
+    /// The loss window in bytes, cwnd after a timeout (RFC 5681 §3.1: LW = one
+    /// segment; at least one).
+    pub fn loss_window(&self, mss: u64) -> u64 {
+        self.loss_window_segments.max(1) * mss
+    }
+
+    /// `cwnd` held within [one segment, `max_window`] (ns-2's `maxcwnd_`).
+    pub fn clamp(&self, cwnd: u64, mss: u64) -> u64 {
+        cwnd.min(self.max_window).max(mss)
+    }
+
     /// RFC 3390 initial window: min(4*MSS, max(2*MSS, 4380 bytes)).
     pub fn rfc3390_iw(mss: u32) -> u64 {
         let mss = mss as u64;

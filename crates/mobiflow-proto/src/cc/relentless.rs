@@ -51,8 +51,8 @@
 //!   on an idle restart (RFC 5681 §4.1), which is kept.
 
 use super::{
-    AckSample, CaEvent, CcMetrics, CongestionController, CongestionEvent, CongestionKind,
-    RecoveryExit, Reno, RenoConfig, WindowParams,
+    AckSample, CaEvent, CongestionController, CongestionEvent, CongestionKind, RecoveryExit, Reno,
+    RenoConfig, WindowParams,
 };
 use crate::time::Instant;
 
@@ -121,13 +121,7 @@ pub struct RelentlessConfig {
 impl Default for RelentlessConfig {
     fn default() -> Self {
         RelentlessConfig {
-            params: WindowParams {
-                initial_window: 4380,
-                initial_ssthresh: u64::MAX,
-                loss_window_segments: 1,
-                max_window: u64::MAX,
-                per_ack_counting: false,
-            },
+            params: WindowParams::rfc5681(4380),
             relentless: RelentlessParams::default(),
         }
     }
@@ -202,7 +196,7 @@ impl CongestionController for Relentless {
                         if !ev.repeated {
                             self.reno.set_ssthresh(cwnd.max(self.floor()));
                         }
-                        let lw = self.cfg.params.loss_window_segments.max(1) * self.mss;
+                        let lw = self.cfg.params.loss_window(self.mss);
                         self.reno.set_window(lw);
                     }
                 }
@@ -238,20 +232,6 @@ impl CongestionController for Relentless {
     fn ssthresh(&self) -> u64 {
         self.reno.ssthresh()
     }
-
-    fn metrics(&self) -> CcMetrics {
-        self.reno.metrics()
-    }
-}
-
-/// Builds [`Relentless`] controllers.
-#[derive(Copy, Clone, Debug, PartialEq)]
-pub struct RelentlessFactory(pub RelentlessConfig);
-
-impl super::CcFactory for RelentlessFactory {
-    fn build(&self, _now: Instant, mss: u32) -> Box<dyn CongestionController> {
-        Box::new(Relentless::new(self.0, mss))
-    }
 }
 
 #[cfg(test)]
@@ -266,13 +246,7 @@ mod tests {
     fn relentless() -> Relentless {
         Relentless::new(
             RelentlessConfig {
-                params: WindowParams {
-                    initial_window: 2 * M,
-                    initial_ssthresh: u64::MAX,
-                    loss_window_segments: 1,
-                    max_window: u64::MAX,
-                    per_ack_counting: false,
-                },
+                params: WindowParams::rfc5681(2 * M),
                 relentless: RelentlessParams::default(),
             },
             MSS,

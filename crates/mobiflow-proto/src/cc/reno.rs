@@ -13,8 +13,7 @@
 //! the sender.
 
 use super::{
-    AckSample, CcMetrics, CongestionController, CongestionEvent, CongestionKind, RecoveryExit,
-    WindowParams,
+    AckSample, CongestionController, CongestionEvent, CongestionKind, RecoveryExit, WindowParams,
 };
 
 #[derive(Clone, Debug)]
@@ -47,7 +46,7 @@ impl Reno {
     }
 
     fn clamp(&mut self) {
-        self.cwnd = self.cwnd.min(self.cfg.params.max_window).max(self.mss);
+        self.cwnd = self.cfg.params.clamp(self.cwnd, self.mss);
     }
 }
 
@@ -106,7 +105,7 @@ impl CongestionController for Reno {
         match ev.kind {
             CongestionKind::Timeout => {
                 // RFC 5681 §3.1: cwnd = loss window.
-                self.cwnd = self.cfg.params.loss_window_segments.max(1) * self.mss;
+                self.cwnd = self.cfg.params.loss_window(self.mss);
             }
             CongestionKind::FastRetransmit | CongestionKind::Ecn => {
                 // The sender inflates the window itself during fast recovery
@@ -139,13 +138,6 @@ impl CongestionController for Reno {
     fn ssthresh(&self) -> u64 {
         self.ssthresh
     }
-
-    fn metrics(&self) -> CcMetrics {
-        CcMetrics {
-            cwnd_bytes: self.cwnd,
-            ssthresh_bytes: self.ssthresh,
-        }
-    }
 }
 
 #[cfg(test)]
@@ -159,13 +151,7 @@ mod tests {
     fn reno() -> Reno {
         Reno::new(
             RenoConfig {
-                params: WindowParams {
-                    initial_window: 2 * MSS as u64,
-                    initial_ssthresh: u64::MAX,
-                    loss_window_segments: 1,
-                    max_window: u64::MAX,
-                    per_ack_counting: false,
-                },
+                params: WindowParams::rfc5681(2 * MSS as u64),
                 name: "reno",
             },
             MSS,
