@@ -250,6 +250,46 @@ impl WindowParams {
     }
 }
 
+/// cwnd and ssthresh in bytes and the SMSS they count in: the state a window-based
+/// controller (Reno, CUBIC) keeps, with the rules of RFC 5681 that do not depend on
+/// the algorithm.
+#[derive(Copy, Clone, Debug)]
+pub struct Window {
+    /// SMSS in bytes.
+    pub mss: u64,
+    /// Congestion window in bytes.
+    pub cwnd: u64,
+    /// Slow-start threshold in bytes.
+    pub ssthresh: u64,
+}
+
+impl Window {
+    /// The initial window and ssthresh of `params` (RFC 5681 §3.1), not yet clamped.
+    pub fn new(params: &WindowParams, mss: u64) -> Self {
+        Window {
+            mss,
+            cwnd: params.initial_window,
+            ssthresh: params.initial_ssthresh,
+        }
+    }
+
+    /// Hold cwnd within [one segment, `params.max_window`].
+    pub fn clamp(&mut self, params: &WindowParams) {
+        self.cwnd = params.clamp(self.cwnd, self.mss);
+    }
+
+    /// Overwrite ssthresh, never below 2*SMSS (the floor of RFC 5681 eq. 4).
+    pub fn set_ssthresh(&mut self, ssthresh_bytes: u64) {
+        self.ssthresh = ssthresh_bytes.max(2 * self.mss);
+    }
+
+    /// Overwrite cwnd, then clamp it.
+    pub fn set_cwnd(&mut self, cwnd_bytes: u64, params: &WindowParams) {
+        self.cwnd = cwnd_bytes;
+        self.clamp(params);
+    }
+}
+
 /// The closed set of built-in controllers, selectable by name.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub enum CcKind {

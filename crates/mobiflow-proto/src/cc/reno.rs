@@ -13,7 +13,8 @@
 //! the sender.
 
 use super::{
-    AckSample, CongestionController, CongestionEvent, CongestionKind, RecoveryExit, WindowParams,
+    AckSample, CongestionController, CongestionEvent, CongestionKind, RecoveryExit, Window,
+    WindowParams,
 };
 
 #[derive(Clone, Debug)]
@@ -26,9 +27,7 @@ pub struct RenoConfig {
 #[derive(Clone, Debug)]
 pub struct Reno {
     cfg: RenoConfig,
-    mss: u64,
-    cwnd: u64,
-    ssthresh: u64,
+    win: Window,
     /// Bytes acknowledged in congestion avoidance not yet turned into window growth
     /// (RFC 5681 §3.1, the byte-counting form of eq. 3).
     ca_acked: u64,
@@ -37,16 +36,14 @@ pub struct Reno {
 impl Reno {
     pub fn new(cfg: RenoConfig, mss: u32) -> Self {
         Reno {
-            mss: mss as u64,
-            cwnd: cfg.params.initial_window,
-            ssthresh: cfg.params.initial_ssthresh,
+            win: Window::new(&cfg.params, mss as u64),
             ca_acked: 0,
             cfg,
         }
     }
 
     fn clamp(&mut self) {
-        self.cwnd = self.cfg.params.clamp(self.cwnd, self.mss);
+        self.win.clamp(&self.cfg.params);
     }
 }
 
@@ -66,28 +63,28 @@ impl CongestionController for Reno {
         if ack.in_recovery || ack.acked_bytes == 0 || ack.app_limited {
             return;
         }
-        if self.cwnd < self.ssthresh {
+        if self.win.cwnd < self.win.ssthresh {
             // RFC 5681 §3.1 eq. (2): cwnd += min(N, SMSS). With per-ACK counting
             // (ns-2), every ACK that advances the window adds one segment.
             let inc = if self.cfg.params.per_ack_counting {
-                self.mss
+                self.win.mss
             } else {
-                ack.acked_bytes.min(self.mss)
+                ack.acked_bytes.min(self.win.mss)
             };
-            self.cwnd += inc;
+            self.win.cwnd += inc;
         } else if self.cfg.params.per_ack_counting {
             // RFC 5681 eq. (3), cwnd += SMSS*SMSS/cwnd per ACK, as ns-2's opencwnd()
             // does in floating point; the remainder is carried so nothing is lost.
-            self.ca_acked += self.mss * self.mss;
-            let inc = self.ca_acked / self.cwnd.max(1);
-            self.ca_acked -= inc * self.cwnd.max(1);
-            self.cwnd += inc;
+            self.ca_acked += self.win.mss * self.win.mss;
+            let inc = self.ca_acked / self.win.cwnd.max(1);
+            self.ca_acked -= inc * self.win.cwnd.max(1);
+            self.win.cwnd += inc;
         } else {
             // RFC 5681 §3.1: cwnd += SMSS once per cwnd bytes acknowledged.
             self.ca_acked += ack.acked_bytes;
-            if self.ca_acked >= self.cwnd {
-                self.ca_acked -= self.cwnd;
-                self.cwnd += self.mss;
+            if self.ca_acked >= self.win.cwnd {
+                self.ca_acked -= self.win.cwnd;
+                self.win.cwnd += self.win.mss;
             }
         }
         self.clamp();
@@ -95,22 +92,23 @@ impl CongestionController for Reno {
 
     fn on_congestion_event(&mut self, ev: &CongestionEvent) {
         if !ev.repeated {
-            self.ssthresh = halve_flight(ev.in_flight, self.mss);
+            self.win.ssthresh = halve_flight(ev.in_flight, self.win.mss);
             if self.cfg.params.per_ack_counting {
                 // ns-2 `TcpAgent::slowdown`: `ssthresh_ = (int) halfwin`, whole packets.
-                self.ssthresh = (self.ssthresh / self.mss * self.mss).max(2 * self.mss);
+                self.win.ssthresh =
+                    (self.win.ssthresh / self.win.mss * self.win.mss).max(2 * self.win.mss);
             }
         }
         self.ca_acked = 0;
         match ev.kind {
             CongestionKind::Timeout => {
                 // RFC 5681 §3.1: cwnd = loss window.
-                self.cwnd = self.cfg.params.loss_window(self.mss);
+                self.win.cwnd = self.cfg.params.loss_window(self.win.mss);
             }
             CongestionKind::FastRetransmit | CongestionKind::Ecn => {
                 // The sender inflates the window itself during fast recovery
                 // (RFC 6582 §3.2 step 2); outside recovery, cwnd = ssthresh.
-                self.cwnd = self.ssthresh;
+                self.win.cwnd = self.win.ssthresh;
             }
         }
         self.clamp();
@@ -118,25 +116,24 @@ impl CongestionController for Reno {
 
     fn on_recovery_exit(&mut self, _ex: &RecoveryExit) {
         // RFC 6582 §3.2 step 3, option (1): cwnd = ssthresh.
-        self.cwnd = self.ssthresh;
+        self.win.cwnd = self.win.ssthresh;
         self.clamp();
     }
 
     fn set_ssthresh(&mut self, ssthresh_bytes: u64) {
-        self.ssthresh = ssthresh_bytes.max(2 * self.mss);
+        self.win.set_ssthresh(ssthresh_bytes);
     }
 
     fn set_window(&mut self, cwnd_bytes: u64) {
-        self.cwnd = cwnd_bytes;
-        self.clamp();
+        self.win.set_cwnd(cwnd_bytes, &self.cfg.params);
     }
 
     fn window(&self) -> u64 {
-        self.cwnd
+        self.win.cwnd
     }
 
     fn ssthresh(&self) -> u64 {
-        self.ssthresh
+        self.win.ssthresh
     }
 }
 
