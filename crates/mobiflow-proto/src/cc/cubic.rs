@@ -522,6 +522,16 @@ mod tests {
         c.on_congestion_event(&event(CongestionKind::FastRetransmit, now, w));
     }
 
+    /// A controller that lost a segment at time zero with cwnd = 100 kB and then
+    /// took `rounds` rounds of ACKs; with the time after them.
+    fn rounds_after_loss(rtt: Duration, rounds: usize) -> (Cubic, Instant) {
+        let mut c = in_ca(cubic(), 100_000);
+        let mut now = Instant::ZERO;
+        loss_at(&mut c, now);
+        run_rounds(&mut c, &mut now, rtt, rounds);
+        (c, now)
+    }
+
     #[test]
     fn default_config_uses_the_rfc_constants() {
         let cfg = CubicConfig::default();
@@ -776,10 +786,7 @@ mod tests {
         // A mobility reaction raises ssthresh mid-epoch: slow start resumes, and
         // congestion avoidance afterwards starts a new epoch from the new cwnd.
         let rtt = Duration::from_millis(100);
-        let mut c = in_ca(cubic(), 100_000);
-        let mut now = Instant::ZERO;
-        loss_at(&mut c, now);
-        run_rounds(&mut c, &mut now, rtt, 3);
+        let (mut c, mut now) = rounds_after_loss(rtt, 3);
         c.set_ssthresh(c.window() + 5 * M);
         while c.in_slow_start() {
             now += rtt / 10;
@@ -805,10 +812,7 @@ mod tests {
     fn spurious_undo_restores_state() {
         let rtt = Duration::from_millis(100);
         for kind in [CongestionKind::FastRetransmit, CongestionKind::Timeout] {
-            let mut c = in_ca(cubic(), 100_000);
-            let mut now = Instant::ZERO;
-            loss_at(&mut c, now);
-            run_rounds(&mut c, &mut now, rtt, 5);
+            let (mut c, now) = rounds_after_loss(rtt, 5);
             let (cwnd, ssthresh, w_max, k) = (c.window(), c.ssthresh(), c.w_max(), c.k_secs());
             let age = c.epoch_age(now);
             assert!(age.is_some());
@@ -840,10 +844,7 @@ mod tests {
         c.on_ack(&a);
         assert_eq!(c.window(), 2 * M, "slow start");
 
-        let mut c = in_ca(cubic(), 100_000);
-        let mut now = Instant::ZERO;
-        loss_at(&mut c, now);
-        run_rounds(&mut c, &mut now, rtt, 2);
+        let (mut c, mut now) = rounds_after_loss(rtt, 2);
         let w = c.window();
         for _ in 0..1000 {
             now += Duration::from_millis(10);
@@ -886,10 +887,7 @@ mod tests {
     #[test]
     fn idle_restart_does_not_count_towards_t() {
         let rtt = Duration::from_millis(100);
-        let mut c = in_ca(cubic(), 100_000);
-        let mut now = Instant::ZERO;
-        loss_at(&mut c, now);
-        run_rounds(&mut c, &mut now, rtt, 2);
+        let (mut c, mut now) = rounds_after_loss(rtt, 2);
         let age = c.epoch_age(now).unwrap();
         now += Duration::from_secs(30);
         c.on_event(
