@@ -10,6 +10,7 @@ use super::{ns2, rfc};
 use crate::flow::afc::{decode_rate, encode_rate};
 use crate::flow::{AfcConfig, AutotuneConfig, FlowControl, Placement};
 use crate::tcp::{InitialWindow, Recovery, SenderExt, TcpConfig, TcpReceiver, TcpSender};
+use crate::time::test_util::{ms, t_ms};
 use crate::time::{Duration, Instant};
 use crate::wire::{Flags, SackBlocks, Segment};
 
@@ -29,14 +30,6 @@ fn hiding_congestion(s: &TcpSender) -> bool {
         .iter()
         .find_map(SenderExt::afc)
         .is_some_and(|a| a.hiding_congestion())
-}
-
-fn t_ms(x: u64) -> Instant {
-    Instant::from_millis(x)
-}
-
-fn ms(x: u64) -> Duration {
-    Duration::from_millis(x)
 }
 
 /// ns-2 conventions with SACK, `iw` initial segments, a big buffer, AFC as given.

@@ -8,18 +8,11 @@ use super::pair::{Fate, Pair, Reader, Sent};
 use super::{ns2, ns2_profile, rfc};
 use crate::cc::{CaState, CcKind};
 use crate::tcp::{InitialWindow, Recovery, TcpConfig};
+use crate::time::test_util::{ms, t_ms};
 use crate::time::{Duration, Instant};
 use crate::wire::Flags;
 
 const MSS: u64 = 1000;
-
-fn ms(x: u64) -> Duration {
-    Duration::from_millis(x)
-}
-
-fn t_ms(x: u64) -> Instant {
-    Instant::from_millis(x)
-}
 
 /// A bottleneck of one 1000-byte segment (plus 40 bytes of header) per millisecond,
 /// so that segments sent together arrive one millisecond apart.
