@@ -3,7 +3,7 @@
 //! `test_<state>_<event>`.
 
 use super::{ns2, rfc};
-use crate::tcp::sack::{Scoreboard, SegRec};
+use crate::tcp::sack::Scoreboard;
 use crate::tcp::{TcpConfig, TcpReceiver, TcpSender};
 use crate::time::{Duration, Instant};
 use crate::wire::{Flags, Segment, Timestamps};
@@ -572,19 +572,7 @@ fn test_established_rtt_sampling_after_a_timeout() {
 // =====================================================================================
 
 fn board(n: u64) -> Scoreboard {
-    let mut b = Scoreboard::new();
-    for i in 0..n {
-        b.push(SegRec {
-            start: i * MSS,
-            end: (i + 1) * MSS,
-            sent_at: Instant::ZERO,
-            tx_count: 1,
-            sacked: false,
-            lost: false,
-            app_limited: false,
-        });
-    }
-    b
+    Scoreboard::sent_once(n, MSS)
 }
 
 #[test]
