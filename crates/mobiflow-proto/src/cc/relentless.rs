@@ -265,20 +265,25 @@ mod tests {
         recovery_exit(retransmitted_segments, MSS)
     }
 
+    /// A controller with cwnd = `segments` that then took a `kind` signal with that
+    /// much in flight.
+    fn signalled(kind: CongestionKind, segments: u64) -> Relentless {
+        let mut r = relentless();
+        r.set_window(segments * M);
+        r.on_congestion_event(&signal(kind, segments * M));
+        r
+    }
+
     #[test]
     fn relentless_does_not_halve_on_loss_entry() {
-        let mut r = relentless();
-        r.set_window(20 * M);
-        r.on_congestion_event(&signal(CongestionKind::FastRetransmit, 20 * M));
+        let r = signalled(CongestionKind::FastRetransmit, 20);
         assert_eq!(r.window(), 20 * M);
         assert_eq!(r.ssthresh(), 20 * M);
     }
 
     #[test]
     fn relentless_reduces_cwnd_by_lost_segments() {
-        let mut r = relentless();
-        r.set_window(20 * M);
-        r.on_congestion_event(&signal(CongestionKind::FastRetransmit, 20 * M));
+        let mut r = signalled(CongestionKind::FastRetransmit, 20);
         r.on_recovery_exit(&exit(3));
         assert_eq!(r.window(), 17 * M);
         assert_eq!(r.ssthresh(), 17 * M);
@@ -286,9 +291,7 @@ mod tests {
 
     #[test]
     fn relentless_reduction_uses_the_window_at_loss_entry() {
-        let mut r = relentless();
-        r.set_window(20 * M);
-        r.on_congestion_event(&signal(CongestionKind::FastRetransmit, 20 * M));
+        let mut r = signalled(CongestionKind::FastRetransmit, 20);
         r.set_window(25 * M); // whatever happens to cwnd inside the episode
         r.on_recovery_exit(&exit(1));
         assert_eq!(r.window(), 19 * M);
@@ -296,9 +299,7 @@ mod tests {
 
     #[test]
     fn relentless_reduction_floors_at_two_segments() {
-        let mut r = relentless();
-        r.set_window(5 * M);
-        r.on_congestion_event(&signal(CongestionKind::FastRetransmit, 5 * M));
+        let mut r = signalled(CongestionKind::FastRetransmit, 5);
         r.on_recovery_exit(&exit(9));
         assert_eq!(r.window(), 2 * M);
         assert_eq!(r.ssthresh(), 2 * M);
@@ -306,18 +307,14 @@ mod tests {
 
     #[test]
     fn ecn_without_losses_leaves_the_window() {
-        let mut r = relentless();
-        r.set_window(12 * M);
-        r.on_congestion_event(&signal(CongestionKind::Ecn, 12 * M));
+        let mut r = signalled(CongestionKind::Ecn, 12);
         r.on_recovery_exit(&exit(0));
         assert_eq!(r.window(), 12 * M);
     }
 
     #[test]
     fn after_recovery_grows_as_reno_in_congestion_avoidance() {
-        let mut r = relentless();
-        r.set_window(10 * M);
-        r.on_congestion_event(&signal(CongestionKind::FastRetransmit, 10 * M));
+        let mut r = signalled(CongestionKind::FastRetransmit, 10);
         r.on_recovery_exit(&exit(1));
         assert_eq!(r.window(), 9 * M);
         for _ in 0..9 {
@@ -335,9 +332,7 @@ mod tests {
 
     #[test]
     fn acks_during_recovery_do_not_grow_the_window() {
-        let mut r = relentless();
-        r.set_window(10 * M);
-        r.on_congestion_event(&signal(CongestionKind::FastRetransmit, 10 * M));
+        let mut r = signalled(CongestionKind::FastRetransmit, 10);
         let mut a = ack(M);
         a.in_recovery = true;
         a.prior_in_flight = 12 * M;
@@ -347,9 +342,7 @@ mod tests {
 
     #[test]
     fn recovery_conserves_packets_and_exit_still_subtracts_losses() {
-        let mut r = relentless();
-        r.set_window(20 * M);
-        r.on_congestion_event(&signal(CongestionKind::FastRetransmit, 20 * M));
+        let mut r = signalled(CongestionKind::FastRetransmit, 20);
         // Three segments were lost: 17 remain in flight; an ACK SACKs one of them.
         let mut a = ack(M);
         a.in_recovery = true;
@@ -367,9 +360,7 @@ mod tests {
 
     #[test]
     fn timeout_defaults_to_reno() {
-        let mut r = relentless();
-        r.set_window(20 * M);
-        r.on_congestion_event(&signal(CongestionKind::Timeout, 20 * M));
+        let r = signalled(CongestionKind::Timeout, 20);
         assert_eq!(r.window(), M);
         assert_eq!(r.ssthresh(), 10 * M);
     }

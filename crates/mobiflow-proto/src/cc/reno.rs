@@ -163,6 +163,15 @@ mod tests {
         congestion(kind, Instant::ZERO, in_flight, MSS)
     }
 
+    /// A controller with cwnd = `bytes` that then took a `kind` signal with that much
+    /// in flight.
+    fn after_loss(kind: CongestionKind, bytes: u64) -> Reno {
+        let mut r = reno();
+        r.set_window(bytes);
+        r.on_congestion_event(&loss(kind, bytes));
+        r
+    }
+
     #[test]
     fn slow_start_grows_one_mss_per_ack_of_a_full_segment() {
         let mut r = reno();
@@ -194,9 +203,7 @@ mod tests {
 
     #[test]
     fn fast_retransmit_halves_flight_size() {
-        let mut r = reno();
-        r.set_window(20_000);
-        r.on_congestion_event(&loss(CongestionKind::FastRetransmit, 20_000));
+        let r = after_loss(CongestionKind::FastRetransmit, 20_000);
         assert_eq!(r.ssthresh(), 10_000);
         assert_eq!(r.window(), 10_000);
     }
@@ -225,18 +232,14 @@ mod tests {
 
     #[test]
     fn timeout_collapses_cwnd_to_the_loss_window() {
-        let mut r = reno();
-        r.set_window(20_000);
-        r.on_congestion_event(&loss(CongestionKind::Timeout, 20_000));
+        let r = after_loss(CongestionKind::Timeout, 20_000);
         assert_eq!(r.window(), 1_000);
         assert_eq!(r.ssthresh(), 10_000);
     }
 
     #[test]
     fn repeated_timeout_uses_the_flight_size_not_cwnd() {
-        let mut r = reno();
-        r.set_window(20_000);
-        r.on_congestion_event(&loss(CongestionKind::Timeout, 20_000));
+        let mut r = after_loss(CongestionKind::Timeout, 20_000);
         // RFC 5681 §3.1: on a second timeout the flight is small, so ssthresh drops
         // towards 2*SMSS rather than staying put.
         r.on_congestion_event(&loss(CongestionKind::Timeout, 1_000));
@@ -245,9 +248,7 @@ mod tests {
 
     #[test]
     fn a_repeated_timeout_holds_ssthresh() {
-        let mut r = reno();
-        r.set_window(20_000);
-        r.on_congestion_event(&loss(CongestionKind::Timeout, 20_000));
+        let mut r = after_loss(CongestionKind::Timeout, 20_000);
         let mut again = loss(CongestionKind::Timeout, 1_000);
         again.repeated = true;
         r.on_congestion_event(&again);
@@ -278,15 +279,11 @@ mod tests {
 
     #[test]
     fn recovery_exit_deflates_to_ssthresh() {
-        let mut r = reno();
-        r.set_window(20_000);
-        r.on_congestion_event(&loss(CongestionKind::FastRetransmit, 20_000));
+        let mut r = after_loss(CongestionKind::FastRetransmit, 20_000);
         r.set_window(15_000); // inflated by the sender during recovery
         r.on_recovery_exit(&RecoveryExit {
-            now: Instant::ZERO,
             in_flight: 9_000,
-            retransmitted_segments: 1,
-            mss: MSS,
+            ..recovery_exit(1, MSS)
         });
         assert_eq!(r.window(), 10_000);
     }
