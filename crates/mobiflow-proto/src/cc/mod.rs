@@ -367,3 +367,32 @@ impl fmt::Display for CcKind {
         f.write_str(self.name())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kind_factory_builds_what_cc_kind_builds() {
+        // A window of 3 segments and a low ssthresh, so that a factory that ignored its
+        // WindowParams would differ.
+        let params = WindowParams {
+            initial_ssthresh: 5000,
+            ..WindowParams::rfc5681(3000)
+        };
+        for kind in [
+            CcKind::Reno,
+            CcKind::NewReno,
+            CcKind::Cubic,
+            CcKind::Relentless(RelentlessParams::default()),
+            CcKind::Fld(FldParams::default()),
+        ] {
+            let built = KindFactory { kind, params }.build(Instant::ZERO, 1000);
+            let direct = kind.build(params, 1000);
+            assert_eq!(built.name(), direct.name(), "{kind}");
+            assert_eq!(built.window(), direct.window(), "{kind}");
+            assert_eq!(built.ssthresh(), direct.ssthresh(), "{kind}");
+            assert_eq!(built.ssthresh(), 5000, "{kind}");
+        }
+    }
+}
