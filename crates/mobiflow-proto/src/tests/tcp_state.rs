@@ -5,14 +5,11 @@
 use super::{ns2, rfc};
 use crate::tcp::sack::Scoreboard;
 use crate::tcp::{TcpConfig, TcpReceiver, TcpSender};
+use crate::time::test_util::t_ms;
 use crate::time::{Duration, Instant};
 use crate::wire::{Flags, Segment, Timestamps};
 
 const MSS: u64 = 1000;
-
-fn t_ms(x: u64) -> Instant {
-    Instant::from_millis(x)
-}
 
 /// A data segment from the sender (the template every test starts from).
 fn send_templ(seq: u64, len: u32) -> Segment {
