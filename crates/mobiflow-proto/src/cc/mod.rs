@@ -380,13 +380,8 @@ mod tests {
             initial_ssthresh: 5000,
             ..WindowParams::rfc5681(3000)
         };
-        for kind in [
-            CcKind::Reno,
-            CcKind::NewReno,
-            CcKind::Cubic,
-            CcKind::Relentless(RelentlessParams::default()),
-            CcKind::Fld(FldParams::default()),
-        ] {
+        // Every kind by name, with its default parameters.
+        for kind in CcKind::NAMES.iter().map(|n| n.parse::<CcKind>().unwrap()) {
             let built = KindFactory { kind, params }.build(Instant::ZERO, 1000);
             let direct = kind.build(params, 1000);
             assert_eq!(built.name(), direct.name(), "{kind}");
