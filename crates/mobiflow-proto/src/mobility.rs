@@ -35,10 +35,7 @@ pub fn warning_at(start: Duration, warning: Duration) -> Duration {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn ms(x: u64) -> Duration {
-        Duration::from_millis(x)
-    }
+    use crate::time::test_util::ms;
 
     #[test]
     fn overlapping_and_touching_outages_are_one_disconnection() {

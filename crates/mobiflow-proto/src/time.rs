@@ -186,6 +186,22 @@ impl fmt::Display for Duration {
     }
 }
 
+/// Millisecond shorthands for the unit tests of every module.
+#[cfg(test)]
+pub(crate) mod test_util {
+    use super::{Duration, Instant};
+
+    /// `x` milliseconds.
+    pub(crate) fn ms(x: u64) -> Duration {
+        Duration::from_millis(x)
+    }
+
+    /// The instant `x` milliseconds after time zero.
+    pub(crate) fn t_ms(x: u64) -> Instant {
+        Instant::from_millis(x)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -47,8 +47,8 @@
 //! a congestion signal or on reaching `ssthresh`.
 
 use super::{
-    AckSample, CaEvent, CcMetrics, CongestionController, CongestionEvent, CongestionKind,
-    RecoveryExit, WindowParams,
+    AckSample, CaEvent, CongestionController, CongestionEvent, CongestionKind, RecoveryExit,
+    Window, WindowParams,
 };
 use crate::time::{Duration, Instant};
 
@@ -84,13 +84,7 @@ pub struct CubicConfig {
 impl Default for CubicConfig {
     fn default() -> Self {
         CubicConfig {
-            params: WindowParams {
-                initial_window: 4380,
-                initial_ssthresh: u64::MAX,
-                loss_window_segments: 1,
-                max_window: u64::MAX,
-                per_ack_counting: false,
-            },
+            params: WindowParams::rfc5681(4380),
             beta: BETA_CUBIC,
             c: C_CUBIC,
             fast_convergence: true,
@@ -138,12 +132,7 @@ struct Saved {
 #[derive(Clone, Debug)]
 pub struct Cubic {
     cfg: CubicConfig,
-    /// SMSS in bytes.
-    mss: u64,
-    /// Congestion window in bytes.
-    cwnd: u64,
-    /// Slow-start threshold in bytes.
-    ssthresh: u64,
+    win: Window,
     /// W_max in bytes: the window before the last reduction, after fast convergence
     /// (RFC 9438 §4.7). `None` before any congestion event and after a timeout: the
     /// next epoch then sets W_max = cwnd_epoch and K = 0 (RFC 9438 §4.8, §4.10).
@@ -166,9 +155,7 @@ pub struct Cubic {
 impl Cubic {
     pub fn new(cfg: CubicConfig, mss: u32) -> Self {
         let mut c = Cubic {
-            mss: mss.max(1) as u64,
-            cwnd: cfg.params.initial_window,
-            ssthresh: cfg.params.initial_ssthresh,
+            win: Window::new(&cfg.params, mss.max(1) as u64),
             w_max: None,
             k_secs: 0.0,
             cwnd_prior: None,
@@ -199,12 +186,12 @@ impl Cubic {
     }
 
     fn clamp(&mut self) {
-        self.cwnd = self.cwnd.min(self.cfg.params.max_window).max(self.mss);
+        self.win.clamp(&self.cfg.params);
     }
 
     /// C in bytes/s³: the RFC's C (segments/s³) times the SMSS.
     fn c_bytes(&self) -> f64 {
-        self.cfg.c * self.mss as f64
+        self.cfg.c * self.win.mss as f64
     }
 
     /// RFC 9438 §4.2 eq. 2: K = cbrt((W_max - cwnd_epoch) / C), in seconds.
@@ -224,7 +211,7 @@ impl Cubic {
 
     /// Starts a congestion-avoidance stage at `now` (RFC 9438 §4.2, §4.3, §4.8).
     fn start_epoch(&mut self, now: Instant) -> Epoch {
-        let cwnd_epoch = self.cwnd;
+        let cwnd_epoch = self.win.cwnd;
         match self.w_max {
             Some(w_max) => self.k_secs = self.compute_k(w_max, cwnd_epoch),
             None => {
@@ -253,7 +240,7 @@ impl Cubic {
             None => self.start_epoch(ack.now),
         };
         let w_max = self.w_max.unwrap_or(ep.cwnd_epoch);
-        let cwnd = self.cwnd.max(1);
+        let cwnd = self.win.cwnd.max(1);
         let t = ack.now.saturating_since(ep.start).as_secs_f64();
 
         // §4.3 eq. 4: W_est += alpha * segments_acked / cwnd (in segments), i.e.
@@ -268,7 +255,7 @@ impl Cubic {
             };
             let alpha_fp = (alpha * (1u64 << ALPHA_SHIFT) as f64).round() as u128;
             let den = (cwnd as u128) << ALPHA_SHIFT;
-            ep.est_acc += alpha_fp * self.mss as u128 * n as u128;
+            ep.est_acc += alpha_fp * self.win.mss as u128 * n as u128;
             let inc = ep.est_acc / den;
             ep.est_acc -= inc * den;
             ep.w_est = ep.w_est.saturating_add(inc.min(u64::MAX as u128) as u64);
@@ -276,7 +263,7 @@ impl Cubic {
             // region and cwnd is set to W_est (never lowered here).
             if self.w_cubic(t, w_max) < ep.w_est {
                 reno_friendly = true;
-                self.cwnd = self.cwnd.max(ep.w_est);
+                self.win.cwnd = self.win.cwnd.max(ep.w_est);
                 ep.cubic_acc = 0;
             }
         }
@@ -297,7 +284,10 @@ impl Cubic {
             ep.cubic_acc += (target - cwnd) as u128 * n as u128;
             let inc = ep.cubic_acc / cwnd as u128;
             ep.cubic_acc -= inc * cwnd as u128;
-            self.cwnd = self.cwnd.saturating_add(inc.min(u64::MAX as u128) as u64);
+            self.win.cwnd = self
+                .win
+                .cwnd
+                .saturating_add(inc.min(u64::MAX as u128) as u64);
         }
         self.epoch = Some(ep);
     }
@@ -305,8 +295,8 @@ impl Cubic {
     /// Saves the state a spurious congestion signal would restore (RFC 9438 §4.9).
     fn save(&mut self) {
         self.saved = Some(Saved {
-            cwnd: self.cwnd,
-            ssthresh: self.ssthresh,
+            cwnd: self.win.cwnd,
+            ssthresh: self.win.ssthresh,
             w_max: self.w_max,
             k_secs: self.k_secs,
             cwnd_prior: self.cwnd_prior,
@@ -337,15 +327,15 @@ impl CongestionController for Cubic {
         self.last_ack = Some(ack.now);
         // With per-ACK counting (ns-2) each ACK counts as one full segment.
         let n = if self.cfg.params.per_ack_counting {
-            self.mss
+            self.win.mss
         } else {
             ack.acked_bytes
         };
-        if self.cwnd < self.ssthresh {
+        if self.win.cwnd < self.win.ssthresh {
             // RFC 9438 §4.10: slow start as RFC 5681 §3.1 eq. (2),
             // cwnd += min(N, SMSS). The epoch begins when slow start ends.
             self.epoch = None;
-            self.cwnd = self.cwnd.saturating_add(n.min(self.mss));
+            self.win.cwnd = self.win.cwnd.saturating_add(n.min(self.win.mss));
         } else {
             self.congestion_avoidance(ack, n);
         }
@@ -356,12 +346,12 @@ impl CongestionController for Cubic {
         if ev.repeated {
             // RFC 5681 §3.1 (RFC 9438 §4.8 defers to it): a repeated timeout holds
             // ssthresh and the cubic state; only cwnd collapses.
-            self.cwnd = self.cfg.params.loss_window_segments.max(1) * self.mss;
+            self.win.cwnd = self.cfg.params.loss_window(self.win.mss);
             self.epoch = None;
             return;
         }
         self.save();
-        let cwnd = self.cwnd;
+        let cwnd = self.win.cwnd;
         // §4.7 fast convergence: if this event came before the window got back to
         // the previous W_max, remember a lower W_max to release bandwidth to newer
         // flows; otherwise W_max = cwnd.
@@ -373,7 +363,7 @@ impl CongestionController for Cubic {
         };
         // §4.6: ssthresh = max(cwnd * beta, 2*SMSS); cwnd_prior = cwnd. (RFC 9438
         // uses flight_size and allows cwnd; cwnd is used here.)
-        self.ssthresh = ((cwnd as f64 * self.cfg.beta) as u64).max(2 * self.mss);
+        self.win.ssthresh = ((cwnd as f64 * self.cfg.beta) as u64).max(2 * self.win.mss);
         self.cwnd_prior = Some(cwnd);
         // A new congestion-avoidance stage starts after the reduction (§4.2).
         self.epoch = None;
@@ -382,18 +372,18 @@ impl CongestionController for Cubic {
                 // §4.8: cwnd = loss window as Reno (RFC 5681 §3.1); the first
                 // congestion-avoidance stage afterwards uses W_max = cwnd_epoch
                 // and K = 0, and W_est = cwnd_epoch.
-                self.cwnd = self.cfg.params.loss_window_segments.max(1) * self.mss;
+                self.win.cwnd = self.cfg.params.loss_window(self.win.mss);
                 self.w_max = None;
                 self.k_secs = 0.0;
             }
             CongestionKind::FastRetransmit | CongestionKind::Ecn => {
                 // §4.6: cwnd = ssthresh (the sender inflates the window itself
                 // during fast recovery).
-                self.cwnd = self.ssthresh;
+                self.win.cwnd = self.win.ssthresh;
                 self.w_max = Some(w_max);
                 // §4.2 eq. 2 with cwnd_epoch = the reduced cwnd; recomputed from
                 // the actual cwnd when the next epoch starts.
-                self.k_secs = self.compute_k(w_max, self.cwnd);
+                self.k_secs = self.compute_k(w_max, self.win.cwnd);
             }
         }
         self.clamp();
@@ -402,7 +392,7 @@ impl CongestionController for Cubic {
     fn on_recovery_exit(&mut self, _ex: &RecoveryExit) {
         // RFC 6582 §3.2 step 3, option (1): cwnd = ssthresh. Congestion avoidance,
         // and so the epoch (§4.2, t_epoch), starts from here.
-        self.cwnd = self.ssthresh;
+        self.win.cwnd = self.win.ssthresh;
         self.epoch = None;
         self.clamp();
     }
@@ -411,8 +401,8 @@ impl CongestionController for Cubic {
         // §4.9: restore the state saved at the congestion signal. cwnd never
         // shrinks here, in case it grew past the saved value meanwhile.
         if let Some(s) = self.saved.take() {
-            self.cwnd = self.cwnd.max(s.cwnd);
-            self.ssthresh = s.ssthresh;
+            self.win.cwnd = self.win.cwnd.max(s.cwnd);
+            self.win.ssthresh = s.ssthresh;
             self.w_max = s.w_max;
             self.k_secs = s.k_secs;
             self.cwnd_prior = s.cwnd_prior;
@@ -435,35 +425,27 @@ impl CongestionController for Cubic {
     }
 
     fn on_mss_update(&mut self, mss: u32) {
-        self.mss = mss.max(1) as u64;
+        self.win.mss = mss.max(1) as u64;
         self.clamp();
     }
 
     fn set_ssthresh(&mut self, ssthresh_bytes: u64) {
-        self.ssthresh = ssthresh_bytes.max(2 * self.mss);
+        self.win.set_ssthresh(ssthresh_bytes);
     }
 
     /// Also restarts the epoch: the cubic curve is re-anchored at the new cwnd
     /// (cwnd_epoch), keeping W_max.
     fn set_window(&mut self, cwnd_bytes: u64) {
-        self.cwnd = cwnd_bytes;
         self.epoch = None;
-        self.clamp();
+        self.win.set_cwnd(cwnd_bytes, &self.cfg.params);
     }
 
     fn window(&self) -> u64 {
-        self.cwnd
+        self.win.cwnd
     }
 
     fn ssthresh(&self) -> u64 {
-        self.ssthresh
-    }
-
-    fn metrics(&self) -> CcMetrics {
-        CcMetrics {
-            cwnd_bytes: self.cwnd,
-            ssthresh_bytes: self.ssthresh,
-        }
+        self.win.ssthresh
     }
 }
 
@@ -477,13 +459,7 @@ mod tests {
     const M: u64 = MSS as u64;
 
     fn params() -> WindowParams {
-        WindowParams {
-            initial_window: 2 * M,
-            initial_ssthresh: u64::MAX,
-            loss_window_segments: 1,
-            max_window: u64::MAX,
-            per_ack_counting: false,
-        }
+        WindowParams::rfc5681(2 * M)
     }
 
     fn cubic_with(f: impl FnOnce(&mut CubicConfig)) -> Cubic {
@@ -544,6 +520,16 @@ mod tests {
     fn loss_at(c: &mut Cubic, now: Instant) {
         let w = c.window();
         c.on_congestion_event(&event(CongestionKind::FastRetransmit, now, w));
+    }
+
+    /// A controller that lost a segment at time zero with cwnd = 100 kB and then
+    /// took `rounds` rounds of ACKs; with the time after them.
+    fn rounds_after_loss(rtt: Duration, rounds: usize) -> (Cubic, Instant) {
+        let mut c = in_ca(cubic(), 100_000);
+        let mut now = Instant::ZERO;
+        loss_at(&mut c, now);
+        run_rounds(&mut c, &mut now, rtt, rounds);
+        (c, now)
     }
 
     #[test]
@@ -800,10 +786,7 @@ mod tests {
         // A mobility reaction raises ssthresh mid-epoch: slow start resumes, and
         // congestion avoidance afterwards starts a new epoch from the new cwnd.
         let rtt = Duration::from_millis(100);
-        let mut c = in_ca(cubic(), 100_000);
-        let mut now = Instant::ZERO;
-        loss_at(&mut c, now);
-        run_rounds(&mut c, &mut now, rtt, 3);
+        let (mut c, mut now) = rounds_after_loss(rtt, 3);
         c.set_ssthresh(c.window() + 5 * M);
         while c.in_slow_start() {
             now += rtt / 10;
@@ -829,10 +812,7 @@ mod tests {
     fn spurious_undo_restores_state() {
         let rtt = Duration::from_millis(100);
         for kind in [CongestionKind::FastRetransmit, CongestionKind::Timeout] {
-            let mut c = in_ca(cubic(), 100_000);
-            let mut now = Instant::ZERO;
-            loss_at(&mut c, now);
-            run_rounds(&mut c, &mut now, rtt, 5);
+            let (mut c, now) = rounds_after_loss(rtt, 5);
             let (cwnd, ssthresh, w_max, k) = (c.window(), c.ssthresh(), c.w_max(), c.k_secs());
             let age = c.epoch_age(now);
             assert!(age.is_some());
@@ -864,10 +844,7 @@ mod tests {
         c.on_ack(&a);
         assert_eq!(c.window(), 2 * M, "slow start");
 
-        let mut c = in_ca(cubic(), 100_000);
-        let mut now = Instant::ZERO;
-        loss_at(&mut c, now);
-        run_rounds(&mut c, &mut now, rtt, 2);
+        let (mut c, mut now) = rounds_after_loss(rtt, 2);
         let w = c.window();
         for _ in 0..1000 {
             now += Duration::from_millis(10);
@@ -910,10 +887,7 @@ mod tests {
     #[test]
     fn idle_restart_does_not_count_towards_t() {
         let rtt = Duration::from_millis(100);
-        let mut c = in_ca(cubic(), 100_000);
-        let mut now = Instant::ZERO;
-        loss_at(&mut c, now);
-        run_rounds(&mut c, &mut now, rtt, 2);
+        let (mut c, mut now) = rounds_after_loss(rtt, 2);
         let age = c.epoch_age(now).unwrap();
         now += Duration::from_secs(30);
         c.on_event(

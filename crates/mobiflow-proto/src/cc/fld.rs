@@ -45,9 +45,8 @@
 //! algorithm settles its own episode (Relentless's exit rule, for example).
 
 use super::{
-    AckSample, CaEvent, CaState, CcMetrics, CongestionController, CongestionEvent, Cubic,
-    CubicConfig, RecoveryExit, Relentless, RelentlessConfig, RelentlessParams, Reno, RenoConfig,
-    WindowParams,
+    AckSample, CaEvent, CaState, CongestionController, CongestionEvent, Cubic, CubicConfig,
+    RecoveryExit, Relentless, RelentlessConfig, RelentlessParams, Reno, RenoConfig, WindowParams,
 };
 use crate::time::Instant;
 use std::fmt;
@@ -318,13 +317,7 @@ pub struct FldConfig {
 impl Default for FldConfig {
     fn default() -> Self {
         FldConfig {
-            params: WindowParams {
-                initial_window: 4380,
-                initial_ssthresh: u64::MAX,
-                loss_window_segments: 1,
-                max_window: u64::MAX,
-                per_ack_counting: false,
-            },
+            params: WindowParams::rfc5681(4380),
             fld: FldParams::default(),
         }
     }
@@ -504,26 +497,8 @@ impl CongestionController for Fld {
         self.active.ssthresh()
     }
 
-    fn in_slow_start(&self) -> bool {
-        self.active.in_slow_start()
-    }
-
     fn pacing_rate(&self) -> Option<u64> {
         self.active.pacing_rate()
-    }
-
-    fn metrics(&self) -> CcMetrics {
-        self.active.metrics()
-    }
-}
-
-/// Builds [`Fld`] controllers.
-#[derive(Copy, Clone, Debug, PartialEq)]
-pub struct FldFactory(pub FldConfig);
-
-impl super::CcFactory for FldFactory {
-    fn build(&self, _now: Instant, mss: u32) -> Box<dyn CongestionController> {
-        Box::new(Fld::new(self.0, mss))
     }
 }
 
@@ -539,13 +514,7 @@ mod tests {
 
     fn cfg() -> FldConfig {
         FldConfig {
-            params: WindowParams {
-                initial_window: WindowParams::rfc3390_iw(MSS),
-                initial_ssthresh: u64::MAX,
-                loss_window_segments: 1,
-                max_window: u64::MAX,
-                per_ack_counting: false,
-            },
+            params: WindowParams::rfc5681(WindowParams::rfc3390_iw(MSS)),
             fld: FldParams::default(),
         }
     }

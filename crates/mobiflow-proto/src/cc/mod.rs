@@ -181,6 +181,20 @@ pub trait CcFactory: Send + Sync + fmt::Debug {
     fn build(&self, now: Instant, mss: u32) -> Box<dyn CongestionController>;
 }
 
+/// The one [`CcFactory`] for every built-in algorithm: a [`CcKind`] (with its own
+/// parameters) and the [`WindowParams`] it is built with, as [`CcKind::build`].
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct KindFactory {
+    pub kind: CcKind,
+    pub params: WindowParams,
+}
+
+impl CcFactory for KindFactory {
+    fn build(&self, _now: Instant, mss: u32) -> Box<dyn CongestionController> {
+        self.kind.build(self.params, mss)
+    }
+}
+
 /// Parameters every window-based controller shares.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct WindowParams {
@@ -200,6 +214,30 @@ pub struct WindowParams {
 }
 
 impl WindowParams {
+    /// RFC 5681 §3.1 defaults around an initial window of `initial_window` bytes:
+    /// ssthresh "arbitrarily high", a one-segment loss window, no cap on cwnd, byte
+    /// counting.
+    pub const fn rfc5681(initial_window: u64) -> Self {
+        WindowParams {
+            initial_window,
+            initial_ssthresh: u64::MAX,
+            loss_window_segments: 1,
+            max_window: u64::MAX,
+            per_ack_counting: false,
+        }
+    }
+
+    /// The loss window in bytes, cwnd after a timeout (RFC 5681 §3.1: LW = one
+    /// segment; at least one).
+    pub fn loss_window(&self, mss: u64) -> u64 {
+        self.loss_window_segments.max(1) * mss
+    }
+
+    /// `cwnd` held within [one segment, `max_window`] (ns-2's `maxcwnd_`).
+    pub fn clamp(&self, cwnd: u64, mss: u64) -> u64 {
+        cwnd.min(self.max_window).max(mss)
+    }
+
     /// RFC 3390 initial window: min(4*MSS, max(2*MSS, 4380 bytes)).
     pub fn rfc3390_iw(mss: u32) -> u64 {
         let mss = mss as u64;
@@ -209,6 +247,46 @@ impl WindowParams {
     pub fn rfc6928_iw(mss: u32) -> u64 {
         let mss = mss as u64;
         (10 * mss).min((2 * mss).max(14600))
+    }
+}
+
+/// cwnd and ssthresh in bytes and the SMSS they count in: the state a window-based
+/// controller (Reno, CUBIC) keeps, with the rules of RFC 5681 that do not depend on
+/// the algorithm.
+#[derive(Copy, Clone, Debug)]
+pub struct Window {
+    /// SMSS in bytes.
+    pub mss: u64,
+    /// Congestion window in bytes.
+    pub cwnd: u64,
+    /// Slow-start threshold in bytes.
+    pub ssthresh: u64,
+}
+
+impl Window {
+    /// The initial window and ssthresh of `params` (RFC 5681 §3.1), not yet clamped.
+    pub fn new(params: &WindowParams, mss: u64) -> Self {
+        Window {
+            mss,
+            cwnd: params.initial_window,
+            ssthresh: params.initial_ssthresh,
+        }
+    }
+
+    /// Hold cwnd within [one segment, `params.max_window`].
+    pub fn clamp(&mut self, params: &WindowParams) {
+        self.cwnd = params.clamp(self.cwnd, self.mss);
+    }
+
+    /// Overwrite ssthresh, never below 2*SMSS (the floor of RFC 5681 eq. 4).
+    pub fn set_ssthresh(&mut self, ssthresh_bytes: u64) {
+        self.ssthresh = ssthresh_bytes.max(2 * self.mss);
+    }
+
+    /// Overwrite cwnd, then clamp it.
+    pub fn set_cwnd(&mut self, cwnd_bytes: u64, params: &WindowParams) {
+        self.cwnd = cwnd_bytes;
+        self.clamp(params);
     }
 }
 
@@ -287,5 +365,29 @@ impl FromStr for CcKind {
 impl fmt::Display for CcKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kind_factory_builds_what_cc_kind_builds() {
+        // A window of 3 segments and a low ssthresh, so that a factory that ignored its
+        // WindowParams would differ.
+        let params = WindowParams {
+            initial_ssthresh: 5000,
+            ..WindowParams::rfc5681(3000)
+        };
+        // Every kind by name, with its default parameters.
+        for kind in CcKind::NAMES.iter().map(|n| n.parse::<CcKind>().unwrap()) {
+            let built = KindFactory { kind, params }.build(Instant::ZERO, 1000);
+            let direct = kind.build(params, 1000);
+            assert_eq!(built.name(), direct.name(), "{kind}");
+            assert_eq!(built.window(), direct.window(), "{kind}");
+            assert_eq!(built.ssthresh(), direct.ssthresh(), "{kind}");
+            assert_eq!(built.ssthresh(), 5000, "{kind}");
+        }
     }
 }

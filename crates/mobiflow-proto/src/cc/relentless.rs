@@ -51,8 +51,8 @@
 //!   on an idle restart (RFC 5681 §4.1), which is kept.
 
 use super::{
-    AckSample, CaEvent, CcMetrics, CongestionController, CongestionEvent, CongestionKind,
-    RecoveryExit, Reno, RenoConfig, WindowParams,
+    AckSample, CaEvent, CongestionController, CongestionEvent, CongestionKind, RecoveryExit, Reno,
+    RenoConfig, WindowParams,
 };
 use crate::time::Instant;
 
@@ -121,13 +121,7 @@ pub struct RelentlessConfig {
 impl Default for RelentlessConfig {
     fn default() -> Self {
         RelentlessConfig {
-            params: WindowParams {
-                initial_window: 4380,
-                initial_ssthresh: u64::MAX,
-                loss_window_segments: 1,
-                max_window: u64::MAX,
-                per_ack_counting: false,
-            },
+            params: WindowParams::rfc5681(4380),
             relentless: RelentlessParams::default(),
         }
     }
@@ -202,7 +196,7 @@ impl CongestionController for Relentless {
                         if !ev.repeated {
                             self.reno.set_ssthresh(cwnd.max(self.floor()));
                         }
-                        let lw = self.cfg.params.loss_window_segments.max(1) * self.mss;
+                        let lw = self.cfg.params.loss_window(self.mss);
                         self.reno.set_window(lw);
                     }
                 }
@@ -238,20 +232,6 @@ impl CongestionController for Relentless {
     fn ssthresh(&self) -> u64 {
         self.reno.ssthresh()
     }
-
-    fn metrics(&self) -> CcMetrics {
-        self.reno.metrics()
-    }
-}
-
-/// Builds [`Relentless`] controllers.
-#[derive(Copy, Clone, Debug, PartialEq)]
-pub struct RelentlessFactory(pub RelentlessConfig);
-
-impl super::CcFactory for RelentlessFactory {
-    fn build(&self, _now: Instant, mss: u32) -> Box<dyn CongestionController> {
-        Box::new(Relentless::new(self.0, mss))
-    }
 }
 
 #[cfg(test)]
@@ -266,13 +246,7 @@ mod tests {
     fn relentless() -> Relentless {
         Relentless::new(
             RelentlessConfig {
-                params: WindowParams {
-                    initial_window: 2 * M,
-                    initial_ssthresh: u64::MAX,
-                    loss_window_segments: 1,
-                    max_window: u64::MAX,
-                    per_ack_counting: false,
-                },
+                params: WindowParams::rfc5681(2 * M),
                 relentless: RelentlessParams::default(),
             },
             MSS,
@@ -291,20 +265,25 @@ mod tests {
         recovery_exit(retransmitted_segments, MSS)
     }
 
+    /// A controller with cwnd = `segments` that then took a `kind` signal with that
+    /// much in flight.
+    fn signalled(kind: CongestionKind, segments: u64) -> Relentless {
+        let mut r = relentless();
+        r.set_window(segments * M);
+        r.on_congestion_event(&signal(kind, segments * M));
+        r
+    }
+
     #[test]
     fn relentless_does_not_halve_on_loss_entry() {
-        let mut r = relentless();
-        r.set_window(20 * M);
-        r.on_congestion_event(&signal(CongestionKind::FastRetransmit, 20 * M));
+        let r = signalled(CongestionKind::FastRetransmit, 20);
         assert_eq!(r.window(), 20 * M);
         assert_eq!(r.ssthresh(), 20 * M);
     }
 
     #[test]
     fn relentless_reduces_cwnd_by_lost_segments() {
-        let mut r = relentless();
-        r.set_window(20 * M);
-        r.on_congestion_event(&signal(CongestionKind::FastRetransmit, 20 * M));
+        let mut r = signalled(CongestionKind::FastRetransmit, 20);
         r.on_recovery_exit(&exit(3));
         assert_eq!(r.window(), 17 * M);
         assert_eq!(r.ssthresh(), 17 * M);
@@ -312,9 +291,7 @@ mod tests {
 
     #[test]
     fn relentless_reduction_uses_the_window_at_loss_entry() {
-        let mut r = relentless();
-        r.set_window(20 * M);
-        r.on_congestion_event(&signal(CongestionKind::FastRetransmit, 20 * M));
+        let mut r = signalled(CongestionKind::FastRetransmit, 20);
         r.set_window(25 * M); // whatever happens to cwnd inside the episode
         r.on_recovery_exit(&exit(1));
         assert_eq!(r.window(), 19 * M);
@@ -322,9 +299,7 @@ mod tests {
 
     #[test]
     fn relentless_reduction_floors_at_two_segments() {
-        let mut r = relentless();
-        r.set_window(5 * M);
-        r.on_congestion_event(&signal(CongestionKind::FastRetransmit, 5 * M));
+        let mut r = signalled(CongestionKind::FastRetransmit, 5);
         r.on_recovery_exit(&exit(9));
         assert_eq!(r.window(), 2 * M);
         assert_eq!(r.ssthresh(), 2 * M);
@@ -332,18 +307,14 @@ mod tests {
 
     #[test]
     fn ecn_without_losses_leaves_the_window() {
-        let mut r = relentless();
-        r.set_window(12 * M);
-        r.on_congestion_event(&signal(CongestionKind::Ecn, 12 * M));
+        let mut r = signalled(CongestionKind::Ecn, 12);
         r.on_recovery_exit(&exit(0));
         assert_eq!(r.window(), 12 * M);
     }
 
     #[test]
     fn after_recovery_grows_as_reno_in_congestion_avoidance() {
-        let mut r = relentless();
-        r.set_window(10 * M);
-        r.on_congestion_event(&signal(CongestionKind::FastRetransmit, 10 * M));
+        let mut r = signalled(CongestionKind::FastRetransmit, 10);
         r.on_recovery_exit(&exit(1));
         assert_eq!(r.window(), 9 * M);
         for _ in 0..9 {
@@ -361,9 +332,7 @@ mod tests {
 
     #[test]
     fn acks_during_recovery_do_not_grow_the_window() {
-        let mut r = relentless();
-        r.set_window(10 * M);
-        r.on_congestion_event(&signal(CongestionKind::FastRetransmit, 10 * M));
+        let mut r = signalled(CongestionKind::FastRetransmit, 10);
         let mut a = ack(M);
         a.in_recovery = true;
         a.prior_in_flight = 12 * M;
@@ -373,9 +342,7 @@ mod tests {
 
     #[test]
     fn recovery_conserves_packets_and_exit_still_subtracts_losses() {
-        let mut r = relentless();
-        r.set_window(20 * M);
-        r.on_congestion_event(&signal(CongestionKind::FastRetransmit, 20 * M));
+        let mut r = signalled(CongestionKind::FastRetransmit, 20);
         // Three segments were lost: 17 remain in flight; an ACK SACKs one of them.
         let mut a = ack(M);
         a.in_recovery = true;
@@ -393,9 +360,7 @@ mod tests {
 
     #[test]
     fn timeout_defaults_to_reno() {
-        let mut r = relentless();
-        r.set_window(20 * M);
-        r.on_congestion_event(&signal(CongestionKind::Timeout, 20 * M));
+        let r = signalled(CongestionKind::Timeout, 20);
         assert_eq!(r.window(), M);
         assert_eq!(r.ssthresh(), 10 * M);
     }

@@ -13,7 +13,7 @@
 //! the sender.
 
 use super::{
-    AckSample, CcMetrics, CongestionController, CongestionEvent, CongestionKind, RecoveryExit,
+    AckSample, CongestionController, CongestionEvent, CongestionKind, RecoveryExit, Window,
     WindowParams,
 };
 
@@ -27,9 +27,7 @@ pub struct RenoConfig {
 #[derive(Clone, Debug)]
 pub struct Reno {
     cfg: RenoConfig,
-    mss: u64,
-    cwnd: u64,
-    ssthresh: u64,
+    win: Window,
     /// Bytes acknowledged in congestion avoidance not yet turned into window growth
     /// (RFC 5681 §3.1, the byte-counting form of eq. 3).
     ca_acked: u64,
@@ -38,16 +36,14 @@ pub struct Reno {
 impl Reno {
     pub fn new(cfg: RenoConfig, mss: u32) -> Self {
         Reno {
-            mss: mss as u64,
-            cwnd: cfg.params.initial_window,
-            ssthresh: cfg.params.initial_ssthresh,
+            win: Window::new(&cfg.params, mss as u64),
             ca_acked: 0,
             cfg,
         }
     }
 
     fn clamp(&mut self) {
-        self.cwnd = self.cwnd.min(self.cfg.params.max_window).max(self.mss);
+        self.win.clamp(&self.cfg.params);
     }
 }
 
@@ -67,28 +63,28 @@ impl CongestionController for Reno {
         if ack.in_recovery || ack.acked_bytes == 0 || ack.app_limited {
             return;
         }
-        if self.cwnd < self.ssthresh {
+        if self.win.cwnd < self.win.ssthresh {
             // RFC 5681 §3.1 eq. (2): cwnd += min(N, SMSS). With per-ACK counting
             // (ns-2), every ACK that advances the window adds one segment.
             let inc = if self.cfg.params.per_ack_counting {
-                self.mss
+                self.win.mss
             } else {
-                ack.acked_bytes.min(self.mss)
+                ack.acked_bytes.min(self.win.mss)
             };
-            self.cwnd += inc;
+            self.win.cwnd += inc;
         } else if self.cfg.params.per_ack_counting {
             // RFC 5681 eq. (3), cwnd += SMSS*SMSS/cwnd per ACK, as ns-2's opencwnd()
             // does in floating point; the remainder is carried so nothing is lost.
-            self.ca_acked += self.mss * self.mss;
-            let inc = self.ca_acked / self.cwnd.max(1);
-            self.ca_acked -= inc * self.cwnd.max(1);
-            self.cwnd += inc;
+            self.ca_acked += self.win.mss * self.win.mss;
+            let inc = self.ca_acked / self.win.cwnd.max(1);
+            self.ca_acked -= inc * self.win.cwnd.max(1);
+            self.win.cwnd += inc;
         } else {
             // RFC 5681 §3.1: cwnd += SMSS once per cwnd bytes acknowledged.
             self.ca_acked += ack.acked_bytes;
-            if self.ca_acked >= self.cwnd {
-                self.ca_acked -= self.cwnd;
-                self.cwnd += self.mss;
+            if self.ca_acked >= self.win.cwnd {
+                self.ca_acked -= self.win.cwnd;
+                self.win.cwnd += self.win.mss;
             }
         }
         self.clamp();
@@ -96,22 +92,23 @@ impl CongestionController for Reno {
 
     fn on_congestion_event(&mut self, ev: &CongestionEvent) {
         if !ev.repeated {
-            self.ssthresh = halve_flight(ev.in_flight, self.mss);
+            self.win.ssthresh = halve_flight(ev.in_flight, self.win.mss);
             if self.cfg.params.per_ack_counting {
                 // ns-2 `TcpAgent::slowdown`: `ssthresh_ = (int) halfwin`, whole packets.
-                self.ssthresh = (self.ssthresh / self.mss * self.mss).max(2 * self.mss);
+                self.win.ssthresh =
+                    (self.win.ssthresh / self.win.mss * self.win.mss).max(2 * self.win.mss);
             }
         }
         self.ca_acked = 0;
         match ev.kind {
             CongestionKind::Timeout => {
                 // RFC 5681 §3.1: cwnd = loss window.
-                self.cwnd = self.cfg.params.loss_window_segments.max(1) * self.mss;
+                self.win.cwnd = self.cfg.params.loss_window(self.win.mss);
             }
             CongestionKind::FastRetransmit | CongestionKind::Ecn => {
                 // The sender inflates the window itself during fast recovery
                 // (RFC 6582 §3.2 step 2); outside recovery, cwnd = ssthresh.
-                self.cwnd = self.ssthresh;
+                self.win.cwnd = self.win.ssthresh;
             }
         }
         self.clamp();
@@ -119,32 +116,24 @@ impl CongestionController for Reno {
 
     fn on_recovery_exit(&mut self, _ex: &RecoveryExit) {
         // RFC 6582 §3.2 step 3, option (1): cwnd = ssthresh.
-        self.cwnd = self.ssthresh;
+        self.win.cwnd = self.win.ssthresh;
         self.clamp();
     }
 
     fn set_ssthresh(&mut self, ssthresh_bytes: u64) {
-        self.ssthresh = ssthresh_bytes.max(2 * self.mss);
+        self.win.set_ssthresh(ssthresh_bytes);
     }
 
     fn set_window(&mut self, cwnd_bytes: u64) {
-        self.cwnd = cwnd_bytes;
-        self.clamp();
+        self.win.set_cwnd(cwnd_bytes, &self.cfg.params);
     }
 
     fn window(&self) -> u64 {
-        self.cwnd
+        self.win.cwnd
     }
 
     fn ssthresh(&self) -> u64 {
-        self.ssthresh
-    }
-
-    fn metrics(&self) -> CcMetrics {
-        CcMetrics {
-            cwnd_bytes: self.cwnd,
-            ssthresh_bytes: self.ssthresh,
-        }
+        self.win.ssthresh
     }
 }
 
@@ -159,13 +148,7 @@ mod tests {
     fn reno() -> Reno {
         Reno::new(
             RenoConfig {
-                params: WindowParams {
-                    initial_window: 2 * MSS as u64,
-                    initial_ssthresh: u64::MAX,
-                    loss_window_segments: 1,
-                    max_window: u64::MAX,
-                    per_ack_counting: false,
-                },
+                params: WindowParams::rfc5681(2 * MSS as u64),
                 name: "reno",
             },
             MSS,
@@ -178,6 +161,15 @@ mod tests {
 
     fn loss(kind: CongestionKind, in_flight: u64) -> CongestionEvent {
         congestion(kind, Instant::ZERO, in_flight, MSS)
+    }
+
+    /// A controller with cwnd = `bytes` that then took a `kind` signal with that much
+    /// in flight.
+    fn after_loss(kind: CongestionKind, bytes: u64) -> Reno {
+        let mut r = reno();
+        r.set_window(bytes);
+        r.on_congestion_event(&loss(kind, bytes));
+        r
     }
 
     #[test]
@@ -211,9 +203,7 @@ mod tests {
 
     #[test]
     fn fast_retransmit_halves_flight_size() {
-        let mut r = reno();
-        r.set_window(20_000);
-        r.on_congestion_event(&loss(CongestionKind::FastRetransmit, 20_000));
+        let r = after_loss(CongestionKind::FastRetransmit, 20_000);
         assert_eq!(r.ssthresh(), 10_000);
         assert_eq!(r.window(), 10_000);
     }
@@ -242,18 +232,14 @@ mod tests {
 
     #[test]
     fn timeout_collapses_cwnd_to_the_loss_window() {
-        let mut r = reno();
-        r.set_window(20_000);
-        r.on_congestion_event(&loss(CongestionKind::Timeout, 20_000));
+        let r = after_loss(CongestionKind::Timeout, 20_000);
         assert_eq!(r.window(), 1_000);
         assert_eq!(r.ssthresh(), 10_000);
     }
 
     #[test]
     fn repeated_timeout_uses_the_flight_size_not_cwnd() {
-        let mut r = reno();
-        r.set_window(20_000);
-        r.on_congestion_event(&loss(CongestionKind::Timeout, 20_000));
+        let mut r = after_loss(CongestionKind::Timeout, 20_000);
         // RFC 5681 §3.1: on a second timeout the flight is small, so ssthresh drops
         // towards 2*SMSS rather than staying put.
         r.on_congestion_event(&loss(CongestionKind::Timeout, 1_000));
@@ -262,9 +248,7 @@ mod tests {
 
     #[test]
     fn a_repeated_timeout_holds_ssthresh() {
-        let mut r = reno();
-        r.set_window(20_000);
-        r.on_congestion_event(&loss(CongestionKind::Timeout, 20_000));
+        let mut r = after_loss(CongestionKind::Timeout, 20_000);
         let mut again = loss(CongestionKind::Timeout, 1_000);
         again.repeated = true;
         r.on_congestion_event(&again);
@@ -295,15 +279,11 @@ mod tests {
 
     #[test]
     fn recovery_exit_deflates_to_ssthresh() {
-        let mut r = reno();
-        r.set_window(20_000);
-        r.on_congestion_event(&loss(CongestionKind::FastRetransmit, 20_000));
+        let mut r = after_loss(CongestionKind::FastRetransmit, 20_000);
         r.set_window(15_000); // inflated by the sender during recovery
         r.on_recovery_exit(&RecoveryExit {
-            now: Instant::ZERO,
             in_flight: 9_000,
-            retransmitted_segments: 1,
-            mss: MSS,
+            ..recovery_exit(1, MSS)
         });
         assert_eq!(r.window(), 10_000);
     }

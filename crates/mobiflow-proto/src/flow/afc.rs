@@ -439,13 +439,7 @@ impl RwndPolicy for Afc {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn ms(x: u64) -> Duration {
-        Duration::from_millis(x)
-    }
-    fn at(x: u64) -> Instant {
-        Instant::ZERO + ms(x)
-    }
+    use crate::time::test_util::{ms, t_ms};
 
     fn st(now: Instant, rtt: Option<Duration>) -> RcvState {
         RcvState {
@@ -497,37 +491,37 @@ mod tests {
     #[test]
     fn ar_first_sample_is_taken_as_is_then_ewma_with_alpha() {
         let mut e = ArEstimator::new(0.125, ms(100));
-        e.start(at(0));
-        e.on_read(at(50), 10_000); // 10 kB in the first 100 ms
+        e.start(t_ms(0));
+        e.on_read(t_ms(50), 10_000); // 10 kB in the first 100 ms
         assert_eq!(e.rate(), None);
-        e.on_read(at(100), 0); // closes [0, 100): 100 kB/s
+        e.on_read(t_ms(100), 0); // closes [0, 100): 100 kB/s
         assert_eq!(e.rate(), Some(100_000.0));
-        e.on_read(at(150), 30_000); // [100, 200): 300 kB/s
-        e.advance(at(200));
+        e.on_read(t_ms(150), 30_000); // [100, 200): 300 kB/s
+        e.advance(t_ms(200));
         assert_eq!(e.rate(), Some(0.875 * 100_000.0 + 0.125 * 300_000.0));
     }
 
     #[test]
     fn ar_decays_geometrically_while_the_application_pauses() {
         let mut e = ArEstimator::new(0.125, ms(100));
-        e.start(at(0));
-        e.on_read(at(10), 50_000);
-        e.advance(at(100));
+        e.start(t_ms(0));
+        e.on_read(t_ms(10), 50_000);
+        e.advance(t_ms(100));
         let a0 = e.rate().unwrap();
-        e.advance(at(1100)); // ten empty intervals
+        e.advance(t_ms(1100)); // ten empty intervals
         let a10 = e.rate().unwrap();
         assert!((a10 / a0 - 0.875f64.powi(10)).abs() < 1e-12);
-        e.advance(at(1_000_000)); // a long pause reaches 0 and stays cheap
+        e.advance(t_ms(1_000_000)); // a long pause reaches 0 and stays cheap
         assert_eq!(e.rate(), Some(0.0));
-        assert_eq!(e.next_sample_at(), Some(at(1_000_100)));
+        assert_eq!(e.next_sample_at(), Some(t_ms(1_000_100)));
     }
 
     #[test]
     fn ar_tracks_a_constant_read_rate() {
         let mut e = ArEstimator::new(0.125, ms(100));
-        e.start(at(0));
+        e.start(t_ms(0));
         for t in (10..=5000).step_by(10) {
-            e.on_read(at(t), 7500); // 750 kB/s = 6 Mb/s in 10 ms chunks
+            e.on_read(t_ms(t), 7500); // 750 kB/s = 6 Mb/s in 10 ms chunks
         }
         let ar = e.rate().unwrap();
         assert!((ar / 750_000.0 - 1.0).abs() < 0.02, "{ar}");
@@ -537,10 +531,10 @@ mod tests {
 
     fn fed(cfg: AfcConfig, rate_per_100ms: u64) -> Afc {
         let mut p = Afc::new(cfg);
-        let s = st(at(0), Some(ms(500)));
-        p.on_segment(at(0), &Segment::default(), &s);
-        p.on_read(at(50), rate_per_100ms, &s);
-        p.on_timeout(at(100), &st(at(100), Some(ms(500))));
+        let s = st(t_ms(0), Some(ms(500)));
+        p.on_segment(t_ms(0), &Segment::default(), &s);
+        p.on_read(t_ms(50), rate_per_100ms, &s);
+        p.on_timeout(t_ms(100), &st(t_ms(100), Some(ms(500))));
         p
     }
 
@@ -551,22 +545,26 @@ mod tests {
             ..AfcConfig::default()
         };
         let mut p = fed(cfg, 50_000); // AR = 500 kB/s
-        let s = st(at(100), Some(ms(500)));
+        let s = st(t_ms(100), Some(ms(500)));
         // free space 60 000 + 500 kB/s × 0.5 s
         assert_eq!(p.window(&s), 60_000 + 250_000);
         assert!(p.allow_shrink());
-        assert_eq!(p.option_value(at(100)), None, "no option in this placement");
+        assert_eq!(
+            p.option_value(t_ms(100)),
+            None,
+            "no option in this placement"
+        );
         // Without an RTT estimate, the window is the classic one.
-        assert_eq!(p.window(&st(at(100), None)), 60_000);
+        assert_eq!(p.window(&st(t_ms(100), None)), 60_000);
     }
 
     #[test]
     fn sender_placement_advertises_free_space_and_carries_ar_in_the_option() {
         let mut p = fed(AfcConfig::default(), 50_000);
-        let s = st(at(100), Some(ms(500)));
+        let s = st(t_ms(100), Some(ms(500)));
         assert_eq!(p.window(&s), 60_000);
         assert!(!p.allow_shrink());
-        let code = p.option_value(at(100)).unwrap();
+        let code = p.option_value(t_ms(100)).unwrap();
         assert!((decode_rate(code) / 500_000.0 - 1.0).abs() < 0.03);
     }
 
@@ -578,7 +576,7 @@ mod tests {
             ..AfcConfig::default()
         };
         let mut p = fed(cfg, 50_000);
-        assert_eq!(p.window(&st(at(100), Some(ms(500)))), 60_000);
+        assert_eq!(p.window(&st(t_ms(100), Some(ms(500)))), 60_000);
         assert!(!p.allow_shrink());
     }
 
@@ -587,16 +585,16 @@ mod tests {
     #[test]
     fn proactive_feedback_fires_on_a_drastic_change_only() {
         let mut p = fed(AfcConfig::default(), 50_000); // AR = 500 kB/s
-        let s = |t| st(at(t), Some(ms(500)));
+        let s = |t| st(t_ms(t), Some(ms(500)));
         assert!(
-            p.wants_update(at(100), &s(100)),
+            p.wants_update(t_ms(100), &s(100)),
             "first AR vs nothing reported"
         );
-        p.option_value(at(100)); // the update carries AR = 500 kB/s
-                                 // The application keeps (about) its rate: no feedback.
+        p.option_value(t_ms(100)); // the update carries AR = 500 kB/s
+                                   // The application keeps (about) its rate: no feedback.
         for t in (110..=1000).step_by(10) {
-            p.on_read(at(t), 5_000, &s(t));
-            assert!(!p.wants_update(at(t), &s(t)), "no feedback at {t} ms");
+            p.on_read(t_ms(t), 5_000, &s(t));
+            assert!(!p.wants_update(t_ms(t), &s(t)), "no feedback at {t} ms");
         }
         assert!((p.ar().unwrap() / 500_000.0 - 1.0).abs() < 0.15);
     }
@@ -608,23 +606,23 @@ mod tests {
             ..AfcConfig::default()
         };
         let mut p = fed(cfg, 50_000);
-        let s = |t| st(at(t), Some(ms(500)));
-        p.option_value(at(100)); // sender knows AR = 500 kB/s
-                                 // The application stops: AR falls by 12.5 % per 100 ms.
-                                 // After k empty intervals AR = 0.875^k; the change exceeds 50 % when
-                                 // 0.875^k < 0.5, i.e. k = 6 (0.449).
+        let s = |t| st(t_ms(t), Some(ms(500)));
+        p.option_value(t_ms(100)); // sender knows AR = 500 kB/s
+                                   // The application stops: AR falls by 12.5 % per 100 ms.
+                                   // After k empty intervals AR = 0.875^k; the change exceeds 50 % when
+                                   // 0.875^k < 0.5, i.e. k = 6 (0.449).
         for t in (200..=600).step_by(100) {
-            assert!(!p.wants_update(at(t), &s(t)), "no feedback at {t} ms");
+            assert!(!p.wants_update(t_ms(t), &s(t)), "no feedback at {t} ms");
         }
-        assert!(p.wants_update(at(700), &s(700)));
+        assert!(p.wants_update(t_ms(700), &s(700)));
         assert_eq!(p.feedbacks, 1);
         // The sender is not told (no ACK carries the option): a further change is held
         // back until the minimum interval has passed.
         for t in (800..=900).step_by(100) {
-            assert!(!p.wants_update(at(t), &s(t)), "held back at {t} ms");
+            assert!(!p.wants_update(t_ms(t), &s(t)), "held back at {t} ms");
         }
-        assert_eq!(p.poll_timeout(), Some(at(1000)));
-        assert!(p.wants_update(at(1000), &s(1000)));
+        assert_eq!(p.poll_timeout(), Some(t_ms(1000)));
+        assert!(p.wants_update(t_ms(1000), &s(1000)));
     }
 
     #[test]
@@ -634,20 +632,20 @@ mod tests {
             ..AfcConfig::default()
         };
         let mut p = fed(cfg, 50_000);
-        let s = st(at(5000), Some(ms(500)));
-        assert!(!p.wants_update(at(5000), &s));
+        let s = st(t_ms(5000), Some(ms(500)));
+        assert!(!p.wants_update(t_ms(5000), &s));
         assert_eq!(p.poll_timeout(), None);
     }
 
     #[test]
     fn small_rates_rising_from_zero_do_not_fire() {
         let mut p = fed(AfcConfig::default(), 0); // AR = 0
-        let s = |t| st(at(t), Some(ms(500)));
-        p.option_value(at(100));
+        let s = |t| st(t_ms(t), Some(ms(500)));
+        p.option_value(t_ms(100));
         // 3 kB in 100 ms moves AR to 3.75 kB/s, under half the floor of one segment
         // per sampling interval (10 kB/s).
-        p.on_read(at(150), 3_000, &s(150));
-        assert!(!p.wants_update(at(200), &s(200)));
+        p.on_read(t_ms(150), 3_000, &s(150));
+        assert!(!p.wants_update(t_ms(200), &s(200)));
     }
 
     #[test]

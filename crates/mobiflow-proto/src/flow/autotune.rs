@@ -187,13 +187,7 @@ impl RwndPolicy for Autotune {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn ms(x: u64) -> Duration {
-        Duration::from_millis(x)
-    }
-    fn at(x: u64) -> Instant {
-        Instant::ZERO + ms(x)
-    }
+    use crate::time::test_util::{ms, t_ms};
     fn st(now: Instant, rcv_nxt: u64, rcv_read: u64) -> RcvState {
         RcvState {
             now,
@@ -220,26 +214,26 @@ mod tests {
     #[test]
     fn buffer_is_min_of_perceived_network_rate_and_average_read_rate_times_rtt() {
         let mut a = Autotune::new(cfg(2.0, true));
-        a.on_segment(at(0), &Segment::default(), &st(at(0), 0, 0));
+        a.on_segment(t_ms(0), &Segment::default(), &st(t_ms(0), 0, 0));
         // In 500 ms: 150 kB arrived (300 kB/s), 100 kB read (200 kB/s).
-        a.on_read(at(250), 100_000, &st(at(250), 100_000, 100_000));
-        a.on_timeout(at(500), &st(at(500), 150_000, 100_000));
+        a.on_read(t_ms(250), 100_000, &st(t_ms(250), 100_000, 100_000));
+        a.on_timeout(t_ms(500), &st(t_ms(500), 150_000, 100_000));
         // 2 × min(300, 200) kB/s × 0.5 s = 200 kB
         assert_eq!(a.granted(), 200_000);
-        assert!(a.wants_update(at(500), &st(at(500), 150_000, 100_000)));
-        assert!(!a.wants_update(at(500), &st(at(500), 150_000, 100_000)));
+        assert!(a.wants_update(t_ms(500), &st(t_ms(500), 150_000, 100_000)));
+        assert!(!a.wants_update(t_ms(500), &st(t_ms(500), 150_000, 100_000)));
         // The window is the grant less the unread data.
-        assert_eq!(a.window(&st(at(500), 150_000, 100_000)), 150_000);
-        assert_eq!(a.poll_timeout(), Some(at(1000)));
+        assert_eq!(a.window(&st(t_ms(500), 150_000, 100_000)), 150_000);
+        assert_eq!(a.poll_timeout(), Some(t_ms(1000)));
     }
 
     #[test]
     fn with_the_seeds_headroom_the_buffer_cannot_outgrow_its_window() {
         // Window-limited: 100 kB per 500 ms arrive and are read.
         let mut a = Autotune::new(cfg(1.0, true));
-        a.on_segment(at(0), &Segment::default(), &st(at(0), 0, 0));
+        a.on_segment(t_ms(0), &Segment::default(), &st(t_ms(0), 0, 0));
         for k in 1..=20u64 {
-            let t = at(500 * k);
+            let t = t_ms(500 * k);
             a.on_read(t, 100_000, &st(t, 100_000 * k, 100_000 * (k - 1)));
             a.on_timeout(t, &st(t, 100_000 * k, 100_000 * k));
         }
@@ -249,19 +243,19 @@ mod tests {
     #[test]
     fn shrinks_when_not_grow_only_and_keeps_the_floor() {
         let mut a = Autotune::new(cfg(1.0, false));
-        a.on_segment(at(0), &Segment::default(), &st(at(0), 0, 0));
+        a.on_segment(t_ms(0), &Segment::default(), &st(t_ms(0), 0, 0));
         // The application reads nothing: AAR = 0, the buffer falls to the floor.
-        a.on_timeout(at(500), &st(at(500), 100_000, 0));
+        a.on_timeout(t_ms(500), &st(t_ms(500), 100_000, 0));
         assert_eq!(a.granted(), 4_000);
-        assert_eq!(a.window(&st(at(500), 100_000, 0)), 0);
+        assert_eq!(a.window(&st(t_ms(500), 100_000, 0)), 0);
     }
 
     #[test]
     fn grant_never_exceeds_the_physical_buffer() {
         let mut a = Autotune::new(cfg(100.0, true));
-        a.on_segment(at(0), &Segment::default(), &st(at(0), 0, 0));
-        a.on_read(at(100), 2_000_000, &st(at(100), 2_000_000, 2_000_000));
-        a.on_timeout(at(500), &st(at(500), 2_000_000, 2_000_000));
+        a.on_segment(t_ms(0), &Segment::default(), &st(t_ms(0), 0, 0));
+        a.on_read(t_ms(100), 2_000_000, &st(t_ms(100), 2_000_000, 2_000_000));
+        a.on_timeout(t_ms(500), &st(t_ms(500), 2_000_000, 2_000_000));
         assert_eq!(a.granted(), 4 << 20);
     }
 }

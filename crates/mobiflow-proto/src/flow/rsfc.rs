@@ -701,13 +701,11 @@ impl RwndPolicy for Rsfc {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::time::test_util::ms;
     use crate::wire::Timestamps;
 
     const MSS: u32 = 1000;
 
-    fn ms(x: u64) -> Duration {
-        Duration::from_millis(x)
-    }
     fn at_us(x: u64) -> Instant {
         Instant::from_micros(x)
     }

@@ -341,15 +341,15 @@ impl Scoreboard {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn board(n: u64) -> Scoreboard {
+impl Scoreboard {
+    /// A scoreboard of `n` segments of `size` bytes from sequence 0, each sent once at
+    /// time zero, none SACKed or lost (for tests).
+    pub(crate) fn sent_once(n: u64, size: u64) -> Scoreboard {
         let mut b = Scoreboard::new();
         for i in 0..n {
             b.push(SegRec {
-                start: i * 100,
-                end: (i + 1) * 100,
+                start: i * size,
+                end: (i + 1) * size,
                 sent_at: Instant::ZERO,
                 tx_count: 1,
                 sacked: false,
@@ -358,6 +358,15 @@ mod tests {
             });
         }
         b
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn board(n: u64) -> Scoreboard {
+        Scoreboard::sent_once(n, 100)
     }
 
     #[test]

@@ -10,6 +10,7 @@ use super::{ns2, rfc};
 use crate::flow::afc::{decode_rate, encode_rate};
 use crate::flow::{AfcConfig, AutotuneConfig, FlowControl, Placement};
 use crate::tcp::{InitialWindow, Recovery, SenderExt, TcpConfig, TcpReceiver, TcpSender};
+use crate::time::test_util::{ms, t_ms};
 use crate::time::{Duration, Instant};
 use crate::wire::{Flags, SackBlocks, Segment};
 
@@ -29,14 +30,6 @@ fn hiding_congestion(s: &TcpSender) -> bool {
         .iter()
         .find_map(SenderExt::afc)
         .is_some_and(|a| a.hiding_congestion())
-}
-
-fn t_ms(x: u64) -> Instant {
-    Instant::from_millis(x)
-}
-
-fn ms(x: u64) -> Duration {
-    Duration::from_millis(x)
 }
 
 /// ns-2 conventions with SACK, `iw` initial segments, a big buffer, AFC as given.
@@ -529,23 +522,25 @@ fn without_pacing_the_whole_window_jump_leaves_at_once() {
 
 // ----- the receiver's RTT estimate ------------------------------------------------------
 
+/// The receiver's RTT estimate after 500 kB over a 200 ms round trip with `cfg`.
+fn receiver_rtt_after_a_transfer(cfg: TcpConfig) -> Duration {
+    let mut p = Pair::new(cfg, ms(100));
+    p.write(500_000);
+    p.drive();
+    p.rcv.rcv_rtt().expect("an estimate")
+}
+
 #[test]
 fn receiver_estimates_rtt_from_the_window_without_timestamps() {
     let mut c = ns2();
     c.rcv_buf = 20_000; // window-limited
-    let mut p = Pair::new(c, ms(100));
-    p.write(500_000);
-    p.drive();
-    let rtt = p.rcv.rcv_rtt().expect("an estimate");
+    let rtt = receiver_rtt_after_a_transfer(c);
     assert!(rtt >= ms(200) && rtt <= ms(202), "{rtt:?}");
 }
 
 #[test]
 fn receiver_estimates_rtt_from_timestamps_when_negotiated() {
-    let mut p = Pair::new(rfc(), ms(100));
-    p.write(500_000);
-    p.drive();
-    let rtt = p.rcv.rcv_rtt().expect("an estimate");
+    let rtt = receiver_rtt_after_a_transfer(rfc());
     assert!(rtt >= ms(200) && rtt <= ms(260), "{rtt:?}");
 }
 

@@ -7,17 +7,10 @@
 use super::ns2;
 use super::pair::Pair;
 use crate::tcp::{HandoffReaction, InterfaceChange, PacketPair, TcpConfig};
-use crate::time::{Duration, Instant};
+use crate::time::test_util::{ms, t_ms};
+use crate::time::Instant;
 
 const MSS: u64 = 1000;
-
-fn t_ms(x: u64) -> Instant {
-    Instant::from_millis(x)
-}
-
-fn ms(x: u64) -> Duration {
-    Duration::from_millis(x)
-}
 
 /// ns-2 conventions, a window cap of `window` segments and a reaction.
 fn cfg(reaction: HandoffReaction, window: u64) -> TcpConfig {

@@ -8,18 +8,11 @@ use super::pair::{Fate, Pair, Reader, Sent};
 use super::{ns2, ns2_profile, rfc};
 use crate::cc::{CaState, CcKind};
 use crate::tcp::{InitialWindow, Recovery, TcpConfig};
+use crate::time::test_util::{ms, t_ms};
 use crate::time::{Duration, Instant};
 use crate::wire::Flags;
 
 const MSS: u64 = 1000;
-
-fn ms(x: u64) -> Duration {
-    Duration::from_millis(x)
-}
-
-fn t_ms(x: u64) -> Instant {
-    Instant::from_millis(x)
-}
 
 /// A bottleneck of one 1000-byte segment (plus 40 bytes of header) per millisecond,
 /// so that segments sent together arrive one millisecond apart.
@@ -199,20 +192,8 @@ fn ns2_profile_sends_one_new_segment_on_each_of_the_first_two_dupacks() {
         max_cwnd: 10 * MSS,
         ..ns2_profile()
     };
-    let mut p = Pair::new(cfg, ms(50));
-    p.fwd.rate_bps = Some(ONE_SEG_PER_MS);
-    p.fwd.drop_first_tx_of(30_000);
-    p.set_unlimited();
-    p.drive_until(Instant::from_secs(2));
-    let a = ack_arrivals(&p, 30_000);
-    assert_eq!(new_data_sent_at(&p, a[1]), 1, "first dupACK");
-    assert_eq!(new_data_sent_at(&p, a[2]), 1, "second dupACK");
-    assert_eq!(
-        new_data_sent_at(&p, a[3]),
-        0,
-        "third dupACK: fast retransmit"
-    );
-    assert_eq!(p.fwd.tx_times(30_000)[1], a[3]);
+    let p = segment_30000_lost_once(cfg);
+    assert_one_new_segment_on_the_first_two_dupacks(&p, "third dupACK: fast retransmit");
 }
 
 #[test]
@@ -794,17 +775,32 @@ fn limited_transmit_pair(sack: bool, limited_transmit: bool) -> Pair {
     } else {
         ns2()
     };
-    let cfg = TcpConfig {
+    segment_30000_lost_once(TcpConfig {
         max_cwnd: 10 * MSS,
         limited_transmit,
         ..base
-    };
+    })
+}
+
+/// A greedy connection with `cfg` over a bottleneck of one segment per ms whose first
+/// transmission of sequence 30 000 is lost, driven for 2 s.
+fn segment_30000_lost_once(cfg: TcpConfig) -> Pair {
     let mut p = Pair::new(cfg, ms(50));
     p.fwd.rate_bps = Some(ONE_SEG_PER_MS);
     p.fwd.drop_first_tx_of(30_000);
     p.set_unlimited();
     p.drive_until(Instant::from_secs(2));
     p
+}
+
+/// RFC 3042: one new segment on each of the first two duplicate ACKs, none on the
+/// third (`third`: why), which fast-retransmits 30 000.
+fn assert_one_new_segment_on_the_first_two_dupacks(p: &Pair, third: &str) {
+    let a = ack_arrivals(p, 30_000);
+    assert_eq!(new_data_sent_at(p, a[1]), 1, "first dupACK");
+    assert_eq!(new_data_sent_at(p, a[2]), 1, "second dupACK");
+    assert_eq!(new_data_sent_at(p, a[3]), 0, "{third}");
+    assert_eq!(p.fwd.tx_times(30_000)[1], a[3]);
 }
 
 fn new_data_sent_at(p: &Pair, t: Instant) -> usize {
@@ -817,15 +813,7 @@ fn new_data_sent_at(p: &Pair, t: Instant) -> usize {
 #[test]
 fn limited_transmit_sends_one_new_segment_on_each_of_the_first_two_dupacks() {
     let p = limited_transmit_pair(false, true);
-    let a = ack_arrivals(&p, 30_000);
-    assert_eq!(new_data_sent_at(&p, a[1]), 1, "first dupACK");
-    assert_eq!(new_data_sent_at(&p, a[2]), 1, "second dupACK");
-    assert_eq!(
-        new_data_sent_at(&p, a[3]),
-        0,
-        "third dupACK: fast retransmit only"
-    );
-    assert_eq!(p.fwd.tx_times(30_000)[1], a[3]);
+    assert_one_new_segment_on_the_first_two_dupacks(&p, "third dupACK: fast retransmit only");
 }
 
 #[test]

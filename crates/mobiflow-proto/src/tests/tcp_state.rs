@@ -3,16 +3,13 @@
 //! `test_<state>_<event>`.
 
 use super::{ns2, rfc};
-use crate::tcp::sack::{Scoreboard, SegRec};
+use crate::tcp::sack::Scoreboard;
 use crate::tcp::{TcpConfig, TcpReceiver, TcpSender};
+use crate::time::test_util::t_ms;
 use crate::time::{Duration, Instant};
 use crate::wire::{Flags, Segment, Timestamps};
 
 const MSS: u64 = 1000;
-
-fn t_ms(x: u64) -> Instant {
-    Instant::from_millis(x)
-}
 
 /// A data segment from the sender (the template every test starts from).
 fn send_templ(seq: u64, len: u32) -> Segment {
@@ -572,19 +569,7 @@ fn test_established_rtt_sampling_after_a_timeout() {
 // =====================================================================================
 
 fn board(n: u64) -> Scoreboard {
-    let mut b = Scoreboard::new();
-    for i in 0..n {
-        b.push(SegRec {
-            start: i * MSS,
-            end: (i + 1) * MSS,
-            sent_at: Instant::ZERO,
-            tx_count: 1,
-            sacked: false,
-            lost: false,
-            app_limited: false,
-        });
-    }
-    b
+    Scoreboard::sent_once(n, MSS)
 }
 
 #[test]

@@ -181,10 +181,9 @@ fn rtt_is_an_ewma_with_q_of_nine_tenths() {
 #[test]
 fn slow_start_doubles_once_per_rtt_bounded_by_twice_x_recv() {
     let mut s = sender_after_first_feedback();
-    run_sender(&mut s, ms(100), ms(200));
     // One RTT after tld: double (the initial ∞ entry of X_recv_set still limits
     // nothing).
-    s.handle_feedback(ms(200), &fb(100, 30_000.0, 0.0));
+    feed(&mut s, 200, 200, 30_000.0, 0.0);
     assert!(close(s.rate_bytes_per_s(), 80_000.0, 1e-12));
     run_sender(&mut s, ms(200), ms(250));
     // Less than an RTT later: no change.
@@ -194,8 +193,7 @@ fn slow_start_doubles_once_per_rtt_bounded_by_twice_x_recv() {
     // ∞ has aged out (older than 2R): 2·X_recv = 60 000 bounds the doubling.
     s.handle_feedback(ms(300), &fb(200, 30_000.0, 0.0));
     assert!(close(s.rate_bytes_per_s(), 60_000.0, 1e-12));
-    run_sender(&mut s, ms(300), ms(400));
-    s.handle_feedback(ms(400), &fb(300, 100_000.0, 0.0));
+    feed(&mut s, 400, 400, 100_000.0, 0.0);
     assert!(close(s.rate_bytes_per_s(), 120_000.0, 1e-12));
     assert_eq!(
         s.stats().data_limited_feedback,
@@ -209,8 +207,7 @@ fn slow_start_never_falls_below_the_initial_rate() {
     let mut s = sender_after_first_feedback();
     run_sender(&mut s, ms(100), ms(300));
     s.handle_feedback(ms(300), &fb(200, 1_000.0, 0.0));
-    run_sender(&mut s, ms(300), ms(400));
-    s.handle_feedback(ms(400), &fb(300, 1_000.0, 0.0));
+    feed(&mut s, 400, 400, 1_000.0, 0.0);
     assert!(close(s.rate_bytes_per_s(), 40_000.0, 1e-12));
 }
 
@@ -222,9 +219,8 @@ fn x_recv_limits_the_equation_rate_to_twice_the_receive_rate() {
     feed(&mut s, 400, 400, 25_000.0, 0.01);
     assert!(close(s.x_bps(), 112_332.234_363, 1e-9));
     assert!(close(s.rate_bytes_per_s(), 50_000.0, 1e-12));
-    run_sender(&mut s, ms(400), ms(500));
     // A high receive rate: the equation limits.
-    s.handle_feedback(ms(500), &fb(400, 1e6, 0.01));
+    feed(&mut s, 500, 500, 1e6, 0.01);
     assert!(close(s.rate_bytes_per_s(), 112_332.234_363, 1e-9));
 }
 
@@ -794,8 +790,7 @@ fn test_probing_p_drop_over_a_tenth_falls_back_to_normal() {
     s.handle_feedback(ms(3200), &fb(3100, 500_000.0, 0.0095));
     assert_eq!(s.state(), FreezeState::Probing);
     // 0.0095 − 0.0080 = 0.0015 > 0.00095: back to normal.
-    run_sender(&mut s, ms(3200), ms(3300));
-    s.handle_feedback(ms(3300), &fb(3200, 500_000.0, 0.008));
+    feed(&mut s, 3300, 3300, 500_000.0, 0.008);
     assert_eq!(s.state(), FreezeState::Normal);
     assert!(close(
         s.rate_bytes_per_s(),
