@@ -308,6 +308,7 @@ fn doc_tables() -> Vec<(&'static str, String)> {
         ("`ns2` default", &ns2, "ns2"),
     ];
     vec![
+        ("run", single("key", super::RUN)),
         ("tcp", doc_table("key", TCP, &profiles)),
         ("tcp.relentless", single("key", RELENTLESS)),
         ("tcp.fld", single("key", FLD)),
