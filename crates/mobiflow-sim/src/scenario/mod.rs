@@ -71,6 +71,40 @@ const ROOT_KEYS: &[&str] = &["name", "run", "tcp", "links", "flows", "measure"];
 pub const DEFAULT_DURATION: Duration = Duration::from_secs(60);
 /// Default seed.
 pub const DEFAULT_SEED: u64 = 1;
+
+/// What `[run]` sets.
+pub(crate) struct Run {
+    pub duration: Duration,
+    pub seed: u64,
+}
+
+impl Default for Run {
+    fn default() -> Self {
+        Run {
+            duration: DEFAULT_DURATION,
+            seed: DEFAULT_SEED,
+        }
+    }
+}
+
+/// `[run]`.
+pub(crate) const RUN: &[params::Param<Run>] = &[
+    params::Param::<Run>::new(
+        "duration",
+        "time, > 0",
+        params::set!(duration, duration_value),
+        |d| format_duration(d.duration),
+        "Simulated time to run.",
+    )
+    .assumed(),
+    params::Param::<Run>::new(
+        "seed",
+        "integer ≥ 0",
+        params::set!(seed, as_u64),
+        |d| d.seed.to_string(),
+        "Seed of every random stream of the run, for example RED's drops. The same scenario and seed give the same results, byte for byte.",
+    ),
+];
 /// Default sampling period of the time series: an assumption.
 pub const DEFAULT_SAMPLE_INTERVAL: Duration = Duration::from_millis(100);
 
@@ -232,23 +266,19 @@ fn build(doc: &toml::Table, source: Option<&Path>) -> R<Scenario> {
             .unwrap_or_else(|| "scenario".into()),
     };
 
-    let run = root.table("run")?;
-    let (duration, seed) = match &run {
-        Some(r) => {
-            r.check_keys(&["duration", "seed"])?;
-            (r.opt("duration", duration_value)?, r.opt("seed", as_u64)?)
+    let mut run = Run::default();
+    let run_table = root.table("run")?;
+    if let Some(r) = &run_table {
+        r.check_keys(&params::keys(RUN))?;
+        params::read(r, RUN, &mut run)?;
+        // After both keys are read, as before the declaration: a bad seed is reported
+        // before a zero duration.
+        if run.duration.is_zero() {
+            return Err(key_err(r.key("duration"), "must be positive"));
         }
-        None => (None, None),
-    };
-    let duration = match duration {
-        Some(d) if d.is_zero() => return Err(key_err("run.duration", "must be positive")),
-        Some(d) => d,
-        None => {
-            ctx.assume("run.duration".into(), format_duration(DEFAULT_DURATION));
-            DEFAULT_DURATION
-        }
-    };
-    let seed = seed.unwrap_or(DEFAULT_SEED);
+    }
+    params::assume_unset(&mut ctx, "run", run_table.as_ref(), RUN, &run);
+    let Run { duration, seed } = run;
 
     let link::Links { nodes, links } = link::parse_links(&root, &mut ctx)?;
     let flows = flow::parse_flows(&root, &nodes, &links, duration, &mut ctx)?;

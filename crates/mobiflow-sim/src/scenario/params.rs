@@ -41,6 +41,9 @@ pub(crate) type Set<C> = fn(&mut C, &Value) -> Result<(), Bad>;
 pub(crate) enum Shown<C: 'static> {
     Show(fn(&C) -> String),
     Text(&'static str),
+    /// `Scenario::assumed` reports the value as the function gives it; the docs say
+    /// the text.
+    ShowAs(fn(&C) -> String, &'static str),
 }
 
 /// When an unset key's default is reported in `Scenario::assumed`.
@@ -134,6 +137,15 @@ impl<C> Param<C> {
         self
     }
 
+    /// The docs' default column says `text`; the value reported as assumed is still
+    /// the config's.
+    pub const fn docs_default(mut self, text: &'static str) -> Self {
+        if let Shown::Show(f) = self.default {
+            self.default = Shown::ShowAs(f, text);
+        }
+        self
+    }
+
     /// Whether an unset key is reported as assumed for `cfg` under `profile`.
     pub fn is_assumed(&self, cfg: &C, profile: &str) -> bool {
         match self.assumed {
@@ -147,7 +159,7 @@ impl<C> Param<C> {
     /// The value of `cfg` as a scenario would write it (empty for a text default).
     pub fn show(&self, cfg: &C) -> String {
         match self.default {
-            Shown::Show(f) => f(cfg),
+            Shown::Show(f) | Shown::ShowAs(f, _) => f(cfg),
             Shown::Text(_) => String::new(),
         }
     }
@@ -238,7 +250,7 @@ fn as_written(s: &str) -> String {
 fn default_cell<C>(p: &Param<C>, d: &C, profile: &str) -> String {
     let mut cell = match p.default {
         Shown::Show(f) => as_written(&f(d)),
-        Shown::Text(t) => t.to_string(),
+        Shown::Text(t) | Shown::ShowAs(_, t) => t.to_string(),
     };
     let assumed = match p.assumed {
         Assumed::Never => false,
@@ -288,6 +300,7 @@ fn single<C: std::default::Default>(key_header: &str, ps: &[Param<C>]) -> String
 fn doc_tables() -> Vec<(&'static str, String)> {
     use super::flow_control::{AFC, AUTOTUNE, RSFC, WEB};
     use super::tcp::{FLD, RELENTLESS, TCP};
+    use super::tfrc::TFRC;
     use mobiflow_proto::tcp::TcpConfig;
     let (rfc, ns2) = (TcpConfig::default(), TcpConfig::ns2());
     let profiles = [
@@ -295,6 +308,7 @@ fn doc_tables() -> Vec<(&'static str, String)> {
         ("`ns2` default", &ns2, "ns2"),
     ];
     vec![
+        ("run", single("key", super::RUN)),
         ("tcp", doc_table("key", TCP, &profiles)),
         ("tcp.relentless", single("key", RELENTLESS)),
         ("tcp.fld", single("key", FLD)),
@@ -302,6 +316,7 @@ fn doc_tables() -> Vec<(&'static str, String)> {
         ("flows.autotune", single("`[flows.autotune]` key", AUTOTUNE)),
         ("flows.rsfc", single("`[flows.rsfc]` key", RSFC)),
         ("flows.web", single("`[flows.web]` key", WEB)),
+        ("flows.tfrc", single("key", TFRC)),
     ]
 }
 

@@ -1,12 +1,15 @@
 //! `transport = "tfrc"` / `"dccp-ccid3"` and `[flows.tfrc]`: TFRC (RFC 5348), DCCP
 //! CCID 3 (RFC 4342) and Freeze-DCCP settings of a flow.
 
+use super::params::{assume_unset, keys, read, set, Bad, Param};
 use super::walk::{as_bool, as_f64, as_u32, key_err, named, Tbl, R};
 use super::Ctx;
 use crate::model::{FreezeSide, FreezeSpec, FreezeWarning, TfrcSpec};
-use crate::units::{duration_value, size_value};
+use crate::named::Named;
+use crate::units::{duration_value, format_duration, format_size, size_value};
 use mobiflow_proto::tfrc::{FeedbackMode, InitialRate, TfrcConfig};
 use mobiflow_proto::time::Duration;
+use toml::Value;
 
 named_enum! {
     impl FeedbackMode (
@@ -19,36 +22,353 @@ named_enum! {
     }
 }
 
-/// Keys of `[flows.tfrc]` (then [`FREEZE_KEYS`]).
-pub(crate) const TFRC_KEYS: &[&str] = &[
-    "s",
-    "header_bytes",
-    "feedback_bytes",
-    "feedback",
-    "ccid3",
-    "initial_rate",
-    "handshake_rtt",
-    "t_mbi",
-    "b",
-    "ndupack",
-    "initial_nofeedback",
-    "rtt_q",
-    "oscillation_prevention",
-    "osc_q2",
-    "t_gran",
-    "min_p",
-    "history_discounting",
-    "freeze",
-];
+/// What `[flows.tfrc]` sets: the TFRC configuration, the feedback packet's size and
+/// the Freeze-DCCP trigger (`freeze` and the two keys that only it reads).
+#[derive(Clone, Debug)]
+pub(crate) struct TfrcTable {
+    pub cfg: TfrcConfig,
+    pub feedback_bytes: u32,
+    pub freeze: bool,
+    pub warning: Option<FreezeWarning>,
+    pub side: Option<FreezeSide>,
+}
 
-/// Keys of `[flows.tfrc]` that only Freeze-DCCP reads (listed after [`TFRC_KEYS`]).
-const FREEZE_KEYS: &[&str] = &[
-    "freeze_warning",
-    "freeze_side",
-    "freeze_signal_packets",
-    "freeze_delta_p",
-    "freeze_signal_retry",
-    "freeze_fallback_on_loss_event",
+impl TfrcTable {
+    /// The defaults of a `"tfrc"` or (`dccp`) a `"dccp-ccid3"` flow.
+    fn new(dccp: bool) -> Self {
+        let mut cfg = if dccp {
+            TfrcConfig::ccid3()
+        } else {
+            TfrcConfig::default()
+        };
+        let (hdr, feedback_bytes) = wire_sizes(dccp);
+        cfg.header_bytes = hdr;
+        TfrcTable {
+            cfg,
+            feedback_bytes,
+            freeze: false,
+            warning: None,
+            side: None,
+        }
+    }
+}
+
+impl Default for TfrcTable {
+    fn default() -> Self {
+        TfrcTable::new(false)
+    }
+}
+
+/// A time, more than zero (this table's wording).
+fn more_than_zero(v: &Value) -> Result<Duration, String> {
+    let d = duration_value(v)?;
+    if d == Duration::ZERO {
+        Err("must be more than zero".into())
+    } else {
+        Ok(d)
+    }
+}
+
+/// A number in [0, 1).
+fn unit_interval(v: &Value) -> Result<f64, String> {
+    let x = as_f64(v)?;
+    if !(0.0..1.0).contains(&x) {
+        Err(format!("{x} is outside [0, 1)"))
+    } else {
+        Ok(x)
+    }
+}
+
+/// An integer of at least 1.
+fn at_least_one(v: &Value) -> Result<u32, String> {
+    let n = as_u32(v)?;
+    if n == 0 {
+        Err("must be at least 1".into())
+    } else {
+        Ok(n)
+    }
+}
+
+/// The error of a Freeze-DCCP key on a flow without `freeze = true`.
+fn freeze_only(c: &TfrcTable) -> Result<(), Bad> {
+    if c.freeze {
+        Ok(())
+    } else {
+        Err("only used with freeze = true (Freeze-DCCP is off for this flow)".into())
+    }
+}
+
+/// `"rfc3390"` or a number of packets per RTT (RFC 5348 §4.2).
+fn initial_rate(v: &Value) -> Result<InitialRate, String> {
+    if let Some(s) = v.as_str() {
+        return if s.eq_ignore_ascii_case("rfc3390") {
+            Ok(InitialRate::Rfc3390)
+        } else {
+            Err(format!(
+                "expected \"rfc3390\" or a number of packets per RTT, found {s:?}"
+            ))
+        };
+    }
+    let n = as_u32(v)?;
+    if n == 0 {
+        return Err("needs at least 1 packet per RTT".into());
+    }
+    Ok(InitialRate::Packets(n))
+}
+
+/// `c.cfg.FIELD = PARSE(v)?`.
+macro_rules! set_cfg {
+    ($field:ident, $parse:expr) => {
+        |c, v| {
+            c.cfg.$field = ($parse)(v)?;
+            Ok(())
+        }
+    };
+}
+
+/// `[flows.tfrc]`: TFRC (RFC 5348), DCCP CCID 3 (RFC 4342) and Freeze-DCCP (Mehani,
+/// Boreli and Ernst, ACM MobiArch 2009). The keys are read in this order; a value is
+/// checked before the rule that a `freeze_*` key needs `freeze = true`, except for
+/// `freeze_warning` and `freeze_side`, which are only read when Freeze-DCCP is on.
+type Tfrc = Param<TfrcTable>;
+pub(crate) const TFRC: &[Tfrc] = &[
+    Tfrc::new(
+        "s",
+        "size, 1 B–65000 B",
+        |c, v| {
+            let s = size_value(v)?;
+            if s == 0 || s > 65_000 {
+                return Err(format!("packet size {s} B is out of range (1 B to 65000 B)").into());
+            }
+            c.cfg.s = s as u32;
+            Ok(())
+        },
+        |d| format_size(u64::from(d.cfg.s)),
+        "Segment size s (RFC 5348 §3.1).",
+    ),
+    Tfrc::new(
+        "header_bytes",
+        "integer",
+        set_cfg!(header_bytes, as_u32),
+        |d| d.cfg.header_bytes.to_string(),
+        "Wire bytes added to each data packet.",
+    )
+    .docs_default("40 (tfrc: IP 20 + UDP 8 + seq/timestamp/RTT 12), 36 (dccp: IP 20 + DCCP 16)"),
+    Tfrc::new(
+        "feedback_bytes",
+        "integer > 0",
+        |c, v| {
+            let n = as_u32(v)?;
+            if n == 0 {
+                return Err("must be more than zero".into());
+            }
+            c.feedback_bytes = n;
+            Ok(())
+        },
+        |d| d.feedback_bytes.to_string(),
+        "Wire size of a feedback packet.",
+    )
+    .docs_default("44 (tfrc), 68 (dccp: DCCP-Ack with Loss Event Rate, Receive Rate and Timestamp Echo options)"),
+    Tfrc::new(
+        "feedback",
+        "`\"timer\"`, `\"ccval\"`",
+        set_cfg!(feedback, named::<FeedbackMode>),
+        |d| d.cfg.feedback.name().into(),
+        "When the receiver sends feedback (RFC 5348 §6 or RFC 4342 §10.3).",
+    )
+    .docs_default("`\"timer\"` (tfrc), `\"ccval\"` (dccp)"),
+    Tfrc::new(
+        "ccid3",
+        "bool",
+        set_cfg!(ccid3, as_bool),
+        |d| d.cfg.ccid3.to_string(),
+        "CCID 3 loss events by CCVal and the idle rule.",
+    )
+    .docs_default("false (tfrc), true (dccp)"),
+    Tfrc::new(
+        "initial_rate",
+        "`\"rfc3390\"` or packets per RTT",
+        set_cfg!(initial_rate, initial_rate),
+        |d| match d.cfg.initial_rate {
+            InitialRate::Rfc3390 => "rfc3390".into(),
+            InitialRate::Packets(n) => n.to_string(),
+        },
+        "W_init of RFC 5348 §4.2.",
+    ),
+    Tfrc::new(
+        "handshake_rtt",
+        "time > 0",
+        set_cfg!(handshake_rtt, |v| more_than_zero(v).map(Some)),
+        |d| d.cfg.handshake_rtt.map_or_else(|| "none".into(), format_duration),
+        "An RTT known before the first feedback (the sender then starts at W_init/R).",
+    )
+    .docs_default("none"),
+    Tfrc::new(
+        "t_mbi",
+        "time > 0",
+        set_cfg!(t_mbi, more_than_zero),
+        |d| format_duration(d.cfg.t_mbi),
+        "Maximum back-off interval: X ≥ s/t_mbi.",
+    ),
+    Tfrc::new(
+        "b",
+        "number ≥ 1",
+        |c, v| {
+            let b = as_f64(v)?;
+            if !(b >= 1.0 && b.is_finite()) {
+                return Err(format!("{b} is below 1").into());
+            }
+            c.cfg.b = b;
+            Ok(())
+        },
+        |d| d.cfg.b.to_string(),
+        "Packets per TCP ACK in the throughput equation.",
+    ),
+    Tfrc::new(
+        "ndupack",
+        "integer ≥ 1",
+        set_cfg!(ndupack, at_least_one),
+        |d| d.cfg.ndupack.to_string(),
+        "Packets after a hole before it counts as lost (§5.1).",
+    ),
+    Tfrc::new(
+        "initial_nofeedback",
+        "time > 0",
+        set_cfg!(initial_nofeedback, more_than_zero),
+        |d| format_duration(d.cfg.initial_nofeedback),
+        "First nofeedback timeout (§4.2).",
+    ),
+    Tfrc::new(
+        "rtt_q",
+        "number in [0, 1)",
+        set_cfg!(rtt_q, unit_interval),
+        |d| d.cfg.rtt_q.to_string(),
+        "RTT filter constant q (§4.3).",
+    ),
+    Tfrc::new(
+        "oscillation_prevention",
+        "bool",
+        set_cfg!(oscillation_prevention, as_bool),
+        |d| d.cfg.oscillation_prevention.to_string(),
+        "§4.5.",
+    ),
+    Tfrc::new(
+        "osc_q2",
+        "number in [0, 1)",
+        set_cfg!(osc_q2, unit_interval),
+        |d| d.cfg.osc_q2.to_string(),
+        "Its filter constant.",
+    ),
+    // An assumption that TfrcConfig::assumed reports, not a `Scenario::assumed` entry:
+    // the docs mark it by hand.
+    Tfrc::new(
+        "t_gran",
+        "time",
+        set_cfg!(t_gran, duration_value),
+        |d| format_duration(d.cfg.t_gran),
+        "Scheduling granularity (§4.6).",
+    )
+    .note("**[assumed]**"),
+    Tfrc::new(
+        "min_p",
+        "number in [0, 1)",
+        set_cfg!(min_p, unit_interval),
+        |d| d.cfg.min_p.to_string(),
+        "Smallest loss event rate the sender uses: a reported p with 0 < p < `min_p` counts as `min_p`, which caps the equation rate at X(`min_p`). ns-2's `Agent/DCCP/TFRC` has `s_smallest_p_` = 1e-5; RFC 5348 and RFC 4342 have no floor.",
+    )
+    .note("(no floor)"),
+    Tfrc::new(
+        "history_discounting",
+        "bool",
+        set_cfg!(history_discounting, as_bool),
+        |d| d.cfg.history_discounting.to_string(),
+        "Loss-history discounting (RFC 5348 §5.5, optional): while the open loss interval is more than twice the average, older intervals weigh less (DF ≥ 0.5, as ns-2's `Agent/TFRCSink`). Neither RFC 4342 nor ns-2's `Agent/DCCP/TFRC` discounts.",
+    ),
+    Tfrc::new(
+        "freeze",
+        "bool",
+        set!(freeze, as_bool),
+        |d| d.freeze.to_string(),
+        "Freeze-DCCP (O. Mehani, R. Boreli, T. Ernst, \"Analysis of TFRC in Disconnected Scenarios and Performance Improvements with Freeze-DCCP\", ACM MobiArch 2009; schemes.md §4.3).",
+    ),
+    Tfrc::new(
+        "freeze_warning",
+        "time, or `\"rtt\"`",
+        |c, v| {
+            freeze_only(c)?;
+            c.warning = Some(if v.as_str().is_some_and(|s| s.eq_ignore_ascii_case("rtt")) {
+                FreezeWarning::Rtt
+            } else {
+                FreezeWarning::Fixed(duration_value(v)?)
+            });
+            Ok(())
+        },
+        |d| match d.warning {
+            None | Some(FreezeWarning::Rtt) => "rtt".into(),
+            Some(FreezeWarning::Fixed(w)) => format_duration(w),
+        },
+        "How long before each disconnection the flow is frozen; `\"rtt\"` is the path's two-way propagation delay at the start.",
+    )
+    .assumed_when(|c| c.freeze),
+    Tfrc::new(
+        "freeze_side",
+        "`\"sender\"`, `\"receiver\"`",
+        |c, v| {
+            freeze_only(c)?;
+            c.side = Some(named::<FreezeSide>(v)?);
+            Ok(())
+        },
+        |d| d.side.unwrap_or(FreezeSide::Receiver).name().into(),
+        "The endpoint that predicts the disconnection and sees the reconnection (calls freeze/unfreeze).",
+    )
+    .assumed_when(|c| c.freeze),
+    Tfrc::new(
+        "freeze_signal_packets",
+        "integer ≥ 1",
+        |c, v| {
+            c.cfg.freeze_signal_packets = at_least_one(v)?;
+            freeze_only(c)
+        },
+        |d| d.cfg.freeze_signal_packets.to_string(),
+        "Packets that carry a local FREEZE/UNFREEZE signal.",
+    ),
+    Tfrc::new(
+        "freeze_delta_p",
+        "number > 0",
+        |c, v| {
+            let x = as_f64(v)?;
+            if !(x > 0.0 && x.is_finite()) {
+                return Err("must be more than zero".into());
+            }
+            c.cfg.freeze_delta_p = x;
+            freeze_only(c)
+        },
+        |d| d.cfg.freeze_delta_p.to_string(),
+        "PROBING ends when p falls by more than p/`freeze_delta_p`.",
+    ),
+    Tfrc::new(
+        "freeze_signal_retry",
+        "time > 0",
+        |c, v| {
+            c.cfg.freeze_signal_retry = Some(more_than_zero(v)?);
+            freeze_only(c)
+        },
+        |d| d.cfg.freeze_signal_retry.map_or_else(|| "1 RTT".into(), format_duration),
+        "How often a receiver repeats its UNFREEZE feedback while nothing arrives.",
+    )
+    .docs_default("one RTT")
+    .assumed_when(|c| c.freeze),
+    Tfrc::new(
+        "freeze_fallback_on_loss_event",
+        "bool",
+        |c, v| {
+            c.cfg.freeze_fallback_on_loss_event = as_bool(v)?;
+            freeze_only(c)
+        },
+        |d| d.cfg.freeze_fallback_on_loss_event.to_string(),
+        "A restoring sender also falls back on a loss event that left p unchanged.",
+    )
+    .assumed_when(|c| c.freeze),
 ];
 
 /// Keys of `[[flows]]` that only a TCP flow has.
@@ -83,188 +403,20 @@ pub(crate) fn tfrc_spec(ft: &Tbl, dccp: bool, ctx: &mut Ctx) -> R<TfrcSpec> {
             ));
         }
     }
-    let mut cfg = if dccp {
-        TfrcConfig::ccid3()
-    } else {
-        TfrcConfig::default()
-    };
-    let (hdr, fb) = wire_sizes(dccp);
-    cfg.header_bytes = hdr;
-    let mut feedback_bytes = fb;
-    let mut freeze = None;
-    let Some(t) = ft.table("tfrc")? else {
-        return Ok(TfrcSpec {
-            cfg,
-            dccp,
-            feedback_bytes,
-            freeze,
-        });
-    };
-    let keys: Vec<&str> = TFRC_KEYS.iter().chain(FREEZE_KEYS).copied().collect();
-    t.check_keys(&keys)?;
-    let positive = |k: &str, d: Duration| -> R<Duration> {
-        if d == Duration::ZERO {
-            Err(key_err(t.key(k), "must be more than zero"))
-        } else {
-            Ok(d)
-        }
-    };
-    if let Some(s) = t.opt("s", size_value)? {
-        if s == 0 || s > 65_000 {
-            return Err(key_err(
-                t.key("s"),
-                format!("packet size {s} B is out of range (1 B to 65000 B)"),
-            ));
-        }
-        cfg.s = s as u32;
+    let mut c = TfrcTable::new(dccp);
+    if let Some(t) = ft.table("tfrc")? {
+        t.check_keys(&keys(TFRC))?;
+        read(&t, TFRC, &mut c)?;
+        assume_unset(ctx, &t.path, Some(&t), TFRC, &c);
     }
-    if let Some(v) = t.opt("header_bytes", as_u32)? {
-        cfg.header_bytes = v;
-    }
-    if let Some(v) = t.opt("feedback_bytes", as_u32)? {
-        if v == 0 {
-            return Err(key_err(t.key("feedback_bytes"), "must be more than zero"));
-        }
-        feedback_bytes = v;
-    }
-    if let Some(m) = t.opt("feedback", named::<FeedbackMode>)? {
-        cfg.feedback = m;
-    }
-    if let Some(b) = t.opt("ccid3", as_bool)? {
-        cfg.ccid3 = b;
-    }
-    if let Some(r) = t.opt("initial_rate", |v| {
-        if let Some(s) = v.as_str() {
-            return if s.eq_ignore_ascii_case("rfc3390") {
-                Ok(InitialRate::Rfc3390)
-            } else {
-                Err(format!(
-                    "expected \"rfc3390\" or a number of packets per RTT, found {s:?}"
-                ))
-            };
-        }
-        let n = as_u32(v)?;
-        if n == 0 {
-            return Err("needs at least 1 packet per RTT".into());
-        }
-        Ok(InitialRate::Packets(n))
-    })? {
-        cfg.initial_rate = r;
-    }
-    if let Some(d) = t.opt("handshake_rtt", duration_value)? {
-        cfg.handshake_rtt = Some(positive("handshake_rtt", d)?);
-    }
-    if let Some(d) = t.opt("t_mbi", duration_value)? {
-        cfg.t_mbi = positive("t_mbi", d)?;
-    }
-    if let Some(d) = t.opt("initial_nofeedback", duration_value)? {
-        cfg.initial_nofeedback = positive("initial_nofeedback", d)?;
-    }
-    if let Some(d) = t.opt("t_gran", duration_value)? {
-        cfg.t_gran = d;
-    }
-    let unit = |k: &str| -> R<Option<f64>> {
-        t.opt(k, |v| {
-            let x = as_f64(v)?;
-            if !(0.0..1.0).contains(&x) {
-                Err(format!("{x} is outside [0, 1)"))
-            } else {
-                Ok(x)
-            }
-        })
-    };
-    if let Some(q) = unit("rtt_q")? {
-        cfg.rtt_q = q;
-    }
-    if let Some(q) = unit("osc_q2")? {
-        cfg.osc_q2 = q;
-    }
-    if let Some(b) = t.opt("b", as_f64)? {
-        if !(b >= 1.0 && b.is_finite()) {
-            return Err(key_err(t.key("b"), format!("{b} is below 1")));
-        }
-        cfg.b = b;
-    }
-    if let Some(n) = t.opt("ndupack", as_u32)? {
-        if n == 0 {
-            return Err(key_err(t.key("ndupack"), "must be at least 1"));
-        }
-        cfg.ndupack = n;
-    }
-    if let Some(b) = t.opt("oscillation_prevention", as_bool)? {
-        cfg.oscillation_prevention = b;
-    }
-    if let Some(p) = unit("min_p")? {
-        cfg.min_p = p;
-    }
-    if let Some(b) = t.opt("history_discounting", as_bool)? {
-        cfg.history_discounting = b;
-    }
-    if let Some(n) = t.opt("freeze_signal_packets", as_u32)? {
-        if n == 0 {
-            return Err(key_err(
-                t.key("freeze_signal_packets"),
-                "must be at least 1",
-            ));
-        }
-        cfg.freeze_signal_packets = n;
-    }
-    if let Some(x) = t.opt("freeze_delta_p", as_f64)? {
-        if !(x > 0.0 && x.is_finite()) {
-            return Err(key_err(t.key("freeze_delta_p"), "must be more than zero"));
-        }
-        cfg.freeze_delta_p = x;
-    }
-    let retry_set = t.has("freeze_signal_retry");
-    if let Some(d) = t.opt("freeze_signal_retry", duration_value)? {
-        cfg.freeze_signal_retry = Some(positive("freeze_signal_retry", d)?);
-    }
-    let fallback_set = t.has("freeze_fallback_on_loss_event");
-    if let Some(b) = t.opt("freeze_fallback_on_loss_event", as_bool)? {
-        cfg.freeze_fallback_on_loss_event = b;
-    }
-    let on = t.opt("freeze", as_bool)?.unwrap_or(false);
-    for &k in FREEZE_KEYS {
-        if !on && t.has(k) {
-            return Err(key_err(
-                t.key(k),
-                "only used with freeze = true (Freeze-DCCP is off for this flow)",
-            ));
-        }
-    }
-    if on {
-        let warning = t.opt("freeze_warning", |v| {
-            if v.as_str().is_some_and(|s| s.eq_ignore_ascii_case("rtt")) {
-                Ok(FreezeWarning::Rtt)
-            } else {
-                duration_value(v).map(FreezeWarning::Fixed)
-            }
-        })?;
-        if warning.is_none() {
-            ctx.assume(t.key("freeze_warning"), "rtt".into());
-        }
-        let side = t.opt("freeze_side", named::<FreezeSide>)?;
-        if side.is_none() {
-            ctx.assume(t.key("freeze_side"), "receiver".into());
-        }
-        if !retry_set {
-            ctx.assume(t.key("freeze_signal_retry"), "1 RTT".into());
-        }
-        if !fallback_set {
-            ctx.assume(
-                t.key("freeze_fallback_on_loss_event"),
-                cfg.freeze_fallback_on_loss_event.to_string(),
-            );
-        }
-        freeze = Some(FreezeSpec {
-            warning: warning.unwrap_or(FreezeWarning::Rtt),
-            side: side.unwrap_or(FreezeSide::Receiver),
-        });
-    }
+    let freeze = c.freeze.then(|| FreezeSpec {
+        warning: c.warning.unwrap_or(FreezeWarning::Rtt),
+        side: c.side.unwrap_or(FreezeSide::Receiver),
+    });
     Ok(TfrcSpec {
-        cfg,
+        cfg: c.cfg,
         dccp,
-        feedback_bytes,
+        feedback_bytes: c.feedback_bytes,
         freeze,
     })
 }
