@@ -26,21 +26,33 @@ pub(super) enum Body {
     TfrcFeedback(TfrcFeedback),
 }
 
-/// The event queue: a heap ordered by `(time, insertion sequence)`.
+/// The event queue: a heap ordered by `(time, insertion sequence)`, the insertion
+/// sequence kept as `(made, seq)` (see `Entry`).
 pub(super) struct Queue {
     pub heap: BinaryHeap<Entry>,
-    pub seq: u64,
+    /// The instant of the last `at`, and how many events were scheduled at it.
+    pub made: Instant,
+    pub seq: u32,
 }
 
 impl Queue {
-    /// Schedule `ev` at `t`; `made` is when (the time of the event scheduling it).
+    /// Schedule `ev` at `t`; `made` is when (the time of the event scheduling it,
+    /// never before the previous call's).
     #[inline(always)]
     pub(super) fn at(&mut self, t: Instant, made: Instant, ev: Ev) {
-        self.seq += 1;
+        debug_assert!(made >= self.made, "events are scheduled in time order");
+        if made != self.made {
+            self.made = made;
+            self.seq = 0;
+        }
+        self.seq = self
+            .seq
+            .checked_add(1)
+            .expect("fewer than 2^32 events scheduled at one instant");
         self.heap.push(Entry {
             t,
-            seq: self.seq,
             made,
+            seq: self.seq,
             ev,
         });
     }
