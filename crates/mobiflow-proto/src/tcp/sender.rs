@@ -811,11 +811,12 @@ impl TcpSender {
 
     /// When `handle_timeout` should next be called.
     pub fn poll_timeout(&self) -> Option<Instant> {
-        let ext = self.ext.iter().filter_map(|e| e.poll_timeout()).min();
-        [self.rto_at, self.persist_at, ext]
-            .into_iter()
-            .flatten()
-            .min()
+        // Asked after every output: the extensions' timers only when there are any.
+        let t = Instant::earliest(self.rto_at, self.persist_at);
+        if self.ext.is_empty() {
+            return t;
+        }
+        Instant::earliest(t, self.ext.iter().filter_map(|e| e.poll_timeout()).min())
     }
 
     // ----- input --------------------------------------------------------------------
