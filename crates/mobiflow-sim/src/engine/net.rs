@@ -194,7 +194,16 @@ mod tests {
         };
         let t = |ms: u64| Instant::ZERO + mobiflow_proto::time::Duration::from_millis(ms);
         // (due, scheduled at): scheduled in time order, several due at 10 ms.
-        let plan = [(10, 0), (5, 0), (10, 0), (10, 3), (7, 3), (10, 4), (10, 4), (9, 6)];
+        let plan = [
+            (10, 0),
+            (5, 0),
+            (10, 0),
+            (10, 3),
+            (7, 3),
+            (10, 4),
+            (10, 4),
+            (9, 6),
+        ];
         for (k, &(due, made)) in plan.iter().enumerate() {
             q.at(t(due), t(made), Ev::Mark(k as u32));
         }
