@@ -638,10 +638,7 @@ impl TcpReceiver {
         } else {
             None
         };
-        match (d, self.policy.poll_timeout()) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        Instant::earliest(d, self.policy.poll_timeout())
     }
 
     // ----- getters ------------------------------------------------------------------

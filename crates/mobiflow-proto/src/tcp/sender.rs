@@ -353,6 +353,9 @@ impl TcpSender {
     /// The flow-control window: the advertised window, plus what the extensions add
     /// (AFC's `AR × SRTT`), capped by `max_send_window`.
     pub fn flow_window(&self) -> u64 {
+        if self.ext.is_empty() {
+            return self.snd_wnd.min(self.cfg.max_send_window);
+        }
         let srtt = self.rtt.srtt();
         let extra = self
             .ext
@@ -400,6 +403,21 @@ impl TcpSender {
         (&mut self.ext, cx)
     }
 
+    /// Call `f` on every extension with the context of a hook. Without extensions
+    /// (every run of an RFC-only sender) this is one length test: the context, whose
+    /// `cwnd` asks congestion control, is not built (issue 19: every mobile-scheme
+    /// hook behind one flag test).
+    #[inline(always)]
+    fn each_ext(&mut self, now: Instant, mut f: impl FnMut(&mut SenderExt, &mut SenderCtx<'_>)) {
+        if self.ext.is_empty() {
+            return;
+        }
+        let (ext, mut cx) = self.hooks(now);
+        for e in ext {
+            f(e, &mut cx);
+        }
+    }
+
     /// `sendable()` before an input, when an extension watches it (0 otherwise).
     fn room_before_input(&self) -> u64 {
         if self.ext.iter().any(|e| e.watches_room()) {
@@ -415,10 +433,7 @@ impl TcpSender {
             return;
         }
         let room = self.sendable();
-        let (ext, mut cx) = self.hooks(now);
-        for e in ext {
-            e.after_input(&mut cx, room_before, room);
-        }
+        self.each_ext(now, |e, cx| e.after_input(cx, room_before, room));
     }
 
     /// The `on_loss` (fast retransmit) or `on_rto` hook: every extension hears of the
@@ -519,10 +534,7 @@ impl TcpSender {
             self.arm_rto(now);
         }
         self.account_slots(now, true);
-        let (ext, mut cx) = self.hooks(now);
-        for e in ext {
-            e.on_sent(&mut cx, len);
-        }
+        self.each_ext(now, |e, cx| e.on_sent(cx, len));
         self.cwv.on_sent(self.sb.pipe());
         self.cc.on_sent(now, len, self.sb.pipe());
     }
@@ -799,11 +811,12 @@ impl TcpSender {
 
     /// When `handle_timeout` should next be called.
     pub fn poll_timeout(&self) -> Option<Instant> {
-        let ext = self.ext.iter().filter_map(|e| e.poll_timeout()).min();
-        [self.rto_at, self.persist_at, ext]
-            .into_iter()
-            .flatten()
-            .min()
+        // Asked after every output: the extensions' timers only when there are any.
+        let t = Instant::earliest(self.rto_at, self.persist_at);
+        if self.ext.is_empty() {
+            return t;
+        }
+        Instant::earliest(t, self.ext.iter().filter_map(|e| e.poll_timeout()).min())
     }
 
     // ----- input --------------------------------------------------------------------
@@ -1035,10 +1048,7 @@ impl TcpSender {
         if seg.wnd < self.mss() && self.app_end > self.snd_nxt && self.zw_stall_from.is_none() {
             self.zw_stall_from = Some(self.last_new_data_at.unwrap_or(now));
         }
-        let (ext, mut cx) = self.hooks(now);
-        for e in ext {
-            e.on_window_update(&mut cx, seg);
-        }
+        self.each_ext(now, |e, cx| e.on_window_update(cx, seg));
     }
 
     /// RFC 2018 / RFC 6675 §5: SACK blocks above the cumulative ACK mark the
@@ -1078,10 +1088,7 @@ impl TcpSender {
         let acked = self.sb.ack_to(ack);
         let (last, newly_acked) = (acked.last, acked.newly);
         self.snd_una = ack;
-        let (ext, mut cx) = self.hooks(now);
-        for e in ext {
-            e.on_new_ack(&mut cx, &acked);
-        }
+        self.each_ext(now, |e, cx| e.on_new_ack(cx, &acked));
         let sample = self.rtt_sample(now, seg, last.filter(|_| !rtx_acked));
         if let Some(r) = sample {
             self.rtt.on_sample(r);
@@ -1243,10 +1250,7 @@ impl TcpSender {
         if self.snd_wnd > 0 {
             self.persist_at = None;
         }
-        let (ext, mut cx) = self.hooks(now);
-        for e in ext {
-            e.after_ack(&mut cx);
-        }
+        self.each_ext(now, |e, cx| e.after_ack(cx));
         if seg.exp.handoff_notice {
             self.on_interface_change(now, &InterfaceChange::default());
         }

@@ -599,6 +599,17 @@ impl Dir {
         }
         let seq = self.send_seq;
         self.send_seq += 1;
+        let pkt = InFlight { at, id, seq, sent };
+        // The common case (FIFO, nothing held back): no packet in the pipe arrives
+        // after it, so it goes last, where the search below would put it (after
+        // those arriving at the same instant), without the search and the insert.
+        if self.pipe.back().is_none_or(|p| p.at <= at) {
+            if self.pipe.is_empty() {
+                self.head_changed = true;
+            }
+            self.pipe.push_back(pkt);
+            return;
+        }
         let pos = self.pipe.partition_point(|p| p.at <= at);
         if pos == 0 {
             if !self.pipe.is_empty() {
@@ -607,7 +618,7 @@ impl Dir {
             }
             self.head_changed = true;
         }
-        self.pipe.insert(pos, InFlight { at, id, seq, sent });
+        self.pipe.insert(pos, pkt);
     }
 
     fn uniform(&mut self) -> f64 {

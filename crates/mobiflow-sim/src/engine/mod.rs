@@ -118,29 +118,63 @@ enum Ev {
     Tfrc(u32, u32),
 }
 
+/// A scheduled event. Events of the same time `t` run in the order they were
+/// scheduled, as ns-2's scheduler runs them (`CalendarScheduler::insert` puts a new
+/// event after those of equal time). Events are scheduled in time order (`made` never
+/// decreases from one `Queue::at` to the next), so ordering by `(t, made, seq)`, where
+/// `seq` counts the events scheduled at the instant `made`, is the same as ordering by
+/// `(t, global insertion count)`; it keeps `made` (read by the link's tie rule,
+/// `Dir::enqueue_from`) and the entry at 32 bytes.
 #[derive(Copy, Clone, Debug)]
 struct Entry {
     t: Instant,
-    seq: u64,
     /// When it was scheduled.
     made: Instant,
+    /// Its rank among the events scheduled at `made`.
+    seq: u32,
     ev: Ev,
 }
+const _: () = assert!(std::mem::size_of::<Entry>() == 32);
 impl PartialEq for Entry {
     fn eq(&self, o: &Self) -> bool {
-        self.t == o.t && self.seq == o.seq
+        self.t == o.t && self.made == o.made && self.seq == o.seq
     }
 }
 impl Eq for Entry {}
+impl Entry {
+    /// The sort key, reversed (BinaryHeap is a max-heap): the earliest entry is the
+    /// greatest.
+    #[inline(always)]
+    fn key(&self) -> std::cmp::Reverse<(Instant, Instant, u32)> {
+        std::cmp::Reverse((self.t, self.made, self.seq))
+    }
+}
+// The heap's sifts use `<=`: defined directly on the key (a chain of early-exit
+// comparisons) rather than through `cmp`'s `Ordering`.
 impl PartialOrd for Entry {
     fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
         Some(self.cmp(o))
     }
+    #[inline(always)]
+    fn lt(&self, o: &Self) -> bool {
+        self.key() < o.key()
+    }
+    #[inline(always)]
+    fn le(&self, o: &Self) -> bool {
+        self.key() <= o.key()
+    }
+    #[inline(always)]
+    fn gt(&self, o: &Self) -> bool {
+        self.key() > o.key()
+    }
+    #[inline(always)]
+    fn ge(&self, o: &Self) -> bool {
+        self.key() >= o.key()
+    }
 }
 impl Ord for Entry {
     fn cmp(&self, o: &Self) -> Ordering {
-        // Reversed: BinaryHeap is a max-heap.
-        o.t.cmp(&self.t).then(o.seq.cmp(&self.seq))
+        self.key().cmp(&o.key())
     }
 }
 
@@ -296,6 +330,7 @@ impl<'a> World<'a> {
                 now: Instant::ZERO,
                 queue: Queue {
                     heap: BinaryHeap::with_capacity(1024),
+                    made: Instant::ZERO,
                     seq: 0,
                 },
                 dirs,

@@ -26,21 +26,33 @@ pub(super) enum Body {
     TfrcFeedback(TfrcFeedback),
 }
 
-/// The event queue: a heap ordered by `(time, insertion sequence)`.
+/// The event queue: a heap ordered by `(time, insertion sequence)`, the insertion
+/// sequence kept as `(made, seq)` (see `Entry`).
 pub(super) struct Queue {
     pub heap: BinaryHeap<Entry>,
-    pub seq: u64,
+    /// The instant of the last `at`, and how many events were scheduled at it.
+    pub made: Instant,
+    pub seq: u32,
 }
 
 impl Queue {
-    /// Schedule `ev` at `t`; `made` is when (the time of the event scheduling it).
+    /// Schedule `ev` at `t`; `made` is when (the time of the event scheduling it,
+    /// never before the previous call's).
     #[inline(always)]
     pub(super) fn at(&mut self, t: Instant, made: Instant, ev: Ev) {
-        self.seq += 1;
+        debug_assert!(made >= self.made, "events are scheduled in time order");
+        if made != self.made {
+            self.made = made;
+            self.seq = 0;
+        }
+        self.seq = self
+            .seq
+            .checked_add(1)
+            .expect("fewer than 2^32 events scheduled at one instant");
         self.heap.push(Entry {
             t,
-            seq: self.seq,
             made,
+            seq: self.seq,
             ev,
         });
     }
@@ -164,4 +176,43 @@ pub(super) fn routes(dirs: &[LinkDir], n: usize) -> Vec<Option<u32>> {
         }
     }
     route
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Events due at the same instant run in the order they were scheduled, across
+    /// the instants they were scheduled at (ns-2's `CalendarScheduler::insert`), and
+    /// each carries when it was scheduled.
+    #[test]
+    fn same_time_events_pop_in_scheduling_order() {
+        let mut q = Queue {
+            heap: BinaryHeap::new(),
+            made: Instant::ZERO,
+            seq: 0,
+        };
+        let t = |ms: u64| Instant::ZERO + mobiflow_proto::time::Duration::from_millis(ms);
+        // (due, scheduled at): scheduled in time order, several due at 10 ms.
+        let plan = [
+            (10, 0),
+            (5, 0),
+            (10, 0),
+            (10, 3),
+            (7, 3),
+            (10, 4),
+            (10, 4),
+            (9, 6),
+        ];
+        for (k, &(due, made)) in plan.iter().enumerate() {
+            q.at(t(due), t(made), Ev::Mark(k as u32));
+        }
+        let mut order = Vec::new();
+        while let Some(e) = q.heap.pop() {
+            let Ev::Mark(k) = e.ev else { unreachable!() };
+            assert_eq!(e.made, t(plan[k as usize].1));
+            order.push(k);
+        }
+        assert_eq!(order, [1, 4, 7, 0, 2, 3, 5, 6]);
+    }
 }
