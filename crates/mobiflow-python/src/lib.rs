@@ -830,33 +830,21 @@ fn describe_queue(q: &QueueSpec) -> QueueDesc {
                 limit_bytes,
             }
         }
-        QueueSpec::Red {
-            limit: l,
-            min_th,
-            max_th,
-            w_q,
-            max_p,
-            gentle,
-            mean_pktsize,
-            wait,
-            bytes,
-            queue_in_bytes,
-            target_delay,
-        } => {
+        QueueSpec::Red { limit: l, red: r } => {
             let (limit_packets, limit_bytes) = limit(l);
             QueueDesc::Red {
                 limit_packets,
                 limit_bytes,
-                min_th: *min_th,
-                max_th: *max_th,
-                w_q: *w_q,
-                max_p: *max_p,
-                gentle: *gentle,
-                mean_pktsize_bytes: *mean_pktsize,
-                wait: *wait,
-                bytes: *bytes,
-                queue_in_bytes: *queue_in_bytes,
-                target_delay_s: target_delay.as_secs_f64(),
+                min_th: r.min_th,
+                max_th: r.max_th,
+                w_q: r.w_q,
+                max_p: r.max_p,
+                gentle: r.gentle,
+                mean_pktsize_bytes: r.mean_pktsize,
+                wait: r.wait,
+                bytes: r.bytes,
+                queue_in_bytes: r.queue_in_bytes,
+                target_delay_s: r.target_delay.as_secs_f64(),
             }
         }
         #[allow(unreachable_patterns)]

@@ -130,29 +130,37 @@ pub enum QueueSpec {
     Red {
         /// The hard limit (a packet arriving to a full queue is dropped).
         limit: QueueLimit,
-        /// Average-queue thresholds, in packets (`thresh_`, `maxthresh_`); with
-        /// `queue_in_bytes` they are scaled by `mean_pktsize`.
-        min_th: Option<f64>,
-        max_th: Option<f64>,
-        /// EWMA weight of the average queue (`q_weight_`).
-        w_q: Option<f64>,
-        /// Drop probability at `max_th` (`1/linterm_`).
-        max_p: f64,
-        /// Gentle RED: ramp from max_p to 1 between max_th and 2*max_th (`gentle_`).
-        gentle: bool,
-        /// Average packet size in bytes (`mean_pktsize_`): the idle-time decay, the
-        /// automatic parameters, and the byte modes.
-        mean_pktsize: u32,
-        /// Wait between drops (`wait_`): no drop while count * p < 1.
-        wait: bool,
-        /// Byte mode (`bytes_`): the drop probability scales with the packet's size
-        /// and `count` is counted in mean-sized packets.
-        bytes: bool,
-        /// The average follows the queue in bytes (`queue_in_bytes_`).
-        queue_in_bytes: bool,
-        /// Target queueing delay of the automatic `min_th` (`targetdelay_`).
-        target_delay: Duration,
+        red: RedParams,
     },
+}
+
+/// RED's parameters, with ns-2's names (`queue/red.cc`). `None` thresholds and weight
+/// are computed from the direction's initial rate and delay as ns-2.35 does by default
+/// (`thresh_ 0`, `maxthresh_ 0`, `q_weight_ -1`: `REDQueue::initialize_params`).
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct RedParams {
+    /// Average-queue thresholds, in packets (`thresh_`, `maxthresh_`); with
+    /// `queue_in_bytes` they are scaled by `mean_pktsize`.
+    pub min_th: Option<f64>,
+    pub max_th: Option<f64>,
+    /// EWMA weight of the average queue (`q_weight_`).
+    pub w_q: Option<f64>,
+    /// Drop probability at `max_th` (`1/linterm_`).
+    pub max_p: f64,
+    /// Gentle RED: ramp from max_p to 1 between max_th and 2*max_th (`gentle_`).
+    pub gentle: bool,
+    /// Average packet size in bytes (`mean_pktsize_`): the idle-time decay, the
+    /// automatic parameters, and the byte modes.
+    pub mean_pktsize: u32,
+    /// Wait between drops (`wait_`): no drop while count * p < 1.
+    pub wait: bool,
+    /// Byte mode (`bytes_`): the drop probability scales with the packet's size
+    /// and `count` is counted in mean-sized packets.
+    pub bytes: bool,
+    /// The average follows the queue in bytes (`queue_in_bytes_`).
+    pub queue_in_bytes: bool,
+    /// Target queueing delay of the automatic `min_th` (`targetdelay_`).
+    pub target_delay: Duration,
 }
 
 /// What a sending application offers to its transport.

@@ -80,16 +80,18 @@ fn buffer(bytes: u64) -> TcpConfig {
 fn red(limit: u32, mean_pktsize: u32) -> QueueSpec {
     QueueSpec::Red {
         limit: QueueLimit::Packets(limit),
-        min_th: Some(5.0),
-        max_th: Some(15.0),
-        w_q: Some(0.002),
-        max_p: 0.1,
-        gentle: true,
-        mean_pktsize,
-        wait: true,
-        bytes: true,
-        queue_in_bytes: true,
-        target_delay: Duration::from_millis(5),
+        red: RedParams {
+            min_th: Some(5.0),
+            max_th: Some(15.0),
+            w_q: Some(0.002),
+            max_p: 0.1,
+            gentle: true,
+            mean_pktsize,
+            wait: true,
+            bytes: true,
+            queue_in_bytes: true,
+            target_delay: Duration::from_millis(5),
+        },
     }
 }
 

@@ -5,7 +5,8 @@ use mobiflow_proto::cc::CcKind;
 use mobiflow_proto::tcp::TcpConfig;
 use mobiflow_proto::time::Duration;
 use mobiflow_sim::model::{
-    AppSpec, DelayModel, QueueLimit, QueueSpec, RateModel, ReaderSpec, Scenario, Transport,
+    AppSpec, DelayModel, QueueLimit, QueueSpec, RateModel, ReaderSpec, RedParams, Scenario,
+    Transport,
 };
 use mobiflow_sim::scenario::{apply_override, load_file, load_str, ScenarioError};
 use std::path::{Path, PathBuf};
@@ -278,17 +279,19 @@ outages = [["1s", "2s"], ["3s", "4s"]]
         ab.queue,
         QueueSpec::Red {
             limit: QueueLimit::Bytes(65536),
-            // ns-2.35's defaults: automatic thresholds and weight.
-            min_th: None,
-            max_th: None,
-            w_q: None,
-            max_p: 0.2,
-            gentle: true,
-            mean_pktsize: 500,
-            wait: true,
-            bytes: true,
-            queue_in_bytes: true,
-            target_delay: Duration::from_millis(5),
+            red: RedParams {
+                // ns-2.35's defaults: automatic thresholds and weight.
+                min_th: None,
+                max_th: None,
+                w_q: None,
+                max_p: 0.2,
+                gentle: true,
+                mean_pktsize: 500,
+                wait: true,
+                bytes: true,
+                queue_in_bytes: true,
+                target_delay: Duration::from_millis(5),
+            },
         }
     );
     assert!(ab.outages.is_empty());

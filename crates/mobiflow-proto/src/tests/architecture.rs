@@ -25,7 +25,8 @@ const ROOTS: [&str; 4] = [
     "crates/mobiflow-sim/src/engine/app",
 ];
 
-/// The `.rs` paths in backquotes, without the `NAME` placeholders of the recipes.
+/// The `.rs` paths in backquotes, except the recipes' templates for a new file (their
+/// names contain `NAME`).
 fn named_files(doc: &str) -> Vec<String> {
     doc.split('`')
         .skip(1)

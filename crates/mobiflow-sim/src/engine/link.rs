@@ -6,7 +6,9 @@
 //! [`super::linkdir::LinkDir`] wraps it with its timeline (schedules, outages,
 //! opportunities, arrivals) as a sans-IO machine.
 
-use crate::model::{DelayModel, DirSpec, MahimahiTrace, QueueLimit, QueueSpec, RateModel};
+use crate::model::{
+    DelayModel, DirSpec, MahimahiTrace, QueueLimit, QueueSpec, RateModel, RedParams,
+};
 use mobiflow_proto::time::{Duration, Instant};
 use rand_core::RngCore;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -67,21 +69,19 @@ impl RedState {
     /// ns-2.35's `REDQueue::reset` and `initialize_params`: the automatic parameters
     /// come from the initial rate and delay (ns-2 does not update them when the rate
     /// changes later, nor does this).
-    #[allow(clippy::too_many_arguments)]
-    fn new(
-        rate_bps: u64,
-        delay: Duration,
-        min_th: Option<f64>,
-        max_th: Option<f64>,
-        w_q: Option<f64>,
-        max_p: f64,
-        gentle: bool,
-        mean_pktsize: u32,
-        wait: bool,
-        bytes: bool,
-        queue_in_bytes: bool,
-        target_delay: Duration,
-    ) -> RedState {
+    fn new(rate_bps: u64, delay: Duration, p: &RedParams) -> RedState {
+        let RedParams {
+            min_th,
+            max_th,
+            w_q,
+            max_p,
+            gentle,
+            mean_pktsize,
+            wait,
+            bytes,
+            queue_in_bytes,
+            target_delay,
+        } = *p;
         let ptc = rate_bps.max(1) as f64 / (8.0 * mean_pktsize.max(1) as f64);
         // thresh_ 0: 5 packets, or half the target delay's queue if that is more.
         let min_pkts = min_th.unwrap_or_else(|| (target_delay.as_secs_f64() * ptc / 2.0).max(5.0));
@@ -344,35 +344,7 @@ impl Dir {
         };
         let (limit, red) = match &spec.queue {
             QueueSpec::DropTail { limit } => (*limit, None),
-            QueueSpec::Red {
-                limit,
-                min_th,
-                max_th,
-                w_q,
-                max_p,
-                gentle,
-                mean_pktsize,
-                wait,
-                bytes,
-                queue_in_bytes,
-                target_delay,
-            } => (
-                *limit,
-                Some(RedState::new(
-                    rate_bps,
-                    delay,
-                    *min_th,
-                    *max_th,
-                    *w_q,
-                    *max_p,
-                    *gentle,
-                    *mean_pktsize,
-                    *wait,
-                    *bytes,
-                    *queue_in_bytes,
-                    *target_delay,
-                )),
-            ),
+            QueueSpec::Red { limit, red } => (*limit, Some(RedState::new(rate_bps, delay, red))),
         };
         Dir {
             index,
@@ -926,16 +898,18 @@ mod tests {
             delay: DelayModel::Constant(Duration::from_millis(10)),
             queue: QueueSpec::Red {
                 limit: QueueLimit::Packets(1000),
-                min_th: Some(min_th),
-                max_th: Some(max_th),
-                w_q: Some(w_q),
-                max_p: 0.1,
-                gentle,
-                mean_pktsize: 1000,
-                wait,
-                bytes,
-                queue_in_bytes,
-                target_delay: Duration::from_millis(5),
+                red: RedParams {
+                    min_th: Some(min_th),
+                    max_th: Some(max_th),
+                    w_q: Some(w_q),
+                    max_p: 0.1,
+                    gentle,
+                    mean_pktsize: 1000,
+                    wait,
+                    bytes,
+                    queue_in_bytes,
+                    target_delay: Duration::from_millis(5),
+                },
             },
             outages: Vec::new(),
             loss: 0.0,
@@ -974,16 +948,18 @@ mod tests {
         let mut r = RedState::new(
             1_000_000,
             Duration::from_millis(10),
-            Some(5.0),
-            Some(15.0),
-            Some(0.002),
-            0.1,
-            true,
-            1000,
-            true,
-            false,
-            false,
-            Duration::from_millis(5),
+            &RedParams {
+                min_th: Some(5.0),
+                max_th: Some(15.0),
+                w_q: Some(0.002),
+                max_p: 0.1,
+                gentle: true,
+                mean_pktsize: 1000,
+                wait: true,
+                bytes: false,
+                queue_in_bytes: false,
+                target_delay: Duration::from_millis(5),
+            },
         );
         r.avg = 15.0 - 1e-9; // p = max_p
         r.count = 5;
@@ -1004,16 +980,18 @@ mod tests {
         let mut r = RedState::new(
             1_000_000,
             Duration::from_millis(10),
-            Some(5.0),
-            Some(15.0),
-            Some(0.002),
-            0.1,
-            true,
-            500,
-            false,
-            true,
-            false,
-            Duration::from_millis(5),
+            &RedParams {
+                min_th: Some(5.0),
+                max_th: Some(15.0),
+                w_q: Some(0.002),
+                max_p: 0.1,
+                gentle: true,
+                mean_pktsize: 500,
+                wait: false,
+                bytes: true,
+                queue_in_bytes: false,
+                target_delay: Duration::from_millis(5),
+            },
         );
         r.avg = 15.0 - 1e-9;
         r.count_bytes = 2500; // five mean-sized packets: 0.1 / (1 - 0.5) = 0.2
@@ -1031,16 +1009,18 @@ mod tests {
             RedState::new(
                 rate,
                 Duration::from_millis(delay_ms),
-                None,
-                None,
-                None,
-                0.1,
-                true,
-                500,
-                true,
-                true,
-                true,
-                Duration::from_millis(5),
+                &RedParams {
+                    min_th: None,
+                    max_th: None,
+                    w_q: None,
+                    max_p: 0.1,
+                    gentle: true,
+                    mean_pktsize: 500,
+                    wait: true,
+                    bytes: true,
+                    queue_in_bytes: true,
+                    target_delay: Duration::from_millis(5),
+                },
             )
         };
         // 10 Mb/s: 2500 mean packets/s; half the 5 ms target queue is 6.25 packets.

@@ -13,7 +13,7 @@ use super::walk::{
 };
 use super::Ctx;
 use crate::model::{
-    DelayModel, DirSpec, LinkSpec, MahimahiTrace, QueueLimit, QueueSpec, RateModel,
+    DelayModel, DirSpec, LinkSpec, MahimahiTrace, QueueLimit, QueueSpec, RateModel, RedParams,
 };
 use crate::units::{
     duration_value, format_duration, format_queue_limit, queue_limit_value, rate_value, size_value,
@@ -790,16 +790,18 @@ fn parse_queue(
     }
     Ok(QueueSpec::Red {
         limit,
-        min_th,
-        max_th,
-        w_q,
-        max_p,
-        gentle,
-        mean_pktsize,
-        wait,
-        bytes,
-        queue_in_bytes,
-        target_delay,
+        red: RedParams {
+            min_th,
+            max_th,
+            w_q,
+            max_p,
+            gentle,
+            mean_pktsize,
+            wait,
+            bytes,
+            queue_in_bytes,
+            target_delay,
+        },
     })
 }
 
