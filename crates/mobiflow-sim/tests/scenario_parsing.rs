@@ -407,6 +407,19 @@ min_rto = "200ms"
 }
 
 #[test]
+fn linux_profile_gives_the_kernel_defaults() {
+    let s = load(&format!("[tcp]\nprofile = \"linux\"\n{BASE}")).unwrap();
+    let c = tcp(&s, 0);
+    assert_eq!(*c, TcpConfig::linux());
+    assert_eq!((c.mss, c.initial_window_bytes()), (1448, 10 * 1448));
+    assert_eq!(c.min_rto, Duration::from_millis(200));
+    assert_eq!(c.cc, CcKind::Cubic);
+    // The kernel's own timer values are not assumptions under this profile.
+    assert!(!s.assumed.iter().any(|(k, _)| k == "tcp.delack_timeout"));
+    assert!(s.assumed.iter().any(|(k, _)| k == "tcp.rcv_buf"));
+}
+
+#[test]
 fn ns2_profile_gives_ns2_conventions() {
     let s = load(&format!("[tcp]\nprofile = \"ns2\"\n{BASE}")).unwrap();
     assert_eq!(*tcp(&s, 0), TcpConfig::ns2());
@@ -1016,8 +1029,8 @@ fn error_tcp_validation_maps_to_the_dotted_key() {
         "x.toml: flows.0.cc: conflicts with flows.0.tcp.cc; set only one"
     );
     assert_eq!(
-        error(&format!("[tcp]\nprofile = \"linux\"\n{BASE}")),
-        "x.toml: tcp.profile: unknown profile \"linux\"; expected rfc or ns2"
+        error(&format!("[tcp]\nprofile = \"bsd\"\n{BASE}")),
+        "x.toml: tcp.profile: unknown profile \"bsd\"; expected rfc, ns2 or linux"
     );
     assert_starts(
         &error(&format!("{BASE}[flows.tcp]\nwscale = 15\n")),

@@ -194,7 +194,7 @@ def initial_window_segments(doc: dict[str, Any], flow: str, mss: int) -> int:
     iw = _tcp_setting(doc, flow, "initial_window")
     profile = doc.get("tcp", {}).get("profile", "rfc")
     if iw is None:
-        iw = 2 if profile == "ns2" else "rfc3390"
+        iw = {"ns2": 2, "linux": 10}.get(profile, "rfc3390")
     if isinstance(iw, int):
         return iw
     if iw == "rfc6928":
@@ -203,10 +203,11 @@ def initial_window_segments(doc: dict[str, Any], flow: str, mss: int) -> int:
 
 
 def min_rto_ms(doc: dict[str, Any], flow: str) -> float:
-    """The flow's minimum RTO in ms (RFC 6298 2.4: 1 s; the ns-2 profile: 200 ms)."""
+    """The flow's minimum RTO in ms (RFC 6298 2.4: 1 s; the ns2 and linux profiles: 200 ms)."""
     v = _tcp_setting(doc, flow, "min_rto")
     if v is None:
-        return 200.0 if doc.get("tcp", {}).get("profile", "rfc") == "ns2" else 1000.0
+        profile = doc.get("tcp", {}).get("profile", "rfc")
+        return 200.0 if profile in ("ns2", "linux") else 1000.0
     return _duration_s(v) * 1e3
 
 

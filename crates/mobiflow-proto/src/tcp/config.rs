@@ -332,6 +332,68 @@ impl TcpConfig {
         }
     }
 
+    /// What an unmodified Linux 6.x stack does by default (`profile = "linux"`), as far
+    /// as this crate models it; each value is the kernel's default and where it is set:
+    ///
+    /// * `mss = 1448`: a 1500-byte MTU less 40 bytes of headers and the 12 bytes of the
+    ///   timestamp option, which Linux takes out of `mss_cache` (`tcp_sync_mss`,
+    ///   `tcp_current_mss`); options are counted on the wire.
+    /// * `cc = cubic` (`CONFIG_DEFAULT_TCP_CONG`); SACK (`tcp_sack = 1`), timestamps
+    ///   (`tcp_timestamps = 1`) and the handshake.
+    /// * initial window 10 segments (`TCP_INIT_CWND`, `tcp_init_cwnd`; RFC 6928).
+    /// * `rto_min` 200 ms (`TCP_RTO_MIN`), initial RTO 1 s (`TCP_TIMEOUT_INIT`, RFC 6298
+    ///   §2.1), at most 120 s (`TCP_RTO_MAX`), backed off up to `tcp_retries2 = 15`
+    ///   times; the RTT clock in microseconds (`tcp_rtt_estimator` works in µs).
+    /// * the delayed-ACK timer at its minimum, 40 ms (`TCP_ATO_MIN`; the kernel's
+    ///   `ato` starts there and is adapted by `tcp_event_data_recv`), at most every
+    ///   second full segment unacknowledged (`__tcp_ack_snd_check`).
+    /// * a repeated timeout keeps ssthresh (`tcp_enter_loss` sets it only when not
+    ///   already in `TCP_CA_Loss`); the retransmission of the head restarts the timer
+    ///   (`tcp_xmit_retransmit_queue` rearms `ICSK_TIME_RETRANS`).
+    /// * congestion-window validation (`tcp_is_cwnd_limited`), restart after idle
+    ///   (`tcp_slow_start_after_idle = 1`, `tcp_cwnd_restart`), limited transmit
+    ///   (with SACK, each duplicate ACK frees a slot in `tcp_packets_in_flight`),
+    ///   receiver SWS avoidance (`__tcp_select_window`), no sender SWS avoidance
+    ///   (Linux fills the offered window: `tcp_snd_wnd_test`), TSval in milliseconds
+    ///   (`tcp_time_stamp_ts`).
+    ///
+    /// Not yet modelled, and listed in docs/live.md: quick-ACK mode and the adaptive
+    /// `ato`, D-SACK, RACK-TLP, PRR, F-RTO and undo, HyStart, the kernel's RTO formula
+    /// (`tcp_set_rto`), receive-buffer auto-tuning.
+    pub fn linux() -> Self {
+        TcpConfig {
+            mss: 1448,
+            header_bytes: 40,
+            count_option_bytes: true,
+            cc: CcKind::Cubic,
+            recovery: Recovery::Sack,
+            initial_window: InitialWindow::Segments(10),
+            min_rto: Duration::from_millis(200),
+            max_rto: Duration::from_secs(120),
+            initial_rto: Duration::from_secs(1),
+            clock_granularity: Duration::from_micros(1),
+            max_backoff_exponent: 15,
+            hold_ssthresh_on_repeated_rto: true,
+            timestamps: true,
+            sack: true,
+            handshake: true,
+            delayed_ack: true,
+            delack_timeout: Duration::from_millis(40),
+            ack_every: 2,
+            receiver_sws: true,
+            sender_sws: false,
+            // The zero-window probe timer: `tcp_probe0_base` (the RTO, at least
+            // `TCP_RTO_MIN`), backed off up to `TCP_RTO_MAX` (`tcp_probe0_when`).
+            persist_min: Duration::from_millis(200),
+            persist_max: Duration::from_secs(120),
+            idle_restart: true,
+            limited_transmit: true,
+            rto_restart_on_fast_retransmit: true,
+            cwnd_validation: true,
+            ..TcpConfig::default()
+        }
+    }
+
     /// Initial window in bytes.
     pub fn initial_window_bytes(&self) -> u64 {
         use crate::cc::WindowParams;

@@ -50,8 +50,8 @@ pub(crate) enum Shown<C: 'static> {
 pub(crate) enum Assumed<C: 'static> {
     Never,
     Always,
-    /// Always, except under the named TCP profile (whose value is that stack's own).
-    NotIn(&'static str),
+    /// Always, except under the named TCP profiles (whose value is that stack's own).
+    NotIn(&'static [&'static str]),
     /// Only when the (otherwise complete) config satisfies the condition.
     When(fn(&C) -> bool),
 }
@@ -115,8 +115,8 @@ impl<C> Param<C> {
         self
     }
 
-    pub const fn assumed_unless(mut self, profile: &'static str) -> Self {
-        self.assumed = Assumed::NotIn(profile);
+    pub const fn assumed_unless(mut self, profiles: &'static [&'static str]) -> Self {
+        self.assumed = Assumed::NotIn(profiles);
         self
     }
 
@@ -151,7 +151,7 @@ impl<C> Param<C> {
         match self.assumed {
             Assumed::Never => false,
             Assumed::Always => true,
-            Assumed::NotIn(p) => p != profile,
+            Assumed::NotIn(ps) => !ps.contains(&profile),
             Assumed::When(f) => f(cfg),
         }
     }
@@ -255,7 +255,7 @@ fn default_cell<C>(p: &Param<C>, d: &C, profile: &str) -> String {
     let assumed = match p.assumed {
         Assumed::Never => false,
         Assumed::Always | Assumed::When(_) => true,
-        Assumed::NotIn(p) => p != profile,
+        Assumed::NotIn(ps) => !ps.contains(&profile),
     };
     if assumed {
         cell.push_str(" **[assumed]**");
@@ -302,10 +302,11 @@ fn doc_tables() -> Vec<(&'static str, String)> {
     use super::tcp::{FLD, RELENTLESS, TCP};
     use super::tfrc::TFRC;
     use mobiflow_proto::tcp::TcpConfig;
-    let (rfc, ns2) = (TcpConfig::default(), TcpConfig::ns2());
+    let (rfc, ns2, linux) = (TcpConfig::default(), TcpConfig::ns2(), TcpConfig::linux());
     let profiles = [
         ("`rfc` default", &rfc, "rfc"),
         ("`ns2` default", &ns2, "ns2"),
+        ("`linux` default", &linux, "linux"),
     ];
     vec![
         ("run", single("key", super::RUN)),

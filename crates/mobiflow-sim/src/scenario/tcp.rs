@@ -18,9 +18,9 @@ use toml::Value;
 /// `profile`: read first, by hand (it picks the config the other keys change).
 const PROFILE: Param<TcpConfig> = Param::manual(
     "profile",
-    "`\"rfc\"` / `\"ns2\"`",
+    "`\"rfc\"` / `\"ns2\"` / `\"linux\"`",
     "`\"rfc\"`",
-    "`rfc`: a standards-following stack (`TcpConfig::default()`). `ns2`: the conventions of ns-2.35's Agent/TCP/Newreno with a TCPSink (`TcpConfig::ns2()`), for comparison with ns-2.",
+    "`rfc`: a standards-following stack (`TcpConfig::default()`). `ns2`: the conventions of ns-2.35's Agent/TCP/Newreno with a TCPSink (`TcpConfig::ns2()`), for comparison with ns-2. `linux`: the defaults of an unmodified Linux 6.x stack (`TcpConfig::linux()`), for comparison with the kernel in live mode.",
 );
 
 /// Every `TcpConfig` field a scenario may set, in the order of the documentation.
@@ -134,7 +134,7 @@ pub(crate) const TCP: &[Tcp] = &[
         set!(clock_granularity, duration_value),
         |d| format_duration(d.clock_granularity),
         "Clock granularity G of RFC 6298 and tick of the RTO arithmetic.",
-    ).assumed_unless("ns2"),
+    ).assumed_unless(&["ns2", "linux"]),
     Tcp::new(
         "rtt_sampling",
         "`\"every-ack\"` or `\"timed-segment\"`",
@@ -148,7 +148,7 @@ pub(crate) const TCP: &[Tcp] = &[
         set!(max_backoff_exponent, as_u32),
         |d| d.max_backoff_exponent.to_string(),
         "Maximum number of RTO doublings.",
-    ).assumed_unless("ns2"),
+    ).assumed_unless(&["ns2", "linux"]),
     Tcp::new(
         "hold_ssthresh_on_repeated_rto",
         "bool",
@@ -169,7 +169,7 @@ pub(crate) const TCP: &[Tcp] = &[
         set!(ts_granularity, duration_value),
         |d| format_duration(d.ts_granularity),
         "Tick of the timestamp clock.",
-    ).assumed_unless("ns2"),
+    ).assumed_unless(&["ns2", "linux"]),
     Tcp::new(
         "sack",
         "bool",
@@ -197,7 +197,7 @@ pub(crate) const TCP: &[Tcp] = &[
         set!(delack_timeout, duration_value),
         |d| format_duration(d.delack_timeout),
         "Delayed-ACK timer (RFC 1122 allows up to 500 ms).",
-    ).assumed_unless("ns2"),
+    ).assumed_unless(&["ns2", "linux"]),
     Tcp::new(
         "ack_every",
         "integer ≥ 1",
@@ -239,14 +239,14 @@ pub(crate) const TCP: &[Tcp] = &[
         set!(persist_min, duration_value),
         |d| format_duration(d.persist_min),
         "Shortest persist-timer probe interval.",
-    ).assumed_unless("ns2"),
+    ).assumed_unless(&["ns2", "linux"]),
     Tcp::new(
         "persist_max",
         "time, ≥ `persist_min`",
         set!(persist_max, duration_value),
         |d| format_duration(d.persist_max),
         "Longest persist-timer probe interval.",
-    ).assumed_unless("ns2"),
+    ).assumed_unless(&["ns2", "linux"]),
     Tcp::new(
         "idle_restart",
         "bool",
@@ -429,9 +429,10 @@ pub(crate) const FLD: &[Fld] = &[
 named_enum! {
     /// `profile`: the stack whose defaults the other keys change.
     #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-    pub(crate) enum Profile ("profile", expected "rfc or ns2") {
+    pub(crate) enum Profile ("profile", expected "rfc, ns2 or linux") {
         Rfc = "rfc",
         Ns2 = "ns2" | "ns-2",
+        Linux = "linux",
     }
 }
 
@@ -453,6 +454,7 @@ pub(crate) fn tcp_config(ft: &Tbl, global: Option<&Tbl>) -> R<(TcpConfig, Vec<(S
     let mut cfg = match profile {
         Profile::Ns2 => TcpConfig::ns2(),
         Profile::Rfc => TcpConfig::default(),
+        Profile::Linux => TcpConfig::linux(),
     };
     let cc_short = ft.has("cc");
     if cc_short {
