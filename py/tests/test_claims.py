@@ -37,6 +37,28 @@ def test_afc_verdict_counts_the_evaluation_scenarios_it_wins() -> None:
     assert rows[2].mobiflow_value == "0.50 per segment; 3 timeouts, 40 fast retransmits"
 
 
+def test_afc_verdict_over_the_phases_counts_a_case_only_if_it_gains_at_every_phase() -> None:
+    def at(g: float) -> dict[str, Any]:
+        return {"classic": {"goodput_bps": 1e6}, "afc": {"goodput_bps": 1e6 * (1 + g)}}
+
+    res = _afc([0.1, 0.2, 0.3], [0.1])  # every case gains at the offset 0 ...
+    res["phases"] = {  # ... but not at every offset
+        "eval0_step": {"0s": at(0.1), "0.5s": at(0.05)},
+        "eval1_step": {"0s": at(0.2), "0.5s": at(-0.1)},
+        "eval2_step": {"0s": at(-0.3), "0.5s": at(-0.01)},
+    }
+    assert claims.afc_phase_split(res["phases"]) == (["eval0_step"], ["eval2_step"], ["eval1_step"])
+    row = claims.afc_claims(res)[0]
+    assert row.verdict == claims.FAILS
+    assert row.mobiflow_value == (
+        "1 of 3 at every phase, 1 at none, 1 depend on the phase (gain -30% to +20%)"
+    )
+    for by_off in res["phases"].values():
+        for r in by_off.values():
+            r["afc"]["goodput_bps"] = 1.5e6
+    assert claims.afc_claims(res)[0].verdict == claims.HOLDS
+
+
 def _rsfc(rsfc_kbps: float, up_rsfc: float) -> dict[str, Any]:
     return {
         "derived": {

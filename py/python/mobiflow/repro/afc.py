@@ -13,9 +13,10 @@ baseline, AFC and AFC with each of its four mechanisms switched off (and AFC in 
 receiver placement), and writes to the output folder:
 
 * ``report.md``: the tables (expected throughput, the seed's number, every variant;
-  zero windows, idle RTTs, retransmissions), the seed-metric comparison, the
-  phase-length sensitivity of the motivation case and the check of the seed's model
-  of classic flow control (equations (5) and (6));
+  zero windows, idle RTTs, retransmissions), the seed-metric comparison, AFC's gain
+  in each evaluation case over the phase of the reads against the link's schedule
+  (``--no-phases`` leaves it out), the phase-length sensitivity of the motivation case
+  and the check of the seed's model of classic flow control (equations (5) and (6));
 * ``results.json``: every number;
 * ``fig_<case>.png``: throughput, advertised and flow window, and buffer occupancy
   over time, classic against AFC; ``fig_theory.png``: simulated classic TCP against
@@ -40,6 +41,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from statistics import median
 from typing import Any
 
 import mobiflow
@@ -148,6 +150,13 @@ THEORY_SKIP_S = 40.0
 # Phase lengths of the motivation case's reads, for the sensitivity table.
 SENSITIVITY_STEPS = ("0.5s", "0.6s", "0.75s", "1s", "2s")
 
+# Start offsets of the evaluation runs, as fractions of the link's schedule period: the
+# reads cycle from the flow's start and the link's schedule from time 0, and the seed
+# gives no phase between them, so each evaluation case runs at every eighth of the
+# period (a constant link has no phase; its runs check that nothing else moves).
+PHASES = 8
+PHASE_PERIOD_DEFAULT_S = 4.0
+
 # Counters copied from each run's summary.
 COUNTERS = (
     "goodput_bps",
@@ -237,6 +246,61 @@ def run_sensitivity(duration: float | None, jobs: int) -> dict[str, dict[str, di
     for step, v in pairs:
         res.setdefault(step, {})[v.name] = runs[f"{step}_{v.name}"]
     return res
+
+
+def schedule_period_s(case: Case) -> float | None:
+    """The period of the case's link schedule (``schedule_period``), if it repeats."""
+    described = mobiflow.Scenario.load(SCENARIOS / case.file).validate()
+    periods = [
+        float(sched["period_s"])
+        for link in described["links"]
+        for d in link["dirs"]
+        for sched in (d["rate"], d["delay"])
+        if sched.get("period_s") is not None
+    ]
+    return max(periods) if periods else None
+
+
+def phase_offsets_s(case: Case) -> list[float]:
+    """The flow start offsets of the case's phase runs: every eighth of the period."""
+    period = schedule_period_s(case) or PHASE_PERIOD_DEFAULT_S
+    return [round(k * period / PHASES, 6) for k in range(PHASES)]
+
+
+def run_phases(
+    cases: Sequence[Case], duration: float | None, jobs: int
+) -> dict[str, dict[str, dict[str, dict[str, Any]]]]:
+    """Every evaluation case, classic and AFC, with the flow started at each offset of
+    :func:`phase_offsets_s`: ``{case: {offset: {variant: counters}}}``."""
+    evals = [c for c in cases if c.name.startswith("eval")]
+    keys: list[tuple[str, str, str]] = []
+    variants = []
+    for c in evals:
+        for off in phase_offsets_s(c):
+            for v in (VARIANTS[0], VARIANTS[2]):
+                key = f"{c.name}@{off:g}_{v.name}"
+                keys.append((c.name, f"{off:g}s", v.name))
+                variants.append(
+                    framework.Variant(
+                        key,
+                        SCENARIOS / c.file,
+                        {**_sets(v.sets, duration), f"{FLOW}.start": f"{off:g}s"},
+                    )
+                )
+    runs = _runs(variants, Path(), jobs)
+    res: dict[str, dict[str, dict[str, dict[str, Any]]]] = {}
+    for (case, offset, var), run in zip(keys, variants, strict=True):
+        res.setdefault(case, {}).setdefault(offset, {})[var] = runs[run.key]
+    return res
+
+
+def phase_gains(by_offset: Mapping[str, Mapping[str, Any]]) -> list[float]:
+    """AFC's gain over classic at each start offset of one case."""
+    out = []
+    for r in by_offset.values():
+        cl = float(r["classic"]["goodput_bps"])
+        out.append(float(r["afc"]["goodput_bps"]) / cl - 1 if cl else 0.0)
+    return out
 
 
 # ----- the model of classic flow control (equations (5) and (6)) -------------------------
@@ -483,6 +547,38 @@ def sensitivity_table(sens: Mapping[str, Mapping[str, Any]]) -> Table:
     )
 
 
+def phase_table(cases: Sequence[Case], phases: Mapping[str, Mapping[str, Any]]) -> Table:
+    """AFC's gain at each start offset of every evaluation case, with its range."""
+    rows = []
+    for c in cases:
+        if c.name not in phases:
+            continue
+        gains = phase_gains(phases[c.name])
+        period = schedule_period_s(c)
+        rows.append(
+            [
+                c.name,
+                f"{period:g} s" if period else "constant",
+                " ".join(f"{g * 100:+.0f}" for g in gains),
+                f"{min(gains) * 100:+.0f} % to {max(gains) * 100:+.0f} %",
+                f"{median(gains) * 100:+.0f} %",
+                f"{sum(g > 0 for g in gains)} of {len(gains)}",
+            ]
+        )
+    return Table(
+        [
+            "case",
+            "link period",
+            "AFC gain at each offset, %",
+            "range",
+            "median",
+            "offsets AFC gains",
+        ],
+        rows,
+        compact_rule=True,
+    )
+
+
 def theory_table(rows: Sequence[Mapping[str, Any]]) -> Table:
     return Table(
         [
@@ -663,6 +759,7 @@ def verdict_lines(
     cases: Sequence[Case],
     res: Mapping[str, Mapping[str, Any]],
     sens: Mapping[str, Mapping[str, Any]] | None,
+    phases: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> list[Block]:
     """The seed's claim ("considerable improvement in throughput across multiple
     scenarios") against the runs, by more than one measure, and why it differs."""
@@ -692,6 +789,20 @@ def verdict_lines(
     ]
     if lost:
         lines[-1] = f"{lines[-1]} It loses or ties in {', '.join(lost)}."
+    if phases:
+        always, never, mixed = claims.afc_phase_split(phases)
+        lines += [
+            "",
+            "These are runs at one phase between the reads and the link's schedule (the "
+            "flow starts at 0 s), which the seed does not give. Over the phases "
+            f"(the flow started at every eighth of the link's period, {PHASES} runs per "
+            f"case and variant), AFC gains at every phase in {len(always)} of "
+            f"{len(phases)} evaluation scenarios ({', '.join(always) or 'none'}), at no "
+            f"phase in {len(never)} ({', '.join(never) or 'none'}), and at some phases "
+            f"only in {len(mixed)} ({', '.join(mixed) or 'none'}): where the link "
+            "fluctuates, the sign of AFC's gain depends on the phase, so a single run "
+            "does not decide it (table below).",
+        ]
     if sens:
         cells = ", ".join(f"{step}: {gain(r):+.0%}" for step, r in sens.items())
         lines += [
@@ -760,6 +871,7 @@ def page(
     sens: Mapping[str, Mapping[str, Any]] | None,
     theory: Sequence[Mapping[str, Any]] | None,
     figures: Sequence[Path],
+    phases: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> list[Block]:
     """The report's blocks."""
     lines: list[Block] = [
@@ -771,7 +883,19 @@ def page(
     ]
     lines += ["", throughput_table(cases, variants, res), ""]
     if "afc" in {v.name for v in variants} and "classic" in {v.name for v in variants}:
-        lines += verdict_lines(cases, res, sens)
+        lines += verdict_lines(cases, res, sens, phases)
+    if phases:
+        lines += [
+            Heading(2, "AFC's gain over the phase of the reads against the link"),
+            "",
+            "Each evaluation case, classic and AFC, with the flow started at every eighth "
+            "of the link's schedule period (offsets 0, P/8, ..., 7P/8; P = 4 s for a "
+            "constant link, where the phase cannot matter): the gain at each offset, in "
+            "that order.",
+            "",
+            phase_table(cases, phases),
+            "",
+        ]
     if "motivation" in res:
         lines += [Heading(2, "The seed's counters, motivation case (classic TCP)"), ""]
         lines += [seed_metrics_table(res["motivation"]), ""]
@@ -819,6 +943,7 @@ def run(opts: Options) -> Report:
     sens = None
     if opts.wants("sensitivity") and "motivation" in names:
         sens = run_sensitivity(duration, opts.jobs)
+    phases = run_phases(cases, duration, opts.jobs) if opts.wants("phases") else None
     theory = run_theory(opts.out, duration, opts.jobs) if opts.wants("theory") else None
     figures: list[Path] = []
     if opts.figures:
@@ -835,8 +960,8 @@ def run(opts: Options) -> Report:
         opts.say("\n".join(theory_table(theory).lines()))
     return Report(
         REPRODUCTION.key,
-        page(cases, VARIANTS, res, sens, theory, figures),
-        {"cases": res, "sensitivity": sens, "theory": theory},
+        page(cases, VARIANTS, res, sens, theory, figures, phases),
+        {"cases": res, "sensitivity": sens, "theory": theory, "phases": phases},
         json_options={"indent": 2, "sort_keys": True},
         json_newline=True,
         trailing_newline=False,
@@ -844,11 +969,11 @@ def run(opts: Options) -> Report:
 
 
 def quick(opts: Options) -> Options:
-    """60 s runs, no sensitivity, no model check, no figures."""
+    """60 s runs, no sensitivity, no phases, no model check, no figures."""
     return replace(
         opts,
         params={**opts.params, "duration": opts.params.get("duration") or 60.0},
-        skip=opts.skip | {"sensitivity", "theory"},
+        skip=opts.skip | {"sensitivity", "theory", "phases"},
         figures=False,
     )
 
@@ -857,7 +982,7 @@ REPRODUCTION = Reproduction(
     key="afc",
     title="AFC: adaptive flow control for TCP on mobile phones",
     run=run,
-    parts=("theory", "sensitivity"),
+    parts=("theory", "sensitivity", "phases"),
     params=(
         framework.Param(
             "cases",
