@@ -431,9 +431,18 @@ class Reproduction:
         if self.claims is None:
             return []
         try:
-            return self.claims(results)
+            rows = self.claims(results)
         except (KeyError, TypeError, ZeroDivisionError):
             return []
+        from mobiflow.repro.claims import LINUX, with_linux
+
+        linux = results.get(LINUX)
+        if not linux:
+            return rows
+        try:
+            return with_linux(rows, self.claims(linux))
+        except (KeyError, TypeError, ZeroDivisionError):
+            return rows
 
     def main(self, argv: Sequence[str] | None = None) -> int:
         """Its command line (``python -m MODULE``): :func:`main`."""
