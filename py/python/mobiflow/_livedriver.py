@@ -184,8 +184,10 @@ def send(addr: str, port: int, cc: str, start: float, stop: float, out: str) -> 
     sleep_until(t0, start)
     s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, cc.encode())
+    t_syn = now_s(t0)
     for _ in range(100):
         try:
+            t_syn = now_s(t0)  # the SYN of the attempt that connects
             s.connect((addr, port))
             break
         except ConnectionRefusedError:
@@ -229,6 +231,7 @@ def send(addr: str, port: int, cc: str, start: float, stop: float, out: str) -> 
     with open(out, "w", encoding="utf-8") as f:
         json.dump(
             {
+                "syn_s": t_syn,
                 "connected_s": t_conn,
                 "bytes_written": sent,
                 "cc": cc_used,

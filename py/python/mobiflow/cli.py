@@ -14,7 +14,7 @@
     mobiflow live [run] SCENARIO.toml [--set KEY=VALUE ...] [--in a|b] [--link NAME]
                   [--report FILE.json] [--duration S] -- COMMAND [ARG ...]
     mobiflow live compare SCENARIO.toml [--cc reno|cubic|bbr] [--set KEY=VALUE ...]
-                  [--link NAME] [--capture] [--out DIR] [--json]
+                  [--link NAME] [--capture] [--align-start] [--out DIR] [--json]
     mobiflow live compare --suite full|quick [--out DIR] [--json]
     mobiflow live cleanup
     mobiflow --version
@@ -1348,6 +1348,14 @@ def live_compare_command(
             "retransmissions with tshark.",
         ),
     ] = False,
+    align_start: Annotated[
+        bool,
+        typer.Option(
+            "--align-start",
+            help="Start the simulated flows when the kernel's sent their SYNs (~0.6 s "
+            "late) and measure both from there.",
+        ),
+    ] = False,
 ) -> None:
     """Linux TCP through the emulated link side by side with the simulator.
 
@@ -1367,7 +1375,9 @@ def live_compare_command(
     sets = parse_sets(set_)
     path = check_scenario_file(scenario)
     try:
-        cmp = live.compare(path, cc=cc, sets=sets, out=out, link=link, capture=capture)
+        cmp = live.compare(
+            path, cc=cc, sets=sets, out=out, link=link, capture=capture, align_start=align_start
+        )
     except live.LiveUnavailable as e:
         raise CliError(str(e), EXIT_USAGE) from e
     except KeyboardInterrupt:

@@ -379,6 +379,7 @@ def compare(
     link: str | None = None,
     log: Any = None,
     capture: bool = False,
+    align_start: bool = False,
 ) -> Comparison:
     """Run the scenario's bulk TCP flows through the emulated link with the kernel's
     TCP, and the same scenario in the simulator; compare them.
@@ -388,7 +389,11 @@ def compare(
     refuses it (it has no such congestion control), the kernel side runs alone and
     :attr:`Comparison.sim_error` says why. ``capture`` records packet captures at each
     receiver (the kernel's on its TUN device with ``dumpcap``, the simulator's
-    ``[measure.capture]``) to count spurious retransmissions with tshark. Raises
+    ``[measure.capture]``) to count spurious retransmissions with tshark.
+    ``align_start`` starts each simulated flow when the kernel's sent its SYN (the
+    kernel's flows start ~0.6 s late: programs starting in the namespaces) and
+    measures both flows' lives from there, so that a late start does not count
+    against the kernel's goodput; the kernel then runs first. Raises
     :class:`LiveUnavailable` if the machine cannot run the emulation,
     :class:`mobiflow.ScenarioError` for a wrong scenario and ``ValueError`` for one
     that cannot be compared.
@@ -444,19 +449,6 @@ def compare(
     receivers = sorted({p.dst for p in plans})
     kernel_pcap = {s: out_abs / f"kernel_{s}.pcap" for s in receivers}
 
-    # The same scenario in the simulator first (seconds; a wrong scenario stops here).
-    sim_dir = out_abs / "sim"
-    summary: dict[str, Any] | None = None
-    series: Any = None
-    if sim_error is None:
-        say("sim: the same scenario in the simulator")
-        sim_sets = sets + cc_sets
-        if capture:
-            hosts = sorted({by_name[p.name]["dst"] for p in plans})
-            sim_sets = [*sim_sets, ("measure.capture.hosts", json.dumps(hosts))]
-        summary = dict(api.run(path, set=sim_sets, out=sim_dir))
-        series = api.read_series(sim_dir)["flow"]
-
     live, returncode = _kernel_run(
         binary,
         path,
@@ -472,6 +464,36 @@ def compare(
     if returncode != 0:
         say(f"warning: the live run's command exited with status {returncode}")
 
+    kernel: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
+    for p in plans:
+        try:
+            kernel[p.name] = (
+                json.loads(Path(p.send_out).read_text()),
+                json.loads(Path(p.recv_out).read_text()),
+            )
+        except OSError as e:
+            raise RuntimeError(f"flow {p.name}: the kernel run left no results ({e})") from e
+    starts: list[tuple[str, str]] = []
+    if align_start:
+        for p in plans:
+            syn = kernel[p.name][0].get("syn_s")
+            if syn is not None and syn > p.start_s:
+                p.start_s = round(float(syn), 3)
+                starts.append((f"flows.{p.name}.start", f"{p.start_s * 1e3:.0f}ms"))
+
+    # The same scenario in the simulator.
+    sim_dir = out_abs / "sim"
+    summary: dict[str, Any] | None = None
+    series: Any = None
+    if sim_error is None:
+        say("sim: the same scenario in the simulator")
+        sim_sets = sets + cc_sets + starts
+        if capture:
+            hosts = sorted({by_name[p.name]["dst"] for p in plans})
+            sim_sets = [*sim_sets, ("measure.capture.hosts", json.dumps(hosts))]
+        summary = dict(api.run(path, set=sim_sets, out=sim_dir))
+        series = api.read_series(sim_dir)["flow"]
+
     cmp = Comparison(
         scenario=desc["scenario"],
         cc=label,
@@ -486,11 +508,7 @@ def compare(
     link_dir = {"a": 0, "b": 1}
     kernel_series: dict[str, list[dict[str, Any]]] = {}
     for p in plans:
-        try:
-            snd = json.loads(Path(p.send_out).read_text())
-            rcv = json.loads(Path(p.recv_out).read_text())
-        except OSError as e:
-            raise RuntimeError(f"flow {p.name}: the kernel run left no results ({e})") from e
+        snd, rcv = kernel[p.name]
         kernel_series[p.name] = snd["samples"]
         sim_flow: dict[str, Any] = (
             {} if summary is None else next(f for f in summary["flows"] if f["name"] == p.name)
@@ -593,6 +611,7 @@ def compare(
             f"{fin.get('rwnd_limited_us', 0) / 1e6:.1f} s, by the send buffer "
             f"{fin.get('sndbuf_limited_us', 0) / 1e6:.1f} s; tcp_info total_rto "
             f"{fin.get('total_rto', '-')}, DSACKs received {fin.get('dsack_dups', '-')}"
+            + (f"; both flows start at {p.start_s:.3f} s (the kernel's SYN)" if starts else "")
         )
     for d in live["dirs"]:
         cmp.notes.append(
