@@ -10,7 +10,10 @@ the ``mobiflow`` package and its dependencies are not imported in every namespac
 Times are seconds since the emulated link's time zero, ``MOBIFLOW_T0_MONOTONIC_NS``
 (CLOCK_MONOTONIC, set by ``mobiflow-live``). The sender samples the kernel's
 ``struct tcp_info`` of its socket (what ``ss -tin`` shows: cwnd, ssthresh, srtt,
-retransmissions) every ``SAMPLE_S``; the receiver records bytes read.
+retransmissions) every ``SAMPLE_S`` and, at the end, its namespace's TCP counters
+(``/proc/net/netstat``: RTOs); the receiver records bytes read. The spec's
+``captures`` start ``dumpcap`` on a namespace's TUN device before the flows and stop
+it after them.
 """
 
 from __future__ import annotations
@@ -156,6 +159,7 @@ def recv(port: int, rcvbuf: int, stop: float, out: str) -> None:
     next_sample = now_s(t0) + SAMPLE_S
     buf = bytearray(1 << 20)
     c.settimeout(0.1)
+    t_read = now_s(t0)
     while now_s(t0) < stop + 0.5:
         try:
             n = c.recv_into(buf)
@@ -165,8 +169,16 @@ def recv(port: int, rcvbuf: int, stop: float, out: str) -> None:
             break
         if n == 0:
             break
-        total += n
         t = now_s(t0)
+        if t - t_read > SAMPLE_S:
+            # Nothing arrived since the last read (an outage, a stall): the count stays
+            # flat until now, so that the goodput between samples, interpolated, does
+            # not spread this read's bytes back over the gap.
+            if samples[-1][0] < t_read:
+                samples.append((t_read, total))
+            samples.append((t, total))
+        total += n
+        t_read = t
         if t >= next_sample:
             samples.append((t, total))
             next_sample = t + SAMPLE_S

@@ -50,6 +50,21 @@ the scenario; :func:`compare` then runs the kernel side alone and says so."""
 
 TSHARK = "tshark"
 
+KERNEL_COUNTERS = (
+    "TCPTimeouts",
+    "TCPLossUndo",
+    "TCPSpuriousRTOs",
+    "TCPLossProbes",
+    "TCPDSACKRecv",
+    "TCPFastRetrans",
+    "TCPLostRetransmit",
+)
+"""The sender's namespace counters (``/proc/net/netstat``) noted with a comparison:
+RTOs (``tcp_retransmit_timer``), RTO recoveries undone because the timestamps or
+DSACKs showed nothing was lost (``tcp_try_undo_loss``), RTOs F-RTO found spurious
+(RFC 5682, ``tcp_process_loss``), tail loss probes, DSACKs received, fast
+retransmissions and retransmissions lost again."""
+
 
 class LiveUnavailable(Exception):
     """This machine cannot run the emulation (not Linux, not root, no TUN, no binary)."""
@@ -336,9 +351,10 @@ def _p95(xs: list[float]) -> float | None:
 def _sim_error(cc: str | None, err: Exception) -> str | None:
     """ "simulator has no bbr: ..." when the simulator refused ``cc`` itself (its error
     names the congestion control), else None: any other error is the scenario's."""
-    msg = str(err)
+    msg = str(err).splitlines()[0]
     if cc is not None and f'"{SIM_CC[cc]}"' in msg and "congestion control" in msg:
-        return f"simulator has no {cc} ({msg.splitlines()[0]})"
+        head, sep, rest = msg.partition(".toml: ")  # the file's path: said elsewhere
+        return f"simulator has no {cc} ({rest if sep else head})"
     return None
 
 
@@ -612,6 +628,11 @@ def compare(
             f"{fin.get('sndbuf_limited_us', 0) / 1e6:.1f} s; tcp_info total_rto "
             f"{fin.get('total_rto', '-')}, DSACKs received {fin.get('dsack_dups', '-')}"
             + (f"; both flows start at {p.start_s:.3f} s (the kernel's SYN)" if starts else "")
+        )
+        ns = snd.get("netstat", {})
+        cmp.notes.append(
+            f"{p.name}: kernel TcpExt "
+            + ", ".join(f"{k} {ns[f'TcpExt.{k}']}" for k in KERNEL_COUNTERS if f"TcpExt.{k}" in ns)
         )
     for d in live["dirs"]:
         cmp.notes.append(

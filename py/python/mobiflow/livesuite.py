@@ -155,6 +155,7 @@ class Row:
     error: str | None = None
     checks: list[Check] = field(default_factory=list)
     figure: str | None = None
+    notes: list[str] = field(default_factory=list)
 
     @property
     def misses(self) -> list[str]:
@@ -183,6 +184,7 @@ class Row:
             "checks": [c.to_json() for c in self.checks],
             "figure": self.figure,
             "out": self.out,
+            "notes": self.notes,
         }
 
 
@@ -305,6 +307,7 @@ def run_suite(
     live.preflight()
     out_dir = (Path(out) if out is not None else Path("out/live/suite") / suite).resolve()
     out_dir.mkdir(parents=True, exist_ok=True)
+    started = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     rows: list[Row] = []
     for case in SUITES[suite]:
         for cc in case.ccs:
@@ -326,6 +329,7 @@ def run_suite(
                 row.sim_error = cmp.sim_error
                 row.figure = None if cmp.figure is None else os.fspath(cmp.figure)
                 row.checks = evaluate(cmp, case.steady)
+                row.notes = cmp.notes
             except live.LiveUnavailable:
                 raise
             except Exception as e:  # noqa: BLE001 - one case's failure is its row
@@ -335,7 +339,7 @@ def run_suite(
     result = SuiteResult(
         suite=suite,
         out=out_dir,
-        date=_dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        date=started,
         commit=_commit(root),
         machine=_machine(),
         rows=rows,
