@@ -131,6 +131,11 @@ def test_suite_command_line(capsys: pytest.CaptureFixture[str]) -> None:
     assert "--capture" in out
 
 
+def test_a_tree_without_the_suites_scenarios_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="runs from the source tree"):
+        livesuite.run_suite("quick", out=tmp_path, root=tmp_path)
+
+
 def test_the_suites_cases_are_valid_scenarios() -> None:
     for suite, cases in livesuite.SUITES.items():
         for case in cases:

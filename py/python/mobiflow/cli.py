@@ -1422,7 +1422,7 @@ def _live_suite(
         raise CliError(f"--suite sets its own cases: drop {', '.join(given)}", EXIT_USAGE)
     try:
         result = livesuite.run_suite(suite, out=out)
-    except live.LiveUnavailable as e:
+    except (live.LiveUnavailable, ValueError) as e:
         raise CliError(str(e), EXIT_USAGE) from e
     except KeyboardInterrupt:
         _interrupted()

@@ -300,10 +300,16 @@ def run_suite(
 
     A case that fails (the emulator, the simulator for another reason than a missing
     congestion control) is a row with its error, and the suite goes on. Raises
-    :class:`mobiflow.live.LiveUnavailable` if the machine cannot run the emulation."""
+    :class:`mobiflow.live.LiveUnavailable` if the machine cannot run the emulation and
+    ``ValueError`` for an unknown suite or a tree without the suite's scenarios."""
     if suite not in SUITES:
         raise ValueError(f'suite "{suite}": choose one of {", ".join(SUITES)}')
     say = log or (lambda msg: print(msg, file=sys.stderr))
+    missing = [c.scenario for c in SUITES[suite] if not (root / c.scenario).is_file()]
+    if missing:
+        raise ValueError(
+            f"the suite runs from the source tree: {', '.join(missing)} not found in {root}"
+        )
     live.preflight()
     out_dir = (Path(out) if out is not None else Path("out/live/suite") / suite).resolve()
     out_dir.mkdir(parents=True, exist_ok=True)
