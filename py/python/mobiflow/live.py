@@ -365,23 +365,9 @@ def count_spurious(pcap: Path, dst_port: int) -> int | None:
     tshark = shutil.which(TSHARK)
     if tshark is None or not pcap.is_file():
         return None
-    r = subprocess.run(
-        [
-            tshark,
-            "-n",
-            "-r",
-            os.fspath(pcap),
-            "-Y",
-            f"tcp.analysis.spurious_retransmission && tcp.dstport == {dst_port}",
-            "-T",
-            "fields",
-            "-e",
-            "frame.number",
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    filt = f"tcp.analysis.spurious_retransmission && tcp.dstport == {dst_port}"
+    argv = [tshark, "-n", "-r", os.fspath(pcap), "-Y", filt, "-T", "fields", "-e", "frame.number"]
+    r = subprocess.run(argv, capture_output=True, text=True, check=False)
     if r.returncode != 0:
         return None
     return sum(1 for line in r.stdout.splitlines() if line.strip())
