@@ -1352,7 +1352,7 @@ def live_compare_command(
         bool,
         typer.Option(
             "--align-start",
-            help="Start the simulated flows when the kernel's sent their SYNs (~0.6 s "
+            help="Start the simulated flows when the kernel's flows sent their SYNs (~0.6 s "
             "late) and measure both from there.",
         ),
     ] = False,

@@ -392,7 +392,7 @@ def compare(
     :attr:`Comparison.sim_error` says why. ``capture`` records packet captures at each
     receiver (the kernel's on its TUN device with ``dumpcap``, the simulator's
     ``[measure.capture]``) to count spurious retransmissions with tshark.
-    ``align_start`` starts each simulated flow when the kernel's sent its SYN (the
+    ``align_start`` starts each simulated flow when the kernel's flow sent its SYN (the
     kernel's flows start ~0.6 s late: programs starting in the namespaces) and
     measures both flows' lives from there, so that a late start does not count
     against the kernel's goodput; the kernel then runs first. Raises

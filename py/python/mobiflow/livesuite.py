@@ -5,8 +5,8 @@ each of its congestion controls through :func:`mobiflow.live.compare`: the kerne
 TCP through the emulated link, set from the scenario as ``compare`` always does, and
 the simulator with ``profile = "linux"`` (set on both sides, so the kernel's initial
 window and minimum RTO are the profile's, Linux's own defaults), each simulated flow
-starting when the kernel's sent its SYN. Each row is held to the issue's targets,
-simulator against kernel:
+starting when its kernel twin sent its SYN. Each row is held to the issue's
+targets, simulator against kernel:
 
 * goodput within 5 % of the kernel's, over the whole run and over each steady interval;
 * retransmitted segments within 25 %, or within 10 segments where there are few;
