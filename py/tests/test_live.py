@@ -286,7 +286,7 @@ def test_live_usage_errors_are_one_line_and_status_2(
     for argv, needle in (
         (["live", scenario], "give a COMMAND after -- or a --duration"),
         (["live", "run", scenario, "--in", "c", "--", "true"], "--in c: expected a or b"),
-        (["live", "compare", scenario, "--cc", "vegas"], "--cc vegas: expected reno or cubic"),
+        (["live", "compare", scenario, "--cc", "vegas"], "--cc vegas: expected reno, cubic, bbr"),
     ):
         with pytest.raises(SystemExit) as e:
             cli.main(argv)

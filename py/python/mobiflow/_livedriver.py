@@ -10,14 +10,19 @@ the ``mobiflow`` package and its dependencies are not imported in every namespac
 Times are seconds since the emulated link's time zero, ``MOBIFLOW_T0_MONOTONIC_NS``
 (CLOCK_MONOTONIC, set by ``mobiflow-live``). The sender samples the kernel's
 ``struct tcp_info`` of its socket (what ``ss -tin`` shows: cwnd, ssthresh, srtt,
-retransmissions) every ``SAMPLE_S``; the receiver records bytes read.
+retransmissions) every ``SAMPLE_S`` and, at the end, its namespace's TCP counters
+(``/proc/net/netstat``: RTOs); the receiver records bytes read. The spec's
+``captures`` start ``dumpcap`` on a namespace's TUN device before the flows and stop
+it after them.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
+import signal
 import socket
 import struct
 import subprocess
@@ -27,6 +32,7 @@ import time
 from typing import Any
 
 IP = shutil.which("ip") or "/usr/sbin/ip"
+DUMPCAP = shutil.which("dumpcap") or "dumpcap"
 
 SAMPLE_S = 0.02
 """Period of the tcp_info and goodput samples."""
@@ -77,9 +83,35 @@ def parse_tcp_info(b: bytes) -> dict[str, Any]:
         out["rwnd_limited_us"] = u64(176)
         out["sndbuf_limited_us"] = u64(184)
         out["bytes_retrans"] = u64(208)
+        out["dsack_dups"] = u32(216)
     if len(b) >= 232:
         out["snd_wnd"] = u32(228)
+    if len(b) >= 248:  # Linux 6.7+: tcpi_total_rto, tcpi_total_rto_recoveries (u16 each)
+        out["total_rto"] = int(struct.unpack_from("=H", b, 240)[0])
+        out["total_rto_recoveries"] = int(struct.unpack_from("=H", b, 242)[0])
     return out
+
+
+def netstat() -> dict[str, int]:
+    """The TCP counters of this process's network namespace (``/proc/net/netstat``'s
+    TcpExt and ``/proc/net/snmp``'s Tcp lines, e.g. ``TcpExt.TCPTimeouts``: RTOs that
+    fired, counted in ``tcp_retransmit_timer``). A live run's namespaces hold one flow
+    each, so these are the flow's."""
+    counters: dict[str, int] = {}
+    for name in ("/proc/self/net/netstat", "/proc/self/net/snmp"):
+        try:
+            with open(name, encoding="ascii") as f:
+                lines = f.read().splitlines()
+        except OSError:
+            continue
+        for head, vals in zip(lines[::2], lines[1::2], strict=False):
+            prefix, _, keys = head.partition(":")
+            if prefix not in ("TcpExt", "Tcp"):
+                continue
+            for k, v in zip(keys.split(), vals.partition(":")[2].split(), strict=False):
+                with contextlib.suppress(ValueError):
+                    counters[f"{prefix}.{k}"] = int(v)
+    return counters
 
 
 SO_RCVBUFFORCE = getattr(socket, "SO_RCVBUFFORCE", 33)
@@ -127,6 +159,7 @@ def recv(port: int, rcvbuf: int, stop: float, out: str) -> None:
     next_sample = now_s(t0) + SAMPLE_S
     buf = bytearray(1 << 20)
     c.settimeout(0.1)
+    t_read = now_s(t0)
     while now_s(t0) < stop + 0.5:
         try:
             n = c.recv_into(buf)
@@ -136,8 +169,16 @@ def recv(port: int, rcvbuf: int, stop: float, out: str) -> None:
             break
         if n == 0:
             break
-        total += n
         t = now_s(t0)
+        if t - t_read > SAMPLE_S:
+            # Nothing arrived since the last read (an outage, a stall): the count stays
+            # flat until now, so that the goodput between samples, interpolated, does
+            # not spread this read's bytes back over the gap.
+            if samples[-1][0] < t_read:
+                samples.append((t_read, total))
+            samples.append((t, total))
+        total += n
+        t_read = t
         if t >= next_sample:
             samples.append((t, total))
             next_sample = t + SAMPLE_S
@@ -155,8 +196,10 @@ def send(addr: str, port: int, cc: str, start: float, stop: float, out: str) -> 
     sleep_until(t0, start)
     s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, cc.encode())
+    t_syn = now_s(t0)
     for _ in range(100):
         try:
+            t_syn = now_s(t0)  # the SYN of the attempt that connects
             s.connect((addr, port))
             break
         except ConnectionRefusedError:
@@ -191,6 +234,7 @@ def send(addr: str, port: int, cc: str, start: float, stop: float, out: str) -> 
     done.set()
     th.join()
     final = parse_tcp_info(s.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, TCP_INFO_LEN))
+    counters = netstat()
     cc_used = s.getsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, 16).rstrip(b"\0").decode()
     # Stop now, as the simulated flow does at its stop time: reset rather than drain
     # the send buffer (which could take many seconds on a slow link).
@@ -199,10 +243,12 @@ def send(addr: str, port: int, cc: str, start: float, stop: float, out: str) -> 
     with open(out, "w", encoding="utf-8") as f:
         json.dump(
             {
+                "syn_s": t_syn,
                 "connected_s": t_conn,
                 "bytes_written": sent,
                 "cc": cc_used,
                 "final": final,
+                "netstat": counters,
                 "samples": samples,
             },
             f,
@@ -220,6 +266,10 @@ def drive(spec_path: str) -> int:
     procs: list[subprocess.Popen[Any]] = []
     for cmd in spec.get("setup", []):
         subprocess.run(cmd, check=False)
+    dev = {"a": os.environ["MOBIFLOW_DEV_A"], "b": os.environ["MOBIFLOW_DEV_B"]}
+    captures = [
+        start_capture(ns[c["side"]], dev[c["side"]], c["out"]) for c in spec.get("captures", [])
+    ]
     for fl in spec["flows"]:
         r = subprocess.Popen(
             [
@@ -269,7 +319,34 @@ def drive(spec_path: str) -> int:
         except subprocess.TimeoutExpired:
             p.kill()
             status |= 1
+    for c in captures:
+        stop_capture(c)
     return status
+
+
+def start_capture(ns: str, dev: str, out: str) -> subprocess.Popen[str]:
+    """``dumpcap`` on a TUN device of the run (raw IP packets, headers only), started
+    before the flows: it returns once dumpcap says it is capturing."""
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(out)
+    argv = [IP, "netns", "exec", ns, DUMPCAP, "-i", dev, "-s", "128", "-q", "-P", "-w", out]
+    p = subprocess.Popen(argv, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+    assert p.stderr is not None
+    for line in p.stderr:
+        if line.startswith("Capturing on") or p.poll() is not None:
+            break
+    return p
+
+
+def stop_capture(p: subprocess.Popen[str]) -> None:
+    """Stop a capture in order (SIGINT: dumpcap closes its file)."""
+    with contextlib.suppress(ProcessLookupError):
+        p.send_signal(signal.SIGINT)
+    try:
+        p.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
 
 
 def main(argv: list[str]) -> int:

@@ -13,8 +13,9 @@
                    [--budget SIZE | --no-budget]
     mobiflow live [run] SCENARIO.toml [--set KEY=VALUE ...] [--in a|b] [--link NAME]
                   [--report FILE.json] [--duration S] -- COMMAND [ARG ...]
-    mobiflow live compare SCENARIO.toml [--cc reno|cubic] [--set KEY=VALUE ...]
-                  [--link NAME] [--out DIR] [--json]
+    mobiflow live compare SCENARIO.toml [--cc reno|cubic|bbr] [--set KEY=VALUE ...]
+                  [--link NAME] [--capture] [--align-start] [--out DIR] [--json]
+    mobiflow live compare --suite full|quick [--out DIR] [--json]
     mobiflow live cleanup
     mobiflow --version
     mobiflow --install-completion    (bash, zsh, fish, PowerShell)
@@ -1293,12 +1294,19 @@ def live_cleanup_command() -> None:
 
 @live_app.command("compare")
 def live_compare_command(
-    scenario: ScenarioArg,
+    scenario: Annotated[
+        Path | None,
+        typer.Argument(
+            metavar="SCENARIO.toml",
+            help="Scenario file (see docs/scenarios.md); none with --suite.",
+            show_default=False,
+        ),
+    ] = None,
     cc: Annotated[
         str | None,
         typer.Option(
             "--cc",
-            metavar="reno|cubic",
+            metavar="reno|cubic|bbr",
             help="The kernel's congestion control (default: the scenario's flows').",
             show_default=False,
         ),
@@ -1319,20 +1327,57 @@ def live_compare_command(
         bool,
         typer.Option("--json", help="Print the comparison as JSON (only) on stdout."),
     ] = False,
+    suite: Annotated[
+        str | None,
+        typer.Option(
+            "--suite",
+            metavar="full|quick",
+            help="Run the validation table of issue 20 instead of one scenario: every "
+            "case with reno, cubic and bbr against the simulator's profile linux, each "
+            "held to its targets (PASS/MISS); `quick` is CI's short subset. Writes "
+            "suite.md and suite.json (default folder out/live/suite/SUITE/).",
+            show_default=False,
+        ),
+    ] = None,
+    capture: Annotated[
+        bool,
+        typer.Option(
+            "--capture",
+            help="Capture packets at the receiver on both sides (dumpcap on the TUN "
+            "device, the simulator's [measure.capture]) and count spurious "
+            "retransmissions with tshark.",
+        ),
+    ] = False,
+    align_start: Annotated[
+        bool,
+        typer.Option(
+            "--align-start",
+            help="Start the simulated flows when the kernel's flows sent their SYNs (~0.6 s "
+            "late) and measure both from there.",
+        ),
+    ] = False,
 ) -> None:
     """Linux TCP through the emulated link side by side with the simulator.
 
     The scenario's bulk TCP flows run through the emulated link with the kernel's TCP
     set like the scenario's, and the same scenario runs in the simulator; the table
-    gives goodput per interval, RTT and retransmissions, with a figure of cwnd."""
+    gives goodput per interval, RTT, retransmissions and RTOs, with a figure of cwnd
+    and srtt. With --suite, the validation table of issue 20 (docs/live.md)."""
     from mobiflow import live
 
-    if cc is not None and cc not in ("reno", "cubic"):
-        raise CliError(f"--cc {cc}: expected reno or cubic", EXIT_USAGE)
+    if suite is not None:
+        _live_suite(suite, scenario, cc, set_, link, out, json_)
+        return
+    if scenario is None:
+        raise CliError("give a SCENARIO.toml or --suite full|quick", EXIT_USAGE)
+    if cc is not None and cc not in live.CCS:
+        raise CliError(f"--cc {cc}: expected {', '.join(live.CCS)}", EXIT_USAGE)
     sets = parse_sets(set_)
     path = check_scenario_file(scenario)
     try:
-        cmp = live.compare(path, cc=cc, sets=sets, out=out, link=link)
+        cmp = live.compare(
+            path, cc=cc, sets=sets, out=out, link=link, capture=capture, align_start=align_start
+        )
     except live.LiveUnavailable as e:
         raise CliError(str(e), EXIT_USAGE) from e
     except KeyboardInterrupt:
@@ -1347,6 +1392,75 @@ def live_compare_command(
         sys.stdout.write(json.dumps(cmp.to_json(), indent=1) + "\n")
     else:
         render_live_comparison(cmp, make_console())
+
+
+def _live_suite(
+    suite: str,
+    scenario: Path | None,
+    cc: str | None,
+    set_: list[str] | None,
+    link: str | None,
+    out: Path | None,
+    json_: bool,
+) -> None:
+    """``mobiflow live compare --suite SUITE``: the table, printed and written."""
+    from mobiflow import live, livesuite
+
+    if suite not in livesuite.SUITES:
+        raise CliError(f"--suite {suite}: expected {'|'.join(livesuite.SUITES)}", EXIT_USAGE)
+    given = [
+        name
+        for name, v in (
+            ("SCENARIO.toml", scenario),
+            ("--cc", cc),
+            ("--set", set_),
+            ("--link", link),
+        )
+        if v
+    ]
+    if given:
+        raise CliError(f"--suite sets its own cases: drop {', '.join(given)}", EXIT_USAGE)
+    try:
+        result = livesuite.run_suite(suite, out=out)
+    except (live.LiveUnavailable, ValueError) as e:
+        raise CliError(str(e), EXIT_USAGE) from e
+    except KeyboardInterrupt:
+        _interrupted()
+    if json_:
+        sys.stdout.write(json.dumps(result.to_json(), indent=1) + "\n")
+    else:
+        render_live_suite(result, make_console())
+    if any(r.error is not None for r in result.rows):
+        raise CliError("some cases failed (their rows say why)", EXIT_FAILURE)
+
+
+def render_live_suite(result: Any, console: Console) -> None:
+    """The table of ``mobiflow live compare --suite``: Linux / simulator per cell."""
+    from mobiflow import livesuite
+
+    table = Table(
+        title=f"live suite {result.suite} ({result.date}, {result.commit}): "
+        "Linux / simulator (profile linux)"
+    )
+    for col in ("case", "cc", *livesuite.COLUMNS, "verdict"):
+        table.add_column(col)
+    for r in result.rows:
+        cells = ["-"] * len(livesuite.COLUMNS) if r.error else livesuite.row_cells(r)
+        verdict = r.verdict
+        if r.misses:
+            verdict += ": " + ", ".join(r.misses)
+        if r.error:
+            verdict += ": " + r.error
+        if not r.error and not r.valid:
+            verdict += " (INVALID run)"
+        table.add_row(r.case, r.cc, *cells, verdict)
+    console.print(table)
+    for r in result.rows:
+        for reason in r.invalid_reasons:
+            console.print(f"[red]{r.case} {r.cc}: live run INVALID: {reason}[/red]")
+        if r.sim_error:
+            console.print(f"{r.case} {r.cc}: {r.sim_error}")
+    console.print(f"table: {result.out / 'suite.md'}, {result.out / 'suite.json'}")
 
 
 def render_live_comparison(cmp: Any, console: Console) -> None:
@@ -1366,6 +1480,8 @@ def render_live_comparison(cmp: Any, console: Console) -> None:
     def cell(v: float | None) -> str:
         return "-" if v is None else f"{v:.3g}" if abs(v) < 100 else f"{v:.0f}"
 
+    if cmp.sim_error is not None:
+        console.print(f"[yellow]{cmp.sim_error}: the simulator column is empty[/yellow]")
     for flow, metric, k, s in cmp.rows:
         diff = "-"
         if k is not None and s is not None and s != 0:

@@ -41,11 +41,29 @@ DRIVER = Path(__file__).with_name("_livedriver.py")
 REPO = Path(__file__).resolve().parents[3]
 """The source tree (``py/python/mobiflow`` -> repo) when installed in development mode."""
 
-CCS = ("reno", "cubic")
-SIM_CC = {"reno": "newreno", "cubic": "cubic"}
+CCS = ("reno", "cubic", "bbr")
+SIM_CC = {"reno": "newreno", "cubic": "cubic", "bbr": "bbr"}
 """Kernel congestion control -> the simulator's. Linux's ``reno`` is Reno's AIMD with
 SACK-based loss recovery (RFC 6675 with PRR, RFC 6937): the simulator's ``newreno``
-with the ``rfc`` profile's ``recovery = "sack"``."""
+with the ``rfc`` profile's ``recovery = "sack"``. A simulator without ``bbr`` refuses
+the scenario; :func:`compare` then runs the kernel side alone and says so."""
+
+TSHARK = "tshark"
+
+KERNEL_COUNTERS = (
+    "TCPTimeouts",
+    "TCPLossUndo",
+    "TCPSpuriousRTOs",
+    "TCPLossProbes",
+    "TCPDSACKRecv",
+    "TCPFastRetrans",
+    "TCPLostRetransmit",
+)
+"""The sender's namespace counters (``/proc/net/netstat``) noted with a comparison:
+RTOs (``tcp_retransmit_timer``), RTO recoveries undone because the timestamps or
+DSACKs showed nothing was lost (``tcp_try_undo_loss``), RTOs F-RTO found spurious
+(RFC 5682, ``tcp_process_loss``), tail loss probes, DSACKs received, fast
+retransmissions and retransmissions lost again."""
 
 
 class LiveUnavailable(Exception):
@@ -161,12 +179,12 @@ def _stop_interrupted(proc: subprocess.Popen[Any], binary: Path) -> None:
 
 
 def kernel_cc(cc: str) -> str:
-    """The kernel's name for a scenario's congestion control (reno or cubic)."""
+    """The kernel's name for a scenario's congestion control (reno, cubic or bbr)."""
     if cc in ("reno", "newreno"):
         return "reno"
-    if cc == "cubic":
-        return "cubic"
-    raise ValueError(f'congestion control "{cc}" has no Linux counterpart here (reno, cubic)')
+    if cc in ("cubic", "bbr"):
+        return cc
+    raise ValueError(f'congestion control "{cc}" has no Linux counterpart here (reno, cubic, bbr)')
 
 
 def _duration_s(text: str | float) -> float:
@@ -243,6 +261,9 @@ class Comparison:
     """``(flow, metric, kernel, simulator)``."""
     figure: Path | None = None
     notes: list[str] = field(default_factory=list)
+    sim_error: str | None = None
+    """Why the simulator could not run the case (e.g. "simulator has no bbr: ..."); its
+    column is then empty."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -250,6 +271,7 @@ class Comparison:
             "cc": self.cc,
             "valid": self.valid,
             "invalid_reasons": self.invalid_reasons,
+            "sim_error": self.sim_error,
             "rows": [
                 {"flow": f, "metric": m, "kernel": k, "simulator": s} for f, m, k, s in self.rows
             ],
@@ -326,6 +348,31 @@ def _p95(xs: list[float]) -> float | None:
     return s[min(len(s) - 1, math.ceil(0.95 * len(s)) - 1)]
 
 
+def _sim_error(cc: str | None, err: Exception) -> str | None:
+    """ "simulator has no bbr: ..." when the simulator refused ``cc`` itself (its error
+    names the congestion control), else None: any other error is the scenario's."""
+    msg = str(err).splitlines()[0]
+    if cc is not None and f'"{SIM_CC[cc]}"' in msg and "congestion control" in msg:
+        head, sep, rest = msg.partition(".toml: ")  # the file's path: said elsewhere
+        return f"simulator has no {cc} ({rest if sep else head})"
+    return None
+
+
+def count_spurious(pcap: Path, dst_port: int) -> int | None:
+    """Segments towards ``dst_port`` that tshark marks as spurious retransmissions
+    (``tcp.analysis.spurious_retransmission``: data the receiver had already
+    acknowledged, seen at the receiver's side), or None without tshark or capture."""
+    tshark = shutil.which(TSHARK)
+    if tshark is None or not pcap.is_file():
+        return None
+    filt = f"tcp.analysis.spurious_retransmission && tcp.dstport == {dst_port}"
+    argv = [tshark, "-n", "-r", os.fspath(pcap), "-Y", filt, "-T", "fields", "-e", "frame.number"]
+    r = subprocess.run(argv, capture_output=True, text=True, check=False)
+    if r.returncode != 0:
+        return None
+    return sum(1 for line in r.stdout.splitlines() if line.strip())
+
+
 def compare(
     scenario: os.PathLike[str] | str,
     cc: str | None = None,
@@ -333,23 +380,34 @@ def compare(
     out: os.PathLike[str] | str | None = None,
     link: str | None = None,
     log: Any = None,
+    capture: bool = False,
+    align_start: bool = False,
 ) -> Comparison:
     """Run the scenario's bulk TCP flows through the emulated link with the kernel's
     TCP, and the same scenario in the simulator; compare them.
 
-    ``cc`` (``reno`` or ``cubic``) replaces every compared flow's congestion control
-    (``None``: each flow's own, which must be one of those). Raises
+    ``cc`` (``reno``, ``cubic`` or ``bbr``) replaces every compared flow's congestion
+    control (``None``: each flow's own, which must be one of those). If the simulator
+    refuses it (it has no such congestion control), the kernel side runs alone and
+    :attr:`Comparison.sim_error` says why. ``capture`` records packet captures at each
+    receiver (the kernel's on its TUN device with ``dumpcap``, the simulator's
+    ``[measure.capture]``) to count spurious retransmissions with tshark.
+    ``align_start`` starts each simulated flow when the kernel's flow sent its SYN (the
+    kernel's flows start ~0.6 s late: programs starting in the namespaces) and
+    measures both flows' lives from there, so that a late start does not count
+    against the kernel's goodput; the kernel then runs first. Raises
     :class:`LiveUnavailable` if the machine cannot run the emulation,
     :class:`mobiflow.ScenarioError` for a wrong scenario and ``ValueError`` for one
     that cannot be compared.
     """
+    from mobiflow import ScenarioError
+    from mobiflow.scenario import Scenario
+
     say = log or (lambda msg: print(msg, file=sys.stderr))
     binary = preflight()
     path = Path(scenario)
     sets = list(sets or [])
     desc = api.validate(path, set=sets)
-    from mobiflow.scenario import Scenario
-
     doc = Scenario.load(path, set=sets).to_dict()
     names = [ln["name"] for ln in desc["links"]]
     if link is None:
@@ -362,17 +420,25 @@ def compare(
         li = names.index(link)
     # One congestion control for both: the kernel's name and the simulator's.
     cc_sets: list[tuple[str, str]] = []
+    sim_error: str | None = None
     if cc is not None:
         if cc not in CCS:
-            raise ValueError(f'--cc "{cc}": choose reno or cubic')
+            raise ValueError(f'--cc "{cc}": choose one of {", ".join(CCS)}')
         for f in desc["flows"]:
             if f["transport"].get("protocol") == "tcp":
                 cc_sets.append((f"flows.{f['name']}.cc", SIM_CC[cc]))
-        desc = api.validate(path, set=sets + cc_sets)
+        try:
+            desc = api.validate(path, set=sets + cc_sets)
+        except ScenarioError as e:
+            sim_error = _sim_error(cc, e)
+            if sim_error is None:
+                raise
+            say(f"sim: {sim_error}: the kernel side runs alone")
+            cc_sets = []
     plans = plan_flows(desc, doc, li, "")
     by_name = {f["name"]: f for f in desc["flows"]}
     for p in plans:
-        p.cc = kernel_cc(by_name[p.name]["transport"]["cc"])
+        p.cc = kernel_cc(cc if cc is not None else by_name[p.name]["transport"]["cc"])
     label = cc or "-".join(sorted({p.cc for p in plans}))
     out_dir = Path(out) if out is not None else Path("out/live") / f"{desc['scenario']}-{label}"
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -382,7 +448,204 @@ def compare(
         p.send_out = os.fspath(out_abs / f"kernel_send_{p.name}.json")
         for f in (p.recv_out, p.send_out):
             Path(f).unlink(missing_ok=True)
+    receivers = sorted({p.dst for p in plans})
+    kernel_pcap = {s: out_abs / f"kernel_{s}.pcap" for s in receivers}
 
+    live, returncode = _kernel_run(
+        binary,
+        path,
+        desc,
+        plans,
+        sets + cc_sets,
+        names[li],
+        out_abs,
+        label,
+        {s: os.fspath(kernel_pcap[s]) for s in receivers} if capture else {},
+        say,
+    )
+    if returncode != 0:
+        say(f"warning: the live run's command exited with status {returncode}")
+
+    kernel: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
+    for p in plans:
+        try:
+            kernel[p.name] = (
+                json.loads(Path(p.send_out).read_text()),
+                json.loads(Path(p.recv_out).read_text()),
+            )
+        except OSError as e:
+            raise RuntimeError(f"flow {p.name}: the kernel run left no results ({e})") from e
+    starts: list[tuple[str, str]] = []
+    if align_start:
+        for p in plans:
+            syn = kernel[p.name][0].get("syn_s")
+            if syn is not None and syn > p.start_s:
+                p.start_s = round(float(syn), 3)
+                starts.append((f"flows.{p.name}.start", f"{p.start_s * 1e3:.0f}ms"))
+
+    # The same scenario in the simulator.
+    sim_dir = out_abs / "sim"
+    summary: dict[str, Any] | None = None
+    series: Any = None
+    if sim_error is None:
+        say("sim: the same scenario in the simulator")
+        sim_sets = sets + cc_sets + starts
+        if capture:
+            hosts = sorted({by_name[p.name]["dst"] for p in plans})
+            sim_sets = [*sim_sets, ("measure.capture.hosts", json.dumps(hosts))]
+        summary = dict(api.run(path, set=sim_sets, out=sim_dir))
+        series = api.read_series(sim_dir)["flow"]
+
+    cmp = Comparison(
+        scenario=desc["scenario"],
+        cc=label,
+        out=out_abs,
+        valid=bool(live["valid"]),
+        invalid_reasons=list(live["invalid_reasons"]),
+        sim_error=sim_error,
+    )
+    if sim_error is not None:
+        cmp.notes.append(sim_error)
+    flow_index = {f["name"]: i for i, f in enumerate(desc["flows"])}
+    link_dir = {"a": 0, "b": 1}
+    kernel_series: dict[str, list[dict[str, Any]]] = {}
+    for p in plans:
+        snd, rcv = kernel[p.name]
+        kernel_series[p.name] = snd["samples"]
+        sim_flow: dict[str, Any] = (
+            {} if summary is None else next(f for f in summary["flows"] if f["name"] == p.name)
+        )
+        samples = rcv["samples"]
+        span = p.stop_s - p.start_s
+        k_goodput = _bytes_at(samples, p.stop_s) * 8 / span if span > 0 else None
+        cmp.rows.append(
+            (p.name, "goodput (Mb/s)", _mb(k_goodput), _mb(sim_flow.get("goodput_bps")))
+        )
+        for iv_name, (iv_start, iv_end) in _intervals(desc).items():
+            iv_end = min(iv_end, p.stop_s)
+            g = (
+                (_bytes_at(samples, iv_end) - _bytes_at(samples, iv_start))
+                * 8
+                / (iv_end - iv_start)
+                if iv_end > iv_start
+                else None
+            )
+            cmp.rows.append(
+                (
+                    p.name,
+                    f"goodput {iv_name} (Mb/s)",
+                    _mb(g),
+                    _mb(sim_flow.get("intervals", {}).get(iv_name)),
+                )
+            )
+        # srtt sampled in time on both sides (tcp_info every 20 ms; the simulator's
+        # series), over the flow's life: the same statistic for both.
+        fin = snd["final"]
+        rtts = [
+            x["rtt_us"] / 1e3 for x in snd["samples"] if x.get("rtt_us") and x["t_s"] <= p.stop_s
+        ]
+        sim_rtts: list[float] = []
+        sim_cw: list[float] = []
+        if series is not None:
+            sim_f = series.filter(series["flow"] == p.name)
+            sim_rtts = [
+                v
+                for t, v in zip(sim_f["time_s"].to_list(), sim_f["srtt_ms"].to_list(), strict=True)
+                if v is not None and p.start_s <= t <= p.stop_s
+            ]
+            sim_cw = [v / 1e3 for v in sim_f["cwnd_bytes"].to_list() if v is not None]
+        cmp.rows.append(
+            (
+                p.name,
+                "RTT min (ms)",
+                fin.get("min_rtt_us", 0) / 1e3 or None,
+                sim_flow.get("rtt_min_ms"),
+            )
+        )
+        cmp.rows.append((p.name, "srtt time-mean (ms)", _mean(rtts), _mean(sim_rtts)))
+        cmp.rows.append((p.name, "srtt p95 over time (ms)", _p95(rtts), _p95(sim_rtts)))
+        cmp.rows.append(
+            (
+                p.name,
+                "retransmitted segments",
+                float(fin["total_retrans"]),
+                _float(sim_flow.get("retransmits")),
+            )
+        )
+        # RTOs: the kernel's TCPTimeouts of the sender's namespace (tcp_retransmit_timer;
+        # the namespace holds this flow alone), the simulator's timeouts.
+        k_rtos = snd.get("netstat", {}).get("TcpExt.TCPTimeouts")
+        cmp.rows.append((p.name, "RTOs", _float(k_rtos), _float(sim_flow.get("timeouts"))))
+        if capture:
+            k_spur = count_spurious(kernel_pcap[p.dst], p.port)
+            s_spur = sim_flow.get("spurious_retransmits")
+            if s_spur is None and summary is not None:
+                # Node i is captured as <node>.pcap; flow f goes to port 5001 + f.
+                dst = by_name[p.name]["dst"]
+                s_spur = count_spurious(sim_dir / f"{dst}.pcap", 5001 + flow_index[p.name])
+            cmp.rows.append((p.name, "spurious retransmissions", _float(k_spur), _float(s_spur)))
+        cw = [x["snd_cwnd"] * x["snd_mss"] / 1e3 for x in snd["samples"]]
+        cmp.rows.append(
+            (p.name, "cwnd max (KB)", max(cw) if cw else None, max(sim_cw) if sim_cw else None)
+        )
+        d = link_dir[p.src]
+        sim_link: dict[str, Any] = {} if summary is None else summary["links"][2 * li + d]
+        live_dir = live["dirs"][d]
+        cmp.rows.append(
+            (
+                p.name,
+                "link drops (packets)",
+                float(live_dir["drops"]),
+                _float(sim_link.get("drops")),
+            )
+        )
+        cmp.rows.append(
+            (
+                p.name,
+                "link outage losses",
+                float(live_dir["outage_losses"]),
+                _float(sim_link.get("outage_losses")),
+            )
+        )
+        cmp.notes.append(
+            f"{p.name}: kernel cc {snd['cc']}, initcwnd {p.iw}, rto_min {p.min_rto_ms:.0f} ms, "
+            f"window clamp {p.rcv_buf} B; time limited by the receive window "
+            f"{fin.get('rwnd_limited_us', 0) / 1e6:.1f} s, by the send buffer "
+            f"{fin.get('sndbuf_limited_us', 0) / 1e6:.1f} s; tcp_info total_rto "
+            f"{fin.get('total_rto', '-')}, DSACKs received {fin.get('dsack_dups', '-')}"
+            + (f"; both flows start at {p.start_s:.3f} s (the kernel's SYN)" if starts else "")
+        )
+        ns = snd.get("netstat", {})
+        cmp.notes.append(
+            f"{p.name}: kernel TcpExt "
+            + ", ".join(f"{k} {ns[f'TcpExt.{k}']}" for k in KERNEL_COUNTERS if f"TcpExt.{k}" in ns)
+        )
+    for d in live["dirs"]:
+        cmp.notes.append(
+            f"emulator {d['dir']}: {d['packets_in']} packets in, {d['delivered_packets']} "
+            f"delivered, lateness mean {d['mean_late_ms']:.3f} ms, max {d['max_late_ms']:.3f} ms, "
+            f"{d['late_packets']} beyond {live['late_bound_ms']:.0f} ms; TUN overruns "
+            f"{d['tun_overruns']}"
+        )
+    cmp.figure = _figure(out_abs / "cwnd.png", desc["scenario"], label, kernel_series, series)
+    (out_abs / "compare.json").write_text(json.dumps(cmp.to_json(), indent=1))
+    return cmp
+
+
+def _kernel_run(
+    binary: Path,
+    path: Path,
+    desc: dict[str, Any],
+    plans: list[FlowPlan],
+    sets: list[tuple[str, str]],
+    link_name: str,
+    out_abs: Path,
+    label: str,
+    captures: dict[str, str],
+    say: Any,
+) -> tuple[dict[str, Any], int]:
+    """The flows through the emulated link with the kernel's TCP: the emulator's report
+    and the driver's exit status."""
     # The kernel's TCP like the scenario's, per namespace. The congestion control is
     # set on each sender's socket (TCP_CONGESTION): outside the initial namespace
     # Linux refuses a namespace default other than the allowed ones (EPERM).
@@ -419,6 +682,7 @@ def compare(
     spec = {
         "duration_s": desc["duration_s"],
         "setup": setup,
+        "captures": [{"side": s, "out": o} for s, o in captures.items()],
         "flows": [p.__dict__ for p in plans],
     }
     spec_path = out_abs / "spec.json"
@@ -442,11 +706,11 @@ def compare(
         os.fspath(report_path),
         *sysctls,
     ]
-    for k, v in sets + cc_sets:
+    for k, v in sets:
         argv += ["--set", f"{k}={v}"]
     argv += [
         "--link",
-        names[li],
+        link_name,
         "--",
         sys.executable,
         os.fspath(DRIVER),
@@ -458,118 +722,11 @@ def compare(
     if not report_path.exists():
         tail = (out_abs / "live.log").read_text(errors="replace").strip().splitlines()[-5:]
         raise RuntimeError("the live run failed:\n" + "\n".join(tail))
-    live = json.loads(report_path.read_text())
-    if returncode != 0:
-        say(f"warning: the live run's command exited with status {returncode}")
+    return json.loads(report_path.read_text()), returncode
 
-    # The same scenario in the simulator.
-    say("sim: the same scenario in the simulator")
-    sim_dir = out_abs / "sim"
-    summary = api.run(path, set=sets + cc_sets, out=sim_dir)
-    series = api.read_series(sim_dir)["flow"]
 
-    cmp = Comparison(
-        scenario=desc["scenario"],
-        cc=label,
-        out=out_abs,
-        valid=bool(live["valid"]),
-        invalid_reasons=list(live["invalid_reasons"]),
-    )
-    link_dir = {"a": 0, "b": 1}
-    kernel_series: dict[str, list[dict[str, Any]]] = {}
-    for p in plans:
-        try:
-            snd = json.loads(Path(p.send_out).read_text())
-            rcv = json.loads(Path(p.recv_out).read_text())
-        except OSError as e:
-            raise RuntimeError(f"flow {p.name}: the kernel run left no results ({e})") from e
-        kernel_series[p.name] = snd["samples"]
-        sim_flow = next(f for f in summary["flows"] if f["name"] == p.name)
-        samples = rcv["samples"]
-        span = p.stop_s - p.start_s
-        k_goodput = _bytes_at(samples, p.stop_s) * 8 / span if span > 0 else None
-        cmp.rows.append((p.name, "goodput (Mb/s)", _mb(k_goodput), _mb(sim_flow["goodput_bps"])))
-        for iv_name, (iv_start, iv_end) in _intervals(desc).items():
-            iv_end = min(iv_end, p.stop_s)
-            g = (
-                (_bytes_at(samples, iv_end) - _bytes_at(samples, iv_start))
-                * 8
-                / (iv_end - iv_start)
-                if iv_end > iv_start
-                else None
-            )
-            cmp.rows.append(
-                (
-                    p.name,
-                    f"goodput {iv_name} (Mb/s)",
-                    _mb(g),
-                    _mb(sim_flow["intervals"].get(iv_name)),
-                )
-            )
-        # srtt sampled in time on both sides (tcp_info every 20 ms; the simulator's
-        # series), over the flow's life: the same statistic for both.
-        fin = snd["final"]
-        rtts = [
-            x["rtt_us"] / 1e3 for x in snd["samples"] if x.get("rtt_us") and x["t_s"] <= p.stop_s
-        ]
-        sim_f = series.filter(series["flow"] == p.name)
-        sim_rtts = [
-            v
-            for t, v in zip(sim_f["time_s"].to_list(), sim_f["srtt_ms"].to_list(), strict=True)
-            if v is not None and p.start_s <= t <= p.stop_s
-        ]
-        cmp.rows.append(
-            (p.name, "RTT min (ms)", fin.get("min_rtt_us", 0) / 1e3 or None, sim_flow["rtt_min_ms"])
-        )
-        cmp.rows.append((p.name, "srtt time-mean (ms)", _mean(rtts), _mean(sim_rtts)))
-        cmp.rows.append((p.name, "srtt p95 over time (ms)", _p95(rtts), _p95(sim_rtts)))
-        cmp.rows.append(
-            (
-                p.name,
-                "retransmitted segments",
-                float(fin["total_retrans"]),
-                float(sim_flow["retransmits"]),
-            )
-        )
-        cw = [x["snd_cwnd"] * x["snd_mss"] / 1e3 for x in snd["samples"]]
-        sim_cw = [
-            v / 1e3
-            for v in series.filter(series["flow"] == p.name)["cwnd_bytes"].to_list()
-            if v is not None
-        ]
-        cmp.rows.append(
-            (p.name, "cwnd max (KB)", max(cw) if cw else None, max(sim_cw) if sim_cw else None)
-        )
-        d = link_dir[p.src]
-        sim_link = summary["links"][2 * li + d]
-        live_dir = live["dirs"][d]
-        cmp.rows.append(
-            (p.name, "link drops (packets)", float(live_dir["drops"]), float(sim_link["drops"]))
-        )
-        cmp.rows.append(
-            (
-                p.name,
-                "link outage losses",
-                float(live_dir["outage_losses"]),
-                float(sim_link["outage_losses"]),
-            )
-        )
-        cmp.notes.append(
-            f"{p.name}: kernel cc {snd['cc']}, initcwnd {p.iw}, rto_min {p.min_rto_ms:.0f} ms, "
-            f"window clamp {p.rcv_buf} B; time limited by the receive window "
-            f"{fin.get('rwnd_limited_us', 0) / 1e6:.1f} s, by the send buffer "
-            f"{fin.get('sndbuf_limited_us', 0) / 1e6:.1f} s"
-        )
-    for d in live["dirs"]:
-        cmp.notes.append(
-            f"emulator {d['dir']}: {d['packets_in']} packets in, {d['delivered_packets']} "
-            f"delivered, lateness mean {d['mean_late_ms']:.3f} ms, max {d['max_late_ms']:.3f} ms, "
-            f"{d['late_packets']} beyond {live['late_bound_ms']:.0f} ms; TUN overruns "
-            f"{d['tun_overruns']}"
-        )
-    cmp.figure = _figure(out_abs / "cwnd.png", desc["scenario"], label, kernel_series, series)
-    (out_abs / "compare.json").write_text(json.dumps(cmp.to_json(), indent=1))
-    return cmp
+def _float(v: Any) -> float | None:
+    return None if v is None else float(v)
 
 
 def _mean(xs: list[float]) -> float | None:
@@ -593,7 +750,8 @@ def _figure(
     kernel: dict[str, list[dict[str, Any]]],
     sim: Any,
 ) -> Path | None:
-    """cwnd (and srtt) over time: the kernel's tcp_info samples against the simulator's."""
+    """cwnd (and srtt) over time: the kernel's tcp_info samples against the simulator's
+    series (``sim``; None: the kernel's alone)."""
     try:
         import matplotlib
 
@@ -611,6 +769,8 @@ def _figure(
             lw=1.0,
         )
         ax2.plot(t, [x["rtt_us"] / 1e3 for x in samples], label=f"{flow}: Linux srtt", lw=1.0)
+        if sim is None:  # the simulator could not run the case
+            continue
         s = sim.filter(sim["flow"] == flow)
         sim_cwnd = [None if v is None else v / 1e3 for v in s["cwnd_bytes"].to_list()]
         ax.plot(s["time_s"].to_list(), sim_cwnd, label=f"{flow}: simulator", lw=1.0, ls="--")
