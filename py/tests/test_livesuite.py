@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import json
 import shutil
+import socket
+import threading
+import time
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -193,3 +196,34 @@ def test_bbr_runs_in_the_kernel_with_or_without_the_simulators(tmp_path: Path) -
         assert s is None
     else:
         assert s is not None
+
+
+def test_the_receivers_byte_count_stays_flat_over_a_gap_between_reads(tmp_path: Path) -> None:
+    """What arrives after a pause (an outage) is not spread back over the pause when
+    the goodput between samples is interpolated (loopback, no root needed)."""
+    from mobiflow import _livedriver as driver
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    out = tmp_path / "recv.json"
+    th = threading.Thread(target=driver.recv, args=(port, 0, 5.0, str(out)), daemon=True)
+    th.start()
+    for _ in range(100):
+        try:
+            c = socket.create_connection(("127.0.0.1", port))
+            break
+        except ConnectionRefusedError:
+            time.sleep(0.02)
+    with c:
+        c.sendall(b"a" * 50_000)
+        time.sleep(0.6)
+        c.sendall(b"b" * 70_000)
+    th.join(timeout=10)
+    samples = json.loads(out.read_text())["samples"]
+    assert samples[-1][1] == 120_000
+    before = max(t for t, b in samples if b <= 50_000)
+    after = min(t for t, b in samples if b > 50_000)
+    assert after - before < 0.1  # the jump is at the second read, not spread over 0.6 s
+    mid = next(t for t, b in samples if b == 50_000) + 0.3
+    assert live._bytes_at(samples, mid) == 50_000
