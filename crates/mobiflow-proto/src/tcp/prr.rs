@@ -46,7 +46,14 @@ impl Prr {
     /// delivered bytes (acknowledged or SACKed), `pipe` after the ACK's loss marks,
     /// `una_advanced`, `newly_lost` (the ACK marked a segment lost). An ACK that
     /// delivers nothing changes nothing.
-    pub fn on_ack(&mut self, newly: u64, pipe: u64, una_advanced: bool, newly_lost: bool, mss: u64) {
+    pub fn on_ack(
+        &mut self,
+        newly: u64,
+        pipe: u64,
+        una_advanced: bool,
+        newly_lost: bool,
+        mss: u64,
+    ) {
         if newly == 0 {
             return;
         }
@@ -68,7 +75,11 @@ impl Prr {
             s.min((self.ssthresh - pipe) as i128)
         };
         // The fast retransmit goes out whatever the above says.
-        let sndcnt = if self.out == 0 { sndcnt.max(mss as i128) } else { sndcnt };
+        let sndcnt = if self.out == 0 {
+            sndcnt.max(mss as i128)
+        } else {
+            sndcnt
+        };
         self.cwnd = (pipe as i128 + sndcnt).max(0) as u64;
     }
 

@@ -174,7 +174,9 @@ impl Rack {
         if !self.reord_seen && (ca != CaState::Open || sacked_segments >= reordering as usize) {
             return Duration::ZERO;
         }
-        (min_rtt / 4).saturating_mul(self.reo_wnd_steps as u64).min(srtt)
+        (min_rtt / 4)
+            .saturating_mul(self.reo_wnd_steps as u64)
+            .min(srtt)
     }
 
     /// The current reordering window in steps of min RTT / 4.
@@ -347,7 +349,11 @@ mod tests {
             rack.on_recovery_end();
         }
         sack(&mut rack, &mut b, t_ms(107), 700, 800);
-        assert_eq!(rack.reo_wnd_steps(), 1, "back to one step after 16 recoveries");
+        assert_eq!(
+            rack.reo_wnd_steps(),
+            1,
+            "back to one step after 16 recoveries"
+        );
     }
 
     #[test]

@@ -126,10 +126,8 @@ impl TcpSender {
             }
         }
         if let Some(t) = self.tlp.as_mut() {
-            let pure_dupack = !una_advanced
-                && newly_sacked == 0
-                && seg.len == 0
-                && seg.wnd == before.prior_wnd;
+            let pure_dupack =
+                !una_advanced && newly_sacked == 0 && seg.len == 0 && seg.wnd == before.prior_wnd;
             if t.on_ack(seg.ack, pure_dupack) == Some(EpisodeEnd::Loss) {
                 self.probe_found_loss(now);
             }
@@ -179,7 +177,8 @@ impl TcpSender {
         let rto_delta = if advancing_rto {
             self.rtt.rto()
         } else {
-            self.rto_at.map_or(Duration::ZERO, |t| t.saturating_since(now))
+            self.rto_at
+                .map_or(Duration::ZERO, |t| t.saturating_since(now))
         };
         if let Some(t) = self.tlp.as_mut() {
             if ok {
@@ -192,10 +191,20 @@ impl TcpSender {
 
     /// The reorder timer and the probe timer, before the retransmission timer.
     pub(super) fn loss_timers(&mut self, now: Instant) {
-        if self.rack.as_ref().and_then(|r| r.timer()).is_some_and(|t| now >= t) {
+        if self
+            .rack
+            .as_ref()
+            .and_then(|r| r.timer())
+            .is_some_and(|t| now >= t)
+        {
             self.on_reorder_timer(now);
         }
-        if self.tlp.as_ref().and_then(|t| t.timer()).is_some_and(|t| now >= t) {
+        if self
+            .tlp
+            .as_ref()
+            .and_then(|t| t.timer())
+            .is_some_and(|t| now >= t)
+        {
             self.on_probe_timer(now);
         }
     }
@@ -227,8 +236,7 @@ impl TcpSender {
     fn on_probe_timer(&mut self, now: Instant) {
         let app_room = self.app_end.saturating_sub(self.snd_nxt);
         let next_len = self.mss().min(app_room);
-        let new_data =
-            app_room > 0 && self.snd_nxt + next_len <= self.snd_una + self.flow_window();
+        let new_data = app_room > 0 && self.snd_nxt + next_len <= self.snd_una + self.flow_window();
         let probe = match self.tlp.as_mut() {
             Some(t) if self.ca == CaState::Open && !self.sb.is_empty() => t.on_timer(new_data),
             Some(t) => {

@@ -69,7 +69,14 @@ impl Tlp {
         rto_delta: Duration,
     ) {
         let pto = match srtt {
-            Some(s) => s * 2 + if one_in_flight { MAX_ACK_DELAY } else { TIMEOUT_MIN },
+            Some(s) => {
+                s * 2
+                    + if one_in_flight {
+                        MAX_ACK_DELAY
+                    } else {
+                        TIMEOUT_MIN
+                    }
+            }
             None => TIMEOUT_INIT,
         };
         let pto = if rto_delta.is_zero() {

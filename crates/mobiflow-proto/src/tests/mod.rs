@@ -13,6 +13,7 @@ pub mod pair;
 mod afc;
 mod architecture;
 mod handoff;
+mod rack_tlp;
 mod tcp_pair;
 mod tcp_state;
 
