@@ -24,10 +24,10 @@ pub(super) struct BeforeAck {
 }
 
 impl TcpSender {
-    /// RACK decides losses (with SACK; without it, RFC 6582 as in Linux's
-    /// `tcp_newreno_mark_lost`).
+    /// RACK decides losses: with SACK recovery (without SACK, RFC 6582 as in Linux's
+    /// `tcp_newreno_mark_lost`; a SACK connection in Linux always recovers by SACK).
     pub(super) fn rack_on(&self) -> bool {
-        self.rack.is_some() && self.sack_ok
+        self.rack.is_some() && self.recovery() == Recovery::Sack
     }
 
     /// The window PRR allows, during a SACK recovery with `prr`.
