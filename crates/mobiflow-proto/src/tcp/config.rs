@@ -49,6 +49,44 @@ impl std::str::FromStr for Recovery {
     }
 }
 
+/// How the sender decides that a segment is lost, with SACK (without SACK, only
+/// duplicate ACKs: RFC 5681 §3.2, RFC 6582).
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum LossDetection {
+    /// RFC 6675 §4 `IsLost`: DupThresh SACKed segments above, and recovery starts on
+    /// the DupThresh-th duplicate ACK (RFC 5681 §3.2).
+    DupThresh,
+    /// RACK (RFC 8985 §6, `tcp::rack`): a segment is lost once a segment sent after
+    /// it is delivered and a reordering window has passed; recovery starts when RACK
+    /// marks a loss, never on a count of duplicate ACKs (Linux `tcp_recovery = 1`:
+    /// `tcp_time_to_recover` ignores the dupthresh rule when RACK is on).
+    Rack,
+}
+
+impl LossDetection {
+    pub const NAMES: &'static [&'static str] = &["dupthresh", "rack"];
+    pub fn name(self) -> &'static str {
+        match self {
+            LossDetection::DupThresh => "dupthresh",
+            LossDetection::Rack => "rack",
+        }
+    }
+}
+
+impl std::str::FromStr for LossDetection {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.to_ascii_lowercase().as_str() {
+            "dupthresh" => Ok(LossDetection::DupThresh),
+            "rack" => Ok(LossDetection::Rack),
+            _ => Err(format!(
+                "unknown loss_detection {s:?}; expected one of {}",
+                LossDetection::NAMES.join(", ")
+            )),
+        }
+    }
+}
+
 /// Which ACKs give RTT samples when timestamps are off (RFC 6298 §3 leaves the
 /// choice to the implementation, within Karn's rule).
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
@@ -116,6 +154,21 @@ pub struct TcpConfig {
     pub recovery: Recovery,
     /// Duplicate ACKs that trigger a fast retransmit (RFC 5681 §3.2: 3).
     pub dupack_threshold: u32,
+    /// Loss detection with SACK: RFC 6675's DupThresh rule or RACK (RFC 8985).
+    pub loss_detection: LossDetection,
+    /// Tail loss probe (RFC 8985 §7, Linux `tcp_schedule_loss_probe`,
+    /// `tcp_send_loss_probe`; needs SACK): in the open state, a probe after about two
+    /// SRTT without an ACK, so that a loss at the tail is found by RACK instead of a
+    /// retransmission timeout.
+    pub tlp: bool,
+    /// Proportional rate reduction (RFC 6937, Linux `tcp_cwnd_reduction`) for cwnd
+    /// during SACK recovery; off, cwnd is ssthresh from the fast retransmit on (RFC
+    /// 6675 §5).
+    pub prr: bool,
+    /// RTT samples from SACKed segments never retransmitted (Linux
+    /// `tcp_sacktag_one`'s `first_sackt`, `tcp_ack_update_rtt`), when the ACK gives no
+    /// other sample (a duplicate ACK, or Karn's rule).
+    pub sack_rtt: bool,
     pub initial_window: InitialWindow,
     /// Initial ssthresh in bytes (RFC 5681 §3.1: arbitrarily high).
     pub initial_ssthresh: u64,
@@ -236,6 +289,10 @@ impl Default for TcpConfig {
             cc: CcKind::NewReno,
             recovery: Recovery::Sack,
             dupack_threshold: 3,
+            loss_detection: LossDetection::DupThresh,
+            tlp: false,
+            prr: false,
+            sack_rtt: false,
             initial_window: InitialWindow::Rfc3390,
             initial_ssthresh: u64::MAX,
             max_cwnd: u64::MAX,
@@ -357,9 +414,15 @@ impl TcpConfig {
     ///   (Linux fills the offered window: `tcp_snd_wnd_test`), TSval in milliseconds
     ///   (`tcp_time_stamp_ts`).
     ///
+    /// * loss detection by RACK (`tcp_recovery = 1`: `tcp_rack_mark_lost`), the tail
+    ///   loss probe (`tcp_early_retrans = 3`: `tcp_schedule_loss_probe`), proportional
+    ///   rate reduction in recovery (`tcp_cwnd_reduction`) and RTT samples from SACKed
+    ///   data (`tcp_sacktag_one`, `tcp_ack_update_rtt`).
+    ///
     /// Not yet modelled, and listed in docs/live.md: quick-ACK mode and the adaptive
-    /// `ato`, D-SACK, RACK-TLP, PRR, F-RTO and undo, HyStart, the kernel's RTO formula
-    /// (`tcp_set_rto`), receive-buffer auto-tuning.
+    /// `ato`, D-SACK (and so RACK's reordering-window adaptation, which waits for it),
+    /// F-RTO and undo, HyStart, the kernel's RTO formula (`tcp_set_rto`),
+    /// receive-buffer auto-tuning.
     pub fn linux() -> Self {
         TcpConfig {
             mss: 1448,
@@ -390,6 +453,10 @@ impl TcpConfig {
             limited_transmit: true,
             rto_restart_on_fast_retransmit: true,
             cwnd_validation: true,
+            loss_detection: LossDetection::Rack,
+            tlp: true,
+            prr: true,
+            sack_rtt: true,
             ..TcpConfig::default()
         }
     }

@@ -12,12 +12,15 @@ pub mod config;
 pub mod cwv;
 pub mod ext;
 pub mod handoff;
+pub mod prr;
+pub mod rack;
 pub mod receiver;
 pub mod rtt;
 pub mod sack;
 pub mod sender;
+pub mod tlp;
 
-pub use config::{InitialWindow, Recovery, RttSampling, TcpConfig};
+pub use config::{InitialWindow, LossDetection, Recovery, RttSampling, TcpConfig};
 pub use ext::ba_sst::PacketPair;
 pub use ext::{SenderExt, SenderExtension};
 pub use handoff::{HandoffReaction, HandoffSignal, InterfaceChange};

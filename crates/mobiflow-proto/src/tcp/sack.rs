@@ -47,6 +47,43 @@ pub struct Acked {
     pub latest_sent: Option<Instant>,
 }
 
+/// What the SACK blocks and the cumulative ACK of one ACK delivered, for the loss
+/// detection and RTT rules that look at individual segments (RACK, RFC 8985 §6.2
+/// step 2; Linux `tcp_sacktag_one`'s `first_sackt` and `reord`). Gathered by
+/// [`Scoreboard::sack`] and [`Scoreboard::ack_to`]; read and reset with
+/// [`Scoreboard::take_delivery`].
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Delivery {
+    /// The newly delivered record (SACKed, or cumulatively acknowledged without
+    /// having been SACKed) sent last, ties broken by the higher end (RFC 8985
+    /// `RACK_sent_after`).
+    pub newest: Option<SegRec>,
+    /// The earliest send time of a newly SACKed record never retransmitted.
+    pub first_sacked_original: Option<Instant>,
+    /// The lowest start of a newly delivered record never retransmitted.
+    pub lowest_original: Option<u64>,
+}
+
+impl Delivery {
+    fn note(&mut self, r: &SegRec, by_sack: bool) {
+        if self
+            .newest
+            .is_none_or(|n| (r.sent_at, r.end) > (n.sent_at, n.end))
+        {
+            self.newest = Some(*r);
+        }
+        if r.tx_count == 1 {
+            if by_sack {
+                self.first_sacked_original = Some(
+                    self.first_sacked_original
+                        .map_or(r.sent_at, |t| t.min(r.sent_at)),
+                );
+            }
+            self.lowest_original = Some(self.lowest_original.map_or(r.start, |s| s.min(r.start)));
+        }
+    }
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct Scoreboard {
     recs: VecDeque<SegRec>,
@@ -60,6 +97,8 @@ pub struct Scoreboard {
     top_sacked: Vec<u64>,
     /// Every record ending at or below this offset has been through IsLost.
     lost_scan_end: u64,
+    /// What the current ACK delivered so far.
+    delivery: Delivery,
 }
 
 /// How many of the highest SACKed records the scoreboard tracks; a DupThresh above it
@@ -116,6 +155,7 @@ impl Scoreboard {
                 self.forget(&r);
                 if !r.sacked {
                     newly += r.len();
+                    self.delivery.note(&r, false);
                 }
                 latest_sent = Some(latest_sent.map_or(r.sent_at, |t| t.max(r.sent_at)));
                 last = Some(r);
@@ -147,6 +187,18 @@ impl Scoreboard {
             newly,
             latest_sent,
         }
+    }
+
+    /// What the SACK blocks and cumulative ACK processed since the last
+    /// [`Self::take_delivery`] delivered.
+    pub fn delivery(&self) -> &Delivery {
+        &self.delivery
+    }
+
+    /// What the SACK blocks and cumulative ACK processed since the last call
+    /// delivered ([`Delivery`]); resets it.
+    pub fn take_delivery(&mut self) -> Delivery {
+        std::mem::take(&mut self.delivery)
     }
 
     fn forget(&mut self, r: &SegRec) {
@@ -184,6 +236,7 @@ impl Scoreboard {
                 m.lost = false;
                 self.sacked_count += 1;
                 newly += r.len();
+                self.delivery.note(&r, true);
                 let at = self.top_sacked.partition_point(|&x| x < r.start);
                 if self.top_sacked.len() < TOP || at > 0 {
                     self.top_sacked.insert(at, r.start);

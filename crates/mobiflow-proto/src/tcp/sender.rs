@@ -32,18 +32,25 @@
 //! Polling order: after any `handle_*` call or `write`, call `poll_transmit` until it
 //! returns `None`, then schedule a wake-up at `poll_timeout()`.
 
-use super::config::{Recovery, RttSampling, TcpConfig};
+use super::config::{LossDetection, Recovery, RttSampling, TcpConfig};
 use super::cwv::CwndValidation;
 use super::ext::{self, Response, SenderCtx, SenderExt, SenderExtension};
 use super::handoff::InterfaceChange;
+use super::prr::Prr;
+use super::rack::Rack;
 use super::rtt::RttEstimator;
 use super::sack::{Scoreboard, SegRec};
+use super::tlp::{Probe, Tlp};
 use crate::cc::{
     AckSample, CaEvent, CaState, CongestionController, CongestionEvent, CongestionKind,
     RecoveryExit,
 };
 use crate::time::{Duration, Instant};
 use crate::wire::{Flags, Segment, Timestamps};
+
+// RACK, the tail loss probe, PRR and SACK RTT samples: the sender's side of them.
+#[path = "sender_loss.rs"]
+mod sender_loss;
 
 /// Distribution of RTT samples: min, mean and a log-linear histogram for percentiles
 /// (HDR-style: exact below 128 µs, then 128 sub-buckets per power of two, so every
@@ -160,6 +167,10 @@ pub struct SenderStats {
     pub ba_sst_last_bps: f64,
     pub ba_sst_last_rtt: Duration,
     pub ba_sst_last_ssthresh: u64,
+    /// Tail loss probes sent (RFC 8985 §7), and the probe episodes that found a loss
+    /// and reduced cwnd (§7.4).
+    pub loss_probes: u64,
+    pub loss_probe_recoveries: u64,
 }
 
 /// What RFC 6675's NextSeg chose ([`TcpSender::next_seg`]).
@@ -230,6 +241,14 @@ pub struct TcpSender {
     zw_stall_from: Option<Instant>,
     /// The sender extensions (`tcp::ext`), in the order their hooks are called.
     ext: Vec<SenderExt>,
+    /// RACK loss detection (`tcp::rack`), with `loss_detection = Rack`.
+    rack: Option<Rack>,
+    /// The tail loss probe (`tcp::tlp`), with `tlp`, and a probe to send now.
+    tlp: Option<Tlp>,
+    probe: Option<Probe>,
+    /// Proportional rate reduction (`tcp::prr`) of the SACK recovery in progress,
+    /// with `prr`.
+    prr: Option<Prr>,
     stats: SenderStats,
 }
 
@@ -295,6 +314,10 @@ impl TcpSender {
             last_new_data_at: None,
             zw_stall_from: None,
             ext: ext::build(&cfg),
+            rack: (cfg.loss_detection == LossDetection::Rack).then(Rack::new),
+            tlp: cfg.tlp.then(Tlp::new),
+            probe: None,
+            prr: None,
             stats: SenderStats::default(),
             cfg,
         }
@@ -535,6 +558,9 @@ impl TcpSender {
         }
         self.account_slots(now, true);
         self.each_ext(now, |e, cx| e.on_sent(cx, len));
+        if let Some(p) = self.prr.as_mut() {
+            p.on_sent(len);
+        }
         self.cwv.on_sent(self.sb.pipe());
         self.cc.on_sent(now, len, self.sb.pipe());
     }
@@ -595,11 +621,16 @@ impl TcpSender {
                 return Some(self.retransmit(now, i));
             }
         }
+        if let Some(p) = self.probe.take() {
+            if let Some(seg) = self.send_probe(now, p) {
+                return Some(seg);
+            }
+        }
         let mss = self.cfg.mss;
         if self.ext.iter().any(|e| e.holds_transmit(now, mss)) {
             return None;
         }
-        let mut cwnd = self.cc.window();
+        let mut cwnd = self.prr_cwnd().unwrap_or_else(|| self.cc.window());
         if self.cfg.limited_transmit
             && self.cfg.limited_transmit_after_timeout
             && !self.sack_ok
@@ -617,7 +648,13 @@ impl TcpSender {
         match self.next_seg(pipe_mode, cwnd) {
             NextSeg::Retransmit(i) => Some(self.retransmit(now, i)),
             NextSeg::Hold => None,
-            NextSeg::NewData => self.send_new_data(now, pipe_mode, cwnd),
+            NextSeg::NewData => {
+                let seg = self.send_new_data(now, pipe_mode, cwnd);
+                if seg.is_some() {
+                    self.schedule_probe(now, false);
+                }
+                seg
+            }
         }
     }
 
@@ -812,7 +849,13 @@ impl TcpSender {
     /// When `handle_timeout` should next be called.
     pub fn poll_timeout(&self) -> Option<Instant> {
         // Asked after every output: the extensions' timers only when there are any.
-        let t = Instant::earliest(self.rto_at, self.persist_at);
+        let mut t = Instant::earliest(self.rto_at, self.persist_at);
+        if let Some(r) = &self.rack {
+            t = Instant::earliest(t, r.timer());
+        }
+        if let Some(p) = &self.tlp {
+            t = Instant::earliest(t, p.timer());
+        }
         if self.ext.is_empty() {
             return t;
         }
@@ -827,6 +870,7 @@ impl TcpSender {
             e.on_timer(now);
         }
         let room_before = self.room_before_input();
+        self.loss_timers(now);
         if self.rto_at.is_some_and(|t| now >= t) {
             self.rto_at = None;
             self.on_rto(now);
@@ -883,6 +927,7 @@ impl TcpSender {
         };
         self.set_ca(CaState::Loss);
         self.recovery_hidden = false;
+        self.loss_steps_on_rto();
         if response == Response::Hide {
             // Retransmit without collapsing the window.
             self.stats.hidden_congestion_events += 1;
@@ -916,6 +961,7 @@ impl TcpSender {
         // transmit is not part of FlightSize for ssthresh.
         let flight = self.flight_size().saturating_sub(self.limited_tx_bytes);
         self.limited_tx_bytes = 0;
+        let prior_cwnd = self.cc.window();
         self.set_ca(CaState::Recovery);
         // An extension may keep the loss from congestion control (AFC, after a zero
         // window); the recovery still retransmits.
@@ -935,10 +981,13 @@ impl TcpSender {
         self.recover = Some(self.snd_nxt);
         self.rtx_in_episode = 0;
         self.partial_acked = false;
-        self.sb.mark_lost(0);
-        if self.sack_ok {
-            self.sb
-                .mark_lost_by_sack(self.cfg.dupack_threshold, self.mss());
+        self.loss_steps_on_recovery(prior_cwnd);
+        if !self.rack_on() {
+            self.sb.mark_lost(0);
+            if self.sack_ok {
+                self.sb
+                    .mark_lost_by_sack(self.cfg.dupack_threshold, self.mss());
+            }
         }
         // RFC 5681 §3.2 step 4: cwnd = ssthresh + 3*SMSS (inflated by the dupACKs);
         // a hidden loss inflates the unreduced cwnd.
@@ -968,6 +1017,10 @@ impl TcpSender {
         }
         self.set_ca(CaState::Open);
         self.dupacks = 0;
+        self.prr = None;
+        if let Some(r) = self.rack.as_mut() {
+            r.on_recovery_end();
+        }
     }
 
     /// A segment from the receiver (an ACK, a window update or a SYN-ACK) arrived.
@@ -995,14 +1048,25 @@ impl TcpSender {
         let room_before = self.room_before_input();
         let prior_in_flight = self.sb.pipe();
         let old_wnd = self.snd_wnd;
+        let before = self.loss_steps_before_ack();
         if seg.ack >= self.snd_una {
             self.update_window(now, seg);
         }
         let newly_sacked = self.update_scoreboard(seg);
+        let sack_rtt = self.sack_rtt_sample(now);
+        let mut newly_acked = 0;
         if seg.ack > self.snd_una {
-            self.on_new_ack(now, seg, prior_in_flight, newly_sacked);
-        } else if seg.ack == self.snd_una && !self.sb.is_empty() && seg.len == 0 {
-            self.on_duplicate_ack(now, seg, old_wnd, newly_sacked);
+            newly_acked = self.on_new_ack(now, seg, prior_in_flight, newly_sacked, sack_rtt);
+        } else if seg.ack == self.snd_una {
+            if let Some(r) = sack_rtt {
+                self.take_rtt_sample(r);
+            }
+            if !self.sb.is_empty() && seg.len == 0 {
+                self.on_duplicate_ack(now, seg, old_wnd, newly_sacked);
+            }
+        }
+        if let Some(before) = before {
+            self.loss_steps_after_ack(now, seg, &before, newly_acked, newly_sacked);
         }
         self.after_ack(now, seg, room_before);
     }
@@ -1070,7 +1134,16 @@ impl TcpSender {
     /// recovery in progress moves on ([`Self::recovery_on_new_ack`]), the controller
     /// grows the window (RFC 5681 §3.1, RFC 7661 §4) and the retransmission timer is
     /// restarted (RFC 6298 §5.2–5.3).
-    fn on_new_ack(&mut self, now: Instant, seg: &Segment, prior_in_flight: u64, newly_sacked: u64) {
+    /// `sack_rtt`: the sample from SACKed data, used when the ACK gives no other.
+    /// Returns the bytes newly acknowledged.
+    fn on_new_ack(
+        &mut self,
+        now: Instant,
+        seg: &Segment,
+        prior_in_flight: u64,
+        newly_sacked: u64,
+        sack_rtt: Option<Duration>,
+    ) -> u64 {
         let ack = seg.ack;
         // Karn's rule holds for every segment the ACK covers: if one of them was
         // retransmitted, the ACK may have left when the retransmission filled a hole,
@@ -1089,13 +1162,11 @@ impl TcpSender {
         let (last, newly_acked) = (acked.last, acked.newly);
         self.snd_una = ack;
         self.each_ext(now, |e, cx| e.on_new_ack(cx, &acked));
-        let sample = self.rtt_sample(now, seg, last.filter(|_| !rtx_acked));
+        let sample = self
+            .rtt_sample(now, seg, last.filter(|_| !rtx_acked))
+            .or(sack_rtt);
         if let Some(r) = sample {
-            self.rtt.on_sample(r);
-            self.stats.rtt.record(r);
-            // Karn's algorithm (RFC 6298 §5 note, as Linux and ns-2): the backed-off
-            // RTO is kept until a valid RTT sample arrives.
-            self.rtt.reset_backoff();
+            self.take_rtt_sample(r);
         }
         self.persist_backoff = 0;
 
@@ -1125,6 +1196,16 @@ impl TcpSender {
             // RFC 6298 §5.3: restart the timer when new data is acknowledged.
             self.arm_rto(now);
         }
+        newly_acked
+    }
+
+    /// An RTT sample feeds the RTO estimator (RFC 6298 §2) and the statistics.
+    fn take_rtt_sample(&mut self, r: Duration) {
+        self.rtt.on_sample(r);
+        self.stats.rtt.record(r);
+        // Karn's algorithm (RFC 6298 §5 note, as Linux and ns-2): the backed-off RTO
+        // is kept until a valid RTT sample arrives.
+        self.rtt.reset_backoff();
     }
 
     /// The RTT sample of an ACK of new data: RFC 7323 §4.1 from the echoed timestamp,
@@ -1180,8 +1261,9 @@ impl TcpSender {
                     let restart = !self.partial_acked;
                     self.partial_acked = true;
                     return restart;
-                } else {
-                    // RFC 6675: losses follow from the scoreboard.
+                } else if !self.rack_on() {
+                    // RFC 6675: losses follow from the scoreboard (with RACK, from
+                    // `loss_steps_after_ack`).
                     self.sb
                         .mark_lost_by_sack(self.cfg.dupack_threshold, self.mss());
                 }
@@ -1211,6 +1293,11 @@ impl TcpSender {
             return;
         }
         self.dupacks += 1;
+        if self.rack_on() {
+            // Linux `tcp_time_to_recover` with RACK: a recovery starts when RACK marks
+            // a loss (`loss_steps_after_ack`), whatever the count of duplicate ACKs.
+            return;
+        }
         match self.ca {
             CaState::Open => {
                 let sack_loss = self.sack_ok
@@ -1306,7 +1393,7 @@ impl TcpSender {
         if self.ca == CaState::Recovery && self.recovery() != Recovery::Sack {
             self.recovery_cwnd
         } else {
-            self.cc.window()
+            self.prr_cwnd().unwrap_or_else(|| self.cc.window())
         }
     }
     pub fn ssthresh(&self) -> u64 {

@@ -6,6 +6,8 @@
 //!   segment out (smoltcp style, with `send!`/`recv!` macros).
 //! * `tcp_pair`: behaviour tests of a whole connection over a `Pair`, one group per
 //!   topic.
+//! * `rack_tlp`: RACK, the tail loss probe, PRR and SACK RTT samples over a `Pair`,
+//!   each against the same connection with its knob off.
 //! * `architecture`: docs/architecture.md names files that exist.
 
 pub mod pair;
@@ -13,6 +15,7 @@ pub mod pair;
 mod afc;
 mod architecture;
 mod handoff;
+mod rack_tlp;
 mod tcp_pair;
 mod tcp_state;
 

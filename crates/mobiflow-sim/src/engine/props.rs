@@ -372,6 +372,10 @@ fn gen_flow(r: &mut Rng, i: usize, nodes: usize, dur_ms: u64, case: &mut Case) {
                 ("window_updates", "false"),
                 ("hold_ssthresh_on_repeated_rto", "false"),
                 ("rtt_sampling", "\"timed-segment\""),
+                ("loss_detection", "\"rack\""),
+                ("tlp", "true"),
+                ("prr", "true"),
+                ("sack_rtt", "true"),
             ] {
                 if coin(r, 4) {
                     t.push(format!("{k} = {v}"));

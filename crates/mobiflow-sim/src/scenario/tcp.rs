@@ -11,7 +11,7 @@ use mobiflow_proto::cc::{
     RelentlessTimeout,
 };
 use mobiflow_proto::tcp::{
-    HandoffReaction, HandoffSignal, InitialWindow, Recovery, RttSampling, TcpConfig,
+    HandoffReaction, HandoffSignal, InitialWindow, LossDetection, Recovery, RttSampling, TcpConfig,
 };
 use toml::Value;
 
@@ -71,6 +71,34 @@ pub(crate) const TCP: &[Tcp] = &[
         set!(dupack_threshold, as_u32),
         |d| d.dupack_threshold.to_string(),
         "Duplicate ACKs that trigger a fast retransmit.",
+    ),
+    Tcp::new(
+        "loss_detection",
+        "`\"dupthresh\"`, `\"rack\"`",
+        set!(loss_detection, |v| as_str(v)?.parse::<LossDetection>()),
+        |d| d.loss_detection.name().into(),
+        "Loss detection with SACK: `dupthresh`, RFC 6675's IsLost and a recovery on the `dupack_threshold`-th duplicate ACK; `rack`, RACK (RFC 8985 §6, Linux `tcp_rack_mark_lost`): a segment is lost once one sent after it is delivered and RACK.rtt plus a reordering window (min RTT / 4, zero in recovery or after `dupack_threshold` SACKed segments while no reordering has been seen) has passed, with a reorder timer; recovery starts only when RACK marks a loss (`profile = \"linux\"`: `rack`).",
+    ),
+    Tcp::new(
+        "tlp",
+        "bool",
+        set!(tlp, as_bool),
+        |d| d.tlp.to_string(),
+        "Tail loss probe (RFC 8985 §7, Linux `tcp_schedule_loss_probe` / `tcp_send_loss_probe`; needs SACK): in the open state, 2·SRTT (+ 200 ms with one segment in flight, else + 2 ms) without an ACK sends one new segment beyond cwnd, or the last segment again, at most one probe per episode; a probe that repaired a loss reduces cwnd once (`profile = \"linux\"`: on).",
+    ),
+    Tcp::new(
+        "prr",
+        "bool",
+        set!(prr, as_bool),
+        |d| d.prr.to_string(),
+        "Proportional rate reduction (RFC 6937, Linux `tcp_cwnd_reduction`) for cwnd during SACK recovery: sends ssthresh / cwnd-before of what is delivered while pipe is above ssthresh, then PRR-SSRB. Off: cwnd = ssthresh at the fast retransmit (RFC 6675) (`profile = \"linux\"`: on).",
+    ),
+    Tcp::new(
+        "sack_rtt",
+        "bool",
+        set!(sack_rtt, as_bool),
+        |d| d.sack_rtt.to_string(),
+        "RTT samples from newly SACKed segments never retransmitted (Linux `tcp_sacktag_one` / `tcp_ack_update_rtt`) when the ACK gives no other sample, as duplicate ACKs in a recovery (`profile = \"linux\"`: on).",
     ),
     Tcp::new(
         "initial_window",
