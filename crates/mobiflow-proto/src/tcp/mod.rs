@@ -10,12 +10,14 @@
 
 pub mod config;
 pub mod cwv;
+pub mod dsack;
 pub mod ext;
 pub mod handoff;
 pub mod receiver;
 pub mod rtt;
 pub mod sack;
 pub mod sender;
+pub mod undo;
 
 pub use config::{InitialWindow, Recovery, RttSampling, TcpConfig};
 pub use ext::ba_sst::PacketPair;

@@ -34,10 +34,12 @@
 
 use super::config::{Recovery, RttSampling, TcpConfig};
 use super::cwv::CwndValidation;
+use super::dsack::dsack_block;
 use super::ext::{self, Response, SenderCtx, SenderExt, SenderExtension};
 use super::handoff::InterfaceChange;
 use super::rtt::RttEstimator;
 use super::sack::{Scoreboard, SegRec};
+use super::undo::{self, AckView, Undo, Verdict};
 use crate::cc::{
     AckSample, CaEvent, CaState, CongestionController, CongestionEvent, CongestionKind,
     RecoveryExit,
@@ -160,6 +162,12 @@ pub struct SenderStats {
     pub ba_sst_last_bps: f64,
     pub ba_sst_last_rtt: Duration,
     pub ba_sst_last_ssthresh: u64,
+    /// D-SACK blocks received (RFC 2883, `tcp::dsack`).
+    pub dsacks_received: u64,
+    /// Congestion reductions undone because they proved spurious (`tcp::undo`:
+    /// Eifel, D-SACK, F-RTO), and of them those after a timeout.
+    pub undos: u64,
+    pub rto_undos: u64,
 }
 
 /// What RFC 6675's NextSeg chose ([`TcpSender::next_seg`]).
@@ -230,6 +238,9 @@ pub struct TcpSender {
     zw_stall_from: Option<Instant>,
     /// The sender extensions (`tcp::ext`), in the order their hooks are called.
     ext: Vec<SenderExt>,
+    /// Spurious-retransmission detection and undo (`tcp::undo`), with `cfg.undo` or
+    /// `cfg.frto`.
+    undo: Undo,
     stats: SenderStats,
 }
 
@@ -295,6 +306,7 @@ impl TcpSender {
             last_new_data_at: None,
             zw_stall_from: None,
             ext: ext::build(&cfg),
+            undo: Undo::new(cfg.undo),
             stats: SenderStats::default(),
             cfg,
         }
@@ -564,6 +576,8 @@ impl TcpSender {
             self.arm_rto(now);
         }
         self.sb.retransmitted(i, now);
+        let tsval = self.ts_ok.then(|| self.ts_now(now));
+        self.undo.on_retransmit(tsval);
         self.stats.retransmits += 1;
         self.rtx_in_episode += 1;
         let mut seg = self.data_segment(now, r.start, r.len());
@@ -614,6 +628,17 @@ impl TcpSender {
         }
         let pipe_mode = self.ca == CaState::Loss
             || (self.ca == CaState::Recovery && self.recovery() == Recovery::Sack);
+        if self.ca == CaState::Loss && self.undo.new_data_first() {
+            // F-RTO step 2b (Linux `REXMIT_NEW` in `tcp_xmit_recovery`): new data
+            // instead of the resend; if none can go, the conventional recovery.
+            if let Some(seg) = self.send_new_data(now, pipe_mode, cwnd) {
+                return Some(seg);
+            }
+            if self.recover.is_some_and(|r| self.snd_nxt > r) {
+                return None;
+            }
+            self.undo.stop_frto();
+        }
         match self.next_seg(pipe_mode, cwnd) {
             NextSeg::Retransmit(i) => Some(self.retransmit(now, i)),
             NextSeg::Hold => None,
@@ -869,6 +894,7 @@ impl TcpSender {
             return;
         }
         let repeated = self.ca == CaState::Loss;
+        self.spurious_on_timeout();
         let in_flight = match self.ca {
             // A repeated timeout: only what the timer resent is in flight, which
             // halves to 2 SMSS as in ns-2; with `hold_ssthresh_on_repeated_rto`,
@@ -933,6 +959,15 @@ impl TcpSender {
             });
         }
         self.recover = Some(self.snd_nxt);
+        if self.spurious_detection() {
+            // Linux `tcp_init_undo` (via `tcp_enter_recovery`); nothing to undo when
+            // the window was not reduced.
+            if self.recovery_hidden {
+                self.undo.done();
+            } else {
+                self.undo.start(self.snd_una);
+            }
+        }
         self.rtx_in_episode = 0;
         self.partial_acked = false;
         self.sb.mark_lost(0);
@@ -954,6 +989,90 @@ impl TcpSender {
             // `Sack1TcpAgent::`): `reset_rtx_timer(1, 0)` before the retransmission, so
             // the retransmitted segment gets a whole RTO to be acknowledged.
             self.arm_rto(now);
+        }
+    }
+
+    // ----- spurious retransmissions (`tcp::undo`) --------------------------------------
+
+    /// Spurious-retransmission detection is on (undo or F-RTO).
+    fn spurious_detection(&self) -> bool {
+        self.cfg.undo || self.cfg.frto
+    }
+
+    /// A timeout, before the state changes (`Undo::on_timeout`).
+    fn spurious_on_timeout(&mut self) {
+        if self.spurious_detection() {
+            self.undo.on_timeout(self.ca, self.snd_una, self.cfg.frto);
+        }
+    }
+
+    /// Before an ACK's SACK blocks mark the scoreboard: count and use its D-SACK
+    /// block (`Undo::on_dsack`), and say whether it acknowledges never-retransmitted
+    /// data below the recovery point (F-RTO's evidence, `undo::acks_original`).
+    fn spurious_before_scoreboard(&mut self, seg: &Segment) -> bool {
+        if !self.sack_ok || seg.sack.is_empty() {
+            return self.undo.frto()
+                && self.ca == CaState::Loss
+                && undo::acks_original(&self.sb, seg, self.recover.unwrap_or(0), false);
+        }
+        if let Some(block) = dsack_block(seg) {
+            self.stats.dsacks_received += 1;
+            if self.spurious_detection() {
+                self.undo
+                    .on_dsack(block, self.snd_una, &self.sb, self.mss());
+            }
+        }
+        self.undo.frto()
+            && self.ca == CaState::Loss
+            && undo::acks_original(&self.sb, seg, self.recover.unwrap_or(0), true)
+    }
+
+    /// After an ACK was processed: the undo decisions of `Undo::after_ack`, carried
+    /// out.
+    fn spurious_after_ack(
+        &mut self,
+        seg: &Segment,
+        prior_ca: CaState,
+        prior_una: u64,
+        orig_acked: bool,
+        sacked_or_dupack: bool,
+    ) {
+        self.undo.on_ack();
+        let view = AckView {
+            prior_ca,
+            ca: self.ca,
+            advanced: seg.ack > prior_una,
+            tsecr: seg.ts.filter(|_| self.ts_ok).map(|ts| ts.tsecr),
+            orig_acked,
+            sacked_or_dupack,
+            sent_beyond_recovery_point: self.recover.is_some_and(|r| self.snd_nxt > r),
+            recovered: prior_ca == CaState::Loss && self.ca == CaState::Open,
+            can_send_new: self.app_end > self.snd_nxt
+                && self.snd_una + self.flow_window() > self.snd_nxt,
+            retrans_outstanding: undo::retransmission_outstanding(&self.sb),
+        };
+        match self.undo.after_ack(&view) {
+            Verdict::Keep => {}
+            Verdict::FrtoNewData => {
+                self.recover = Some(self.snd_nxt);
+                self.undo.send_new_data_first();
+            }
+            Verdict::Undo { timeout } => {
+                // Linux `tcp_undo_cwnd_reduction`: the controller's window back
+                // (`undo_cwnd`, RFC 4015 §2), the loss marks cleared (the model clears
+                // them on every undo, so that nothing waits for a resend in the open
+                // state), and the connection open again.
+                self.sb.unmark_lost();
+                self.forced_rtx = false;
+                self.cc.on_spurious_congestion();
+                self.undo.done();
+                self.stats.undos += 1;
+                if timeout {
+                    self.stats.rto_undos += 1;
+                }
+                self.set_ca(CaState::Open);
+                self.dupacks = 0;
+            }
         }
     }
 
@@ -995,14 +1114,26 @@ impl TcpSender {
         let room_before = self.room_before_input();
         let prior_in_flight = self.sb.pipe();
         let old_wnd = self.snd_wnd;
+        let (prior_ca, prior_una, prior_dupacks) = (self.ca, self.snd_una, self.dupacks);
         if seg.ack >= self.snd_una {
             self.update_window(now, seg);
         }
+        let orig_acked = self.spurious_before_scoreboard(seg);
         let newly_sacked = self.update_scoreboard(seg);
         if seg.ack > self.snd_una {
             self.on_new_ack(now, seg, prior_in_flight, newly_sacked);
         } else if seg.ack == self.snd_una && !self.sb.is_empty() && seg.len == 0 {
             self.on_duplicate_ack(now, seg, old_wnd, newly_sacked);
+        }
+        if self.spurious_detection() {
+            let dupack = self.dupacks > prior_dupacks;
+            self.spurious_after_ack(
+                seg,
+                prior_ca,
+                prior_una,
+                orig_acked,
+                newly_sacked > 0 || dupack,
+            );
         }
         self.after_ack(now, seg, room_before);
     }
