@@ -7,7 +7,9 @@
 //!   §3.10.7.4;
 //! * delayed ACKs, at least every second full-sized segment, and an immediate ACK for
 //!   out-of-order data or data that fills a hole: RFC 5681 §4.2, RFC 1122 §4.2.3.2;
-//! * SACK blocks, the first one holding the most recent segment: RFC 2018 §4;
+//! * SACK blocks, the first one holding the most recent segment: RFC 2018 §4; with
+//!   `dsack`, a D-SACK block before them for a segment that brought bytes already
+//!   received: RFC 2883 §4 (`tcp::dsack`);
 //! * TS.Recent and the echoed timestamp: RFC 7323 §4.3;
 //! * the advertised window from the buffer's free space, never moving the right edge
 //!   back, and receiver SWS avoidance: RFC 9293 §3.8.6.2.2, RFC 1122 §4.2.3.3;

@@ -20,6 +20,8 @@
 //!   and RFC 6582 §3.2 describe.
 //! * The retransmission timer follows RFC 6298 §5, with Karn's rule (§3) or
 //!   timestamps (RFC 7323 §4) for samples.
+//! * Spurious retransmissions (with `undo` / `frto`): Eifel, D-SACK and F-RTO decide
+//!   whether a reduction is undone, as Linux does (`tcp::undo`, RFC 3522, 3708, 5682).
 //! * A zero window with nothing in flight starts the persist timer (RFC 9293
 //!   §3.8.6.1, RFC 1122 §4.2.2.17); probes back off exponentially.
 //! * The mobile schemes' changes to the sender are sender extensions (`tcp::ext`),
