@@ -339,6 +339,8 @@ mod tests {
             retransmits: 1,
             timeouts: 0,
             fast_retransmits: 1,
+            spurious_retransmits: 0,
+            undos: 0,
             zero_windows: 2,
             zero_window_acks: 3,
             window_probes: 0,

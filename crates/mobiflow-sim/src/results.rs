@@ -38,6 +38,17 @@ pub struct FlowSummary {
     pub retransmits: u64,
     pub timeouts: u64,
     pub fast_retransmits: u64,
+    /// Spurious retransmissions, the simulator's ground truth: retransmitted segments
+    /// that reached the receiver carrying only bytes it already had (below its next
+    /// expected byte or held out of order), i.e. what a D-SACK (RFC 2883) reports
+    /// whole. Counted for every TCP flow whatever the profile; a retransmission lost
+    /// on the way, or overtaken by its original, is not counted. 0 for TFRC / DCCP
+    /// flows, which never retransmit.
+    pub spurious_retransmits: u64,
+    /// Congestion reductions the sender itself found spurious and undid (Eifel,
+    /// D-SACK or F-RTO: `undo`, `frto`, on in the `linux` profile); 0 when those are
+    /// off and for TFRC / DCCP flows.
+    pub undos: u64,
     /// Advertisements of a zero window after a non-zero one (episodes).
     pub zero_windows: u64,
     /// ACKs sent carrying a zero window.

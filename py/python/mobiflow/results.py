@@ -126,6 +126,13 @@ class FlowSummary(_FlowOptional):
     retransmits: int
     timeouts: int
     fast_retransmits: int
+    spurious_retransmits: int
+    """Spurious retransmissions, the simulator's ground truth: retransmitted segments that
+    reached the receiver carrying only bytes it already had (what a D-SACK reports
+    whole). Counted for every TCP flow in every profile; 0 for TFRC / DCCP flows."""
+    undos: int
+    """Congestion reductions the sender itself found spurious and undid (Eifel, D-SACK,
+    F-RTO: the ``undo`` and ``frto`` keys, on in the ``linux`` profile)."""
     zero_windows: int
     """Episodes of a zero receive window being advertised."""
     zero_window_acks: int

@@ -64,6 +64,8 @@ FLOW_COLUMNS: dict[str, str] = {
     "retransmits": _INT,
     "timeouts": _INT,
     "fast_retransmits": _INT,
+    "spurious_retransmits": _INT,
+    "undos": _INT,
     "zero_windows": _INT,
     "zero_window_acks": _INT,
     "window_probes": _INT,

@@ -7,6 +7,8 @@
 //!   fast retransmit ── ssthresh = max(FlightSize/2, 2*SMSS)          (RFC 5681 eq. 4)
 //!   timeout ────────── ssthresh as above, cwnd = loss window (1 SMSS)
 //!   recovery exit ──── cwnd = ssthresh                               (RFC 6582 §3.2 step 3)
+//!   spurious signal ── cwnd = max(cwnd, prior cwnd), ssthresh = max(ssthresh, prior)
+//!                      (Linux `tcp_reno_undo_cwnd`, `tcp_undo_cwnd_reduction`)
 //! ```
 //!
 //! The same rules serve NewReno: RFC 6582 changes only the recovery, which lives in
@@ -31,6 +33,9 @@ pub struct Reno {
     /// Bytes acknowledged in congestion avoidance not yet turned into window growth
     /// (RFC 5681 §3.1, the byte-counting form of eq. 3).
     ca_acked: u64,
+    /// cwnd and ssthresh before the last reduction, for an undo (Linux `prior_cwnd`,
+    /// `prior_ssthresh`).
+    prior: Option<(u64, u64)>,
 }
 
 impl Reno {
@@ -38,6 +43,7 @@ impl Reno {
         Reno {
             win: Window::new(&cfg.params, mss as u64),
             ca_acked: 0,
+            prior: None,
             cfg,
         }
     }
@@ -92,6 +98,10 @@ impl CongestionController for Reno {
 
     fn on_congestion_event(&mut self, ev: &CongestionEvent) {
         if !ev.repeated {
+            // Linux `tcp_init_cwnd_reduction` / `tcp_enter_loss`: `prior_cwnd = cwnd`,
+            // `prior_ssthresh = tcp_current_ssthresh()` = max(ssthresh, 3/4 cwnd).
+            let c = self.win.cwnd;
+            self.prior = Some((c, self.win.ssthresh.max((c >> 1) + (c >> 2))));
             self.win.ssthresh = halve_flight(ev.in_flight, self.win.mss);
             if self.cfg.params.per_ack_counting {
                 // ns-2 `TcpAgent::slowdown`: `ssthresh_ = (int) halfwin`, whole packets.
@@ -118,6 +128,16 @@ impl CongestionController for Reno {
         // RFC 6582 §3.2 step 3, option (1): cwnd = ssthresh.
         self.win.cwnd = self.win.ssthresh;
         self.clamp();
+    }
+
+    fn on_spurious_congestion(&mut self) {
+        // Linux `tcp_undo_cwnd_reduction` with `tcp_reno_undo_cwnd`: cwnd = max(cwnd,
+        // prior_cwnd); ssthresh = prior_ssthresh if higher.
+        if let Some((cwnd, ssthresh)) = self.prior.take() {
+            self.win.cwnd = self.win.cwnd.max(cwnd);
+            self.win.ssthresh = self.win.ssthresh.max(ssthresh);
+            self.clamp();
+        }
     }
 
     fn set_ssthresh(&mut self, ssthresh_bytes: u64) {
@@ -286,5 +306,29 @@ mod tests {
             ..recovery_exit(1, MSS)
         });
         assert_eq!(r.window(), 10_000);
+    }
+
+    #[test]
+    fn a_spurious_reduction_is_undone_as_linux_reno_undo_cwnd() {
+        // Linux `tcp_undo_cwnd_reduction` with `tcp_reno_undo_cwnd`: cwnd back to
+        // max(cwnd, prior_cwnd), ssthresh back to prior_ssthresh = max(ssthresh, 3/4
+        // cwnd) when that is higher; used once.
+        for kind in [CongestionKind::FastRetransmit, CongestionKind::Timeout] {
+            let mut r = after_loss(kind, 20_000);
+            assert!(r.window() < 20_000);
+            r.on_spurious_congestion();
+            assert_eq!((r.window(), r.ssthresh()), (20_000, u64::MAX), "{kind:?}");
+        }
+        let mut r = reno();
+        r.set_window(20_000);
+        r.set_ssthresh(8_000);
+        r.on_congestion_event(&loss(CongestionKind::FastRetransmit, 20_000));
+        r.on_spurious_congestion();
+        assert_eq!((r.window(), r.ssthresh()), (20_000, 15_000));
+        r.on_congestion_event(&loss(CongestionKind::Timeout, 20_000));
+        r.on_ack(&ack(1000));
+        r.on_spurious_congestion();
+        r.on_spurious_congestion();
+        assert_eq!(r.window(), 20_000);
     }
 }

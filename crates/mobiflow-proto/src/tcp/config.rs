@@ -277,6 +277,21 @@ pub struct TcpConfig {
     /// How long before the disconnection the receiver learns of it and freezes
     /// (ideally about one RTT; [SLIDE/GUESS]).
     pub freeze_warning: Duration,
+    /// D-SACK at the receiver (RFC 2883; Linux `tcp_dsack = 1`): the first SACK block
+    /// of the next ACK reports a segment that arrived with bytes already received
+    /// (`tcp::dsack`). Only with SACK.
+    pub dsack: bool,
+    /// Undo of a congestion reduction proven spurious (Linux `tcp_try_undo_recovery`,
+    /// `tcp_try_undo_partial`, `tcp_try_undo_dsack`, `tcp_try_undo_loss`): by the
+    /// Eifel detection (RFC 3522, with timestamps) or when every retransmission of the
+    /// episode was D-SACKed (RFC 3708); the controller gets its window back
+    /// (`tcp::undo`).
+    pub undo: bool,
+    /// F-RTO after a retransmission timeout (RFC 5682 §3, the SACK-enhanced version,
+    /// as Linux `tcp_process_loss` with `tcp_frto = 2`): new data on the first ACK,
+    /// and an undo if the next acknowledges data that was never retransmitted
+    /// (`tcp::undo`).
+    pub frto: bool,
 }
 
 impl Default for TcpConfig {
@@ -331,6 +346,9 @@ impl Default for TcpConfig {
             handoff_reset_rtt: false,
             freeze: false,
             freeze_warning: Duration::from_millis(100),
+            dsack: false,
+            undo: false,
+            frto: false,
         }
     }
 }
@@ -419,10 +437,13 @@ impl TcpConfig {
     ///   rate reduction in recovery (`tcp_cwnd_reduction`) and RTT samples from SACKed
     ///   data (`tcp_sacktag_one`, `tcp_ack_update_rtt`).
     ///
+    /// * D-SACK (`tcp_dsack = 1`, `tcp_dsack_set`), F-RTO (`tcp_frto = 2`,
+    ///   `tcp_process_loss`) and the undo of spurious reductions (`tcp_try_undo_*`,
+    ///   `tcp_undo_cwnd_reduction`).
+    ///
     /// Not yet modelled, and listed in docs/live.md: quick-ACK mode and the adaptive
-    /// `ato`, D-SACK (and so RACK's reordering-window adaptation, which waits for it),
-    /// F-RTO and undo, HyStart, the kernel's RTO formula (`tcp_set_rto`),
-    /// receive-buffer auto-tuning.
+    /// `ato`, HyStart, the kernel's RTO formula (`tcp_set_rto`), receive-buffer
+    /// auto-tuning.
     pub fn linux() -> Self {
         TcpConfig {
             mss: 1448,
@@ -457,6 +478,9 @@ impl TcpConfig {
             tlp: true,
             prr: true,
             sack_rtt: true,
+            dsack: true,
+            undo: true,
+            frto: true,
             ..TcpConfig::default()
         }
     }

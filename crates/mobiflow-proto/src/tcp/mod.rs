@@ -10,6 +10,7 @@
 
 pub mod config;
 pub mod cwv;
+pub mod dsack;
 pub mod ext;
 pub mod handoff;
 pub mod prr;
@@ -19,6 +20,7 @@ pub mod rtt;
 pub mod sack;
 pub mod sender;
 pub mod tlp;
+pub mod undo;
 
 pub use config::{InitialWindow, LossDetection, Recovery, RttSampling, TcpConfig};
 pub use ext::ba_sst::PacketPair;

@@ -7,7 +7,9 @@
 //!   §3.10.7.4;
 //! * delayed ACKs, at least every second full-sized segment, and an immediate ACK for
 //!   out-of-order data or data that fills a hole: RFC 5681 §4.2, RFC 1122 §4.2.3.2;
-//! * SACK blocks, the first one holding the most recent segment: RFC 2018 §4;
+//! * SACK blocks, the first one holding the most recent segment: RFC 2018 §4; with
+//!   `dsack`, a D-SACK block before them for a segment that brought bytes already
+//!   received: RFC 2883 §4 (`tcp::dsack`);
 //! * TS.Recent and the echoed timestamp: RFC 7323 §4.3;
 //! * the advertised window from the buffer's free space, never moving the right edge
 //!   back, and receiver SWS avoidance: RFC 9293 §3.8.6.2.2, RFC 1122 §4.2.3.3;
@@ -31,6 +33,7 @@
 //! `poll_transmit` until it returns `None`, then schedule `poll_timeout`.
 
 use super::config::TcpConfig;
+use super::dsack;
 use crate::flow::{FreezeTcp, RcvState, RwndPolicy};
 use crate::time::{Duration, Instant};
 use crate::wire::{ExpOptions, Flags, SackBlocks, Segment, Timestamps};
@@ -63,6 +66,13 @@ pub struct ReceiverStats {
     pub freezes: u64,
     pub tr_acks: u64,
     pub handoff_notices: u64,
+    /// Retransmitted segments that arrived carrying only bytes the receiver already
+    /// had (below `RCV.NXT` or out of order): the simulator's ground truth of a
+    /// spurious retransmission, what a D-SACK reports whole (`tcp::dsack`). Counted
+    /// whether or not D-SACK is on.
+    pub spurious_retransmits: u64,
+    /// ACKs sent with a D-SACK block (RFC 2883).
+    pub dsacks_sent: u64,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -118,6 +128,9 @@ pub struct TcpReceiver {
     extra_acks: u32,
     /// The next ACK carries the interface-change notification.
     notice_due: bool,
+    /// The D-SACK block the next ACK carries first (RFC 2883; Linux
+    /// `duplicate_sack[0]`).
+    dsack_due: Option<(u64, u64)>,
     stats: ReceiverStats,
 }
 
@@ -178,6 +191,7 @@ impl TcpReceiver {
             rtt_probe: None,
             extra_acks: 0,
             notice_due: false,
+            dsack_due: None,
             stats: ReceiverStats::default(),
             cfg,
         }
@@ -279,6 +293,7 @@ impl TcpReceiver {
         let start = seg.seq;
         let end = seg.seq + seg.len as u64;
         let buffer_end = self.rcv_read + self.cfg.rcv_buf;
+        self.note_duplicate(seg, start, end);
         if end <= self.rcv_nxt {
             // Entirely old: a duplicate. ACK at once (RFC 9293 §3.10.7.4).
             self.stats.duplicate_segments += 1;
@@ -308,6 +323,22 @@ impl TcpReceiver {
             self.insert_ooo(start, end);
             // RFC 5681 §4.2: an out-of-order segment is acknowledged at once.
             self.pending = Pending::Now;
+        }
+    }
+
+    /// Bytes of the segment the receiver already had: the ground-truth count of
+    /// spurious retransmissions, and the D-SACK block of the next ACK (RFC 2883 §4,
+    /// Linux `tcp_dsack_set`, sent only when SACK was agreed and `tcp_dsack` is on).
+    fn note_duplicate(&mut self, seg: &Segment, start: u64, end: u64) {
+        if start >= self.rcv_nxt && self.ooo.is_empty() {
+            return; // nothing held at or beyond it: the common in-order path
+        }
+        let (dup, all) = dsack::duplicate_range(self.rcv_nxt, &self.ooo, start, end);
+        if seg.retransmission && all {
+            self.stats.spurious_retransmits += 1;
+        }
+        if self.cfg.dsack && self.sack_ok && dup.is_some() {
+            self.dsack_due = dup;
         }
     }
 
@@ -552,18 +583,26 @@ impl TcpReceiver {
 
     fn build_ack(&mut self, now: Instant, wnd: u64) -> Segment {
         let mut sack = SackBlocks::new();
+        // RFC 2883 §4: a D-SACK block goes first, on this ACK only (Linux
+        // `tcp_options_write` clears `rx_opt.dsack` once written).
+        let dsack = self.dsack_due.take();
+        if let Some((l, r)) = dsack {
+            sack.push(l, r);
+            self.stats.dsacks_sent += 1;
+        }
         if self.sack_ok && !self.ooo.is_empty() {
             // RFC 2018 §4: the first block holds the most recently received segment,
             // then the other blocks, most recently changed first; three fit beside
             // timestamps. Slots left over carry the highest other blocks.
             let max_blocks = if self.ts_ok { 3 } else { 4 };
+            let first = sack.len();
             for left in self.mru.into_iter().flatten() {
                 if sack.len() == max_blocks {
                     break;
                 }
                 let i = self.ooo.partition_point(|b| b.0 < left);
                 if let Some(&(l, r, _)) = self.ooo.get(i) {
-                    if l == left && !sack.iter().any(|b| b.0 == l) {
+                    if l == left && !sack.iter().skip(first).any(|b| b.0 == l) {
                         sack.push(l, r);
                     }
                 }
@@ -572,7 +611,7 @@ impl TcpReceiver {
                 if sack.len() == max_blocks {
                     break;
                 }
-                if !sack.iter().any(|b| b.0 == l) {
+                if !sack.iter().skip(first).any(|b| b.0 == l) {
                     sack.push(l, r);
                 }
             }

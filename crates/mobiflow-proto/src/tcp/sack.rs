@@ -378,6 +378,20 @@ impl Scoreboard {
             .position(|r| !r.sacked && !r.lost && r.tx_count == 1)
     }
 
+    /// Clear every loss mark not yet acted on (Linux `tcp_undo_cwnd_reduction` with
+    /// `unmark_loss`, after a reduction proved spurious): the records count in pipe
+    /// again, and IsLost judges them anew.
+    pub fn unmark_lost(&mut self) {
+        for r in self.recs.iter_mut() {
+            if r.lost {
+                r.lost = false;
+                self.pipe += r.end - r.start;
+            }
+        }
+        self.lost_count = 0;
+        self.lost_scan_end = 0;
+    }
+
     /// Drop all SACK marks (RFC 6675 §5.1 allows it after a timeout; also used when
     /// the peer reneges).
     pub fn clear_sacks(&mut self) {

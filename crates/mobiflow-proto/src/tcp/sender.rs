@@ -20,6 +20,8 @@
 //!   and RFC 6582 §3.2 describe.
 //! * The retransmission timer follows RFC 6298 §5, with Karn's rule (§3) or
 //!   timestamps (RFC 7323 §4) for samples.
+//! * Spurious retransmissions (with `undo` / `frto`): Eifel, D-SACK and F-RTO decide
+//!   whether a reduction is undone, as Linux does (`tcp::undo`, RFC 3522, 3708, 5682).
 //! * A zero window with nothing in flight starts the persist timer (RFC 9293
 //!   §3.8.6.1, RFC 1122 §4.2.2.17); probes back off exponentially.
 //! * The mobile schemes' changes to the sender are sender extensions (`tcp::ext`),
@@ -34,6 +36,7 @@
 
 use super::config::{LossDetection, Recovery, RttSampling, TcpConfig};
 use super::cwv::CwndValidation;
+use super::dsack::dsack_block;
 use super::ext::{self, Response, SenderCtx, SenderExt, SenderExtension};
 use super::handoff::InterfaceChange;
 use super::prr::Prr;
@@ -41,6 +44,7 @@ use super::rack::Rack;
 use super::rtt::RttEstimator;
 use super::sack::{Scoreboard, SegRec};
 use super::tlp::{Probe, Tlp};
+use super::undo::{self, AckView, Undo, Verdict};
 use crate::cc::{
     AckSample, CaEvent, CaState, CongestionController, CongestionEvent, CongestionKind,
     RecoveryExit,
@@ -171,6 +175,12 @@ pub struct SenderStats {
     /// and reduced cwnd (§7.4).
     pub loss_probes: u64,
     pub loss_probe_recoveries: u64,
+    /// D-SACK blocks received (RFC 2883, `tcp::dsack`).
+    pub dsacks_received: u64,
+    /// Congestion reductions undone because they proved spurious (`tcp::undo`:
+    /// Eifel, D-SACK, F-RTO), and of them those after a timeout.
+    pub undos: u64,
+    pub rto_undos: u64,
 }
 
 /// What RFC 6675's NextSeg chose ([`TcpSender::next_seg`]).
@@ -249,6 +259,9 @@ pub struct TcpSender {
     /// Proportional rate reduction (`tcp::prr`) of the SACK recovery in progress,
     /// with `prr`.
     prr: Option<Prr>,
+    /// Spurious-retransmission detection and undo (`tcp::undo`), with `cfg.undo` or
+    /// `cfg.frto`.
+    undo: Undo,
     stats: SenderStats,
 }
 
@@ -318,6 +331,7 @@ impl TcpSender {
             tlp: cfg.tlp.then(Tlp::new),
             probe: None,
             prr: None,
+            undo: Undo::new(cfg.undo),
             stats: SenderStats::default(),
             cfg,
         }
@@ -590,6 +604,8 @@ impl TcpSender {
             self.arm_rto(now);
         }
         self.sb.retransmitted(i, now);
+        let tsval = self.ts_ok.then(|| self.ts_now(now));
+        self.undo.on_retransmit(tsval);
         self.stats.retransmits += 1;
         self.rtx_in_episode += 1;
         let mut seg = self.data_segment(now, r.start, r.len());
@@ -645,6 +661,17 @@ impl TcpSender {
         }
         let pipe_mode = self.ca == CaState::Loss
             || (self.ca == CaState::Recovery && self.recovery() == Recovery::Sack);
+        if self.ca == CaState::Loss && self.undo.new_data_first() {
+            // F-RTO step 2b (Linux `REXMIT_NEW` in `tcp_xmit_recovery`): new data
+            // instead of the resend; if none can go, the conventional recovery.
+            if let Some(seg) = self.send_new_data(now, pipe_mode, cwnd) {
+                return Some(seg);
+            }
+            if self.recover.is_some_and(|r| self.snd_nxt > r) {
+                return None;
+            }
+            self.undo.stop_frto();
+        }
         match self.next_seg(pipe_mode, cwnd) {
             NextSeg::Retransmit(i) => Some(self.retransmit(now, i)),
             NextSeg::Hold => None,
@@ -913,6 +940,7 @@ impl TcpSender {
             return;
         }
         let repeated = self.ca == CaState::Loss;
+        self.spurious_on_timeout();
         let in_flight = match self.ca {
             // A repeated timeout: only what the timer resent is in flight, which
             // halves to 2 SMSS as in ns-2; with `hold_ssthresh_on_repeated_rto`,
@@ -979,6 +1007,15 @@ impl TcpSender {
             });
         }
         self.recover = Some(self.snd_nxt);
+        if self.spurious_detection() {
+            // Linux `tcp_init_undo` (via `tcp_enter_recovery`); nothing to undo when
+            // the window was not reduced.
+            if self.recovery_hidden {
+                self.undo.done();
+            } else {
+                self.undo.start(self.snd_una);
+            }
+        }
         self.rtx_in_episode = 0;
         self.partial_acked = false;
         self.loss_steps_on_recovery(prior_cwnd);
@@ -1003,6 +1040,94 @@ impl TcpSender {
             // `Sack1TcpAgent::`): `reset_rtx_timer(1, 0)` before the retransmission, so
             // the retransmitted segment gets a whole RTO to be acknowledged.
             self.arm_rto(now);
+        }
+    }
+
+    // ----- spurious retransmissions (`tcp::undo`) --------------------------------------
+
+    /// Spurious-retransmission detection is on (undo or F-RTO).
+    fn spurious_detection(&self) -> bool {
+        self.cfg.undo || self.cfg.frto
+    }
+
+    /// A timeout, before the state changes (`Undo::on_timeout`).
+    fn spurious_on_timeout(&mut self) {
+        if self.spurious_detection() {
+            self.undo.on_timeout(self.ca, self.snd_una, self.cfg.frto);
+        }
+    }
+
+    /// Before an ACK's SACK blocks mark the scoreboard: count and use its D-SACK
+    /// block (`Undo::on_dsack`), and say whether it acknowledges never-retransmitted
+    /// data below the recovery point (F-RTO's evidence, `undo::acks_original`).
+    fn spurious_before_scoreboard(&mut self, seg: &Segment) -> bool {
+        if !self.sack_ok || seg.sack.is_empty() {
+            return self.undo.frto()
+                && self.ca == CaState::Loss
+                && undo::acks_original(&self.sb, seg, self.recover.unwrap_or(0), false);
+        }
+        if let Some(block) = dsack_block(seg) {
+            self.stats.dsacks_received += 1;
+            // RFC 8985 §6.2 step 4: a D-SACK may widen RACK's reordering window.
+            if let Some(rack) = self.rack.as_mut() {
+                rack.on_dsack();
+            }
+            if self.spurious_detection() {
+                self.undo
+                    .on_dsack(block, self.snd_una, &self.sb, self.mss());
+            }
+        }
+        self.undo.frto()
+            && self.ca == CaState::Loss
+            && undo::acks_original(&self.sb, seg, self.recover.unwrap_or(0), true)
+    }
+
+    /// After an ACK was processed: the undo decisions of `Undo::after_ack`, carried
+    /// out.
+    fn spurious_after_ack(
+        &mut self,
+        seg: &Segment,
+        prior_ca: CaState,
+        prior_una: u64,
+        orig_acked: bool,
+        sacked_or_dupack: bool,
+    ) {
+        self.undo.on_ack();
+        let view = AckView {
+            prior_ca,
+            ca: self.ca,
+            advanced: seg.ack > prior_una,
+            tsecr: seg.ts.filter(|_| self.ts_ok).map(|ts| ts.tsecr),
+            orig_acked,
+            sacked_or_dupack,
+            sent_beyond_recovery_point: self.recover.is_some_and(|r| self.snd_nxt > r),
+            recovered: prior_ca == CaState::Loss && self.ca == CaState::Open,
+            can_send_new: self.app_end > self.snd_nxt
+                && self.snd_una + self.flow_window() > self.snd_nxt,
+            retrans_outstanding: undo::retransmission_outstanding(&self.sb),
+        };
+        match self.undo.after_ack(&view) {
+            Verdict::Keep => {}
+            Verdict::FrtoNewData => {
+                self.recover = Some(self.snd_nxt);
+                self.undo.send_new_data_first();
+            }
+            Verdict::Undo { timeout } => {
+                // Linux `tcp_undo_cwnd_reduction`: the controller's window back
+                // (`undo_cwnd`, RFC 4015 §2), the loss marks cleared (the model clears
+                // them on every undo, so that nothing waits for a resend in the open
+                // state), and the connection open again.
+                self.sb.unmark_lost();
+                self.forced_rtx = false;
+                self.cc.on_spurious_congestion();
+                self.undo.done();
+                self.stats.undos += 1;
+                if timeout {
+                    self.stats.rto_undos += 1;
+                }
+                self.set_ca(CaState::Open);
+                self.dupacks = 0;
+            }
         }
     }
 
@@ -1049,9 +1174,11 @@ impl TcpSender {
         let prior_in_flight = self.sb.pipe();
         let old_wnd = self.snd_wnd;
         let before = self.loss_steps_before_ack();
+        let (prior_ca, prior_una, prior_dupacks) = (self.ca, self.snd_una, self.dupacks);
         if seg.ack >= self.snd_una {
             self.update_window(now, seg);
         }
+        let orig_acked = self.spurious_before_scoreboard(seg);
         let newly_sacked = self.update_scoreboard(seg);
         let sack_rtt = self.sack_rtt_sample(now);
         let mut newly_acked = 0;
@@ -1067,6 +1194,16 @@ impl TcpSender {
         }
         if let Some(before) = before {
             self.loss_steps_after_ack(now, seg, &before, newly_acked, newly_sacked);
+        }
+        if self.spurious_detection() {
+            let dupack = self.dupacks > prior_dupacks;
+            self.spurious_after_ack(
+                seg,
+                prior_ca,
+                prior_una,
+                orig_acked,
+                newly_sacked > 0 || dupack,
+            );
         }
         self.after_ack(now, seg, room_before);
     }

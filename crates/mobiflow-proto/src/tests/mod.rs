@@ -16,6 +16,7 @@ mod afc;
 mod architecture;
 mod handoff;
 mod rack_tlp;
+mod spurious;
 mod tcp_pair;
 mod tcp_state;
 

@@ -205,6 +205,8 @@ impl FlowEnds for TcpEnds {
             retransmits: ss.retransmits,
             timeouts: ss.timeouts,
             fast_retransmits: ss.fast_retransmits,
+            spurious_retransmits: rs.spurious_retransmits,
+            undos: ss.undos,
             zero_windows: rs.zero_window_episodes,
             zero_window_acks: rs.zero_window_acks,
             window_probes: ss.window_probes,

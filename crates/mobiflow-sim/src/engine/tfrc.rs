@@ -499,6 +499,8 @@ impl FlowEnds for TfrcFlow {
             retransmits: 0,
             timeouts: ss.nofeedback_expiries,
             fast_retransmits: 0,
+            spurious_retransmits: 0,
+            undos: 0,
             zero_windows: 0,
             zero_window_acks: 0,
             window_probes: 0,

@@ -311,6 +311,27 @@ pub(crate) const TCP: &[Tcp] = &[
         "Congestion-window validation (RFC 7661 §4, Linux's `tcp_is_cwnd_limited`): cwnd grows only while it is what limits the sender, not while the receiver's window or the application does. ns-2 grows it regardless.",
     ),
     Tcp::new(
+        "dsack",
+        "bool",
+        set!(dsack, as_bool),
+        |d| d.dsack.to_string(),
+        "D-SACK at the receiver (RFC 2883; Linux `tcp_dsack = 1`, `tcp_dsack_set`): the first SACK block of the next ACK reports a segment that brought bytes already received. Only with `sack`.",
+    ),
+    Tcp::new(
+        "undo",
+        "bool",
+        set!(undo, as_bool),
+        |d| d.undo.to_string(),
+        "Undo a congestion reduction proven spurious, as Linux does (`tcp_try_undo_recovery`, `tcp_try_undo_partial`, `tcp_try_undo_dsack`, `tcp_try_undo_loss`, `tcp_undo_cwnd_reduction`): by the Eifel detection (RFC 3522: the ACK echoes a timestamp older than the first retransmission; needs `timestamps`) or when every retransmission of the episode was D-SACKed (RFC 3708; needs the peer's D-SACK). The controller gets its window back and the resend stops.",
+    ),
+    Tcp::new(
+        "frto",
+        "bool",
+        set!(frto, as_bool),
+        |d| d.frto.to_string(),
+        "F-RTO after a retransmission timeout (RFC 5682 §3.1, SACK-enhanced; Linux `tcp_frto = 2`, `tcp_process_loss`): new data on the first ACK that advances, instead of the go-back-N resend; if the next ACKs acknowledge data that was never retransmitted the timeout was spurious and is undone.",
+    ),
+    Tcp::new(
         "window_updates",
         "bool",
         set!(window_updates, as_bool),
