@@ -10,17 +10,21 @@
 
 pub mod config;
 pub mod cwv;
+pub mod delack;
 pub mod ext;
 pub mod handoff;
+pub mod idle;
 pub mod receiver;
 pub mod rtt;
 pub mod sack;
 pub mod sender;
 
 pub use config::{InitialWindow, Recovery, RttSampling, TcpConfig};
+pub use delack::AckPolicy;
 pub use ext::ba_sst::PacketPair;
 pub use ext::{SenderExt, SenderExtension};
 pub use handoff::{HandoffReaction, HandoffSignal, InterfaceChange};
+pub use idle::IdleRestart;
 pub use receiver::{ReceiverStats, TcpReceiver};
-pub use rtt::RttEstimator;
+pub use rtt::{RtoFormula, RttEstimator};
 pub use sender::{SenderStats, TcpSender};
