@@ -3,12 +3,15 @@
 //! tcp_output.c):
 //!
 //! * **The buffer** `sk_rcvbuf` starts at `tcp_rmem[1]` = 128 KB and only grows, up to
-//!   `tcp_rmem[2]` (`TcpConfig::rcv_buf`, 6 MB in the linux profile). Only
-//!   `scaling_ratio` of it is window (`tcp_win_from_space`); the rest pays for the
-//!   kernel's per-packet overhead (skb truesize). The kernel learns the ratio from the
-//!   first packets (`tcp_measure_rcv_mss`: payload / truesize, which depends on the
-//!   NIC driver); its starting value is `TCP_DEFAULT_SCALING_RATIO`, one half, which
-//!   this model keeps.
+//!   `tcp_rmem[2]`. Only `scaling_ratio` of it is window (`tcp_win_from_space`); the
+//!   rest pays for the kernel's per-packet overhead (skb truesize). The kernel learns
+//!   the ratio from the first packets (`tcp_measure_rcv_mss`: payload / truesize,
+//!   which depends on the NIC driver); its starting value is
+//!   `TCP_DEFAULT_SCALING_RATIO`, one half, which this model keeps.
+//!   `TcpConfig::rcv_buf` is the largest *window* (the receiver holds no more than that
+//!   unread or out of order), so the buffer's ceiling is `rcv_buf` / ratio: the linux
+//!   profile's `rcv_buf` of 3 MB is the window of `tcp_rmem[2]` = 6 MB. This is also
+//!   what `mobiflow live` enforces for `rcv_buf` (the window clamp).
 //! * **The window** (`__tcp_select_window`): the free window space
 //!   (`tcp_space`: ratio × buffer less what the buffer holds), at most
 //!   `rcv_ssthresh`. `rcv_ssthresh` starts at the first window offered (at most
@@ -31,7 +34,8 @@
 //!   span less its holes).
 //!
 //! Memory pressure (`tcp_clamp_window`, `tcp_adjust_rcv_ssthresh`, pruning) is not
-//! modelled.
+//! modelled, nor is the window-scale shift: the receiver takes it from `rcv_buf` (3 MB:
+//! 6) where Linux takes it from `tcp_rmem[2]` (6 MB: 7).
 
 use super::{RcvState, RwndPolicy};
 use crate::time::Instant;
@@ -76,10 +80,16 @@ impl LinuxRcvConfig {
         (win as f64 / self.scaling_ratio) as u64
     }
 
-    /// The window of the SYN-ACK for a ceiling of `rcv_buf` bytes
+    /// The buffer's ceiling (`tcp_rmem[2]`) for a largest window of `rcv_buf`.
+    fn max_buf(&self, rcv_buf: u64) -> u64 {
+        self.space(rcv_buf)
+    }
+
+    /// The window of the SYN-ACK for a largest window of `rcv_buf` bytes
     /// (`tcp_select_initial_window`: the unscaled field).
     pub fn initial_window(&self, rcv_buf: u64) -> u64 {
-        self.win(self.initial_buf.min(rcv_buf)).min(u16::MAX as u64)
+        self.win(self.initial_buf.min(self.max_buf(rcv_buf)))
+            .min(u16::MAX as u64)
     }
 }
 
@@ -131,7 +141,7 @@ impl LinuxRcv {
     /// `tcp_space`: the free window space.
     fn free_space(&self, st: &RcvState) -> u64 {
         self.cfg
-            .win(self.rcvbuf.min(st.rcv_buf))
+            .win(self.rcvbuf.min(self.cfg.max_buf(st.rcv_buf)))
             .saturating_sub(st.occupancy())
     }
 
@@ -142,7 +152,7 @@ impl LinuxRcv {
         let mut rcvwin = 2 * newval;
         rcvwin += 2 * (rcvwin * newval.saturating_sub(old) / old);
         rcvwin += st.ooo_bytes;
-        let rcvbuf = self.cfg.space(rcvwin).min(st.rcv_buf);
+        let rcvbuf = self.cfg.space(rcvwin).min(self.cfg.max_buf(st.rcv_buf));
         if rcvbuf > self.rcvbuf {
             self.rcvbuf = rcvbuf;
             self.window_clamp = self.cfg.win(rcvbuf);
@@ -220,7 +230,7 @@ impl RwndPolicy for LinuxRcv {
     }
 
     fn buffer_limit(&self, rcv_buf: u64) -> u64 {
-        self.rcvbuf.min(rcv_buf)
+        self.rcvbuf.min(self.cfg.max_buf(rcv_buf))
     }
 }
 
@@ -232,7 +242,7 @@ mod tests {
     fn st(rcv_nxt: u64, rcv_read: u64) -> RcvState {
         RcvState {
             now: t_ms(0),
-            rcv_buf: 6 << 20,
+            rcv_buf: 3 << 20,
             rcv_nxt,
             rcv_read,
             ooo_bytes: 0,
@@ -282,7 +292,8 @@ mod tests {
         assert_eq!(p.rcvbuf(), 347_520);
     }
 
-    /// The buffer never exceeds `tcp_rmem[2]` (`TcpConfig::rcv_buf`).
+    /// The buffer never exceeds `tcp_rmem[2]` (`TcpConfig::rcv_buf`, the window, over
+    /// the ratio).
     #[test]
     fn buffer_is_capped_by_tcp_rmem2() {
         let mut p = LinuxRcv::new(LinuxRcvConfig::default());

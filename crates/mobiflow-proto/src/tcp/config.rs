@@ -381,8 +381,8 @@ impl TcpConfig {
     ///
     /// * receive-buffer auto-tuning (`flow_control = linux`, `flow::linux`): the
     ///   buffer starts at `tcp_rmem[1]` = 128 KB (half of it window) and
-    ///   `tcp_rcv_space_adjust` grows it up to `tcp_rmem[2]` = 6 MB (`rcv_buf`; Linux
-    ///   6.18 raised the default to 32 MB).
+    ///   `tcp_rcv_space_adjust` grows it up to `tcp_rmem[2]` = 6 MB, whose window, 3
+    ///   MB, is `rcv_buf` (Linux 6.18 raised `tcp_rmem[2]` to 32 MB).
     ///
     /// Not yet modelled, and listed in docs/live.md: D-SACK, RACK-TLP, PRR, F-RTO and
     /// undo, HyStart.
@@ -420,8 +420,8 @@ impl TcpConfig {
             rto_restart_on_fast_retransmit: true,
             cwnd_validation: true,
             // `tcp_rmem` = 4096 131072 6291456: the buffer starts at 128 KB and
-            // auto-tuning grows it up to 6 MB (`flow::linux`).
-            rcv_buf: 6_291_456,
+            // auto-tuning grows it up to 6 MB, whose window is half (`flow::linux`).
+            rcv_buf: 3_145_728,
             flow_control: FlowControl::Linux(crate::flow::LinuxRcvConfig::default()),
             ..TcpConfig::default()
         }
