@@ -419,6 +419,52 @@ fn linux_profile_gives_the_kernel_defaults() {
     assert!(s.assumed.iter().any(|(k, _)| k == "tcp.rcv_buf"));
 }
 
+/// The linux profile's receiver and timers (issue 20): Linux delayed ACKs, RTO formula,
+/// restart after idle and auto-tuning, each of which a scenario can turn back to the
+/// RFC's; a flow without `flow_control` keeps the profile's; unknown names are refused.
+#[test]
+fn linux_profile_receiver_and_timer_keys() {
+    use mobiflow_proto::flow::FlowControl;
+    use mobiflow_proto::tcp::{AckPolicy, IdleRestart, RtoFormula};
+    let s = load(&format!("[tcp]\nprofile = \"linux\"\n{BASE}")).unwrap();
+    let c = tcp(&s, 0);
+    assert_eq!(c.ack_policy, AckPolicy::Linux);
+    assert_eq!(c.rto_formula, RtoFormula::Linux);
+    assert_eq!(c.idle_restart_rule, IdleRestart::Linux);
+    assert_eq!(c.flow_control.name(), "linux");
+    assert_eq!(c.rcv_buf, 3 << 20);
+    let text = format!(
+        "[tcp]\nprofile = \"linux\"\nack_policy = \"rfc5681\"\nrto_formula = \"rfc6298\"\n\
+         idle_restart_rule = \"rfc5681\"\n{BASE}flow_control = \"classic\"\n"
+    );
+    let s = load(&text).unwrap();
+    let c = tcp(&s, 0);
+    assert_eq!(
+        (c.ack_policy, c.rto_formula, c.idle_restart_rule),
+        (
+            AckPolicy::Rfc5681,
+            RtoFormula::Rfc6298,
+            IdleRestart::Rfc5681
+        )
+    );
+    assert_eq!(c.flow_control, FlowControl::Classic);
+    let s = load(&format!("{BASE}flow_control = \"linux\"\n")).unwrap();
+    assert_eq!(tcp(&s, 0).flow_control.name(), "linux");
+    assert_eq!(tcp(&s, 0).ack_policy, AckPolicy::Rfc5681);
+    let e = error(&format!("[tcp]\nack_policy = \"bsd\"\n{BASE}"));
+    assert!(
+        e.contains("tcp.ack_policy: unknown ack_policy \"bsd\""),
+        "{e}"
+    );
+    let e = error(&format!("[tcp]\nrto_formula = \"bsd\"\n{BASE}"));
+    assert!(e.contains("tcp.rto_formula: unknown rto_formula"), "{e}");
+    let e = error(&format!("[tcp]\nidle_restart_rule = \"bsd\"\n{BASE}"));
+    assert!(
+        e.contains("tcp.idle_restart_rule: unknown idle_restart_rule"),
+        "{e}"
+    );
+}
+
 #[test]
 fn ns2_profile_gives_ns2_conventions() {
     let s = load(&format!("[tcp]\nprofile = \"ns2\"\n{BASE}")).unwrap();

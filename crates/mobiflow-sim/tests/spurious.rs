@@ -70,7 +70,12 @@ fn reordering_alone_makes_spurious_retransmissions_that_linux_undoes() {
     assert!(off.spurious_retransmits + 2 >= off.retransmits, "{off:?}");
     // With D-SACK and Eifel (linux), each reduction is undone.
     assert!(on.fast_retransmits > 20, "{on:?}");
-    assert_eq!(on.undos, on.fast_retransmits, "{on:?}");
+    // (The last episode may still be open when the run ends: at 20, 29, 31 and 40 s
+    // every one is undone, at 30 s all but the last.)
+    assert!(
+        on.undos <= on.fast_retransmits && on.undos + 1 >= on.fast_retransmits,
+        "{on:?}"
+    );
     assert!(on.spurious_retransmits + 2 >= on.retransmits, "{on:?}");
     assert!(
         on.goodput_bps > 2.0 * off.goodput_bps,

@@ -83,6 +83,9 @@ impl RwndPolicy for FreezeTcp {
     fn poll_timeout(&self) -> Option<Instant> {
         self.base.poll_timeout()
     }
+    fn wants_quick_ack(&mut self) -> bool {
+        self.base.wants_quick_ack()
+    }
     fn option_value(&mut self, now: Instant) -> Option<u8> {
         self.base.option_value(now)
     }

@@ -16,11 +16,13 @@ pub mod afc;
 pub mod autotune;
 pub mod classic;
 pub mod freeze;
+pub mod linux;
 pub mod rsfc;
 pub use afc::{Afc, AfcConfig, Placement};
 pub use autotune::{Autotune, AutotuneConfig};
 pub use classic::Classic;
 pub use freeze::FreezeTcp;
+pub use linux::{LinuxRcv, LinuxRcvConfig};
 pub use rsfc::{Estimator, Growth, Rsfc, RsfcConfig, RsfcState};
 
 /// The receive buffer as a policy sees it.
@@ -85,6 +87,13 @@ pub trait RwndPolicy: Send + fmt::Debug {
     /// Does the policy want a window update sent now, beyond the classic rules
     /// (e.g. AFC's proactive feedback)?
     fn wants_update(&mut self, _now: Instant, _st: &RcvState) -> bool {
+        false
+    }
+
+    /// Did the last segment (`on_segment`) let the window grow? Linux ACKs such a
+    /// segment at once (`tcp_grow_window` sets `quick |= 1`; `tcp::delack`). Asked
+    /// once per data segment with `AckPolicy::Linux`.
+    fn wants_quick_ack(&mut self) -> bool {
         false
     }
 
@@ -163,10 +172,14 @@ pub enum FlowControl {
     /// Razeen, "Dynamic Regulation of Mobile 3G/HSPA Uplink Buffer with Receiver-side
     /// Flow Control", IEEE ICNP 2012), see [`rsfc`]. Needs RFC 7323 timestamps.
     Rsfc(RsfcConfig),
+    /// Linux's receive window and buffer auto-tuning (`rcv_ssthresh`,
+    /// `tcp_rcv_space_adjust`, `tcp_rcvbuf_grow`), see [`linux`]; the buffer grows up to
+    /// `TcpConfig::rcv_buf` (`tcp_rmem[2]`).
+    Linux(LinuxRcvConfig),
 }
 
 impl FlowControl {
-    pub const NAMES: &'static [&'static str] = &["classic", "afc", "autotune", "rsfc"];
+    pub const NAMES: &'static [&'static str] = &["classic", "afc", "autotune", "rsfc", "linux"];
 
     pub fn name(&self) -> &'static str {
         match self {
@@ -174,6 +187,7 @@ impl FlowControl {
             FlowControl::Afc(_) => "afc",
             FlowControl::Autotune(_) => "autotune",
             FlowControl::Rsfc(_) => "rsfc",
+            FlowControl::Linux(_) => "linux",
         }
     }
 
@@ -184,6 +198,7 @@ impl FlowControl {
             FlowControl::Afc(c) => Box::new(c.policy()),
             FlowControl::Autotune(c) => Box::new(Autotune::new(c.clone())),
             FlowControl::Rsfc(c) => Box::new(Rsfc::new(c.clone())),
+            FlowControl::Linux(c) => Box::new(LinuxRcv::new(c.clone())),
         }
     }
 
@@ -196,6 +211,7 @@ impl FlowControl {
     pub fn initial_offer(&self, rcv_buf: u64) -> u64 {
         match self {
             FlowControl::Autotune(c) => c.initial_buf.min(rcv_buf),
+            FlowControl::Linux(c) => c.initial_window(rcv_buf),
             FlowControl::Classic | FlowControl::Afc(_) | FlowControl::Rsfc(_) => rcv_buf,
         }
     }
@@ -214,6 +230,7 @@ impl FlowControl {
             FlowControl::Afc(c) => c.validate(),
             FlowControl::Autotune(c) => c.validate(),
             FlowControl::Rsfc(c) => c.validate(),
+            FlowControl::Linux(c) => c.validate(),
         }
     }
 }

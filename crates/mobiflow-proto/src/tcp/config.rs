@@ -3,7 +3,10 @@
 //! agents (Agent/TCP/Newreno + TCPSink) so that cross-checks compare models, not
 //! settings.
 
+use super::delack::AckPolicy;
 use super::handoff::{HandoffReaction, HandoffSignal};
+use super::idle::IdleRestart;
+use super::rtt::RtoFormula;
 use crate::cc::CcKind;
 use crate::flow::FlowControl;
 use crate::time::Duration;
@@ -190,6 +193,9 @@ pub struct TcpConfig {
     pub initial_rto: Duration,
     /// Clock granularity G of RFC 6298 §2.3, and the tick of RTO arithmetic.
     pub clock_granularity: Duration,
+    /// How the RTO follows from the RTT samples (`tcp::rtt`): RFC 6298 or Linux's
+    /// `tcp_rtt_estimator` / `__tcp_set_rto`.
+    pub rto_formula: RtoFormula,
     /// Which ACKs give RTT samples when timestamps are off.
     pub rtt_sampling: RttSampling,
     /// Maximum number of RTO backoff doublings (RFC 6298 §5.5 leaves it open).
@@ -212,6 +218,10 @@ pub struct TcpConfig {
     pub delack_timeout: Duration,
     /// Full-sized segments after which an ACK is sent at once (RFC 5681 §4.2: 2).
     pub ack_every: u32,
+    /// When delayed ACKs go out (`tcp::delack`): RFC 5681 §4.2 (`ack_every`,
+    /// `delack_timeout`) or Linux's quick-ACK mode and adaptive `ato`, which replace
+    /// both.
+    pub ack_policy: AckPolicy,
     /// Receive buffer in bytes: the advertised window is derived from its free space.
     pub rcv_buf: u64,
     /// Window-scale shift the receiver offers (RFC 7323 §2); `None` picks the smallest
@@ -230,6 +240,9 @@ pub struct TcpConfig {
     /// Restart from the initial window after an idle period longer than the RTO
     /// (RFC 5681 §4.1).
     pub idle_restart: bool,
+    /// How cwnd restarts after idle (`tcp::idle`): RFC 5681 §4.1 (the restart window
+    /// at once) or Linux's `tcp_cwnd_restart` (halved per RTO idle).
+    pub idle_restart_rule: IdleRestart,
     /// Limited transmit (RFC 3042).
     pub limited_transmit: bool,
     /// With `limited_transmit`, also on the first two duplicate ACKs after a
@@ -317,6 +330,7 @@ impl Default for TcpConfig {
             max_rto: Duration::from_secs(60),
             initial_rto: Duration::from_secs(1),
             clock_granularity: Duration::from_millis(1),
+            rto_formula: RtoFormula::Rfc6298,
             rtt_sampling: RttSampling::EveryAck,
             max_backoff_exponent: 6,
             hold_ssthresh_on_repeated_rto: true,
@@ -327,6 +341,7 @@ impl Default for TcpConfig {
             delayed_ack: true,
             delack_timeout: Duration::from_millis(200),
             ack_every: 2,
+            ack_policy: AckPolicy::Rfc5681,
             rcv_buf: 1 << 22,
             wscale: None,
             receiver_sws: true,
@@ -334,6 +349,7 @@ impl Default for TcpConfig {
             persist_min: Duration::from_millis(200),
             persist_max: Duration::from_secs(60),
             idle_restart: true,
+            idle_restart_rule: IdleRestart::Rfc5681,
             limited_transmit: true,
             limited_transmit_after_timeout: false,
             rto_restart_on_fast_retransmit: false,
@@ -419,14 +435,20 @@ impl TcpConfig {
     /// * `rto_min` 200 ms (`TCP_RTO_MIN`), initial RTO 1 s (`TCP_TIMEOUT_INIT`, RFC 6298
     ///   §2.1), at most 120 s (`TCP_RTO_MAX`), backed off up to `tcp_retries2 = 15`
     ///   times; the RTT clock in microseconds (`tcp_rtt_estimator` works in µs).
-    /// * the delayed-ACK timer at its minimum, 40 ms (`TCP_ATO_MIN`; the kernel's
-    ///   `ato` starts there and is adapted by `tcp_event_data_recv`), at most every
-    ///   second full segment unacknowledged (`__tcp_ack_snd_check`).
+    /// * Linux's delayed ACKs (`ack_policy = linux`, `tcp::delack`): quick-ACK mode
+    ///   (`tcp_incr_quickack`, `tcp_enter_quickack_mode`), an ACK once more than one
+    ///   `rcv_mss` is unacknowledged (`__tcp_ack_snd_check`), otherwise the adaptive
+    ///   `ato` from 40 ms (`TCP_ATO_MIN`, `tcp_event_data_recv`, `tcp_send_delayed_ack`,
+    ///   at most `TCP_DELACK_MAX` = 200 ms), SACK compression; `delack_timeout` 40 ms
+    ///   and `ack_every` 2 are what the RFC policy would use.
+    /// * the kernel's RTO formula (`rto_formula = linux`: `tcp_rtt_estimator`,
+    ///   `__tcp_set_rto`, RTO = SRTT + max(4 mdev, rto_min) with mdev held per RTT).
     /// * a repeated timeout keeps ssthresh (`tcp_enter_loss` sets it only when not
     ///   already in `TCP_CA_Loss`); the retransmission of the head restarts the timer
     ///   (`tcp_xmit_retransmit_queue` rearms `ICSK_TIME_RETRANS`).
     /// * congestion-window validation (`tcp_is_cwnd_limited`), restart after idle
-    ///   (`tcp_slow_start_after_idle = 1`, `tcp_cwnd_restart`), limited transmit
+    ///   (`tcp_slow_start_after_idle = 1`; `idle_restart_rule = linux`:
+    ///   `tcp_cwnd_restart` halves cwnd per RTO idle, `tcp::idle`), limited transmit
     ///   (with SACK, each duplicate ACK frees a slot in `tcp_packets_in_flight`),
     ///   receiver SWS avoidance (`__tcp_select_window`), no sender SWS avoidance
     ///   (Linux fills the offered window: `tcp_snd_wnd_test`), TSval in milliseconds
@@ -441,9 +463,12 @@ impl TcpConfig {
     ///   `tcp_process_loss`) and the undo of spurious reductions (`tcp_try_undo_*`,
     ///   `tcp_undo_cwnd_reduction`).
     ///
-    /// Not yet modelled, and listed in docs/live.md: quick-ACK mode and the adaptive
-    /// `ato`, HyStart, the kernel's RTO formula (`tcp_set_rto`), receive-buffer
-    /// auto-tuning.
+    /// * receive-buffer auto-tuning (`flow_control = linux`, `flow::linux`): the
+    ///   buffer starts at `tcp_rmem[1]` = 128 KB (half of it window) and
+    ///   `tcp_rcv_space_adjust` grows it up to `tcp_rmem[2]` = 6 MB, whose window, 3
+    ///   MB, is `rcv_buf` (Linux 6.18 raised `tcp_rmem[2]` to 32 MB).
+    ///
+    /// Not yet modelled: HyStart.
     pub fn linux() -> Self {
         TcpConfig {
             mss: 1448,
@@ -456,6 +481,7 @@ impl TcpConfig {
             max_rto: Duration::from_secs(120),
             initial_rto: Duration::from_secs(1),
             clock_granularity: Duration::from_micros(1),
+            rto_formula: RtoFormula::Linux,
             max_backoff_exponent: 15,
             hold_ssthresh_on_repeated_rto: true,
             timestamps: true,
@@ -464,6 +490,7 @@ impl TcpConfig {
             delayed_ack: true,
             delack_timeout: Duration::from_millis(40),
             ack_every: 2,
+            ack_policy: AckPolicy::Linux,
             receiver_sws: true,
             sender_sws: false,
             // The zero-window probe timer: `tcp_probe0_base` (the RTO, at least
@@ -471,6 +498,7 @@ impl TcpConfig {
             persist_min: Duration::from_millis(200),
             persist_max: Duration::from_secs(120),
             idle_restart: true,
+            idle_restart_rule: IdleRestart::Linux,
             limited_transmit: true,
             rto_restart_on_fast_retransmit: true,
             cwnd_validation: true,
@@ -481,6 +509,10 @@ impl TcpConfig {
             dsack: true,
             undo: true,
             frto: true,
+            // `tcp_rmem` = 4096 131072 6291456: the buffer starts at 128 KB and
+            // auto-tuning grows it up to 6 MB, whose window is half (`flow::linux`).
+            rcv_buf: 3_145_728,
+            flow_control: FlowControl::Linux(crate::flow::LinuxRcvConfig::default()),
             ..TcpConfig::default()
         }
     }

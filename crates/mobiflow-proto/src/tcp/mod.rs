@@ -10,9 +10,11 @@
 
 pub mod config;
 pub mod cwv;
+pub mod delack;
 pub mod dsack;
 pub mod ext;
 pub mod handoff;
+pub mod idle;
 pub mod prr;
 pub mod rack;
 pub mod receiver;
@@ -23,9 +25,11 @@ pub mod tlp;
 pub mod undo;
 
 pub use config::{InitialWindow, LossDetection, Recovery, RttSampling, TcpConfig};
+pub use delack::AckPolicy;
 pub use ext::ba_sst::PacketPair;
 pub use ext::{SenderExt, SenderExtension};
 pub use handoff::{HandoffReaction, HandoffSignal, InterfaceChange};
+pub use idle::IdleRestart;
 pub use receiver::{ReceiverStats, TcpReceiver};
-pub use rtt::RttEstimator;
+pub use rtt::{RtoFormula, RttEstimator};
 pub use sender::{SenderStats, TcpSender};

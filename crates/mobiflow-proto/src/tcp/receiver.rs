@@ -7,6 +7,7 @@
 //!   §3.10.7.4;
 //! * delayed ACKs, at least every second full-sized segment, and an immediate ACK for
 //!   out-of-order data or data that fills a hole: RFC 5681 §4.2, RFC 1122 §4.2.3.2;
+//!   or Linux's quick-ACK mode, adaptive `ato` and SACK compression (`tcp::delack`);
 //! * SACK blocks, the first one holding the most recent segment: RFC 2018 §4; with
 //!   `dsack`, a D-SACK block before them for a segment that brought bytes already
 //!   received: RFC 2883 §4 (`tcp::dsack`);
@@ -33,6 +34,7 @@
 //! `poll_transmit` until it returns `None`, then schedule `poll_timeout`.
 
 use super::config::TcpConfig;
+use super::delack::{AckDecision, AckPolicy, LinuxAck, RcvInfo};
 use super::dsack;
 use crate::flow::{FreezeTcp, RcvState, RwndPolicy};
 use crate::time::{Duration, Instant};
@@ -131,6 +133,8 @@ pub struct TcpReceiver {
     /// The D-SACK block the next ACK carries first (RFC 2883; Linux
     /// `duplicate_sack[0]`).
     dsack_due: Option<(u64, u64)>,
+    /// Linux's delayed-ACK engine (`tcp::delack`), with `AckPolicy::Linux`.
+    linux_ack: Option<LinuxAck>,
     stats: ReceiverStats,
 }
 
@@ -192,6 +196,8 @@ impl TcpReceiver {
             extra_acks: 0,
             notice_due: false,
             dsack_due: None,
+            linux_ack: (cfg.delayed_ack && cfg.ack_policy == AckPolicy::Linux)
+                .then(|| LinuxAck::new(cfg.mss, if cfg.timestamps { 12 } else { 0 })),
             stats: ReceiverStats::default(),
             cfg,
         }
@@ -272,6 +278,7 @@ impl TcpReceiver {
         if seg.window_probe {
             // A zero-window probe (RFC 9293 §3.8.6.1) elicits an ACK at once.
             self.pending = Pending::Now;
+            self.enter_quickack_mode();
             return;
         }
         if seg.len == 0 {
@@ -298,6 +305,7 @@ impl TcpReceiver {
             // Entirely old: a duplicate. ACK at once (RFC 9293 §3.10.7.4).
             self.stats.duplicate_segments += 1;
             self.pending = Pending::Now;
+            self.enter_quickack_mode();
             return;
         }
         if end > buffer_end {
@@ -305,6 +313,7 @@ impl TcpReceiver {
             // advertised window loses data, e.g. under AFC).
             self.stats.buffer_drops += 1;
             self.pending = Pending::Now;
+            self.enter_quickack_mode();
             return;
         }
         if start <= self.rcv_nxt {
@@ -312,7 +321,9 @@ impl TcpReceiver {
             self.rcv_nxt = end;
             self.absorb_ooo();
             self.measure_rtt(now, seg);
-            if had_holes {
+            if self.linux_ack.is_some() {
+                self.linux_decide(now, Some((seg.len, had_holes)));
+            } else if had_holes {
                 // RFC 5681 §4.2: ACK at once when a segment fills (part of) a gap.
                 self.pending = Pending::Now;
             } else {
@@ -321,8 +332,12 @@ impl TcpReceiver {
         } else {
             self.stats.out_of_order_segments += 1;
             self.insert_ooo(start, end);
-            // RFC 5681 §4.2: an out-of-order segment is acknowledged at once.
-            self.pending = Pending::Now;
+            if self.linux_ack.is_some() {
+                self.linux_decide(now, None);
+            } else {
+                // RFC 5681 §4.2: an out-of-order segment is acknowledged at once.
+                self.pending = Pending::Now;
+            }
         }
     }
 
@@ -355,6 +370,48 @@ impl TcpReceiver {
         } else if self.pending == Pending::None {
             self.pending = Pending::Delayed;
             self.delack_at = Some(now + self.cfg.delack_timeout);
+        }
+    }
+
+    /// What Linux's delayed-ACK engine knows of this receiver.
+    fn rcv_info(&self) -> RcvInfo {
+        RcvInfo {
+            rcv_wnd: self.last_adv_wnd,
+            rtt: self.rcv_rtt,
+            min_rto: self.cfg.min_rto,
+        }
+    }
+
+    /// `tcp_enter_quickack_mode` on a duplicate or out-of-window segment (Linux).
+    fn enter_quickack_mode(&mut self) {
+        let wnd = self.last_adv_wnd;
+        if let Some(la) = &mut self.linux_ack {
+            la.enter_quickack_mode(wnd);
+        }
+    }
+
+    /// `AckPolicy::Linux`: ask `tcp::delack` about new in-order data (`Some((len,
+    /// filled a hole))`) or out-of-order data (`None`).
+    fn linux_decide(&mut self, now: Instant, in_order: Option<(u32, bool)>) {
+        let info = self.rcv_info();
+        let grew = self.policy.wants_quick_ack();
+        let st = self.rcv_state(now);
+        let wnd_ok = self.policy.window(&st) >= self.last_adv_wnd;
+        let (unacked, rcv_nxt) = (self.rcv_nxt - self.last_ack_sent, self.rcv_nxt);
+        let Some(la) = &mut self.linux_ack else {
+            return;
+        };
+        let d = match in_order {
+            Some((len, filled)) => la.on_in_order(now, len, unacked, filled, grew, wnd_ok, &info),
+            None => la.on_out_of_order(now, rcv_nxt, grew, &info),
+        };
+        match d {
+            AckDecision::Now => self.pending = Pending::Now,
+            AckDecision::At(t) if self.pending != Pending::Now => {
+                self.pending = Pending::Delayed;
+                self.delack_at = Some(t);
+            }
+            AckDecision::At(_) | AckDecision::Keep => {}
         }
     }
 
@@ -420,6 +477,10 @@ impl TcpReceiver {
         if let Some(t) = self.delack_at {
             if now >= t && self.pending == Pending::Delayed {
                 self.pending = Pending::Now;
+                let info = self.rcv_info();
+                if let Some(la) = &mut self.linux_ack {
+                    la.on_timer(&info);
+                }
             }
         }
         if self.policy.poll_timeout().is_some_and(|t| now >= t) {
@@ -486,6 +547,14 @@ impl TcpReceiver {
         self.stats.bytes_read += n;
         let st = self.rcv_state(now);
         self.policy.on_read(now, n, &st);
+        if let Some(la) = &self.linux_ack {
+            // Linux `tcp_cleanup_rbuf`: a read sends the ACK owed for more than one
+            // rcv_mss that `__tcp_ack_snd_check` held back because the window shrank.
+            let mss = la.current_rcv_mss().unwrap_or(self.cfg.mss) as u64;
+            if self.pending == Pending::Delayed && self.rcv_nxt - self.last_ack_sent > mss {
+                self.pending = Pending::Now;
+            }
+        }
         // Window update (RFC 9293 §3.8.6.2.2, RFC 1122 §4.2.3.3): once the right edge
         // can move by min(2 MSS, buffer/2), tell the sender.
         // The same state as `st` (on_read changes only the policy).
@@ -663,6 +732,9 @@ impl TcpReceiver {
             self.stats.policy_updates += 1;
             self.forced_update = false;
         }
+        if let Some(la) = &mut self.linux_ack {
+            la.on_ack_sent(self.pending != Pending::None);
+        }
         self.pending = Pending::None;
         self.window_update_due = false;
         self.full_segs_unacked = 0;
@@ -721,6 +793,10 @@ impl TcpReceiver {
     }
     pub fn delack_timeout(&self) -> Duration {
         self.cfg.delack_timeout
+    }
+    /// Linux's delayed-ACK engine, with `AckPolicy::Linux`.
+    pub fn linux_ack(&self) -> Option<&LinuxAck> {
+        self.linux_ack.as_ref()
     }
 }
 

@@ -280,7 +280,8 @@ impl TcpSender {
             cfg.max_rto,
             cfg.clock_granularity,
             cfg.max_backoff_exponent,
-        );
+        )
+        .with_formula(cfg.rto_formula);
         let handshake = cfg.handshake;
         let first_offer = cfg.flow_control.initial_offer(cfg.rcv_buf);
         TcpSender {
@@ -851,17 +852,27 @@ impl TcpSender {
         Some(seg)
     }
 
-    /// RFC 5681 §4.1: restart from the initial window after an idle period longer
-    /// than the RTO.
+    /// RFC 5681 §4.1 (or Linux's `tcp_cwnd_restart`, `tcp::idle`): restart from the
+    /// initial window after an idle period longer than the RTO.
     fn restart_after_idle(&mut self, now: Instant) {
         let Some(last) = self.last_data_sent else {
             return;
         };
         let idle = now - last;
-        if idle > self.rtt.rto() {
-            let iw = self.cfg.initial_window_bytes();
-            if self.cc.window() > iw {
-                self.cc.set_window(iw);
+        let rto = self.rtt.rto();
+        if idle > rto {
+            let (iw, cwnd, ssthresh) = (
+                self.cfg.initial_window_bytes(),
+                self.cc.window(),
+                self.cc.ssthresh(),
+            );
+            let rule = self.cfg.idle_restart_rule;
+            let (w, s) = super::idle::restart_after_idle(rule, cwnd, ssthresh, iw, idle, rto);
+            if w < cwnd {
+                self.cc.set_window(w);
+            }
+            if s != ssthresh {
+                self.cc.set_ssthresh(s);
             }
             self.cc.on_event(now, CaEvent::TxStartAfterIdle { idle });
         }
@@ -1224,7 +1235,7 @@ impl TcpSender {
         if !self.syn_retransmitted {
             if let Some(t) = self.syn_sent_at {
                 let r = now - t;
-                self.rtt.on_sample(r);
+                self.rtt.on_sample(r, self.snd_una, self.snd_nxt);
                 self.stats.rtt.record(r);
             }
         } else {
@@ -1338,7 +1349,7 @@ impl TcpSender {
 
     /// An RTT sample feeds the RTO estimator (RFC 6298 §2) and the statistics.
     fn take_rtt_sample(&mut self, r: Duration) {
-        self.rtt.on_sample(r);
+        self.rtt.on_sample(r, self.snd_una, self.snd_nxt);
         self.stats.rtt.record(r);
         // Karn's algorithm (RFC 6298 §5 note, as Linux and ns-2): the backed-off RTO
         // is kept until a valid RTT sample arrives.

@@ -21,8 +21,8 @@ fn linux() -> TcpConfig {
 }
 
 /// `linux` with the three knobs of this topic set to `on`, and timestamps to `ts`.
-/// The linux profile with the spurious-retransmission knobs `on` or off, and loss
-/// detection by duplicate ACKs and the RTO alone (no RACK, no tail loss probe): the
+/// The linux profile with the spurious-retransmission knobs `on` or off, RFC 6298's
+/// RTO, and loss detection by duplicate ACKs and the RTO alone (no RACK, no tail loss probe): the
 /// scripted episodes below are a fast retransmit and a timeout, which RACK-TLP would
 /// replace by a probe (`tests::rack_tlp` covers those).
 fn linux_with(on: bool, ts: bool) -> TcpConfig {
@@ -33,6 +33,9 @@ fn linux_with(on: bool, ts: bool) -> TcpConfig {
         timestamps: ts,
         loss_detection: LossDetection::DupThresh,
         tlp: false,
+        // RFC 6298's RTO, under which the scripted spike times out as often with
+        // F-RTO as without (the kernel's SRTT + 200 ms fires once less without it).
+        rto_formula: crate::tcp::rtt::RtoFormula::Rfc6298,
         ..linux()
     }
 }

@@ -1432,3 +1432,27 @@ fn transfer_completes_with_a_slow_reader_and_a_small_buffer() {
         assert_eq!(p.rcv.stats().buffer_drops, 0, "seed {seed}");
     }
 }
+
+/// Linux's quick-ACK mode (`tcp_event_data_recv` → `tcp_incr_quickack`, up to
+/// `TCP_MAX_QUICKACKS` = 16 at the start of a connection; `tcp::delack`): the receiver
+/// of the `linux` profile ACKs each segment of the initial window at once, so the
+/// sender's cwnd can double in the first RTT; RFC 5681's policy ACKs every second one.
+#[test]
+fn linux_receiver_acks_every_segment_of_the_initial_window() {
+    let run = |ack_policy| {
+        let cfg = TcpConfig {
+            ack_policy,
+            ..TcpConfig::linux()
+        };
+        let mut p = Pair::new(cfg, ms(50));
+        p.fwd.rate_bps = Some(10_000_000);
+        p.write(1_000_000);
+        // The SYN-ACK at 100 ms, the initial window arrives from 150 ms over ~12 ms.
+        p.drive_until(t_ms(199));
+        p.acks()
+            .filter(|s| !s.seg.flags.contains(Flags::SYN) && s.seg.ack > 0)
+            .count()
+    };
+    assert_eq!(run(crate::tcp::AckPolicy::Linux), 10);
+    assert_eq!(run(crate::tcp::AckPolicy::Rfc5681), 5);
+}

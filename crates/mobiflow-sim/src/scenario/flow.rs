@@ -219,7 +219,7 @@ fn parse_flow(
         return Ok((flow, Vec::new()));
     }
     let (mut tcp, assumed) = tcp_config(ft, global_tcp)?;
-    tcp.flow_control = flow_control(ft, ctx)?;
+    tcp.flow_control = flow_control(ft, ctx, &tcp.flow_control)?;
     if matches!(tcp.flow_control, FlowControl::Rsfc(_)) && !tcp.timestamps {
         return Err(key_err(
             ft.key("flow_control"),

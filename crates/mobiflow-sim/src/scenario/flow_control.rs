@@ -359,20 +359,20 @@ pub(crate) fn table<C: Default>(
 /// `flow_control` and its parameter table (`[flows.afc]`, `[flows.autotune]` or
 /// `[flows.rsfc]`). Defaults that are assumptions (the seeds give no value) are
 /// reported.
-pub(crate) fn flow_control(ft: &Tbl, ctx: &mut Ctx) -> R<FlowControl> {
-    let kind = ft
-        .opt("flow_control", |v| {
-            let s = as_str(v)?.to_ascii_lowercase();
-            if FlowControl::NAMES.contains(&s.as_str()) {
-                Ok(s)
-            } else {
-                Err(format!(
-                    "unknown flow control {s:?}; expected one of {}",
-                    FlowControl::NAMES.join(", ")
-                ))
-            }
-        })?
-        .unwrap_or_else(|| "classic".into());
+pub(crate) fn flow_control(ft: &Tbl, ctx: &mut Ctx, profile: &FlowControl) -> R<FlowControl> {
+    let set = ft.opt("flow_control", |v| {
+        let s = as_str(v)?.to_ascii_lowercase();
+        if FlowControl::NAMES.contains(&s.as_str()) {
+            Ok(s)
+        } else {
+            Err(format!(
+                "unknown flow control {s:?}; expected one of {}",
+                FlowControl::NAMES.join(", ")
+            ))
+        }
+    })?;
+    // Unset: the profile's (`linux` auto-tunes, the others are classic).
+    let kind = set.clone().unwrap_or_else(|| profile.name().into());
     for table in ["afc", "autotune", "rsfc"] {
         if ft.has(table) && kind != table {
             return Err(key_err(
@@ -380,6 +380,9 @@ pub(crate) fn flow_control(ft: &Tbl, ctx: &mut Ctx) -> R<FlowControl> {
                 format!("only used with flow_control = {table:?} (flow_control is {kind:?})"),
             ));
         }
+    }
+    if set.is_none() {
+        return Ok(profile.clone());
     }
     Ok(match kind.as_str() {
         "afc" => FlowControl::Afc(table(ft, "afc", AFC, AfcConfig::validate, ctx)?),
@@ -391,6 +394,7 @@ pub(crate) fn flow_control(ft: &Tbl, ctx: &mut Ctx) -> R<FlowControl> {
             ctx,
         )?),
         "rsfc" => FlowControl::Rsfc(table(ft, "rsfc", RSFC, RsfcConfig::validate, ctx)?),
+        "linux" => FlowControl::Linux(Default::default()),
         _ => FlowControl::Classic,
     })
 }

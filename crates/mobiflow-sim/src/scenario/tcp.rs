@@ -11,7 +11,8 @@ use mobiflow_proto::cc::{
     RelentlessTimeout,
 };
 use mobiflow_proto::tcp::{
-    HandoffReaction, HandoffSignal, InitialWindow, LossDetection, Recovery, RttSampling, TcpConfig,
+    AckPolicy, HandoffReaction, HandoffSignal, IdleRestart, InitialWindow, LossDetection, Recovery,
+    RtoFormula, RttSampling, TcpConfig,
 };
 use toml::Value;
 
@@ -164,6 +165,13 @@ pub(crate) const TCP: &[Tcp] = &[
         "Clock granularity G of RFC 6298 and tick of the RTO arithmetic.",
     ).assumed_unless(&["ns2", "linux"]),
     Tcp::new(
+        "rto_formula",
+        "`\"rfc6298\"` or `\"linux\"`",
+        set!(rto_formula, |v| as_str(v)?.parse::<RtoFormula>()),
+        |d| d.rto_formula.name().into(),
+        "How the RTO follows from the RTT samples: RFC 6298 (SRTT + max(G, 4 RTTVAR), clamped to [`min_rto`, `max_rto`]) or Linux's `tcp_rtt_estimator` / `__tcp_set_rto` (SRTT + rttvar, where rttvar is 4 mdev held at its largest value of the last RTT, decays once per RTT and never falls below `min_rto`; a falling RTT raises mdev with gain 1/32).",
+    ),
+    Tcp::new(
         "rtt_sampling",
         "`\"every-ack\"` or `\"timed-segment\"`",
         set!(rtt_sampling, |v| as_str(v)?.parse::<RttSampling>()),
@@ -234,6 +242,13 @@ pub(crate) const TCP: &[Tcp] = &[
         "Full-sized segments after which an ACK is sent at once.",
     ),
     Tcp::new(
+        "ack_policy",
+        "`\"rfc5681\"` or `\"linux\"`",
+        set!(ack_policy, |v| as_str(v)?.parse::<AckPolicy>()),
+        |d| d.ack_policy.name().into(),
+        "When delayed ACKs go out: RFC 5681 §4.2 (every `ack_every` full segments, else after `delack_timeout`; out-of-order data at once) or Linux's (`tcp_event_data_recv`, `__tcp_ack_snd_check`, `tcp_send_delayed_ack`): quick-ACK mode (every segment at once, up to min(window / (2 MSS), 16) segments at the start, after a receive gap longer than the RTO and after a duplicate; one more for each segment that lets the window grow), otherwise at once after more than one MSS, else after the adaptive `ato` (40 ms up to the RTO, the timer at most 200 ms); SACK compression of the fourth and later duplicate ACKs (1 ms). `linux` ignores `ack_every` and `delack_timeout`.",
+    ),
+    Tcp::new(
         "rcv_buf",
         "size, at least one `mss`",
         set!(rcv_buf, size_value),
@@ -281,6 +296,13 @@ pub(crate) const TCP: &[Tcp] = &[
         set!(idle_restart, as_bool),
         |d| d.idle_restart.to_string(),
         "Restart from the initial window after an idle period longer than the RTO (RFC 5681 §4.1).",
+    ),
+    Tcp::new(
+        "idle_restart_rule",
+        "`\"rfc5681\"` or `\"linux\"`",
+        set!(idle_restart_rule, |v| as_str(v)?.parse::<IdleRestart>()),
+        |d| d.idle_restart_rule.name().into(),
+        "With `idle_restart`: cwnd falls to min(initial window, cwnd) at once (RFC 5681 §4.1), or as Linux's `tcp_cwnd_restart`: halved once per RTO of idle time beyond the first, not below that restart window, with ssthresh raised to at least 3/4 of cwnd (`tcp_current_ssthresh`).",
     ),
     Tcp::new(
         "limited_transmit",
