@@ -1,7 +1,7 @@
 //! Scenario files -> `Scenario`: the examples, overrides, and the messages of every
 //! class of error (file, dotted key, reason).
 
-use mobiflow_proto::cc::CcKind;
+use mobiflow_proto::cc::{CcKind, CubicParams};
 use mobiflow_proto::tcp::TcpConfig;
 use mobiflow_proto::time::Duration;
 use mobiflow_sim::model::{
@@ -243,7 +243,7 @@ fn cellular_example_reads_both_traces_relative_to_its_file() {
     assert_eq!(down.period_ms, 928_424);
     assert!((down.mean_rate_bps() - 2.02e6).abs() < 0.01e6);
     assert!((up.mean_rate_bps() - 0.943e6).abs() < 0.01e6);
-    assert_eq!(tcp(&s, 0).cc, CcKind::Cubic);
+    assert_eq!(tcp(&s, 0).cc, CcKind::Cubic(CubicParams::default()));
 }
 
 // ---------------------------------------------------------------------------------
@@ -397,7 +397,7 @@ min_rto = "200ms"
         mss: 1460,
         initial_ssthresh: u64::MAX,
         max_send_window: 20_000,
-        cc: CcKind::Cubic,
+        cc: CcKind::Cubic(CubicParams::default()),
         initial_window: mobiflow_proto::tcp::InitialWindow::Rfc6928,
         wscale: Some(7),
         min_rto: ms(200),
@@ -413,7 +413,7 @@ fn linux_profile_gives_the_kernel_defaults() {
     assert_eq!(*c, TcpConfig::linux());
     assert_eq!((c.mss, c.initial_window_bytes()), (1448, 10 * 1448));
     assert_eq!(c.min_rto, Duration::from_millis(200));
-    assert_eq!(c.cc, CcKind::Cubic);
+    assert_eq!(c.cc, CcKind::Cubic(CubicParams::linux()));
     // The kernel's own timer values are not assumptions under this profile.
     assert!(!s.assumed.iter().any(|(k, _)| k == "tcp.delack_timeout"));
     assert!(s.assumed.iter().any(|(k, _)| k == "tcp.rcv_buf"));
@@ -518,7 +518,7 @@ fn overrides_by_index() {
         ]),
     )
     .unwrap();
-    assert_eq!(tcp(&s, 0).cc, CcKind::Cubic);
+    assert_eq!(tcp(&s, 0).cc, CcKind::Cubic(CubicParams::default()));
     assert!(matches!(
         s.links[0].dirs[0].rate,
         RateModel::Constant(10_000_000)
