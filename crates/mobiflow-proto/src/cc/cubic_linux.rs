@@ -385,9 +385,7 @@ impl CongestionController for LinuxCubic {
             return;
         }
         // prior_ssthresh = tcp_current_ssthresh: at least 3/4 of cwnd.
-        let current = self
-            .ssthresh
-            .max((self.cwnd >> 1) + (self.cwnd >> 2));
+        let current = self.ssthresh.max((self.cwnd >> 1) + (self.cwnd >> 2));
         self.prior = Some((self.cwnd, current));
         self.ssthresh = self.recalc_ssthresh();
         self.cwnd_cnt = 0;
@@ -452,5 +450,287 @@ impl CongestionController for LinuxCubic {
 
     fn ssthresh(&self) -> u64 {
         self.ssthresh.saturating_mul(self.mss)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::test_util::*;
+    use crate::cc::CcKind;
+
+    const MSS: u32 = 1000;
+    const M: u64 = MSS as u64;
+
+    fn linux(hystart: bool) -> LinuxCubic {
+        LinuxCubic::new(
+            CubicParams {
+                hystart,
+                ..CubicParams::linux()
+            },
+            WindowParams::rfc5681(10 * M),
+            MSS,
+        )
+    }
+
+    fn ack_at(now: Instant, bytes: u64, rtt: Duration) -> AckSample {
+        ack_sample(now, bytes, Some(rtt), rtt, MSS)
+    }
+
+    /// cwnd = `segs` segments, then a fast retransmit and the end of its recovery.
+    fn after_loss(segs: u64) -> LinuxCubic {
+        let mut c = linux(false);
+        c.set_window(segs * M);
+        c.set_ssthresh(segs * M / 2);
+        c.on_congestion_event(&congestion(
+            CongestionKind::FastRetransmit,
+            Instant::ZERO,
+            segs * M,
+            MSS,
+        ));
+        c.on_recovery_exit(&RecoveryExit {
+            now: Instant::ZERO,
+            in_flight: 0,
+            retransmitted_segments: 1,
+            mss: MSS,
+        });
+        c
+    }
+
+    /// One ACK per segment, `rtt / cwnd` apart, each with an RTT sample of `rtt`,
+    /// for `rounds` rounds; cwnd in segments after each round.
+    fn rounds(c: &mut LinuxCubic, now: &mut Instant, rtt: Duration, n: usize) -> Vec<u64> {
+        (0..n)
+            .map(|_| {
+                let acks = c.cwnd_segments();
+                let step = rtt / acks;
+                for _ in 0..acks {
+                    *now += step;
+                    c.on_ack(&ack_at(*now, M, rtt));
+                }
+                c.cwnd_segments()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn fixed_point_constants_are_the_kernels() {
+        // cubictcp_register: beta_scale, cube_rtt_scale and cube_factor.
+        assert_eq!(BETA_SCALE_FRIENDLY, 15);
+        assert_eq!(CUBE_RTT_SCALE, 410);
+        assert_eq!(CUBE_FACTOR, 2_681_735_677);
+        assert_eq!(cubic_root(27), 3);
+        assert_eq!(cubic_root(26), 2);
+        assert_eq!(cubic_root(CUBE_FACTOR * 30), 4316);
+    }
+
+    #[test]
+    fn cckind_builds_the_kernel_cubic_under_linux_params() {
+        let c = CcKind::Cubic(CubicParams::linux()).build(WindowParams::rfc5681(10 * M), MSS);
+        assert_eq!(c.name(), "cubic");
+        assert_eq!(c.window(), 10 * M);
+    }
+
+    #[test]
+    fn loss_keeps_717_of_1024_and_remembers_w_max() {
+        // cubictcp_recalc_ssthresh: ssthresh = cwnd * 717 / 1024 in whole segments.
+        let c = after_loss(100);
+        assert_eq!(c.ssthresh(), 70 * M);
+        assert_eq!(c.window(), 70 * M);
+        assert_eq!(c.last_max_cwnd(), 100);
+        // The RFC's beta (0.7) on bytes gives 70_000 for 100_000 too, but not for 37
+        // segments: 37 * 717 / 1024 = 25.9 -> 25 segments, where 0.7 * 37 = 25.9 kB.
+        let c = after_loss(37);
+        assert_eq!(c.ssthresh(), 25 * M);
+    }
+
+    #[test]
+    fn fast_convergence_as_the_kernel_does_it() {
+        // A second loss below the previous W_max: last_max_cwnd = cwnd*(1024+717)/2048.
+        let mut c = after_loss(100);
+        c.on_congestion_event(&congestion(
+            CongestionKind::FastRetransmit,
+            Instant::ZERO,
+            70 * M,
+            MSS,
+        ));
+        assert_eq!(c.last_max_cwnd(), 70 * 1741 / 2048);
+        assert_eq!(c.ssthresh(), 49 * M);
+    }
+
+    #[test]
+    fn cwnd_trajectory_after_a_loss_matches_a_hand_computation() {
+        // Hand computation from tcp_cubic.c (HZ = 1000), RTT = delay_min = 100 ms, one
+        // ACK per segment: cwnd 100 -> loss -> 70, last_max_cwnd 100. The first ACK
+        // (1 ms, jiffy 1) starts the epoch: K = cbrt(cube_factor * 30) = 4316 (1/1024
+        // s), t = (0 + 100 jiffies) << 10 / 1000 = 102, offs = 4214, delta = 410 *
+        // 4214^3 >> 40 = 27, target = 100 - 27 = 73, cnt = 70 / 3 = 23. cnt is
+        // recomputed when cwnd changes or every HZ/32 jiffies.
+        let rtt = Duration::from_millis(100);
+        let mut c = after_loss(100);
+        let mut now = Instant::ZERO;
+        let w = rounds(&mut c, &mut now, rtt, 6);
+        assert_eq!(c.k(), 4316);
+        assert_eq!(w, [72, 74, 76, 78, 80, 82]);
+
+        // A short path (10 ms) and a small window, where the Reno-friendly estimate
+        // (tcp_cwnd, one segment per cwnd*15/8 ACKed segments) takes over: cwnd 20 ->
+        // 14, K = cbrt(cube_factor * 6) = 2524.
+        let rtt = Duration::from_millis(10);
+        let mut c = after_loss(20);
+        let mut now = Instant::ZERO;
+        let w = rounds(&mut c, &mut now, rtt, 12);
+        assert_eq!(c.k(), 2524);
+        assert_eq!(w, [15, 15, 15, 15, 16, 16, 16, 17, 17, 17, 18, 19]);
+    }
+
+    #[test]
+    fn growth_is_capped_at_one_segment_per_two_acks() {
+        // Far beyond K the cubic target is huge: cnt = max(cnt, 2), 1.5x per round.
+        let rtt = Duration::from_millis(100);
+        let mut c = after_loss(100);
+        let mut now = Instant::ZERO;
+        rounds(&mut c, &mut now, rtt, 1);
+        now += Duration::from_secs(60);
+        let before = c.cwnd_segments();
+        let after = rounds(&mut c, &mut now, rtt, 1)[0];
+        assert_eq!(c.cnt(), 2);
+        assert!(after >= before + before / 2 - 1 && after <= before + before / 2 + 1);
+    }
+
+    #[test]
+    fn growth_before_any_loss_is_at_most_five_percent_per_round() {
+        // last_max_cwnd == 0 (no loss yet): cnt <= 20.
+        let rtt = Duration::from_millis(100);
+        let mut c = linux(false);
+        c.set_window(100 * M);
+        c.set_ssthresh(100 * M);
+        let mut now = Instant::ZERO;
+        let w = rounds(&mut c, &mut now, rtt, 3);
+        assert_eq!(c.last_max_cwnd(), 0);
+        assert_eq!(c.cnt(), 20);
+        assert_eq!(w[0], 105);
+    }
+
+    #[test]
+    fn slow_start_counts_every_segment_acked() {
+        // tcp_slow_start: cwnd += acked segments (a delayed ACK of two adds two), up to
+        // ssthresh; the rest of the ACK goes to congestion avoidance.
+        let mut c = linux(false);
+        c.on_ack(&ack_at(
+            Instant::from_millis(100),
+            2 * M,
+            Duration::from_millis(100),
+        ));
+        assert_eq!(c.cwnd_segments(), 12);
+        c.set_ssthresh(13 * M);
+        c.on_ack(&ack_at(
+            Instant::from_millis(101),
+            3 * M,
+            Duration::from_millis(100),
+        ));
+        assert_eq!(c.cwnd_segments(), 13);
+        assert!(
+            c.epoch_start().is_some(),
+            "the two remaining segments started an epoch"
+        );
+    }
+
+    #[test]
+    fn idle_time_shifts_the_epoch_start() {
+        // cubictcp_cwnd_event(CA_EVENT_TX_START): epoch_start += idle jiffies.
+        let rtt = Duration::from_millis(100);
+        let mut c = after_loss(100);
+        let mut now = Instant::ZERO;
+        rounds(&mut c, &mut now, rtt, 2);
+        let ep = c.epoch_start().unwrap();
+        now += Duration::from_secs(5);
+        c.on_event(
+            now,
+            CaEvent::TxStart {
+                idle: Duration::from_millis(4_500),
+            },
+        );
+        assert_eq!(c.epoch_start(), Some(ep + 4_500));
+        // Never past now.
+        c.on_event(
+            now,
+            CaEvent::TxStart {
+                idle: Duration::from_secs(50),
+            },
+        );
+        assert_eq!(c.epoch_start(), Some(c.jiffies(now)));
+        // The RFC 5681 restart event alone moves nothing (cubic ignores
+        // CA_EVENT_CWND_RESTART).
+        let ep = c.epoch_start();
+        c.on_event(
+            now,
+            CaEvent::TxStartAfterIdle {
+                idle: Duration::from_secs(1),
+            },
+        );
+        assert_eq!(c.epoch_start(), ep);
+    }
+
+    #[test]
+    fn idle_shift_keeps_the_cubic_curve_where_it_was() {
+        // After the shift, growth resumes as if the idle time had not passed: the
+        // same cwnd trajectory as a sender that never paused.
+        let rtt = Duration::from_millis(100);
+        let mut paused = after_loss(100);
+        let mut steady = after_loss(100);
+        let (mut t1, mut t2) = (Instant::ZERO, Instant::ZERO);
+        rounds(&mut paused, &mut t1, rtt, 2);
+        rounds(&mut steady, &mut t2, rtt, 2);
+        let idle = Duration::from_secs(10);
+        t1 += idle;
+        paused.on_event(t1, CaEvent::TxStart { idle });
+        assert_eq!(
+            rounds(&mut paused, &mut t1, rtt, 4),
+            rounds(&mut steady, &mut t2, rtt, 4)
+        );
+    }
+
+    #[test]
+    fn timeout_forgets_the_cubic_state() {
+        // tcp_enter_loss: ssthresh first (recalc), then TCP_CA_Loss resets bictcp:
+        // last_max_cwnd = 0, delay_min = 0, no epoch.
+        let rtt = Duration::from_millis(100);
+        let mut c = after_loss(100);
+        let mut now = Instant::ZERO;
+        rounds(&mut c, &mut now, rtt, 2);
+        let cwnd = c.cwnd_segments();
+        c.on_congestion_event(&congestion(CongestionKind::Timeout, now, cwnd * M, MSS));
+        assert_eq!(c.cwnd_segments(), 1);
+        assert_eq!(c.ssthresh(), (cwnd * 717 / 1024) * M);
+        assert_eq!(c.last_max_cwnd(), 0);
+        assert_eq!(c.delay_min_us(), 0);
+        assert_eq!(c.epoch_start(), None);
+    }
+
+    #[test]
+    fn delay_samples_are_ignored_for_a_second_after_the_epoch_starts() {
+        // cubictcp_acked: "Discard delay samples right after fast recovery".
+        let rtt = Duration::from_millis(100);
+        let mut c = after_loss(100);
+        let mut now = Instant::ZERO;
+        rounds(&mut c, &mut now, rtt, 1);
+        assert_eq!(c.delay_min_us(), 100_000);
+        now += Duration::from_millis(1);
+        c.on_ack(&ack_at(now, M, Duration::from_millis(60)));
+        assert_eq!(c.delay_min_us(), 100_000);
+        now += Duration::from_secs(1);
+        c.on_ack(&ack_at(now, M, Duration::from_millis(60)));
+        assert_eq!(c.delay_min_us(), 60_000);
+    }
+
+    #[test]
+    fn undo_restores_the_window_but_not_the_cubic_state() {
+        // tcp_undo_cwnd_reduction with tcp_reno_undo_cwnd.
+        let mut c = after_loss(100);
+        c.on_spurious_congestion();
+        assert_eq!(c.cwnd_segments(), 100);
+        assert_eq!(c.ssthresh(), 75 * M);
+        assert_eq!(c.last_max_cwnd(), 100);
     }
 }

@@ -220,7 +220,8 @@ impl Hystart {
             self.reset_round(a.now, a.snd_nxt);
         }
         let mut exit = None;
-        if self.params.detect.train() && a.now.saturating_since(self.last_ack) <= self.params.ack_delta
+        if self.params.detect.train()
+            && a.now.saturating_since(self.last_ack) <= self.params.ack_delta
         {
             self.last_ack = a.now;
             // Without pacing (`SK_PACING_NONE`, the default qdisc does not pace) the
@@ -356,7 +357,10 @@ mod tests {
         let t0 = Instant::from_secs(1);
         for i in 0..=40 {
             // 3 ms apart: never within 2 ms of the last ACK of the train.
-            assert_eq!(h.update(&ack(t0 + MS(3 * i), 1 + i, 1000, MS(40), MS(40))), None);
+            assert_eq!(
+                h.update(&ack(t0 + MS(3 * i), 1 + i, 1000, MS(40), MS(40))),
+                None
+            );
         }
     }
 

@@ -32,8 +32,8 @@ pub(crate) mod test_util;
 
 pub use cubic::{Cubic, CubicArithmetic, CubicConfig, CubicParams};
 pub use cubic_linux::LinuxCubic;
-pub use hystart::{Hystart, HystartDetect, HystartParams};
 pub use fld::{Fld, FldAlgo, FldConfig, FldCount, FldInitialWindow, FldParams, FldSwitch};
+pub use hystart::{Hystart, HystartDetect, HystartParams};
 pub use relentless::{Relentless, RelentlessConfig, RelentlessParams, RelentlessTimeout};
 pub use reno::{Reno, RenoConfig};
 

@@ -300,8 +300,8 @@ fn single<C: std::default::Default>(key_header: &str, ps: &[Param<C>]) -> String
 fn doc_tables() -> Vec<(&'static str, String)> {
     use super::flow_control::{AFC, AUTOTUNE, RSFC, WEB};
     use super::tcp::{CUBIC, FLD, RELENTLESS, TCP};
-    use mobiflow_proto::cc::CubicParams;
     use super::tfrc::TFRC;
+    use mobiflow_proto::cc::CubicParams;
     use mobiflow_proto::tcp::TcpConfig;
     let (rfc, ns2, linux) = (TcpConfig::default(), TcpConfig::ns2(), TcpConfig::linux());
     let profiles = [

@@ -7,8 +7,8 @@ use super::walk::{as_bool, as_str, as_u32, expected, key_err, named, Tbl, R};
 use crate::model::{FlowSpec, Transport};
 use crate::units::{duration_value, format_duration, format_size, size_value};
 use mobiflow_proto::cc::{
-    CcKind, CubicArithmetic, CubicParams, FldAlgo, HystartDetect, FldCount, FldInitialWindow, FldParams, FldSwitch, RelentlessParams,
-    RelentlessTimeout,
+    CcKind, CubicArithmetic, CubicParams, FldAlgo, FldCount, FldInitialWindow, FldParams,
+    FldSwitch, HystartDetect, RelentlessParams, RelentlessTimeout,
 };
 use mobiflow_proto::tcp::{
     HandoffReaction, HandoffSignal, InitialWindow, Recovery, RttSampling, TcpConfig,
