@@ -415,7 +415,7 @@ impl Cubic {
         };
         let mss = self.win.mss;
         let cwnd = self.win.cwnd / mss;
-        if !h.active(self.win.cwnd < self.win.ssthresh, cwnd) {
+        if !h.active(self.win.cwnd < self.win.ssthresh) {
             return;
         }
         let delay = rtt.max(Duration::from_micros(1));

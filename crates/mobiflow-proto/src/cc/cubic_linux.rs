@@ -214,7 +214,7 @@ impl LinuxCubic {
         let Some(h) = self.hystart.as_mut() else {
             return;
         };
-        if !h.active(cwnd < ssthresh, cwnd) {
+        if !h.active(cwnd < ssthresh) {
             return;
         }
         let a = HystartAck {

@@ -7,8 +7,9 @@
 //! is full, the window has overshot it by up to a whole BDP plus the queue. HyStart
 //! looks for the moment the path fills, and then ends slow start (ssthresh = cwnd)
 //! before any loss. It counts rounds by sequence number: a round ends when `SND.UNA`
-//! passes `end_seq`, the `SND.NXT` recorded when the round began. Two detectors run
-//! on each ACK that carries an RTT sample, once cwnd is at least `low_window`:
+//! passes `end_seq`, the `SND.NXT` recorded when the round began (on every slow-start
+//! ACK with an RTT sample). Two detectors run on those ACKs once cwnd is at least
+//! `low_window`:
 //!
 //! ```text
 //!   ACK train:  ACKs that follow each other within ack_delta (2 ms) belong to one
@@ -188,10 +189,10 @@ impl Hystart {
         self.reset_round(now, snd_nxt);
     }
 
-    /// Whether [`Self::update`] runs for this ACK (`cubictcp_acked`): not after the
-    /// exit was found, only in slow start and with cwnd at least `low_window`.
-    pub fn active(&self, in_slow_start: bool, cwnd_segments: u64) -> bool {
-        !self.found && in_slow_start && cwnd_segments >= self.params.low_window as u64
+    /// Whether [`Self::update`] runs for this ACK (`cubictcp_acked`): until the exit
+    /// is found, in slow start.
+    pub fn active(&self, in_slow_start: bool) -> bool {
+        !self.found && in_slow_start
     }
 
     /// `hystart_ack_delay`: four GSO packets at the pacing rate, at most 1 ms; zero
@@ -218,6 +219,14 @@ impl Hystart {
         // A new round when SND.UNA has passed the end of the last one (`after()`).
         if self.end_seq.is_none_or(|end| a.snd_una > end) {
             self.reset_round(a.now, a.snd_nxt);
+        }
+        // Detection only from `low_window`; the rounds are counted below it too, so
+        // that they stay aligned with the flights (Linux 6.13, commit 25c1a9ca53db
+        // "tcp_cubic: fix incorrect HyStart round start detection", also in the 6.6
+        // and later stable kernels; before it, rounds began at the first ACK with
+        // cwnd >= low_window, in the middle of a flight).
+        if a.cwnd < self.params.low_window as u64 {
+            return None;
         }
         let mut exit = None;
         if self.params.detect.train()
@@ -365,10 +374,36 @@ mod tests {
     }
 
     #[test]
-    fn active_only_from_the_low_window_until_found() {
-        let h = Hystart::new(HystartParams::default());
-        assert!(!h.active(true, 15));
-        assert!(h.active(true, 16));
-        assert!(!h.active(false, 16));
+    fn no_detection_below_the_low_window_but_rounds_are_counted() {
+        // hystart_update (Linux 6.13+): the round is reset first, then nothing more
+        // below hystart_low_window.
+        let mut h = Hystart::new(HystartParams::default());
+        assert!(h.active(true));
+        assert!(!h.active(false));
+        let t0 = Instant::from_secs(1);
+        let mut a = ack(t0, 1, 1000, MS(40), MS(40));
+        a.cwnd = 15;
+        // A long back-to-back train and high delays with cwnd 15: no exit, but the
+        // round began at the first ACK.
+        for i in 0..=30 {
+            a.now = t0 + MS(i);
+            a.snd_una = 1 + i;
+            a.delay = MS(60);
+            assert_eq!(h.update(&a), None);
+        }
+        assert_eq!(h.end_seq, Some(1000));
+        // The next round, at 16 segments: the train exits after (40 + 1) / 2 ms.
+        let t1 = t0 + MS(100);
+        let mut b = ack(t1, 1001, 3000, MS(40), MS(40));
+        b.cwnd = 16;
+        assert_eq!(h.update(&b), None);
+        for i in 1..=20 {
+            b.now = t1 + MS(i);
+            b.snd_una = 1001 + i;
+            assert_eq!(h.update(&b), None, "{i}");
+        }
+        b.now = t1 + MS(21);
+        assert_eq!(h.update(&b), Some(HystartExit::AckTrain));
+        assert!(!h.active(true));
     }
 }

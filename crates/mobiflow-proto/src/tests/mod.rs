@@ -13,6 +13,7 @@ pub mod pair;
 mod afc;
 mod architecture;
 mod handoff;
+mod hystart;
 mod tcp_pair;
 mod tcp_state;
 
