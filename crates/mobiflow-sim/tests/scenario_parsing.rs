@@ -420,6 +420,59 @@ fn linux_profile_gives_the_kernel_defaults() {
 }
 
 #[test]
+fn tcp_cubic_table_sets_the_knobs_over_the_profiles_cubic() {
+    use mobiflow_proto::cc::{CubicArithmetic, HystartDetect};
+    // The linux profile's CUBIC is the kernel's, also when the flow names cubic.
+    let s = load(&format!(
+        "[tcp]\nprofile = \"linux\"\n{BASE}cc = \"cubic\"\n"
+    ))
+    .unwrap();
+    assert_eq!(tcp(&s, 0).cc, CcKind::Cubic(CubicParams::linux()));
+    // [tcp.cubic] changes it key by key; [flows.tcp.cubic] wins over [tcp.cubic].
+    let s = load(&format!(
+        "[tcp]\nprofile = \"linux\"\n[tcp.cubic]\nhystart = false\nhz = 250\n{BASE}[flows.tcp.cubic]\nhz = 300\nhystart_detect = \"delay\"\n"
+    ))
+    .unwrap();
+    let want = CubicParams {
+        hystart: false,
+        hz: 300,
+        hystart_detect: HystartDetect::Delay,
+        ..CubicParams::linux()
+    };
+    assert_eq!(tcp(&s, 0).cc, CcKind::Cubic(want));
+    // Under the rfc profile: RFC 9438 without HyStart, unless asked.
+    let s = load(&format!(
+        "[tcp]\ncc = \"cubic\"\n[tcp.cubic]\nhystart = true\n{BASE}"
+    ))
+    .unwrap();
+    let want = CubicParams {
+        hystart: true,
+        ..CubicParams::default()
+    };
+    assert_eq!(want.arithmetic, CubicArithmetic::Rfc9438);
+    assert_eq!(tcp(&s, 0).cc, CcKind::Cubic(want));
+}
+
+#[test]
+fn tcp_cubic_table_is_refused_without_a_cubic_flow() {
+    let msg = error(&format!(
+        "[tcp]\ncc = \"reno\"\n[tcp.cubic]\nhystart = true\n{BASE}"
+    ));
+    assert!(
+        msg.contains("tcp.cubic") && msg.contains("no flow has cc = \"cubic\""),
+        "{msg}"
+    );
+    let msg = error(&format!(
+        "{BASE}cc = \"reno\"\n[flows.tcp.cubic]\nhystart = true\n"
+    ));
+    assert!(msg.contains("only used with cc = \"cubic\""), "{msg}");
+    let msg = error(&format!(
+        "[tcp]\ncc = \"cubic\"\n[tcp.cubic]\narithmetic = \"bsd\"\n{BASE}"
+    ));
+    assert!(msg.contains("unknown cubic arithmetic"), "{msg}");
+}
+
+#[test]
 fn ns2_profile_gives_ns2_conventions() {
     let s = load(&format!("[tcp]\nprofile = \"ns2\"\n{BASE}")).unwrap();
     assert_eq!(*tcp(&s, 0), TcpConfig::ns2());
