@@ -1,7 +1,7 @@
 //! Scenario files -> `Scenario`: the examples, overrides, and the messages of every
 //! class of error (file, dotted key, reason).
 
-use mobiflow_proto::cc::CcKind;
+use mobiflow_proto::cc::{CcKind, CubicParams};
 use mobiflow_proto::tcp::TcpConfig;
 use mobiflow_proto::time::Duration;
 use mobiflow_sim::model::{
@@ -243,7 +243,7 @@ fn cellular_example_reads_both_traces_relative_to_its_file() {
     assert_eq!(down.period_ms, 928_424);
     assert!((down.mean_rate_bps() - 2.02e6).abs() < 0.01e6);
     assert!((up.mean_rate_bps() - 0.943e6).abs() < 0.01e6);
-    assert_eq!(tcp(&s, 0).cc, CcKind::Cubic);
+    assert_eq!(tcp(&s, 0).cc, CcKind::Cubic(CubicParams::default()));
 }
 
 // ---------------------------------------------------------------------------------
@@ -397,7 +397,7 @@ min_rto = "200ms"
         mss: 1460,
         initial_ssthresh: u64::MAX,
         max_send_window: 20_000,
-        cc: CcKind::Cubic,
+        cc: CcKind::Cubic(CubicParams::default()),
         initial_window: mobiflow_proto::tcp::InitialWindow::Rfc6928,
         wscale: Some(7),
         min_rto: ms(200),
@@ -413,7 +413,7 @@ fn linux_profile_gives_the_kernel_defaults() {
     assert_eq!(*c, TcpConfig::linux());
     assert_eq!((c.mss, c.initial_window_bytes()), (1448, 10 * 1448));
     assert_eq!(c.min_rto, Duration::from_millis(200));
-    assert_eq!(c.cc, CcKind::Cubic);
+    assert_eq!(c.cc, CcKind::Cubic(CubicParams::linux()));
     // The kernel's own timer values are not assumptions under this profile.
     assert!(!s.assumed.iter().any(|(k, _)| k == "tcp.delack_timeout"));
     assert!(s.assumed.iter().any(|(k, _)| k == "tcp.rcv_buf"));
@@ -463,6 +463,59 @@ fn linux_profile_receiver_and_timer_keys() {
         e.contains("tcp.idle_restart_rule: unknown idle_restart_rule"),
         "{e}"
     );
+}
+
+#[test]
+fn tcp_cubic_table_sets_the_knobs_over_the_profiles_cubic() {
+    use mobiflow_proto::cc::{CubicArithmetic, HystartDetect};
+    // The linux profile's CUBIC is the kernel's, also when the flow names cubic.
+    let s = load(&format!(
+        "[tcp]\nprofile = \"linux\"\n{BASE}cc = \"cubic\"\n"
+    ))
+    .unwrap();
+    assert_eq!(tcp(&s, 0).cc, CcKind::Cubic(CubicParams::linux()));
+    // [tcp.cubic] changes it key by key; [flows.tcp.cubic] wins over [tcp.cubic].
+    let s = load(&format!(
+        "[tcp]\nprofile = \"linux\"\n[tcp.cubic]\nhystart = false\nhz = 250\n{BASE}[flows.tcp.cubic]\nhz = 300\nhystart_detect = \"delay\"\n"
+    ))
+    .unwrap();
+    let want = CubicParams {
+        hystart: false,
+        hz: 300,
+        hystart_detect: HystartDetect::Delay,
+        ..CubicParams::linux()
+    };
+    assert_eq!(tcp(&s, 0).cc, CcKind::Cubic(want));
+    // Under the rfc profile: RFC 9438 without HyStart, unless asked.
+    let s = load(&format!(
+        "[tcp]\ncc = \"cubic\"\n[tcp.cubic]\nhystart = true\n{BASE}"
+    ))
+    .unwrap();
+    let want = CubicParams {
+        hystart: true,
+        ..CubicParams::default()
+    };
+    assert_eq!(want.arithmetic, CubicArithmetic::Rfc9438);
+    assert_eq!(tcp(&s, 0).cc, CcKind::Cubic(want));
+}
+
+#[test]
+fn tcp_cubic_table_is_refused_without_a_cubic_flow() {
+    let msg = error(&format!(
+        "[tcp]\ncc = \"reno\"\n[tcp.cubic]\nhystart = true\n{BASE}"
+    ));
+    assert!(
+        msg.contains("tcp.cubic") && msg.contains("no flow has cc = \"cubic\""),
+        "{msg}"
+    );
+    let msg = error(&format!(
+        "{BASE}cc = \"reno\"\n[flows.tcp.cubic]\nhystart = true\n"
+    ));
+    assert!(msg.contains("only used with cc = \"cubic\""), "{msg}");
+    let msg = error(&format!(
+        "[tcp]\ncc = \"cubic\"\n[tcp.cubic]\narithmetic = \"bsd\"\n{BASE}"
+    ));
+    assert!(msg.contains("unknown cubic arithmetic"), "{msg}");
 }
 
 #[test]
@@ -564,7 +617,7 @@ fn overrides_by_index() {
         ]),
     )
     .unwrap();
-    assert_eq!(tcp(&s, 0).cc, CcKind::Cubic);
+    assert_eq!(tcp(&s, 0).cc, CcKind::Cubic(CubicParams::default()));
     assert!(matches!(
         s.links[0].dirs[0].rate,
         RateModel::Constant(10_000_000)

@@ -43,14 +43,121 @@
 //!
 //! Loss recovery itself (which segment to send) belongs to the sender; as with
 //! [`super::Reno`] the controller sets `ssthresh` on entry and `cwnd` on exit.
-//! HyStart++ (RFC 9438 §4.10, RFC 9406) is not implemented: slow start ends only on
-//! a congestion signal or on reaching `ssthresh`.
+//! HyStart++ (RFC 9438 §4.10, RFC 9406) is not implemented. Linux's HyStart
+//! ([`super::hystart`]) is a knob ([`CubicParams::hystart`], on in the `linux`
+//! profile); off, slow start ends only on a congestion signal or on reaching
+//! `ssthresh`.
+//!
+//! [`CubicParams`] chooses between this file's RFC 9438 arithmetic and the kernel's
+//! ([`super::cubic_linux`]).
 
+use super::hystart::{Hystart, HystartAck, HystartDetect, HystartParams};
 use super::{
     AckSample, CaEvent, CongestionController, CongestionEvent, CongestionKind, RecoveryExit,
     Window, WindowParams,
 };
 use crate::time::{Duration, Instant};
+
+/// Whose arithmetic CUBIC follows.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum CubicArithmetic {
+    /// RFC 9438 in bytes ([`Cubic`]).
+    Rfc9438,
+    /// Linux's `tcp_cubic.c` in segments and jiffies ([`super::LinuxCubic`]).
+    Linux,
+}
+
+impl CubicArithmetic {
+    pub const NAMES: &'static [&'static str] = &["rfc9438", "linux"];
+    pub fn name(self) -> &'static str {
+        match self {
+            CubicArithmetic::Rfc9438 => "rfc9438",
+            CubicArithmetic::Linux => "linux",
+        }
+    }
+}
+
+impl std::str::FromStr for CubicArithmetic {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.to_ascii_lowercase().replace(['-', '_', ' '], "").as_str() {
+            "rfc9438" | "rfc" => Ok(CubicArithmetic::Rfc9438),
+            "linux" | "kernel" => Ok(CubicArithmetic::Linux),
+            _ => Err(format!(
+                "unknown cubic arithmetic {s:?}; expected one of {}",
+                CubicArithmetic::NAMES.join(", ")
+            )),
+        }
+    }
+}
+
+/// The knobs of CUBIC a scenario chooses (`[tcp.cubic]`): the arithmetic and HyStart.
+/// The default is RFC 9438 without HyStart; [`CubicParams::linux`] is the kernel's.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub struct CubicParams {
+    pub arithmetic: CubicArithmetic,
+    /// Linux's `CONFIG_HZ`: the jiffies per second of the kernel arithmetic's clock
+    /// (`tcp_jiffies32`). Only read with [`CubicArithmetic::Linux`].
+    pub hz: u32,
+    /// HyStart (`hystart = 1` in `tcp_cubic.c`).
+    pub hystart: bool,
+    pub hystart_detect: HystartDetect,
+    /// `hystart_low_window`, in segments.
+    pub hystart_low_window: u32,
+    /// `hystart_ack_delta_us`.
+    pub hystart_ack_delta: Duration,
+}
+
+impl Default for CubicParams {
+    fn default() -> Self {
+        let h = HystartParams::default();
+        CubicParams {
+            arithmetic: CubicArithmetic::Rfc9438,
+            hz: 1000,
+            hystart: false,
+            hystart_detect: h.detect,
+            hystart_low_window: h.low_window,
+            hystart_ack_delta: h.ack_delta,
+        }
+    }
+}
+
+impl CubicParams {
+    /// Linux 6.x's `tcp_cubic.c` with its module defaults (`hystart = 1`,
+    /// `hystart_detect = 3`, `hystart_low_window = 16`, `hystart_ack_delta_us = 2000`)
+    /// and `CONFIG_HZ = 1000`.
+    pub fn linux() -> Self {
+        CubicParams {
+            arithmetic: CubicArithmetic::Linux,
+            hystart: true,
+            ..CubicParams::default()
+        }
+    }
+
+    /// HyStart's parameters, if it is on.
+    pub fn hystart_params(&self) -> Option<HystartParams> {
+        self.hystart.then_some(HystartParams {
+            detect: self.hystart_detect,
+            low_window: self.hystart_low_window,
+            ack_delta: self.hystart_ack_delta,
+        })
+    }
+
+    /// The controller these parameters choose.
+    pub fn build(self, params: WindowParams, mss: u32) -> Box<dyn super::CongestionController> {
+        match self.arithmetic {
+            CubicArithmetic::Rfc9438 => Box::new(Cubic::new(
+                CubicConfig {
+                    params,
+                    hystart: self.hystart_params(),
+                    ..CubicConfig::default()
+                },
+                mss,
+            )),
+            CubicArithmetic::Linux => Box::new(super::LinuxCubic::new(self, params, mss)),
+        }
+    }
+}
 
 /// Multiplicative decrease factor beta_cubic (RFC 9438 §4.6).
 pub const BETA_CUBIC: f64 = 0.7;
@@ -79,6 +186,9 @@ pub struct CubicConfig {
     pub fast_convergence: bool,
     /// Grow at least as fast as Reno would (the Reno-friendly region, RFC 9438 §4.3).
     pub tcp_friendly: bool,
+    /// Linux's HyStart in slow start ([`super::hystart`]), with `min_rtt` as its
+    /// `delay_min`; `None`: off.
+    pub hystart: Option<HystartParams>,
 }
 
 impl Default for CubicConfig {
@@ -89,6 +199,7 @@ impl Default for CubicConfig {
             c: C_CUBIC,
             fast_convergence: true,
             tcp_friendly: true,
+            hystart: None,
         }
     }
 }
@@ -150,6 +261,8 @@ pub struct Cubic {
     last_ack: Option<Instant>,
     /// Undo information for the last congestion signal (RFC 9438 §4.9).
     saved: Option<Saved>,
+    /// HyStart, when on.
+    hystart: Option<Hystart>,
 }
 
 impl Cubic {
@@ -162,6 +275,7 @@ impl Cubic {
             epoch: None,
             last_ack: None,
             saved: None,
+            hystart: cfg.hystart.map(Hystart::new),
             cfg,
         };
         c.clamp();
@@ -292,6 +406,35 @@ impl Cubic {
         self.epoch = Some(ep);
     }
 
+    /// HyStart on an ACK with an RTT sample in slow start (`cubictcp_acked`): at the
+    /// exit point, ssthresh = cwnd, so that this ACK already grows the window in
+    /// congestion avoidance. `delay_min` is the connection's minimum RTT.
+    fn hystart_update(&mut self, ack: &AckSample) {
+        let (Some(h), Some(rtt)) = (self.hystart.as_mut(), ack.rtt) else {
+            return;
+        };
+        let mss = self.win.mss;
+        let cwnd = self.win.cwnd / mss;
+        if !h.active(self.win.cwnd < self.win.ssthresh) {
+            return;
+        }
+        let delay = rtt.max(Duration::from_micros(1));
+        let a = HystartAck {
+            now: ack.now,
+            snd_una: ack.snd_una,
+            snd_nxt: ack.snd_nxt,
+            delay,
+            delay_min: ack.min_rtt.max(Duration::from_micros(1)).min(delay),
+            cwnd,
+            ssthresh: self.win.ssthresh / mss,
+            mss,
+            srtt: ack.srtt,
+        };
+        if h.update(&a).is_some() {
+            self.win.ssthresh = self.win.cwnd;
+        }
+    }
+
     /// Saves the state a spurious congestion signal would restore (RFC 9438 §4.9).
     fn save(&mut self) {
         self.saved = Some(Saved {
@@ -314,6 +457,7 @@ impl CongestionController for Cubic {
         if ack.in_recovery || ack.acked_bytes == 0 {
             return;
         }
+        self.hystart_update(ack);
         if ack.app_limited {
             // RFC 9438 §5.8 (and RFC 7661): no growth while the window is not
             // used, and the time spent so is not counted in t: the epoch start
@@ -420,7 +564,7 @@ impl CongestionController for Cubic {
                 }
                 self.last_ack = Some(now);
             }
-            CaEvent::PathChange => {}
+            CaEvent::TxStart { .. } | CaEvent::PathChange => {}
         }
     }
 
@@ -545,7 +689,7 @@ mod tests {
 
     #[test]
     fn cckind_builds_cubic() {
-        let c = CcKind::Cubic.build(params(), MSS);
+        let c = CcKind::Cubic(CubicParams::default()).build(params(), MSS);
         assert_eq!(c.name(), "cubic");
         assert_eq!(c.window(), 2 * M);
     }

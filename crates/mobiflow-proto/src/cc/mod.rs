@@ -22,14 +22,18 @@ use std::fmt;
 use std::str::FromStr;
 
 pub mod cubic;
+pub mod cubic_linux;
 pub mod fld;
+pub mod hystart;
 pub mod relentless;
 pub mod reno;
 #[cfg(test)]
 pub(crate) mod test_util;
 
-pub use cubic::{Cubic, CubicConfig};
+pub use cubic::{Cubic, CubicArithmetic, CubicConfig, CubicParams};
+pub use cubic_linux::LinuxCubic;
 pub use fld::{Fld, FldAlgo, FldConfig, FldCount, FldInitialWindow, FldParams, FldSwitch};
+pub use hystart::{Hystart, HystartDetect, HystartParams};
 pub use relentless::{Relentless, RelentlessConfig, RelentlessParams, RelentlessTimeout};
 pub use reno::{Reno, RenoConfig};
 
@@ -65,6 +69,12 @@ pub struct AckSample {
     pub in_recovery: bool,
     /// Sender maximum segment size in bytes.
     pub mss: u32,
+    /// `SND.UNA` after this ACK (Linux's `tp->snd_una`; HyStart ends its round when
+    /// it passes the round's end, `hystart_update`).
+    pub snd_una: u64,
+    /// `SND.NXT` when this ACK is processed (Linux's `tp->snd_nxt`; HyStart's next
+    /// round ends there, `bictcp_hystart_reset`).
+    pub snd_nxt: u64,
 }
 
 /// Kind of congestion signal.
@@ -109,6 +119,10 @@ pub struct RecoveryExit {
 pub enum CaEvent {
     /// Transmission restarts after an idle period longer than the RTO (RFC 5681 §4.1).
     TxStartAfterIdle { idle: Duration },
+    /// Data is sent with nothing in flight, `idle` after the last data segment left
+    /// (Linux's `CA_EVENT_TX_START`, raised by `tcp_event_data_sent` whatever the
+    /// idle time).
+    TxStart { idle: Duration },
     /// The path changed under the connection (vertical handoff).
     PathChange,
 }
@@ -297,8 +311,8 @@ pub enum CcKind {
     Reno,
     /// RFC 5681 window rules with RFC 6582 NewReno recovery (the window rules are Reno's).
     NewReno,
-    /// RFC 9438 CUBIC.
-    Cubic,
+    /// CUBIC: RFC 9438, or Linux's `tcp_cubic.c` ([`CubicParams`]).
+    Cubic(CubicParams),
     /// Relentless TCP (Mathis): cwnd reduced by the segments lost ([`relentless`]).
     Relentless(RelentlessParams),
     /// FLD_TCP (Moktan, "In the Interest of the Short: An approach for e2e congestion
@@ -314,7 +328,7 @@ impl CcKind {
         match self {
             CcKind::Reno => "reno",
             CcKind::NewReno => "newreno",
-            CcKind::Cubic => "cubic",
+            CcKind::Cubic(_) => "cubic",
             CcKind::Relentless(_) => "relentless",
             CcKind::Fld(_) => "fld",
         }
@@ -329,13 +343,7 @@ impl CcKind {
                 },
                 mss,
             )),
-            CcKind::Cubic => Box::new(Cubic::new(
-                CubicConfig {
-                    params,
-                    ..CubicConfig::default()
-                },
-                mss,
-            )),
+            CcKind::Cubic(cubic) => cubic.build(params, mss),
             CcKind::Relentless(relentless) => Box::new(Relentless::new(
                 RelentlessConfig { params, relentless },
                 mss,
@@ -351,7 +359,7 @@ impl FromStr for CcKind {
         match s.to_ascii_lowercase().as_str() {
             "reno" => Ok(CcKind::Reno),
             "newreno" | "new_reno" | "new-reno" => Ok(CcKind::NewReno),
-            "cubic" => Ok(CcKind::Cubic),
+            "cubic" => Ok(CcKind::Cubic(CubicParams::default())),
             "relentless" => Ok(CcKind::Relentless(RelentlessParams::default())),
             "fld" | "fld_tcp" | "fld-tcp" => Ok(CcKind::Fld(FldParams::default())),
             _ => Err(format!(

@@ -21,6 +21,8 @@ pub(crate) fn ack_sample(
         app_limited: false,
         in_recovery: false,
         mss,
+        snd_una: 0,
+        snd_nxt: 0,
     }
 }
 

@@ -7,7 +7,7 @@ use super::delack::AckPolicy;
 use super::handoff::{HandoffReaction, HandoffSignal};
 use super::idle::IdleRestart;
 use super::rtt::RtoFormula;
-use crate::cc::CcKind;
+use crate::cc::{CcKind, CubicParams};
 use crate::flow::FlowControl;
 use crate::time::Duration;
 
@@ -429,7 +429,8 @@ impl TcpConfig {
     /// * `mss = 1448`: a 1500-byte MTU less 40 bytes of headers and the 12 bytes of the
     ///   timestamp option, which Linux takes out of `mss_cache` (`tcp_sync_mss`,
     ///   `tcp_current_mss`); options are counted on the wire.
-    /// * `cc = cubic` (`CONFIG_DEFAULT_TCP_CONG`); SACK (`tcp_sack = 1`), timestamps
+    /// * `cc = cubic` (`CONFIG_DEFAULT_TCP_CONG`) with the kernel's arithmetic and HyStart
+    ///   (`tcp_cubic.c`, [`CubicParams::linux`]); SACK (`tcp_sack = 1`), timestamps
     ///   (`tcp_timestamps = 1`) and the handshake.
     /// * initial window 10 segments (`TCP_INIT_CWND`, `tcp_init_cwnd`; RFC 6928).
     /// * `rto_min` 200 ms (`TCP_RTO_MIN`), initial RTO 1 s (`TCP_TIMEOUT_INIT`, RFC 6298
@@ -468,13 +469,13 @@ impl TcpConfig {
     ///   `tcp_rcv_space_adjust` grows it up to `tcp_rmem[2]` = 6 MB, whose window, 3
     ///   MB, is `rcv_buf` (Linux 6.18 raised `tcp_rmem[2]` to 32 MB).
     ///
-    /// Not yet modelled: HyStart.
+    /// * CUBIC as `tcp_cubic.c` computes it, with HyStart (`CubicParams::linux`).
     pub fn linux() -> Self {
         TcpConfig {
             mss: 1448,
             header_bytes: 40,
             count_option_bytes: true,
-            cc: CcKind::Cubic,
+            cc: CcKind::Cubic(CubicParams::linux()),
             recovery: Recovery::Sack,
             initial_window: InitialWindow::Segments(10),
             min_rto: Duration::from_millis(200),

@@ -817,8 +817,13 @@ impl TcpSender {
             }
         }
 
-        if self.cfg.idle_restart && self.sb.is_empty() {
-            self.restart_after_idle(now);
+        if self.sb.is_empty() {
+            if let Some(last) = self.last_data_sent {
+                self.cc.on_event(now, CaEvent::TxStart { idle: now - last });
+            }
+            if self.cfg.idle_restart {
+                self.restart_after_idle(now);
+            }
         }
 
         if let Some(from) = self.zw_stall_from.take() {
@@ -1337,6 +1342,8 @@ impl TcpSender {
             app_limited: last.is_some_and(|r| r.app_limited) || not_cwnd_limited,
             in_recovery: self.ca == CaState::Recovery,
             mss: self.cfg.mss,
+            snd_una: self.snd_una,
+            snd_nxt: self.snd_nxt,
         });
         if self.sb.is_empty() {
             self.rto_at = None;

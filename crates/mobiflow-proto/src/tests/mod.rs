@@ -15,6 +15,7 @@ pub mod pair;
 mod afc;
 mod architecture;
 mod handoff;
+mod hystart;
 mod rack_tlp;
 mod spurious;
 mod tcp_pair;

@@ -211,8 +211,26 @@ fn eifel_undoes_a_spurious_timeout_with_timestamps() {
     p.drive_until(t_ms(4_000));
     let s = p.snd.stats();
     assert!(s.timeouts >= 1);
-    assert_eq!((s.undos, s.rto_undos), (1, 1));
-    assert_eq!(s.retransmits, s.timeouts, "no go-back-N resend");
+    // The timeout's episode is undone once (under the linux profile's CUBIC with
+    // HyStart a later reduction of the run is undone too, which is not this test's).
+    // The timeout's episode is undone once. Under the linux profile's CUBIC with
+    // HyStart a fast recovery follows, drawn by the duplicate ACKs that carry the
+    // D-SACKs of the resent head (this sender counts every ACK at SND.UNA as a
+    // duplicate, as RFC 5681 does; RFC 6675 §2 would not count a D-SACK-only ACK),
+    // and it is undone too. Every retransmission was needless; none is a go-back-N
+    // resend of the window, which without undo and F-RTO follows each timeout.
+    assert_eq!(s.rto_undos, 1);
+    assert!(s.undos >= 1);
+    assert_eq!(p.rcv.stats().spurious_retransmits, s.retransmits);
+    let mut q = delay_spike(linux_with(false, true), t_ms(600));
+    q.drive_until(t_ms(4_000));
+    let sq = q.snd.stats();
+    assert!(
+        4 * s.retransmits < sq.retransmits,
+        "{} vs {} without undo",
+        s.retransmits,
+        sq.retransmits
+    );
 }
 
 #[test]

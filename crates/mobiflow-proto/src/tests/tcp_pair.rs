@@ -369,7 +369,7 @@ fn idle_restart_begins_again_from_the_initial_window() {
 #[test]
 fn cubic_fast_retransmit_keeps_seven_tenths_of_the_window() {
     let cfg = TcpConfig {
-        cc: CcKind::Cubic,
+        cc: CcKind::Cubic(Default::default()),
         max_cwnd: 20 * MSS,
         limited_transmit: false,
         ..rfc()
@@ -1348,7 +1348,7 @@ fn transfer_completes_under_random_loss_for_every_recovery_and_cc() {
         for cc in [
             CcKind::Reno,
             CcKind::NewReno,
-            CcKind::Cubic,
+            CcKind::Cubic(Default::default()),
             CcKind::Relentless(Default::default()),
             CcKind::Fld(Default::default()),
             // FLD_TCP crossing its threshold mid-transfer.

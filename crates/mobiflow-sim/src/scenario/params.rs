@@ -299,8 +299,9 @@ fn single<C: std::default::Default>(key_header: &str, ps: &[Param<C>]) -> String
 /// The generated tables of `docs/scenarios.md`: (name in the marker, table).
 fn doc_tables() -> Vec<(&'static str, String)> {
     use super::flow_control::{AFC, AUTOTUNE, RSFC, WEB};
-    use super::tcp::{FLD, RELENTLESS, TCP};
+    use super::tcp::{CUBIC, FLD, RELENTLESS, TCP};
     use super::tfrc::TFRC;
+    use mobiflow_proto::cc::CubicParams;
     use mobiflow_proto::tcp::TcpConfig;
     let (rfc, ns2, linux) = (TcpConfig::default(), TcpConfig::ns2(), TcpConfig::linux());
     let profiles = [
@@ -311,6 +312,17 @@ fn doc_tables() -> Vec<(&'static str, String)> {
     vec![
         ("run", single("key", super::RUN)),
         ("tcp", doc_table("key", TCP, &profiles)),
+        (
+            "tcp.cubic",
+            doc_table(
+                "key",
+                CUBIC,
+                &[
+                    ("`rfc`, `ns2` default", &CubicParams::default(), ""),
+                    ("`linux` default", &CubicParams::linux(), ""),
+                ],
+            ),
+        ),
         ("tcp.relentless", single("key", RELENTLESS)),
         ("tcp.fld", single("key", FLD)),
         ("flows.afc", single("`[flows.afc]` key", AFC)),

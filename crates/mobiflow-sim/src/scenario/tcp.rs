@@ -1,5 +1,5 @@
-//! `[tcp]` and `[flows.tcp]`, with `[tcp.relentless]` and `[tcp.fld]`: one declaration
-//! per table ([`TCP`], [`RELENTLESS`], [`FLD`]), read in layers (the profile, `[tcp]`,
+//! `[tcp]` and `[flows.tcp]`, with `[tcp.cubic]`, `[tcp.relentless]` and `[tcp.fld]`:
+//! one declaration per table ([`TCP`], [`CUBIC`], [`RELENTLESS`], [`FLD`]), read in layers (the profile, `[tcp]`,
 //! `[flows.tcp]`, the flow's `cc`).
 
 use super::params::{keys, read_layers, set, unset_assumed, Param};
@@ -7,8 +7,8 @@ use super::walk::{as_bool, as_str, as_u32, expected, key_err, named, Tbl, R};
 use crate::model::{FlowSpec, Transport};
 use crate::units::{duration_value, format_duration, format_size, size_value};
 use mobiflow_proto::cc::{
-    CcKind, FldAlgo, FldCount, FldInitialWindow, FldParams, FldSwitch, RelentlessParams,
-    RelentlessTimeout,
+    CcKind, CubicArithmetic, CubicParams, FldAlgo, FldCount, FldInitialWindow, FldParams,
+    FldSwitch, HystartDetect, RelentlessParams, RelentlessTimeout,
 };
 use mobiflow_proto::tcp::{
     AckPolicy, HandoffReaction, HandoffSignal, IdleRestart, InitialWindow, LossDetection, Recovery,
@@ -57,7 +57,7 @@ pub(crate) const TCP: &[Tcp] = &[
         "`\"reno\"`, `\"newreno\"`, `\"cubic\"`, `\"relentless\"`, `\"fld\"`",
         set!(cc, |v| as_str(v)?.parse::<CcKind>()),
         |d| d.cc.name().into(),
-        "Congestion control. `relentless` and `fld` take parameters from [`[tcp.relentless]` and `[tcp.fld]`](#tcprelentless-and-tcpfld).",
+        "Congestion control. `cubic` takes its knobs from [`[tcp.cubic]`](#tcpcubic); `relentless` and `fld` take parameters from [`[tcp.relentless]` and `[tcp.fld]`](#tcprelentless-and-tcpfld).",
     ),
     Tcp::new(
         "recovery",
@@ -410,7 +410,7 @@ fn reacts(c: &TcpConfig) -> bool {
 }
 
 /// Sub-tables of `[tcp]` and `[flows.tcp]` with the parameters of one controller.
-pub(crate) const CC_TABLES: &[&str] = &["fld", "relentless"];
+pub(crate) const CC_TABLES: &[&str] = &["cubic", "fld", "relentless"];
 
 /// Keys of `[tcp]` and `[flows.tcp]`.
 pub(crate) fn tcp_keys() -> Vec<&'static str> {
@@ -419,6 +419,57 @@ pub(crate) fn tcp_keys() -> Vec<&'static str> {
         .chain(CC_TABLES.iter().copied())
         .collect()
 }
+
+/// `[tcp.cubic]`: the arithmetic of CUBIC and HyStart. The defaults are the
+/// profile's: RFC 9438 without HyStart (`rfc`, `ns2`), `tcp_cubic.c` (`linux`).
+type Cub = Param<CubicParams>;
+pub(crate) const CUBIC: &[Cub] = &[
+    Cub::new(
+        "arithmetic",
+        "`\"rfc9438\"`, `\"linux\"`",
+        set!(arithmetic, |v| as_str(v)?.parse::<CubicArithmetic>()),
+        |d| d.arithmetic.name().into(),
+        "`rfc9438`: RFC 9438 in bytes (`cc::cubic`). `linux`: the kernel's `tcp_cubic.c` in segments and jiffies (`cc::cubic_linux`): beta 717/1024, C in fixed point, the target one minimum RTT ahead, `cnt` per ACK (at least 2, at most 20 before the first loss), its Reno-friendly estimate, the whole state forgotten on a timeout, the epoch shifted by idle time.",
+    ),
+    Cub::new(
+        "hz",
+        "integer ≥ 1",
+        set!(hz, |v| match as_u32(v)? {
+            0 => Err("must be at least 1".to_string()),
+            h => Ok(h),
+        }),
+        |d| d.hz.to_string(),
+        "`CONFIG_HZ`, the jiffies per second of the `linux` arithmetic's clock.",
+    ),
+    Cub::new(
+        "hystart",
+        "bool",
+        set!(hystart, as_bool),
+        |d| d.hystart.to_string(),
+        "HyStart (`tcp_cubic.c`, not HyStart++): leave slow start (ssthresh = cwnd) when a train of ACKs spans half the minimum RTT or a round's minimum RTT rises above it by `clamp(delay_min/8, 4 ms, 16 ms)`.",
+    ),
+    Cub::new(
+        "hystart_detect",
+        "`\"both\"`, `\"train\"`, `\"delay\"`",
+        set!(hystart_detect, |v| as_str(v)?.parse::<HystartDetect>()),
+        |d| d.hystart_detect.name().into(),
+        "Which HyStart detectors run (`hystart_detect`).",
+    ),
+    Cub::new(
+        "hystart_low_window",
+        "segments",
+        set!(hystart_low_window, as_u32),
+        |d| d.hystart_low_window.to_string(),
+        "No HyStart detection below this cwnd (`hystart_low_window`).",
+    ),
+    Cub::new(
+        "hystart_ack_delta",
+        "duration",
+        set!(hystart_ack_delta, duration_value),
+        |d| format_duration(d.hystart_ack_delta),
+        "ACKs closer than this belong to one train (`hystart_ack_delta_us`).",
+    ),
+];
 
 /// `[tcp.relentless]`.
 pub(crate) const RELENTLESS: &[Param<RelentlessParams>] = &[Param::<RelentlessParams>::new(
@@ -559,6 +610,7 @@ pub(crate) fn tcp_config(ft: &Tbl, global: Option<&Tbl>) -> R<(TcpConfig, Vec<(S
     .collect();
     cc_params(
         &mut cfg,
+        profile,
         &layers,
         local.as_ref(),
         source("initial_window").is_some(),
@@ -632,6 +684,7 @@ pub(crate) fn tcp_config(ft: &Tbl, global: Option<&Tbl>) -> R<(TcpConfig, Vec<(S
 /// (RFC 6928, 10 segments), which then also becomes the connection's restart window.
 fn cc_params(
     cfg: &mut TcpConfig,
+    profile: Profile,
     layers: &[&Tbl],
     local: Option<&Tbl>,
     iw_set: bool,
@@ -639,7 +692,17 @@ fn cc_params(
 ) -> R<()> {
     let uses_fld = matches!(cfg.cc, CcKind::Fld(_));
     let uses_relentless = matches!(cfg.cc, CcKind::Relentless(_));
+    let uses_cubic = matches!(cfg.cc, CcKind::Cubic(_));
     if let Some(l) = local {
+        if l.has("cubic") && !uses_cubic {
+            return Err(key_err(
+                l.key("cubic"),
+                format!(
+                    "only used with cc = \"cubic\" (this flow's cc is {:?})",
+                    cfg.cc.name()
+                ),
+            ));
+        }
         if l.has("fld") && !uses_fld {
             return Err(key_err(
                 l.key("fld"),
@@ -669,6 +732,16 @@ fn cc_params(
         }
         Ok(found)
     };
+    let ctables = sub("cubic", &keys(CUBIC))?;
+    if uses_cubic {
+        // The profile's CUBIC, whether the profile or the scenario named it.
+        let mut c = match profile {
+            Profile::Linux => CubicParams::linux(),
+            Profile::Rfc | Profile::Ns2 => CubicParams::default(),
+        };
+        read_layers(&ctables, CUBIC, &mut c)?;
+        cfg.cc = CcKind::Cubic(c);
+    }
     let rtables = sub("relentless", &keys(RELENTLESS))?;
     let mut relentless = RelentlessParams::default();
     read_layers(&rtables, RELENTLESS, &mut relentless)?;
@@ -714,13 +787,19 @@ fn cc_params(
     Ok(())
 }
 
-/// `[tcp.fld]` or `[tcp.relentless]` that no flow's controller reads.
+/// `[tcp.cubic]`, `[tcp.fld]` or `[tcp.relentless]` that no flow's controller reads.
 pub(crate) fn check_cc_tables_used(t: &Tbl, flows: &[FlowSpec]) -> R<()> {
     let uses = |f: fn(&CcKind) -> bool| {
         flows
             .iter()
             .any(|fl| matches!(&fl.transport, Transport::Tcp(c) if f(&c.cc)))
     };
+    if t.has("cubic") && !uses(|c| matches!(c, CcKind::Cubic(_))) {
+        return Err(key_err(
+            t.key("cubic"),
+            "has no effect: no flow has cc = \"cubic\"",
+        ));
+    }
     if t.has("fld") && !uses(|c| matches!(c, CcKind::Fld(_))) {
         return Err(key_err(
             t.key("fld"),
