@@ -36,6 +36,8 @@ use super::config::{Recovery, RttSampling, TcpConfig};
 use super::cwv::CwndValidation;
 use super::ext::{self, Response, SenderCtx, SenderExt, SenderExtension};
 use super::handoff::InterfaceChange;
+use super::pacing::Pacer;
+use super::rate::{AckState, RateSampler, TxState};
 use super::rtt::RttEstimator;
 use super::sack::{Scoreboard, SegRec};
 use crate::cc::{
@@ -230,6 +232,10 @@ pub struct TcpSender {
     zw_stall_from: Option<Instant>,
     /// The sender extensions (`tcp::ext`), in the order their hooks are called.
     ext: Vec<SenderExt>,
+    /// Delivery-rate estimation (`tcp::rate`), for a controller that wants rate
+    /// samples, and internal pacing (`tcp::pacing`), for one that needs it.
+    rate: Option<RateSampler>,
+    pacer: Option<Pacer>,
     stats: SenderStats,
 }
 
@@ -251,6 +257,12 @@ impl TcpSender {
         );
         let handshake = cfg.handshake;
         let first_offer = cfg.flow_control.initial_offer(cfg.rcv_buf);
+        let rate = cc.wants_rate_samples().then(RateSampler::new);
+        let pacer = cc.needs_pacing().then(Pacer::default);
+        let mut sb = Scoreboard::new();
+        if rate.is_some() {
+            sb.track_rate();
+        }
         TcpSender {
             ts_ok: cfg.timestamps && !handshake,
             sack_ok: cfg.sack && !handshake,
@@ -274,7 +286,7 @@ impl TcpSender {
             // the receiver starts from the same offer (`TcpReceiver`).
             snd_wnd: if handshake { 0 } else { first_offer },
             max_snd_wnd: if handshake { 0 } else { first_offer },
-            sb: Scoreboard::new(),
+            sb,
             dupacks: 0,
             limited_tx_bytes: 0,
             recover: None,
@@ -295,6 +307,8 @@ impl TcpSender {
             last_new_data_at: None,
             zw_stall_from: None,
             ext: ext::build(&cfg),
+            rate,
+            pacer,
             stats: SenderStats::default(),
             cfg,
         }
@@ -304,6 +318,14 @@ impl TcpSender {
 
     /// The application hands `bytes` more to send.
     pub fn write(&mut self, bytes: u64) {
+        if let Some(rate) = &mut self.rate {
+            // Linux `tcp_sendmsg` -> `tcp_rate_check_app_limited`: less than a segment
+            // unsent, room in cwnd, every lost segment resent.
+            let limited = self.app_end.saturating_sub(self.snd_nxt) < self.cfg.mss as u64
+                && self.sb.pipe() < self.cc.window()
+                && self.sb.lost_count() == 0;
+            rate.check_app_limited(limited, self.sb.pipe());
+        }
         self.app_end = self.app_end.saturating_add(bytes).min(u64::MAX / 4);
     }
 
@@ -537,6 +559,51 @@ impl TcpSender {
         self.each_ext(now, |e, cx| e.on_sent(cx, len));
         self.cwv.on_sent(self.sb.pipe());
         self.cc.on_sent(now, len, self.sb.pipe());
+        if let Some(p) = &mut self.pacer {
+            p.on_sent(
+                now,
+                len,
+                self.stats.data_segments_sent,
+                self.cc.pacing_rate(),
+            );
+        }
+    }
+
+    /// Before a data segment leaves, for delivery-rate estimation: the controller
+    /// hears of a transmission starting with nothing in flight (Linux
+    /// `tcp_event_data_sent`, `CA_EVENT_TX_START`), and the segment's send-time state
+    /// (`tcp_rate_skb_sent`). `None` without rate sampling.
+    fn rate_on_send(&mut self, now: Instant) -> Option<TxState> {
+        let rate = self.rate.as_mut()?;
+        if self.sb.pipe() == 0 {
+            self.cc.on_transmit_start(now, rate.is_app_limited());
+        }
+        Some(rate.on_sent(now, self.sb.is_empty()))
+    }
+
+    /// After an ACK that is not old, for a controller that wants rate samples: the
+    /// sample (`tcp_rate_gen`) and the controller's `cong_control`.
+    fn rate_sample(&mut self, now: Instant, prior_in_flight: u64) {
+        let Some(rate) = &mut self.rate else {
+            return;
+        };
+        let (delivered, pick) = self.sb.take_delivered();
+        let rs = rate.sample(&AckState {
+            now,
+            delivered,
+            pick,
+            lost_total: self.sb.lost_total(),
+            srtt: self.rtt.srtt(),
+            min_rtt: self.rtt.min_rtt(),
+            prior_in_flight,
+            in_flight: self.sb.pipe(),
+            ca_state: self.ca,
+            next_departure: self.pacer.map_or(now, |p| p.next_departure()),
+            mss: self.cfg.mss,
+        });
+        if self.cc.on_rate_sample(&rs) {
+            rate.mark_app_limited(self.sb.pipe());
+        }
     }
 
     /// Was the sender limited by cwnd lately (RFC 7661 §4, `tcp::cwv`)?
@@ -563,6 +630,9 @@ impl TcpSender {
         {
             self.arm_rto(now);
         }
+        if let Some(tx) = self.rate_on_send(now) {
+            self.sb.set_tx(i, tx);
+        }
         self.sb.retransmitted(i, now);
         self.stats.retransmits += 1;
         self.rtx_in_episode += 1;
@@ -588,6 +658,13 @@ impl TcpSender {
             let mut seg = self.data_segment(now, self.snd_una, 0);
             seg.window_probe = true;
             return Some(seg);
+        }
+        // Linux paces every transmission but the retransmission of the timer itself
+        // (`tcp_retransmit_timer`); `tcp_write_xmit` and `tcp_xmit_retransmit_queue`
+        // check `tcp_pacing_check` first.
+        let timer_rtx = self.forced_rtx && self.ca == CaState::Loss;
+        if !timer_rtx && self.pacer.as_mut().is_some_and(|p| p.holds(now)) {
+            return None;
         }
         if self.forced_rtx {
             self.forced_rtx = false;
@@ -752,7 +829,9 @@ impl TcpSender {
             }
         }
 
-        if self.cfg.idle_restart && self.sb.is_empty() {
+        // Not for a controller with its own `cong_control` (Linux
+        // `tcp_slow_start_after_idle_check`).
+        if self.cfg.idle_restart && self.sb.is_empty() && self.rate.is_none() {
             self.restart_after_idle(now);
         }
 
@@ -772,6 +851,7 @@ impl TcpSender {
         if self.cfg.rtt_sampling == RttSampling::TimedSegment && self.rtt_timed.is_none() {
             self.rtt_timed = Some((seq + len, now));
         }
+        let tx = self.rate_on_send(now);
         self.sb.push(SegRec {
             start: seq,
             end: seq + len,
@@ -781,6 +861,9 @@ impl TcpSender {
             lost: false,
             app_limited: len == app_room,
         });
+        if let Some(tx) = tx {
+            self.sb.set_tx(self.sb.len() - 1, tx);
+        }
         self.persist_at = None;
         let seg = self.data_segment(now, seq, len);
         self.on_data_sent(now, len);
@@ -812,7 +895,10 @@ impl TcpSender {
     /// When `handle_timeout` should next be called.
     pub fn poll_timeout(&self) -> Option<Instant> {
         // Asked after every output: the extensions' timers only when there are any.
-        let t = Instant::earliest(self.rto_at, self.persist_at);
+        let mut t = Instant::earliest(self.rto_at, self.persist_at);
+        if let Some(p) = &self.pacer {
+            t = Instant::earliest(t, p.poll_timeout());
+        }
         if self.ext.is_empty() {
             return t;
         }
@@ -823,6 +909,9 @@ impl TcpSender {
 
     /// Timers that are due at `now` fire.
     pub fn handle_timeout(&mut self, now: Instant) {
+        if let Some(p) = &mut self.pacer {
+            p.on_timer(now);
+        }
         for e in &mut self.ext {
             e.on_timer(now);
         }
@@ -1003,6 +1092,9 @@ impl TcpSender {
             self.on_new_ack(now, seg, prior_in_flight, newly_sacked);
         } else if seg.ack == self.snd_una && !self.sb.is_empty() && seg.len == 0 {
             self.on_duplicate_ack(now, seg, old_wnd, newly_sacked);
+        }
+        if seg.ack >= self.snd_una {
+            self.rate_sample(now, prior_in_flight);
         }
         self.after_ack(now, seg, room_before);
     }
