@@ -37,7 +37,7 @@
 //! expired minimum RTT.
 
 use super::{
-    CaState, CongestionController, CongestionEvent, CongestionKind, RateSample, RecoveryExit,
+    CaState, CcMetrics, CongestionController, CongestionEvent, CongestionKind, RateSample, RecoveryExit,
     WindowParams,
 };
 use crate::time::{Duration, Instant};
@@ -863,5 +863,22 @@ impl CongestionController for Bbr {
 
     fn pacing_rate(&self) -> Option<u64> {
         Some(self.pacing_rate)
+    }
+
+    fn metrics(&self) -> CcMetrics {
+        CcMetrics {
+            cwnd_bytes: self.window(),
+            ssthresh_bytes: self.ssthresh,
+            mode: Some(match self.mode {
+                BbrMode::Startup => "startup",
+                BbrMode::Drain => "drain",
+                BbrMode::ProbeBw => "probe_bw",
+                BbrMode::ProbeRtt => "probe_rtt",
+            }),
+            bw_bytes_per_sec: Some(self.bw()),
+            min_rtt: self.min_rtt,
+            rounds: Some(self.rtt_cnt),
+            probe_rtts: Some(self.probe_rtt_count),
+        }
     }
 }

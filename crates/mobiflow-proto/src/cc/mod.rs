@@ -164,6 +164,13 @@ pub enum CaEvent {
 pub struct CcMetrics {
     pub cwnd_bytes: u64,
     pub ssthresh_bytes: u64,
+    /// A model-based controller's state (BBR): its mode, bandwidth estimate (bytes
+    /// per second), minimum RTT, packet-timed rounds and PROBE_RTT entries so far.
+    pub mode: Option<&'static str>,
+    pub bw_bytes_per_sec: Option<f64>,
+    pub min_rtt: Option<Duration>,
+    pub rounds: Option<u64>,
+    pub probe_rtts: Option<u64>,
 }
 
 /// A congestion-control algorithm. See the module documentation.
@@ -247,6 +254,7 @@ pub trait CongestionController: Send + fmt::Debug {
         CcMetrics {
             cwnd_bytes: self.window(),
             ssthresh_bytes: self.ssthresh(),
+            ..CcMetrics::default()
         }
     }
 }

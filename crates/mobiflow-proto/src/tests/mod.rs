@@ -11,6 +11,7 @@
 pub mod pair;
 
 mod afc;
+mod bbr;
 mod architecture;
 mod handoff;
 mod tcp_pair;
