@@ -12,7 +12,6 @@ pub mod config;
 pub mod cwv;
 pub mod ext;
 pub mod handoff;
-pub mod pacing;
 pub mod rate;
 pub mod receiver;
 pub mod rtt;

@@ -160,6 +160,16 @@ impl Scoreboard {
 
     /// Remove every record below the cumulative `ack` (see [`Acked`]).
     pub fn ack_to(&mut self, ack: u64) -> Acked {
+        // One test per ACK: the loop without rate tracking is the one it always was.
+        if self.tracks_rate {
+            self.ack_to_impl::<true>(ack)
+        } else {
+            self.ack_to_impl::<false>(ack)
+        }
+    }
+
+    #[inline(always)]
+    fn ack_to_impl<const RATE: bool>(&mut self, ack: u64) -> Acked {
         let mut last: Option<SegRec> = None;
         let mut newly = 0;
         let mut latest_sent: Option<Instant> = None;
@@ -167,7 +177,7 @@ impl Scoreboard {
             if front.end <= ack {
                 let r = self.recs.pop_front().expect("front exists");
                 self.forget(&r);
-                if self.tracks_rate {
+                if RATE {
                     let tx = self.tx.pop_front().unwrap_or_default();
                     if !r.sacked {
                         self.note_delivered(&r, tx);
@@ -195,7 +205,7 @@ impl Scoreboard {
                     }
                     if !front.sacked {
                         newly += cut;
-                        if self.tracks_rate {
+                        if RATE {
                             self.delivered_bytes += cut;
                         }
                     }
@@ -228,6 +238,15 @@ impl Scoreboard {
     /// Mark records inside `[left, right)` as SACKed (RFC 2018). Returns the bytes
     /// newly SACKed.
     pub fn sack(&mut self, left: u64, right: u64) -> u64 {
+        if self.tracks_rate {
+            self.sack_impl::<true>(left, right)
+        } else {
+            self.sack_impl::<false>(left, right)
+        }
+    }
+
+    #[inline(always)]
+    fn sack_impl<const RATE: bool>(&mut self, left: u64, right: u64) -> u64 {
         let mut newly = 0;
         let i0 = self.recs.partition_point(|r| r.end <= left);
         for i in i0..self.recs.len() {
@@ -246,7 +265,7 @@ impl Scoreboard {
                 m.lost = false;
                 self.sacked_count += 1;
                 newly += r.len();
-                if self.tracks_rate {
+                if RATE {
                     let tx = self.tx[i];
                     self.note_delivered(&r, tx);
                 }

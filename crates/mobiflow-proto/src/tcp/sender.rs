@@ -34,9 +34,8 @@
 
 use super::config::{Recovery, RttSampling, TcpConfig};
 use super::cwv::CwndValidation;
-use super::ext::{self, Response, SenderCtx, SenderExt, SenderExtension};
+use super::ext::{self, Pacer, Response, SenderCtx, SenderExt, SenderExtension};
 use super::handoff::InterfaceChange;
-use super::pacing::Pacer;
 use super::rate::{AckState, RateSampler, TxState};
 use super::rtt::RttEstimator;
 use super::sack::{Scoreboard, SegRec};
@@ -233,9 +232,8 @@ pub struct TcpSender {
     /// The sender extensions (`tcp::ext`), in the order their hooks are called.
     ext: Vec<SenderExt>,
     /// Delivery-rate estimation (`tcp::rate`), for a controller that wants rate
-    /// samples, and internal pacing (`tcp::pacing`), for one that needs it.
+    /// samples.
     rate: Option<RateSampler>,
-    pacer: Option<Pacer>,
     stats: SenderStats,
 }
 
@@ -258,7 +256,11 @@ impl TcpSender {
         let handshake = cfg.handshake;
         let first_offer = cfg.flow_control.initial_offer(cfg.rcv_buf);
         let rate = cc.wants_rate_samples().then(RateSampler::new);
-        let pacer = cc.needs_pacing().then(Pacer::default);
+        let mut ext = ext::build(&cfg);
+        if cc.needs_pacing() {
+            // Linux internal pacing (`tcp::ext::pacing`).
+            ext.push(SenderExt::Pacing(Pacer::default()));
+        }
         let mut sb = Scoreboard::new();
         if rate.is_some() {
             sb.track_rate();
@@ -306,9 +308,8 @@ impl TcpSender {
             recovery_hidden: false,
             last_new_data_at: None,
             zw_stall_from: None,
-            ext: ext::build(&cfg),
+            ext,
             rate,
-            pacer,
             stats: SenderStats::default(),
             cfg,
         }
@@ -559,30 +560,39 @@ impl TcpSender {
         self.each_ext(now, |e, cx| e.on_sent(cx, len));
         self.cwv.on_sent(self.sb.pipe());
         self.cc.on_sent(now, len, self.sb.pipe());
-        if let Some(p) = &mut self.pacer {
-            p.on_sent(
-                now,
-                len,
-                self.stats.data_segments_sent,
-                self.cc.pacing_rate(),
-            );
-        }
     }
 
-    /// Before a data segment leaves, for delivery-rate estimation: the controller
-    /// hears of a transmission starting with nothing in flight (Linux
-    /// `tcp_event_data_sent`, `CA_EVENT_TX_START`), and the segment's send-time state
-    /// (`tcp_rate_skb_sent`). `None` without rate sampling.
-    fn rate_on_send(&mut self, now: Instant) -> Option<TxState> {
-        let rate = self.rate.as_mut()?;
-        if self.sb.pipe() == 0 {
+    /// A data segment leaves, for delivery-rate estimation: the controller hears of a
+    /// transmission starting with nothing in flight before it (`pipe_was_empty`;
+    /// Linux `tcp_event_data_sent`, `CA_EVENT_TX_START`), and the segment's send-time
+    /// state (`tcp_rate_skb_sent`; `nothing_outstanding`: no other segment was out).
+    /// Only with rate sampling.
+    fn rate_on_send(
+        &mut self,
+        now: Instant,
+        pipe_was_empty: bool,
+        nothing_outstanding: bool,
+    ) -> TxState {
+        let rate = self.rate.as_mut().expect("rate sampling");
+        if pipe_was_empty {
             self.cc.on_transmit_start(now, rate.is_app_limited());
         }
-        Some(rate.on_sent(now, self.sb.is_empty()))
+        rate.on_sent(now, nothing_outstanding)
+    }
+
+    /// [`Self::rate_on_send`] for the new segment of `len` bytes just pushed.
+    #[cold]
+    #[inline(never)]
+    fn rate_on_new_data(&mut self, now: Instant, len: u64) {
+        let last = self.sb.len() - 1;
+        let tx = self.rate_on_send(now, self.sb.pipe() == len, last == 0);
+        self.sb.set_tx(last, tx);
     }
 
     /// After an ACK that is not old, for a controller that wants rate samples: the
     /// sample (`tcp_rate_gen`) and the controller's `cong_control`.
+    #[cold]
+    #[inline(never)]
     fn rate_sample(&mut self, now: Instant, prior_in_flight: u64) {
         let Some(rate) = &mut self.rate else {
             return;
@@ -598,7 +608,11 @@ impl TcpSender {
             prior_in_flight,
             in_flight: self.sb.pipe(),
             ca_state: self.ca,
-            next_departure: self.pacer.map_or(now, |p| p.next_departure()),
+            next_departure: self
+                .ext
+                .iter()
+                .find_map(|e| e.pacer())
+                .map_or(now, |p| p.next_departure()),
             mss: self.cfg.mss,
         });
         if self.cc.on_rate_sample(&rs) {
@@ -630,7 +644,8 @@ impl TcpSender {
         {
             self.arm_rto(now);
         }
-        if let Some(tx) = self.rate_on_send(now) {
+        if self.rate.is_some() {
+            let tx = self.rate_on_send(now, self.sb.pipe() == 0, self.sb.is_empty());
             self.sb.set_tx(i, tx);
         }
         self.sb.retransmitted(i, now);
@@ -659,13 +674,6 @@ impl TcpSender {
             seg.window_probe = true;
             return Some(seg);
         }
-        // Linux paces every transmission but the retransmission of the timer itself
-        // (`tcp_retransmit_timer`); `tcp_write_xmit` and `tcp_xmit_retransmit_queue`
-        // check `tcp_pacing_check` first.
-        let timer_rtx = self.forced_rtx && self.ca == CaState::Loss;
-        if !timer_rtx && self.pacer.as_mut().is_some_and(|p| p.holds(now)) {
-            return None;
-        }
         if self.forced_rtx {
             self.forced_rtx = false;
             if let Some(i) = self.sb.first_lost() {
@@ -673,7 +681,7 @@ impl TcpSender {
             }
         }
         let mss = self.cfg.mss;
-        if self.ext.iter().any(|e| e.holds_transmit(now, mss)) {
+        if self.ext.iter_mut().any(|e| e.holds_transmit(now, mss)) {
             return None;
         }
         let mut cwnd = self.cc.window();
@@ -851,7 +859,6 @@ impl TcpSender {
         if self.cfg.rtt_sampling == RttSampling::TimedSegment && self.rtt_timed.is_none() {
             self.rtt_timed = Some((seq + len, now));
         }
-        let tx = self.rate_on_send(now);
         self.sb.push(SegRec {
             start: seq,
             end: seq + len,
@@ -861,8 +868,8 @@ impl TcpSender {
             lost: false,
             app_limited: len == app_room,
         });
-        if let Some(tx) = tx {
-            self.sb.set_tx(self.sb.len() - 1, tx);
+        if self.rate.is_some() {
+            self.rate_on_new_data(now, len);
         }
         self.persist_at = None;
         let seg = self.data_segment(now, seq, len);
@@ -895,10 +902,7 @@ impl TcpSender {
     /// When `handle_timeout` should next be called.
     pub fn poll_timeout(&self) -> Option<Instant> {
         // Asked after every output: the extensions' timers only when there are any.
-        let mut t = Instant::earliest(self.rto_at, self.persist_at);
-        if let Some(p) = &self.pacer {
-            t = Instant::earliest(t, p.poll_timeout());
-        }
+        let t = Instant::earliest(self.rto_at, self.persist_at);
         if self.ext.is_empty() {
             return t;
         }
@@ -909,9 +913,6 @@ impl TcpSender {
 
     /// Timers that are due at `now` fire.
     pub fn handle_timeout(&mut self, now: Instant) {
-        if let Some(p) = &mut self.pacer {
-            p.on_timer(now);
-        }
         for e in &mut self.ext {
             e.on_timer(now);
         }
@@ -1093,7 +1094,7 @@ impl TcpSender {
         } else if seg.ack == self.snd_una && !self.sb.is_empty() && seg.len == 0 {
             self.on_duplicate_ack(now, seg, old_wnd, newly_sacked);
         }
-        if seg.ack >= self.snd_una {
+        if self.rate.is_some() && seg.ack >= self.snd_una {
             self.rate_sample(now, prior_in_flight);
         }
         self.after_ack(now, seg, room_before);

@@ -12,7 +12,7 @@
 //!   `burst_segments` is paced at `max(AR, cwnd/SRTT)`.
 
 use super::{Response, SenderCtx, SenderExtension};
-use crate::tcp::pacing::Release;
+use super::pacing::Release;
 use crate::flow::afc::{decode_rate, AfcConfig, Placement};
 use crate::time::{Duration, Instant};
 use crate::wire::Segment;
@@ -172,7 +172,7 @@ impl SenderExtension for AfcSender {
         head && self.zw_seen && self.cfg.hide_buffer_losses
     }
 
-    fn holds_transmit(&self, now: Instant, mss: u32) -> bool {
+    fn holds_transmit(&mut self, now: Instant, mss: u32) -> bool {
         self.pace_left > 0
             && self.pace_credit < mss as u64
             && self.pace_next.holds(now)

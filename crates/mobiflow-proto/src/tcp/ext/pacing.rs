@@ -4,8 +4,18 @@
 //! a timer at that time, forgotten once it has fired. AFC's burst control
 //! (`tcp::ext::afc`) sets it from its own gap rule; [`Pacer`] is Linux's internal TCP
 //! pacing for a controller that asks for it (`sk_pacing_status = SK_PACING_NEEDED`,
-//! set by BBR): the earliest-departure-time model of Linux 4.20+.
+//! set by BBR: [`crate::cc::CongestionController::needs_pacing`]): the
+//! earliest-departure-time model of Linux 4.20+, as a sender extension so that a
+//! connection without it pays nothing per packet.
+//!
+//! The sender asks the extensions before new data and retransmissions chosen by the
+//! window, not before a forced retransmission (the fast retransmit and the
+//! retransmission of the timer): Linux does not pace the latter either
+//! (`tcp_retransmit_timer` sends at once) but paces the former
+//! (`tcp_xmit_retransmit_queue` checks `tcp_pacing_check`), so a fast retransmit
+//! here may leave up to one segment early.
 
+use super::{SenderCtx, SenderExtension};
 use crate::time::{Duration, Instant};
 
 /// A time before which the paced sender holds its segments, and the timer that
@@ -82,7 +92,7 @@ impl Pacer {
     /// next departure is `len / rate` after this one's (which is `now` if the sender
     /// was late); up to half of that gap is forgiven by the time the sender was late,
     /// as Linux credits scheduling jitter (`tcp_update_skb_after_send`).
-    pub fn on_sent(&mut self, now: Instant, len: u64, sent: u64, rate: Option<u64>) {
+    pub fn sent(&mut self, now: Instant, len: u64, sent: u64, rate: Option<u64>) {
         let prior = self.wstamp;
         self.wstamp = self.wstamp.max(now);
         let Some(rate) = rate.filter(|&r| r > 0 && r != u64::MAX) else {
@@ -96,12 +106,28 @@ impl Pacer {
         self.wstamp += Duration::from_nanos(len_ns - credit.min(len_ns / 2));
     }
 
+}
+
+impl SenderExtension for Pacer {
+    fn name(&self) -> &'static str {
+        "pacing"
+    }
+
+    fn holds_transmit(&mut self, now: Instant, _mss: u32) -> bool {
+        self.holds(now)
+    }
+
+    fn on_sent(&mut self, cx: &mut SenderCtx, len: u64) {
+        let rate = cx.cc.pacing_rate();
+        self.sent(cx.now, len, cx.stats.data_segments_sent, rate);
+    }
+
     /// The pacing timer fired.
-    pub fn on_timer(&mut self, now: Instant) {
+    fn on_timer(&mut self, now: Instant) {
         self.timer.on_timer(now);
     }
 
-    pub fn poll_timeout(&self) -> Option<Instant> {
+    fn poll_timeout(&self) -> Option<Instant> {
         self.timer.poll_timeout()
     }
 }
