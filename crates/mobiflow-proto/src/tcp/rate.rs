@@ -199,3 +199,185 @@ impl RateSampler {
         rs
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! Scripted flights through the scoreboard and the sampler, in the terms of
+    //! draft-cheng-iccrg-delivery-rate-estimation-02 (§2.2 the two phases of a flight,
+    //! §3 the algorithm); segments of 1000 bytes, times in milliseconds.
+    use super::*;
+    use crate::tcp::sack::{Scoreboard, SegRec};
+    use crate::time::test_util::t_ms;
+
+    const SEG: u64 = 1000;
+
+    struct Conn {
+        sb: Scoreboard,
+        r: RateSampler,
+        nxt: u64,
+        min_rtt: Option<Duration>,
+    }
+
+    impl Conn {
+        fn new() -> Self {
+            let mut sb = Scoreboard::new();
+            sb.track_rate();
+            Conn {
+                sb,
+                r: RateSampler::new(),
+                nxt: 0,
+                min_rtt: Some(Duration::from_millis(50)),
+            }
+        }
+        fn send(&mut self, at: Instant) {
+            let tx = self.r.on_sent(at, self.sb.is_empty());
+            self.sb.push(SegRec {
+                start: self.nxt,
+                end: self.nxt + SEG,
+                sent_at: at,
+                tx_count: 1,
+                sacked: false,
+                lost: false,
+                app_limited: false,
+            });
+            self.sb.set_tx(self.sb.len() - 1, tx);
+            self.nxt += SEG;
+        }
+        fn sample(&mut self, at: Instant) -> RateSample {
+            let (delivered, pick) = self.sb.take_delivered();
+            self.r.sample(&AckState {
+                now: at,
+                delivered,
+                pick,
+                lost_total: self.sb.lost_total(),
+                srtt: None,
+                min_rtt: self.min_rtt,
+                prior_in_flight: 0,
+                in_flight: self.sb.pipe(),
+                ca_state: CaState::Open,
+                next_departure: at,
+                mss: SEG as u32,
+            })
+        }
+        fn ack(&mut self, at: Instant, ack: u64) -> RateSample {
+            self.sb.ack_to(ack);
+            self.sample(at)
+        }
+        fn sack(&mut self, at: Instant, l: u64, r: u64) -> RateSample {
+            self.sb.sack(l, r);
+            self.sample(at)
+        }
+    }
+
+    fn us(x: f64) -> Instant {
+        Instant::from_nanos((x * 1e6) as u64)
+    }
+
+    /// §2.2, steady state: a flight of 10 segments sent 1 ms apart, each ACK
+    /// releasing the next flight's segment. Every sample of the second flight spans
+    /// 10 segments over max(send_elapsed, ack_elapsed) = 100 ms.
+    #[test]
+    fn a_flight_clocked_by_acks_is_measured_over_its_round_trip() {
+        let mut c = Conn::new();
+        for k in 0..10 {
+            c.send(t_ms(k));
+        }
+        for k in 0..10 {
+            let rs = c.ack(t_ms(100 + k), (k + 1) * SEG);
+            // The first flight started the measurement at the first send: the
+            // delivered count at send was 0 for all of it.
+            assert_eq!(rs.delivered, Some((k + 1) * SEG));
+            c.send(t_ms(100 + k));
+        }
+        for k in 0..10 {
+            let rs = c.ack(t_ms(200 + k), (11 + k) * SEG);
+            assert_eq!(rs.delivered, Some(10 * SEG), "ack {k}");
+            assert_eq!(rs.interval, Some(Duration::from_millis(100)), "ack {k}");
+            assert_eq!(rs.prior_delivered, (k + 1) * SEG);
+            assert!(!rs.is_app_limited);
+        }
+    }
+
+    /// §2.2: the send phase guards against ACK compression. The second flight's ACKs
+    /// arrive bunched (0.1 ms apart): ack_elapsed shrinks below the 100 ms the flight
+    /// took to send, and the interval is the send phase, so the rate is the rate the
+    /// data was sent at, not the rate its ACKs came back at.
+    #[test]
+    fn compressed_acks_do_not_raise_the_rate_above_the_sending_rate() {
+        let mut c = Conn::new();
+        for k in 0..10 {
+            c.send(t_ms(k));
+        }
+        for k in 0..10 {
+            c.ack(t_ms(100 + k), (k + 1) * SEG);
+            c.send(t_ms(100 + k));
+        }
+        for k in 0..10u64 {
+            let rs = c.ack(us(200.0 + 0.1 * k as f64), (11 + k) * SEG);
+            let ack_elapsed = us(200.0 + 0.1 * k as f64) - t_ms(100 + k);
+            assert!(ack_elapsed <= Duration::from_millis(100));
+            assert_eq!(rs.interval, Some(Duration::from_millis(100)), "ack {k}");
+            assert_eq!(rs.delivered, Some(10 * SEG));
+        }
+    }
+
+    /// §3.3: of the segments an ACK delivers, the one sent last gives the sample; a
+    /// SACK of a later segment delivers it, and the cumulative ACK that later covers
+    /// it does not count it again.
+    #[test]
+    fn the_most_recently_sent_delivered_segment_gives_the_sample() {
+        let mut c = Conn::new();
+        for k in 0..4 {
+            c.send(t_ms(k));
+        }
+        // Segment 0 is lost; segments 2..4 are SACKed by one ACK.
+        let rs = c.sack(t_ms(103), 2 * SEG, 4 * SEG);
+        assert_eq!(rs.acked_sacked, 2 * SEG);
+        assert_eq!(rs.delivered, Some(2 * SEG));
+        // send_elapsed = 3 ms (segment 3 sent at 3, the flight began at 0);
+        // ack_elapsed = 103 ms since the last delivery (none: the flight's start).
+        assert_eq!(rs.interval, Some(Duration::from_millis(103)));
+        // The cumulative ACK of 0..4 delivers 0 and 1 only.
+        let rs = c.ack(t_ms(110), 4 * SEG);
+        assert_eq!(rs.acked_sacked, 2 * SEG);
+        assert_eq!(c.r.delivered(), 4 * SEG);
+    }
+
+    /// §3.4: the application wrote with less than a segment unsent and room in cwnd:
+    /// the samples of what is sent until the data in flight then is delivered are
+    /// application-limited (Linux `tcp_rate_check_app_limited`); later ones are not.
+    #[test]
+    fn application_limited_phase_marks_samples_until_its_bubble_is_delivered() {
+        let mut c = Conn::new();
+        c.send(t_ms(0));
+        c.send(t_ms(1));
+        c.r.check_app_limited(true, c.sb.pipe());
+        assert!(c.r.is_app_limited());
+        c.send(t_ms(2));
+        let rs = c.ack(t_ms(100), SEG);
+        assert!(!rs.is_app_limited, "sent before the phase");
+        assert!(c.r.is_app_limited(), "the bubble is not delivered yet");
+        let rs = c.ack(t_ms(102), 3 * SEG);
+        assert!(rs.is_app_limited, "sent in the phase");
+        assert!(!c.r.is_app_limited(), "the bubble is delivered");
+        c.send(t_ms(102));
+        let rs = c.ack(t_ms(202), 4 * SEG);
+        assert!(!rs.is_app_limited);
+    }
+
+    /// Linux `tcp_rate_gen`: an interval shorter than the minimum RTT is not a valid
+    /// sample (delivered is still reported).
+    #[test]
+    fn an_interval_shorter_than_the_minimum_rtt_is_no_rate() {
+        let mut c = Conn::new();
+        c.min_rtt = Some(Duration::from_millis(200));
+        c.send(t_ms(0));
+        let rs = c.ack(t_ms(100), SEG);
+        assert_eq!(rs.delivered, Some(SEG));
+        assert_eq!(rs.interval, None);
+        c.min_rtt = Some(Duration::from_millis(50));
+        c.send(t_ms(100));
+        let rs = c.ack(t_ms(200), 2 * SEG);
+        assert_eq!(rs.interval, Some(Duration::from_millis(100)));
+    }
+}

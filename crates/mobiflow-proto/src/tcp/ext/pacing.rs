@@ -131,3 +131,44 @@ impl SenderExtension for Pacer {
         self.timer.poll_timeout()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::test_util::t_ms;
+
+    /// Linux `tcp_update_skb_after_send`: unpaced while fewer than ten data segments
+    /// went out; then each departure is `len / rate` after the previous one, and a
+    /// sender late by `x` loses min(x, gap / 2) of the next gap.
+    #[test]
+    fn departures_follow_len_over_rate_after_ten_segments_with_half_gap_credit() {
+        let mut p = Pacer::default();
+        let rate = Some(1_000_000); // 1000 bytes per ms
+        for n in 1..10 {
+            p.sent(t_ms(0), 1000, n, rate);
+            assert_eq!(p.next_departure(), t_ms(0));
+            assert!(!p.holds(t_ms(0)));
+        }
+        p.sent(t_ms(0), 1000, 10, rate);
+        assert_eq!(p.next_departure(), t_ms(1));
+        assert!(p.holds(t_ms(0)));
+        assert_eq!(p.poll_timeout(), Some(t_ms(1)));
+        SenderExtension::on_timer(&mut p, t_ms(1));
+        assert_eq!(p.poll_timeout(), None);
+        assert!(!p.holds(t_ms(1)));
+        // On time: the next gap is whole.
+        p.sent(t_ms(1), 2000, 11, rate);
+        assert_eq!(p.next_departure(), t_ms(3));
+        // 0.5 ms late: half a millisecond of the 2 ms gap is forgiven.
+        let late = t_ms(3) + Duration::from_micros(500);
+        p.sent(late, 2000, 12, rate);
+        assert_eq!(p.next_departure(), late + Duration::from_micros(1500));
+        // Very late: at most half the gap is forgiven.
+        let later = t_ms(100);
+        p.sent(later, 2000, 13, rate);
+        assert_eq!(p.next_departure(), later + Duration::from_millis(1));
+        // No rate: nothing is paced.
+        p.sent(t_ms(200), 2000, 14, None);
+        assert_eq!(p.next_departure(), t_ms(200));
+    }
+}
