@@ -13,7 +13,7 @@
                    [--budget SIZE | --no-budget]
     mobiflow live [run] SCENARIO.toml [--set KEY=VALUE ...] [--in a|b] [--link NAME]
                   [--report FILE.json] [--duration S] -- COMMAND [ARG ...]
-    mobiflow live compare SCENARIO.toml [--cc reno|cubic] [--set KEY=VALUE ...]
+    mobiflow live compare SCENARIO.toml [--cc reno|cubic|bbr] [--set KEY=VALUE ...]
                   [--link NAME] [--out DIR] [--json]
     mobiflow live cleanup
     mobiflow --version
@@ -1298,7 +1298,7 @@ def live_compare_command(
         str | None,
         typer.Option(
             "--cc",
-            metavar="reno|cubic",
+            metavar="reno|cubic|bbr",
             help="The kernel's congestion control (default: the scenario's flows').",
             show_default=False,
         ),
@@ -1327,8 +1327,8 @@ def live_compare_command(
     gives goodput per interval, RTT and retransmissions, with a figure of cwnd."""
     from mobiflow import live
 
-    if cc is not None and cc not in ("reno", "cubic"):
-        raise CliError(f"--cc {cc}: expected reno or cubic", EXIT_USAGE)
+    if cc is not None and cc not in ("reno", "cubic", "bbr"):
+        raise CliError(f"--cc {cc}: expected reno, cubic or bbr", EXIT_USAGE)
     sets = parse_sets(set_)
     path = check_scenario_file(scenario)
     try:

@@ -41,8 +41,8 @@ DRIVER = Path(__file__).with_name("_livedriver.py")
 REPO = Path(__file__).resolve().parents[3]
 """The source tree (``py/python/mobiflow`` -> repo) when installed in development mode."""
 
-CCS = ("reno", "cubic")
-SIM_CC = {"reno": "newreno", "cubic": "cubic"}
+CCS = ("reno", "cubic", "bbr")
+SIM_CC = {"reno": "newreno", "cubic": "cubic", "bbr": "bbr"}
 """Kernel congestion control -> the simulator's. Linux's ``reno`` is Reno's AIMD with
 SACK-based loss recovery (RFC 6675 with PRR, RFC 6937): the simulator's ``newreno``
 with the ``rfc`` profile's ``recovery = "sack"``."""
@@ -161,12 +161,12 @@ def _stop_interrupted(proc: subprocess.Popen[Any], binary: Path) -> None:
 
 
 def kernel_cc(cc: str) -> str:
-    """The kernel's name for a scenario's congestion control (reno or cubic)."""
+    """The kernel's name for a scenario's congestion control (reno, cubic or bbr)."""
     if cc in ("reno", "newreno"):
         return "reno"
-    if cc == "cubic":
-        return "cubic"
-    raise ValueError(f'congestion control "{cc}" has no Linux counterpart here (reno, cubic)')
+    if cc in ("cubic", "bbr"):
+        return cc
+    raise ValueError(f'congestion control "{cc}" has no Linux counterpart here (reno, cubic, bbr)')
 
 
 def _duration_s(text: str | float) -> float:
@@ -337,7 +337,7 @@ def compare(
     """Run the scenario's bulk TCP flows through the emulated link with the kernel's
     TCP, and the same scenario in the simulator; compare them.
 
-    ``cc`` (``reno`` or ``cubic``) replaces every compared flow's congestion control
+    ``cc`` (``reno``, ``cubic`` or ``bbr``) replaces every compared flow's congestion control
     (``None``: each flow's own, which must be one of those). Raises
     :class:`LiveUnavailable` if the machine cannot run the emulation,
     :class:`mobiflow.ScenarioError` for a wrong scenario and ``ValueError`` for one
@@ -364,7 +364,7 @@ def compare(
     cc_sets: list[tuple[str, str]] = []
     if cc is not None:
         if cc not in CCS:
-            raise ValueError(f'--cc "{cc}": choose reno or cubic')
+            raise ValueError(f'--cc "{cc}": choose reno, cubic or bbr')
         for f in desc["flows"]:
             if f["transport"].get("protocol") == "tcp":
                 cc_sets.append((f"flows.{f['name']}.cc", SIM_CC[cc]))
