@@ -37,8 +37,8 @@
 //! expired minimum RTT.
 
 use super::{
-    CaState, CcMetrics, CongestionController, CongestionEvent, CongestionKind, RateSample, RecoveryExit,
-    WindowParams,
+    CaState, CcMetrics, CongestionController, CongestionEvent, CongestionKind, RateSample,
+    RecoveryExit, WindowParams,
 };
 use crate::time::{Duration, Instant};
 
@@ -51,7 +51,16 @@ const DRAIN_GAIN: u64 = UNIT * 1000 / 2885;
 /// PROBE_BW's cwnd gain (`bbr_cwnd_gain`).
 const CWND_GAIN: u64 = UNIT * 2;
 /// PROBE_BW's pacing gains (`bbr_pacing_gain`).
-const PACING_GAIN: [u64; CYCLE_LEN] = [UNIT * 5 / 4, UNIT * 3 / 4, UNIT, UNIT, UNIT, UNIT, UNIT, UNIT];
+const PACING_GAIN: [u64; CYCLE_LEN] = [
+    UNIT * 5 / 4,
+    UNIT * 3 / 4,
+    UNIT,
+    UNIT,
+    UNIT,
+    UNIT,
+    UNIT,
+    UNIT,
+];
 const CYCLE_LEN: usize = 8;
 /// The starting phase is drawn among this many (`bbr_cycle_rand`).
 const CYCLE_RAND: u64 = 7;
@@ -364,7 +373,11 @@ impl Bbr {
     /// (`sk_pacing_shift = 10`), at least 1 or 2 (`bbr_min_tso_segs`), at most 127.
     fn tso_segs_goal(&self) -> u64 {
         let bytes = (self.pacing_rate >> 10).min(GSO_MAX_BYTES);
-        let min = if self.pacing_rate < MIN_TSO_RATE { 1 } else { 2 };
+        let min = if self.pacing_rate < MIN_TSO_RATE {
+            1
+        } else {
+            2
+        };
         (bytes / self.mss).max(min).min(0x7f)
     }
 
@@ -625,8 +638,7 @@ impl Bbr {
     /// `bbr_update_ack_aggregation`.
     fn update_ack_aggregation(&mut self, rs: &RateSample) {
         let acked = self.pkts(rs.acked_sacked);
-        if EXTRA_ACKED_GAIN == 0 || acked == 0 || rs.delivered.is_none() || rs.interval.is_none()
-        {
+        if EXTRA_ACKED_GAIN == 0 || acked == 0 || rs.delivered.is_none() || rs.interval.is_none() {
             return;
         }
         if self.round_start {
@@ -713,9 +725,7 @@ impl Bbr {
         let mut mark_app_limited = false;
         if self.mode == BbrMode::ProbeRtt {
             mark_app_limited = true;
-            if self.probe_rtt_done_stamp.is_none()
-                && self.pkts(rs.in_flight) <= CWND_MIN_TARGET
-            {
+            if self.probe_rtt_done_stamp.is_none() && self.pkts(rs.in_flight) <= CWND_MIN_TARGET {
                 self.probe_rtt_done_stamp = Some(now + PROBE_RTT_TIME);
                 self.probe_rtt_round_done = false;
                 self.next_rtt_delivered = self.delivered;

@@ -393,7 +393,8 @@ pub enum CcKind {
 }
 
 impl CcKind {
-    pub const NAMES: &'static [&'static str] = &["reno", "newreno", "cubic", "relentless", "fld", "bbr"];
+    pub const NAMES: &'static [&'static str] =
+        &["reno", "newreno", "cubic", "relentless", "fld", "bbr"];
 
     pub fn name(self) -> &'static str {
         match self {

@@ -1031,8 +1031,10 @@ impl TcpSender {
                 .mark_lost_by_sack(self.cfg.dupack_threshold, self.mss());
         }
         // RFC 5681 §3.2 step 4: cwnd = ssthresh + 3*SMSS (inflated by the dupACKs);
-        // a hidden loss inflates the unreduced cwnd.
-        let base = if self.recovery_hidden {
+        // a hidden loss inflates the unreduced cwnd, and so does a controller with its
+        // own `cong_control` (BBR keeps ssthresh "infinite"; Linux counts each dupACK
+        // as a SACKed segment out of its cwnd, `tcp_add_reno_sack`).
+        let base = if self.recovery_hidden || self.rate.is_some() {
             self.cc.window()
         } else {
             self.cc.ssthresh()

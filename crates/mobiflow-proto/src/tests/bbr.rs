@@ -94,7 +94,11 @@ fn startup_doubles_delivery_per_round_and_exits_after_three_rounds_without_growt
         .unwrap();
     assert!(est(last_growth) >= 0.99 * payload_rate(100_000_000));
     assert_eq!(exit_round, Some(last_growth + 4), "{per_round:?}");
-    assert_eq!(metrics(&p).mode, Some("probe_bw"), "DRAIN leads to PROBE_BW");
+    assert_eq!(
+        metrics(&p).mode,
+        Some("probe_bw"),
+        "DRAIN leads to PROBE_BW"
+    );
 }
 
 /// On a 10 Mb/s, 40 ms path the bandwidth estimate converges to the bottleneck's
@@ -126,9 +130,15 @@ fn bandwidth_estimate_converges_to_the_bottleneck_and_the_queue_stays_within_one
     // (`bbr_quantization_budget`: 3 × 2 segments, rounded to even, + 2 in the
     // 1.25 phase).
     let budget = 10.0 * MSS as f64;
-    assert!(max_queue <= bdp + budget, "max queue {max_queue} B, BDP {bdp} B");
+    assert!(
+        max_queue <= bdp + budget,
+        "max queue {max_queue} B, BDP {bdp} B"
+    );
     let mean_queue = sum_queue / n as f64;
-    assert!(mean_queue < 0.5 * bdp, "mean queue {mean_queue} B, BDP {bdp} B");
+    assert!(
+        mean_queue < 0.5 * bdp,
+        "mean queue {mean_queue} B, BDP {bdp} B"
+    );
     // And the link is used: goodput within 3 % of the payload rate.
     let read = p.rcv.bytes_read() as f64;
     assert!(read / 20.0 > 0.9 * want, "goodput {} B/s", read / 20.0);
@@ -244,10 +254,45 @@ fn recovery_conserves_packets_then_restores_the_prior_cwnd() {
         }
     });
     assert!(saw_recovery);
-    assert!(
-        min_in_recovery < before,
-        "{min_in_recovery} vs {before}"
-    );
+    assert!(min_in_recovery < before, "{min_in_recovery} vs {before}");
     assert!(p.snd.cwnd() >= before, "{} vs {before}", p.snd.cwnd());
     assert_eq!(p.snd.stats().timeouts, 0);
+}
+
+/// Without SACK (RFC 6582 NewReno recovery), the window the duplicate ACKs inflate
+/// starts from BBR's cwnd, not from its ssthresh, which BBR leaves "infinite" (Linux
+/// `TCP_INFINITE_SSTHRESH`; Linux counts each duplicate ACK as a SACKed segment,
+/// `tcp_add_reno_sack`; DRAIN sets it, STARTUP does not): a loss does not open the
+/// window to gigabytes.
+#[test]
+fn without_sack_a_recovery_inflates_the_cwnd_not_the_infinite_ssthresh() {
+    let cfg = TcpConfig {
+        cc: CcKind::Bbr(BbrParams { seed: 7 }),
+        sack: false,
+        recovery: crate::tcp::Recovery::NewReno,
+        ..TcpConfig::linux()
+    };
+    let mut p = Pair::new(cfg, ms(20));
+    p.fwd.rate_bps = Some(10_000_000);
+    p.set_unlimited();
+    // A loss in STARTUP, before DRAIN gives ssthresh a value.
+    p.drive_until(t_ms(150));
+    assert_eq!(metrics(&p).mode, Some("startup"));
+    let nxt = p.snd.snd_nxt();
+    p.fwd.drop_first_tx_of(nxt + 5 * MSS);
+    // The window in force during the recovery (`TcpSender::cwnd`: the inflated one),
+    // and BBR's cwnd when it began.
+    let mut max_window = 0;
+    let mut before = None;
+    drive_watching(&mut p, Instant::from_secs(1), |p| {
+        if p.snd.ca_state() == crate::cc::CaState::Recovery {
+            before.get_or_insert(p.snd.cc().window());
+            max_window = max_window.max(p.snd.cwnd());
+        }
+    });
+    let before = before.expect("a recovery");
+    assert!(
+        max_window <= 2 * before + 4 * MSS,
+        "window {max_window} in recovery, cwnd {before} before"
+    );
 }

@@ -11,8 +11,8 @@
 pub mod pair;
 
 mod afc;
-mod bbr;
 mod architecture;
+mod bbr;
 mod handoff;
 mod tcp_pair;
 mod tcp_state;

@@ -11,8 +11,8 @@
 //! * **Pacing** (mechanism 4): a jump of the usable window by more than
 //!   `burst_segments` is paced at `max(AR, cwnd/SRTT)`.
 
-use super::{Response, SenderCtx, SenderExtension};
 use super::pacing::Release;
+use super::{Response, SenderCtx, SenderExtension};
 use crate::flow::afc::{decode_rate, AfcConfig, Placement};
 use crate::time::{Duration, Instant};
 use crate::wire::Segment;
@@ -173,9 +173,7 @@ impl SenderExtension for AfcSender {
     }
 
     fn holds_transmit(&mut self, now: Instant, mss: u32) -> bool {
-        self.pace_left > 0
-            && self.pace_credit < mss as u64
-            && self.pace_next.holds(now)
+        self.pace_left > 0 && self.pace_credit < mss as u64 && self.pace_next.holds(now)
     }
 
     fn on_sent(&mut self, cx: &mut SenderCtx, len: u64) {

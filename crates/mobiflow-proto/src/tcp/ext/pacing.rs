@@ -105,7 +105,6 @@ impl Pacer {
         let credit = (self.wstamp - prior).as_nanos();
         self.wstamp += Duration::from_nanos(len_ns - credit.min(len_ns / 2));
     }
-
 }
 
 impl SenderExtension for Pacer {
