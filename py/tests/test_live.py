@@ -286,7 +286,7 @@ def test_live_usage_errors_are_one_line_and_status_2(
     for argv, needle in (
         (["live", scenario], "give a COMMAND after -- or a --duration"),
         (["live", "run", scenario, "--in", "c", "--", "true"], "--in c: expected a or b"),
-        (["live", "compare", scenario, "--cc", "vegas"], "--cc vegas: expected reno or cubic"),
+        (["live", "compare", scenario, "--cc", "vegas"], "--cc vegas: expected reno, cubic or bbr"),
     ):
         with pytest.raises(SystemExit) as e:
             cli.main(argv)
@@ -294,3 +294,11 @@ def test_live_usage_errors_are_one_line_and_status_2(
         err = capsys.readouterr().err
         assert err.startswith("error: "), (argv, err)
         assert needle in err, (argv, err)
+
+
+def test_the_scenario_congestion_control_maps_to_the_kernel_module() -> None:
+    assert live.kernel_cc("newreno") == "reno"
+    assert live.kernel_cc("cubic") == "cubic"
+    assert live.kernel_cc("bbr") == "bbr"
+    with pytest.raises(ValueError, match="no Linux counterpart"):
+        live.kernel_cc("fld")
