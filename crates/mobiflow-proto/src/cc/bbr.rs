@@ -892,3 +892,104 @@ impl CongestionController for Bbr {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MSS: u32 = 1000;
+
+    fn bbr() -> Bbr {
+        Bbr::new(
+            BbrConfig {
+                params: WindowParams::rfc5681(10 * MSS as u64),
+                bbr: BbrParams { seed: 1 },
+            },
+            MSS,
+        )
+    }
+
+    /// One round of 100 ms delivering `delivered` bytes of which `lost` more were
+    /// marked lost, as one ACK's sample at the round's end.
+    fn round(b: &mut Bbr, r: u64, delivered: u64, lost: u64) {
+        let now = Instant::from_millis(100 * r);
+        b.on_rate_sample(&RateSample {
+            now,
+            delivered: Some(delivered),
+            interval: Some(Duration::from_millis(100)),
+            prior_delivered: (r - 1) * delivered,
+            is_app_limited: false,
+            acked_sacked: delivered,
+            losses: lost,
+            rtt: Some(Duration::from_millis(50)),
+            srtt: Some(Duration::from_millis(50)),
+            min_rtt: Some(Duration::from_millis(50)),
+            prior_in_flight: 0,
+            in_flight: 0,
+            delivered_total: r * delivered,
+            delivered_at: now,
+            ca_state: CaState::Open,
+            next_departure: now,
+            mss: MSS,
+        });
+    }
+
+    /// `bbr_lt_bw_sampling`: two sampling intervals of at least 4 rounds, each with
+    /// a loss ratio of 20 % or more (`bbr_lt_loss_thresh` = 50/256) and delivery rates
+    /// within 1/8 of each other, mean a policer: the estimate becomes their average
+    /// and the pacing gain 1.
+    #[test]
+    fn two_lossy_intervals_at_a_consistent_rate_set_the_long_term_bandwidth() {
+        let mut b = bbr();
+        for r in 1..=12 {
+            round(&mut b, r, 100_000, 30_000);
+        }
+        assert!(b.uses_long_term_bw());
+        assert!((b.bw() - 1_000_000.0).abs() < 1.0, "{}", b.bw());
+        assert_eq!(b.pacing_gain(), 1.0);
+        // The same rounds without loss: no policer.
+        let mut b = bbr();
+        for r in 1..=12 {
+            round(&mut b, r, 100_000, 0);
+        }
+        assert!(!b.uses_long_term_bw());
+        // A loss ratio under 20 %: no policer either.
+        let mut b = bbr();
+        for r in 1..=12 {
+            round(&mut b, r, 100_000, 15_000);
+        }
+        assert!(!b.uses_long_term_bw());
+    }
+
+    /// `minmax_running_max` over 10 rounds: a maximum ages out of the window, the
+    /// second-best sample of the window taking its place.
+    #[test]
+    fn the_bandwidth_filter_forgets_a_maximum_after_ten_rounds() {
+        let mut f = MaxFilter::default();
+        f.running_max(10, 1, 100.0);
+        for t in 2..=11 {
+            assert_eq!(f.running_max(10, t, 50.0), 100.0, "round {t}");
+        }
+        assert_eq!(f.running_max(10, 12, 50.0), 50.0);
+    }
+
+    /// `bbr_reset_probe_bw_mode`: the starting phase is random among 7 (never the
+    /// 0.75 phase), drawn from the connection's seed.
+    #[test]
+    fn the_probe_bw_start_phase_is_seeded_and_never_the_draining_one() {
+        let mut seen = [false; CYCLE_LEN];
+        for seed in 0..200 {
+            let mut b = bbr();
+            b.rng = seed;
+            b.full_bw_reached = true;
+            b.reset_probe_bw_mode();
+            seen[b.cycle_idx] = true;
+            let mut again = bbr();
+            again.rng = seed;
+            again.reset_probe_bw_mode();
+            assert_eq!(again.cycle_idx, b.cycle_idx);
+        }
+        assert!(!seen[1], "the 0.75 phase is never the first");
+        assert_eq!(seen.iter().filter(|&&s| s).count(), 7);
+    }
+}
