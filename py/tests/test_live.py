@@ -294,3 +294,11 @@ def test_live_usage_errors_are_one_line_and_status_2(
         err = capsys.readouterr().err
         assert err.startswith("error: "), (argv, err)
         assert needle in err, (argv, err)
+
+
+def test_the_scenario_congestion_control_maps_to_the_kernel_module() -> None:
+    assert live.kernel_cc("newreno") == "reno"
+    assert live.kernel_cc("cubic") == "cubic"
+    assert live.kernel_cc("bbr") == "bbr"
+    with pytest.raises(ValueError, match="no Linux counterpart"):
+        live.kernel_cc("fld")

@@ -688,7 +688,7 @@ fn override_errors_name_the_key() {
     assert_eq!(
         e,
         "x.toml: flows.0.cc: unknown congestion control \"vegas\"; expected one of reno, \
-         newreno, cubic, relentless, fld (set by override flows.bulk.cc=vegas)"
+         newreno, cubic, relentless, fld, bbr (set by override flows.bulk.cc=vegas)"
     );
     let e = error_with(BASE, &[("flows.0.redaer", "greedy")]);
     assert_starts(
@@ -1119,7 +1119,7 @@ fn error_tcp_validation_maps_to_the_dotted_key() {
     assert_eq!(
         error(&format!("{BASE}cc = \"vegas\"\n")),
         "x.toml: flows.0.cc: unknown congestion control \"vegas\"; expected one of reno, \
-         newreno, cubic, relentless, fld"
+         newreno, cubic, relentless, fld, bbr"
     );
     assert_eq!(
         error(&format!(

@@ -21,6 +21,7 @@ use crate::time::{Duration, Instant};
 use std::fmt;
 use std::str::FromStr;
 
+pub mod bbr;
 pub mod cubic;
 pub mod cubic_linux;
 pub mod fld;
@@ -30,6 +31,7 @@ pub mod reno;
 #[cfg(test)]
 pub(crate) mod test_util;
 
+pub use bbr::{Bbr, BbrConfig, BbrParams};
 pub use cubic::{Cubic, CubicArithmetic, CubicConfig, CubicParams};
 pub use cubic_linux::LinuxCubic;
 pub use fld::{Fld, FldAlgo, FldConfig, FldCount, FldInitialWindow, FldParams, FldSwitch};
@@ -75,6 +77,49 @@ pub struct AckSample {
     /// `SND.NXT` when this ACK is processed (Linux's `tp->snd_nxt`; HyStart's next
     /// round ends there, `bictcp_hystart_reset`).
     pub snd_nxt: u64,
+}
+
+/// A delivery-rate sample and the connection state it was taken in: what Linux hands
+/// a controller's `cong_control` on every ACK (`struct rate_sample`, `tcp_rate_gen`;
+/// draft-cheng-iccrg-delivery-rate-estimation). Computed by `tcp::rate` only for a
+/// controller whose [`CongestionController::wants_rate_samples`] is true. Bytes, not
+/// packets.
+#[derive(Copy, Clone, Debug)]
+pub struct RateSample {
+    pub now: Instant,
+    /// Bytes delivered between the send of the sampled segment and this ACK (`None`
+    /// when the ACK delivered nothing that carries send-time state).
+    pub delivered: Option<u64>,
+    /// The interval they were delivered over, `max(send_elapsed, ack_elapsed)`
+    /// (`None`: no valid interval, as one shorter than the minimum RTT).
+    pub interval: Option<Duration>,
+    /// The connection's delivered count when the sampled segment was sent.
+    pub prior_delivered: u64,
+    /// The sampled segment was sent in an application-limited phase.
+    pub is_app_limited: bool,
+    /// Bytes newly acknowledged or SACKed by this ACK.
+    pub acked_sacked: u64,
+    /// Bytes newly marked lost while this ACK was processed.
+    pub losses: u64,
+    /// RTT of the newest segment delivered (Linux `rs->rtt_us`, from `ca_rtt_us`).
+    pub rtt: Option<Duration>,
+    /// Smoothed and minimum RTT of the connection.
+    pub srtt: Option<Duration>,
+    pub min_rtt: Option<Duration>,
+    /// Bytes in flight (RFC 6675 pipe, Linux `tcp_packets_in_flight`) before and
+    /// after this ACK.
+    pub prior_in_flight: u64,
+    pub in_flight: u64,
+    /// Bytes delivered on the connection so far, and when the count last grew (Linux
+    /// `tp->delivered`, `tp->delivered_mstamp`).
+    pub delivered_total: u64,
+    pub delivered_at: Instant,
+    /// The sender's state after this ACK.
+    pub ca_state: CaState,
+    /// Earliest departure time of the next segment under pacing (Linux
+    /// `tp->tcp_wstamp_ns`).
+    pub next_departure: Instant,
+    pub mss: u32,
 }
 
 /// Kind of congestion signal.
@@ -133,6 +178,13 @@ pub enum CaEvent {
 pub struct CcMetrics {
     pub cwnd_bytes: u64,
     pub ssthresh_bytes: u64,
+    /// A model-based controller's state (BBR): its mode, bandwidth estimate (bytes
+    /// per second), minimum RTT, packet-timed rounds and PROBE_RTT entries so far.
+    pub mode: Option<&'static str>,
+    pub bw_bytes_per_sec: Option<f64>,
+    pub min_rtt: Option<Duration>,
+    pub rounds: Option<u64>,
+    pub probe_rtts: Option<u64>,
 }
 
 /// A congestion-control algorithm. See the module documentation.
@@ -178,14 +230,45 @@ pub trait CongestionController: Send + fmt::Debug {
         self.window() < self.ssthresh()
     }
 
+    /// Sending rate in bytes per second the sender paces at, if the controller sets
+    /// one and [`Self::needs_pacing`].
     fn pacing_rate(&self) -> Option<u64> {
         None
     }
+
+    /// The sender must pace at [`Self::pacing_rate`] (Linux: the controller sets
+    /// `sk_pacing_status = SK_PACING_NEEDED`, and TCP paces internally). Asked once,
+    /// when the sender is built.
+    fn needs_pacing(&self) -> bool {
+        false
+    }
+
+    /// The controller wants a [`RateSample`] on every ACK ([`Self::on_rate_sample`]).
+    /// Asked once, when the sender is built: the sender keeps the per-segment state
+    /// of delivery-rate estimation (`tcp::rate`) only for such a controller.
+    fn wants_rate_samples(&self) -> bool {
+        false
+    }
+
+    /// Every ACK that is not old, after loss detection, with its rate sample (Linux
+    /// `cong_control`; `on_ack` still comes first on an ACK of new data). Returns true
+    /// to start an application-limited phase at the data now in flight (Linux BBR
+    /// writes `tp->app_limited` in PROBE_RTT).
+    fn on_rate_sample(&mut self, _rs: &RateSample) -> bool {
+        false
+    }
+
+    /// A data segment is about to leave with nothing in flight (Linux
+    /// `CA_EVENT_TX_START`, from `tcp_event_data_sent`); `app_limited`: the connection
+    /// is in an application-limited phase. Only for controllers that want rate
+    /// samples.
+    fn on_transmit_start(&mut self, _now: Instant, _app_limited: bool) {}
 
     fn metrics(&self) -> CcMetrics {
         CcMetrics {
             cwnd_bytes: self.window(),
             ssthresh_bytes: self.ssthresh(),
+            ..CcMetrics::default()
         }
     }
 }
@@ -319,10 +402,13 @@ pub enum CcKind {
     /// control", talk slides, Aalto University, 2012): IW10, faster slow start and
     /// Relentless below a threshold of bytes sent, Reno above it ([`fld`]).
     Fld(FldParams),
+    /// BBR version 1 as Linux's `net/ipv4/tcp_bbr.c` ([`bbr`]).
+    Bbr(BbrParams),
 }
 
 impl CcKind {
-    pub const NAMES: &'static [&'static str] = &["reno", "newreno", "cubic", "relentless", "fld"];
+    pub const NAMES: &'static [&'static str] =
+        &["reno", "newreno", "cubic", "relentless", "fld", "bbr"];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -331,6 +417,7 @@ impl CcKind {
             CcKind::Cubic(_) => "cubic",
             CcKind::Relentless(_) => "relentless",
             CcKind::Fld(_) => "fld",
+            CcKind::Bbr(_) => "bbr",
         }
     }
 
@@ -349,6 +436,19 @@ impl CcKind {
                 mss,
             )),
             CcKind::Fld(fld) => Box::new(Fld::new(FldConfig { params, fld }, mss)),
+            CcKind::Bbr(bbr) => Box::new(Bbr::new(BbrConfig { params, bbr }, mss)),
+        }
+    }
+}
+
+impl CcKind {
+    /// The same kind with `seed` for the random choices it makes (BBR's starting
+    /// phase of the gain cycle); the simulator derives one per connection from the
+    /// run's seed, so that a run stays a pure function of scenario and seed.
+    pub fn with_seed(self, seed: u64) -> CcKind {
+        match self {
+            CcKind::Bbr(_) => CcKind::Bbr(BbrParams { seed }),
+            k => k,
         }
     }
 }
@@ -362,6 +462,7 @@ impl FromStr for CcKind {
             "cubic" => Ok(CcKind::Cubic(CubicParams::default())),
             "relentless" => Ok(CcKind::Relentless(RelentlessParams::default())),
             "fld" | "fld_tcp" | "fld-tcp" => Ok(CcKind::Fld(FldParams::default())),
+            "bbr" => Ok(CcKind::Bbr(BbrParams::default())),
             _ => Err(format!(
                 "unknown congestion control {s:?}; expected one of {}",
                 CcKind::NAMES.join(", ")

@@ -17,6 +17,7 @@ pub mod handoff;
 pub mod idle;
 pub mod prr;
 pub mod rack;
+pub mod rate;
 pub mod receiver;
 pub mod rtt;
 pub mod sack;

@@ -5,6 +5,7 @@
 //! retransmission. The scoreboard answers RFC 6675's questions: `IsLost` (§4,
 //! DupThresh SACKed segments above), `pipe` (§4, SetPipe) and `NextSeg` (§4).
 
+use super::rate::{Delivered, TxState};
 use crate::time::Instant;
 use std::collections::VecDeque;
 
@@ -99,6 +100,16 @@ pub struct Scoreboard {
     lost_scan_end: u64,
     /// What the current ACK delivered so far.
     delivery: Delivery,
+    /// Bytes ever marked lost (Linux `tp->lost`).
+    lost_total: u64,
+    /// Delivery-rate estimation (`tcp::rate`), only when [`Self::track_rate`] was
+    /// called: each record's send-time state, beside `recs` at the same index, and,
+    /// since [`Self::take_delivered`], the bytes delivered and the delivered record
+    /// sent last.
+    tracks_rate: bool,
+    tx: VecDeque<TxState>,
+    delivered_bytes: u64,
+    delivered_pick: Option<Delivered>,
 }
 
 /// How many of the highest SACKed records the scoreboard tracks; a DupThresh above it
@@ -137,6 +148,48 @@ impl Scoreboard {
         self.sacked_count
     }
 
+    /// Keep each record's delivery-rate state from now on (before the first push).
+    pub fn track_rate(&mut self) {
+        self.tracks_rate = true;
+    }
+
+    /// Record `i` was (re)sent with this delivery-rate state (`i` = `len() - 1` for a
+    /// record just pushed). Only when tracking.
+    pub fn set_tx(&mut self, i: usize, tx: TxState) {
+        if i == self.tx.len() {
+            self.tx.push_back(tx);
+        } else {
+            self.tx[i] = tx;
+        }
+    }
+
+    /// Bytes ever marked lost.
+    pub fn lost_total(&self) -> u64 {
+        self.lost_total
+    }
+
+    /// The bytes delivered (cumulatively acknowledged or SACKed for the first time)
+    /// since the last call, and of the records delivered the one sent last, with its
+    /// delivery-rate state (Linux `tcp_rate_skb_delivered`). Only when tracking.
+    pub fn take_delivered(&mut self) -> (u64, Option<Delivered>) {
+        (
+            std::mem::take(&mut self.delivered_bytes),
+            self.delivered_pick.take(),
+        )
+    }
+
+    /// Record `r` (with delivery-rate state `tx`) was delivered.
+    fn note_delivered(&mut self, r: &SegRec, tx: TxState) {
+        self.delivered_bytes += r.len();
+        let d = Delivered {
+            sent_at: r.sent_at,
+            end: r.end,
+            retransmitted: r.tx_count > 1,
+            tx,
+        };
+        self.delivered_pick = Delivered::newer(self.delivered_pick, d);
+    }
+
     /// A new segment was sent at the right edge.
     pub fn push(&mut self, rec: SegRec) {
         debug_assert!(self.recs.back().is_none_or(|b| b.end <= rec.start));
@@ -146,6 +199,16 @@ impl Scoreboard {
 
     /// Remove every record below the cumulative `ack` (see [`Acked`]).
     pub fn ack_to(&mut self, ack: u64) -> Acked {
+        // One test per ACK: the loop without rate tracking is the one it always was.
+        if self.tracks_rate {
+            self.ack_to_impl::<true>(ack)
+        } else {
+            self.ack_to_impl::<false>(ack)
+        }
+    }
+
+    #[inline(always)]
+    fn ack_to_impl<const RATE: bool>(&mut self, ack: u64) -> Acked {
         let mut last: Option<SegRec> = None;
         let mut newly = 0;
         let mut latest_sent: Option<Instant> = None;
@@ -153,6 +216,12 @@ impl Scoreboard {
             if front.end <= ack {
                 let r = self.recs.pop_front().expect("front exists");
                 self.forget(&r);
+                if RATE {
+                    let tx = self.tx.pop_front().unwrap_or_default();
+                    if !r.sacked {
+                        self.note_delivered(&r, tx);
+                    }
+                }
                 if !r.sacked {
                     newly += r.len();
                     self.delivery.note(&r, false);
@@ -176,6 +245,9 @@ impl Scoreboard {
                     }
                     if !front.sacked {
                         newly += cut;
+                        if RATE {
+                            self.delivered_bytes += cut;
+                        }
                     }
                     front.start = ack;
                 }
@@ -218,6 +290,15 @@ impl Scoreboard {
     /// Mark records inside `[left, right)` as SACKed (RFC 2018). Returns the bytes
     /// newly SACKed.
     pub fn sack(&mut self, left: u64, right: u64) -> u64 {
+        if self.tracks_rate {
+            self.sack_impl::<true>(left, right)
+        } else {
+            self.sack_impl::<false>(left, right)
+        }
+    }
+
+    #[inline(always)]
+    fn sack_impl<const RATE: bool>(&mut self, left: u64, right: u64) -> u64 {
         let mut newly = 0;
         let i0 = self.recs.partition_point(|r| r.end <= left);
         for i in i0..self.recs.len() {
@@ -237,6 +318,10 @@ impl Scoreboard {
                 self.sacked_count += 1;
                 newly += r.len();
                 self.delivery.note(&r, true);
+                if RATE {
+                    let tx = self.tx[i];
+                    self.note_delivered(&r, tx);
+                }
                 let at = self.top_sacked.partition_point(|&x| x < r.start);
                 if self.top_sacked.len() < TOP || at > 0 {
                     self.top_sacked.insert(at, r.start);
@@ -257,6 +342,7 @@ impl Scoreboard {
         }
         r.lost = true;
         self.pipe -= r.len();
+        self.lost_total += r.len();
         self.lost_count += 1;
         true
     }

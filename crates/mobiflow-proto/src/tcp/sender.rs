@@ -37,10 +37,11 @@
 use super::config::{LossDetection, Recovery, RttSampling, TcpConfig};
 use super::cwv::CwndValidation;
 use super::dsack::dsack_block;
-use super::ext::{self, Response, SenderCtx, SenderExt, SenderExtension};
+use super::ext::{self, Pacer, Response, SenderCtx, SenderExt, SenderExtension};
 use super::handoff::InterfaceChange;
 use super::prr::Prr;
 use super::rack::Rack;
+use super::rate::{AckState, RateSampler, TxState};
 use super::rtt::RttEstimator;
 use super::sack::{Scoreboard, SegRec};
 use super::tlp::{Probe, Tlp};
@@ -262,6 +263,9 @@ pub struct TcpSender {
     /// Spurious-retransmission detection and undo (`tcp::undo`), with `cfg.undo` or
     /// `cfg.frto`.
     undo: Undo,
+    /// Delivery-rate estimation (`tcp::rate`), for a controller that wants rate
+    /// samples.
+    rate: Option<RateSampler>,
     stats: SenderStats,
 }
 
@@ -284,6 +288,16 @@ impl TcpSender {
         .with_formula(cfg.rto_formula);
         let handshake = cfg.handshake;
         let first_offer = cfg.flow_control.initial_offer(cfg.rcv_buf);
+        let rate = cc.wants_rate_samples().then(RateSampler::new);
+        let mut ext = ext::build(&cfg);
+        if cc.needs_pacing() {
+            // Linux internal pacing (`tcp::ext::pacing`).
+            ext.push(SenderExt::Pacing(Pacer::default()));
+        }
+        let mut sb = Scoreboard::new();
+        if rate.is_some() {
+            sb.track_rate();
+        }
         TcpSender {
             ts_ok: cfg.timestamps && !handshake,
             sack_ok: cfg.sack && !handshake,
@@ -307,7 +321,7 @@ impl TcpSender {
             // the receiver starts from the same offer (`TcpReceiver`).
             snd_wnd: if handshake { 0 } else { first_offer },
             max_snd_wnd: if handshake { 0 } else { first_offer },
-            sb: Scoreboard::new(),
+            sb,
             dupacks: 0,
             limited_tx_bytes: 0,
             recover: None,
@@ -327,12 +341,13 @@ impl TcpSender {
             recovery_hidden: false,
             last_new_data_at: None,
             zw_stall_from: None,
-            ext: ext::build(&cfg),
+            ext,
             rack: (cfg.loss_detection == LossDetection::Rack).then(Rack::new),
             tlp: cfg.tlp.then(Tlp::new),
             probe: None,
             prr: None,
             undo: Undo::new(cfg.undo),
+            rate,
             stats: SenderStats::default(),
             cfg,
         }
@@ -342,6 +357,14 @@ impl TcpSender {
 
     /// The application hands `bytes` more to send.
     pub fn write(&mut self, bytes: u64) {
+        if let Some(rate) = &mut self.rate {
+            // Linux `tcp_sendmsg` -> `tcp_rate_check_app_limited`: less than a segment
+            // unsent, room in cwnd, every lost segment resent.
+            let limited = self.app_end.saturating_sub(self.snd_nxt) < self.cfg.mss as u64
+                && self.sb.pipe() < self.cc.window()
+                && self.sb.lost_count() == 0;
+            rate.check_app_limited(limited, self.sb.pipe());
+        }
         self.app_end = self.app_end.saturating_add(bytes).min(u64::MAX / 4);
     }
 
@@ -580,6 +603,64 @@ impl TcpSender {
         self.cc.on_sent(now, len, self.sb.pipe());
     }
 
+    /// A data segment leaves, for delivery-rate estimation: the controller hears of a
+    /// transmission starting with nothing in flight before it (`pipe_was_empty`;
+    /// Linux `tcp_event_data_sent`, `CA_EVENT_TX_START`), and the segment's send-time
+    /// state (`tcp_rate_skb_sent`; `nothing_outstanding`: no other segment was out).
+    /// Only with rate sampling.
+    fn rate_on_send(
+        &mut self,
+        now: Instant,
+        pipe_was_empty: bool,
+        nothing_outstanding: bool,
+    ) -> TxState {
+        let rate = self.rate.as_mut().expect("rate sampling");
+        if pipe_was_empty {
+            self.cc.on_transmit_start(now, rate.is_app_limited());
+        }
+        rate.on_sent(now, nothing_outstanding)
+    }
+
+    /// [`Self::rate_on_send`] for the new segment of `len` bytes just pushed.
+    #[cold]
+    #[inline(never)]
+    fn rate_on_new_data(&mut self, now: Instant, len: u64) {
+        let last = self.sb.len() - 1;
+        let tx = self.rate_on_send(now, self.sb.pipe() == len, last == 0);
+        self.sb.set_tx(last, tx);
+    }
+
+    /// After an ACK that is not old, for a controller that wants rate samples: the
+    /// sample (`tcp_rate_gen`) and the controller's `cong_control`.
+    #[cold]
+    #[inline(never)]
+    fn rate_sample(&mut self, now: Instant, prior_in_flight: u64) {
+        let Some(rate) = &mut self.rate else {
+            return;
+        };
+        let (delivered, pick) = self.sb.take_delivered();
+        let rs = rate.sample(&AckState {
+            now,
+            delivered,
+            pick,
+            lost_total: self.sb.lost_total(),
+            srtt: self.rtt.srtt(),
+            min_rtt: self.rtt.min_rtt(),
+            prior_in_flight,
+            in_flight: self.sb.pipe(),
+            ca_state: self.ca,
+            next_departure: self
+                .ext
+                .iter()
+                .find_map(|e| e.pacer())
+                .map_or(now, |p| p.next_departure()),
+            mss: self.cfg.mss,
+        });
+        if self.cc.on_rate_sample(&rs) {
+            rate.mark_app_limited(self.sb.pipe());
+        }
+    }
+
     /// Was the sender limited by cwnd lately (RFC 7661 §4, `tcp::cwv`)?
     fn cwnd_limited(&self) -> bool {
         self.cwv
@@ -603,6 +684,10 @@ impl TcpSender {
             .any(|e| e.restarts_timer_on_retransmit(head))
         {
             self.arm_rto(now);
+        }
+        if self.rate.is_some() {
+            let tx = self.rate_on_send(now, self.sb.pipe() == 0, self.sb.is_empty());
+            self.sb.set_tx(i, tx);
         }
         self.sb.retransmitted(i, now);
         let tsval = self.ts_ok.then(|| self.ts_now(now));
@@ -644,7 +729,7 @@ impl TcpSender {
             }
         }
         let mss = self.cfg.mss;
-        if self.ext.iter().any(|e| e.holds_transmit(now, mss)) {
+        if self.ext.iter_mut().any(|e| e.holds_transmit(now, mss)) {
             return None;
         }
         let mut cwnd = self.prr_cwnd().unwrap_or_else(|| self.cc.window());
@@ -821,7 +906,9 @@ impl TcpSender {
             if let Some(last) = self.last_data_sent {
                 self.cc.on_event(now, CaEvent::TxStart { idle: now - last });
             }
-            if self.cfg.idle_restart {
+            // Not for a controller with its own `cong_control` (Linux
+            // `tcp_slow_start_after_idle_check`).
+            if self.cfg.idle_restart && self.rate.is_none() {
                 self.restart_after_idle(now);
             }
         }
@@ -851,6 +938,9 @@ impl TcpSender {
             lost: false,
             app_limited: len == app_room,
         });
+        if self.rate.is_some() {
+            self.rate_on_new_data(now, len);
+        }
         self.persist_at = None;
         let seg = self.data_segment(now, seq, len);
         self.on_data_sent(now, len);
@@ -1043,8 +1133,10 @@ impl TcpSender {
             }
         }
         // RFC 5681 §3.2 step 4: cwnd = ssthresh + 3*SMSS (inflated by the dupACKs);
-        // a hidden loss inflates the unreduced cwnd.
-        let base = if self.recovery_hidden {
+        // a hidden loss inflates the unreduced cwnd, and so does a controller with its
+        // own `cong_control` (BBR keeps ssthresh "infinite"; Linux counts each dupACK
+        // as a SACKed segment out of its cwnd, `tcp_add_reno_sack`).
+        let base = if self.recovery_hidden || self.rate.is_some() {
             self.cc.window()
         } else {
             self.cc.ssthresh()
@@ -1220,6 +1312,9 @@ impl TcpSender {
                 orig_acked,
                 newly_sacked > 0 || dupack,
             );
+        }
+        if self.rate.is_some() && seg.ack >= self.snd_una {
+            self.rate_sample(now, prior_in_flight);
         }
         self.after_ack(now, seg, room_before);
     }

@@ -14,6 +14,7 @@ pub mod pair;
 
 mod afc;
 mod architecture;
+mod bbr;
 mod handoff;
 mod hystart;
 mod rack_tlp;

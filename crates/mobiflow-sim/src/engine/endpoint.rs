@@ -12,7 +12,7 @@ use super::net::Body;
 use super::tfrc::TfrcFlow;
 use crate::model::{FlowSpec, Scenario, Transport};
 use crate::results::{FlowSeries, FlowSummary};
-use mobiflow_proto::tcp::{TcpReceiver, TcpSender};
+use mobiflow_proto::tcp::{TcpConfig, TcpReceiver, TcpSender};
 use mobiflow_proto::time::{Duration, Instant};
 
 /// Which end of a flow: the sender (source of the data) or the receiver.
@@ -252,11 +252,15 @@ macro_rules! each {
 }
 
 impl Endpoints {
-    /// The machines of a flow of transport `t`.
-    pub(super) fn new(t: &Transport) -> Endpoints {
+    /// The machines of a flow of transport `t`; `seed` seeds the random choices of its
+    /// congestion control (`CcKind::with_seed`).
+    pub(super) fn new(t: &Transport, seed: u64) -> Endpoints {
         match t {
             Transport::Tcp(cfg) => Endpoints::Tcp(TcpEnds {
-                snd: TcpSender::new((**cfg).clone()),
+                snd: TcpSender::new(TcpConfig {
+                    cc: cfg.cc.with_seed(seed),
+                    ..(**cfg).clone()
+                }),
                 rcv: TcpReceiver::new((**cfg).clone()),
                 header_bytes: cfg.header_bytes,
                 count_option_bytes: cfg.count_option_bytes,

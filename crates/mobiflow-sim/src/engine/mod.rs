@@ -307,7 +307,12 @@ impl<'a> World<'a> {
             let app = Apps::new(&f.app);
             let total = app.total();
             flows.push(FlowRt {
-                ep: Endpoints::new(&f.transport),
+                // A seed per connection for a controller's random choices (BBR), apart
+                // from the link directions' streams.
+                ep: Endpoints::new(
+                    &f.transport,
+                    splitmix(sc.seed ^ splitmix((1 << 32) + flows.len() as u64)),
+                ),
                 app,
                 wake: [None, None],
                 start,

@@ -287,7 +287,7 @@ fn gen_flow(r: &mut Rng, i: usize, nodes: usize, dur_ms: u64, case: &mut Case) {
             subs.push(("[flows.tfrc]".to_string(), t));
         }
         _ => {
-            let cc = pick(r, &["reno", "newreno", "cubic", "relentless", "fld"]);
+            let cc = pick(r, &["reno", "newreno", "cubic", "relentless", "fld", "bbr"]);
             f.push(format!("cc = \"{cc}\""));
             let fc = pick(r, &["classic", "afc", "autotune", "rsfc"]);
             f.push(format!("flow_control = \"{fc}\""));

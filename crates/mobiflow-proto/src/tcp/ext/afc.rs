@@ -11,6 +11,7 @@
 //! * **Pacing** (mechanism 4): a jump of the usable window by more than
 //!   `burst_segments` is paced at `max(AR, cwnd/SRTT)`.
 
+use super::pacing::Release;
 use super::{Response, SenderCtx, SenderExtension};
 use crate::flow::afc::{decode_rate, AfcConfig, Placement};
 use crate::time::{Duration, Instant};
@@ -27,10 +28,11 @@ pub struct AfcSender {
     zw_seen: bool,
     zw_fresh_from: Option<u64>,
     /// Burst control: bytes still to pace, bytes that may leave unpaced, and the
-    /// earliest time of the next paced segment.
+    /// earliest time of the next paced segment (the release time shared with Linux's
+    /// pacing, `tcp::pacing`).
     pace_left: u64,
     pace_credit: u64,
-    pace_next: Option<Instant>,
+    pace_next: Release,
 }
 
 impl AfcSender {
@@ -42,7 +44,7 @@ impl AfcSender {
             zw_fresh_from: None,
             pace_left: 0,
             pace_credit: 0,
-            pace_next: None,
+            pace_next: Release::default(),
         }
     }
 
@@ -170,10 +172,8 @@ impl SenderExtension for AfcSender {
         head && self.zw_seen && self.cfg.hide_buffer_losses
     }
 
-    fn holds_transmit(&self, now: Instant, mss: u32) -> bool {
-        self.pace_left > 0
-            && self.pace_credit < mss as u64
-            && self.pace_next.is_some_and(|t| now < t)
+    fn holds_transmit(&mut self, now: Instant, mss: u32) -> bool {
+        self.pace_left > 0 && self.pace_credit < mss as u64 && self.pace_next.holds(now)
     }
 
     fn on_sent(&mut self, cx: &mut SenderCtx, len: u64) {
@@ -187,11 +187,12 @@ impl SenderExtension for AfcSender {
             cx.stats.paced_segments += 1;
         }
         if self.pace_credit < cx.mss as u64 {
-            self.pace_next = Some(cx.now + self.pace_gap(len, cx.cwnd, cx.rtt.srtt()));
+            self.pace_next
+                .set(cx.now + self.pace_gap(len, cx.cwnd, cx.rtt.srtt()));
         }
         self.pace_left = self.pace_left.saturating_sub(len);
         if self.pace_left == 0 {
-            self.pace_next = None;
+            self.pace_next.clear();
             self.pace_credit = 0;
         }
     }
@@ -209,7 +210,7 @@ impl SenderExtension for AfcSender {
         if room > room_before + burst {
             if self.pace_left == 0 {
                 self.pace_credit = burst;
-                self.pace_next = None;
+                self.pace_next.clear();
             }
             self.pace_left = self.pace_left.max(room);
         } else if self.pace_left > 0 {
@@ -219,12 +220,10 @@ impl SenderExtension for AfcSender {
 
     /// A pacing slot that has come is no longer a constraint (nor a timer).
     fn on_timer(&mut self, now: Instant) {
-        if self.pace_next.is_some_and(|t| now >= t) {
-            self.pace_next = None;
-        }
+        self.pace_next.on_timer(now);
     }
 
     fn poll_timeout(&self) -> Option<Instant> {
-        self.pace_next.filter(|_| self.pace_left > 0)
+        self.pace_next.poll_timeout().filter(|_| self.pace_left > 0)
     }
 }

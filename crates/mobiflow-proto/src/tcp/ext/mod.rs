@@ -41,10 +41,12 @@ use std::fmt;
 pub mod afc;
 pub mod ba_sst;
 pub mod iett;
+pub mod pacing;
 
 pub use afc::AfcSender;
 pub use ba_sst::BaSst;
 pub use iett::Iett;
+pub use pacing::Pacer;
 
 /// What an extension sees of the sender at a hook, and what it may change: the
 /// congestion controller (BA-SST sets ssthresh) and the counters.
@@ -162,7 +164,7 @@ pub trait SenderExtension: fmt::Debug + Send {
 
     /// Before transmit: hold back new data and retransmissions chosen by the window
     /// (not the SYN, window probes, or a forced retransmission)?
-    fn holds_transmit(&self, _now: Instant, _mss: u32) -> bool {
+    fn holds_transmit(&mut self, _now: Instant, _mss: u32) -> bool {
         false
     }
 
@@ -196,6 +198,8 @@ pub enum SenderExt {
     Iett(Iett),
     /// AFC's sender half (Sanadhya and Sivakumar, INFOCOM 2011).
     Afc(AfcSender),
+    /// Linux internal TCP pacing, for a controller that needs it (BBR).
+    Pacing(Pacer),
 }
 
 /// `each!(self, e => expr)`: `expr` for the extension inside the variant.
@@ -205,6 +209,7 @@ macro_rules! each {
             SenderExt::BaSst($e) => $body,
             SenderExt::Iett($e) => $body,
             SenderExt::Afc($e) => $body,
+            SenderExt::Pacing($e) => $body,
         }
     };
 }
@@ -214,6 +219,13 @@ impl SenderExt {
     pub fn afc(&self) -> Option<&AfcSender> {
         match self {
             SenderExt::Afc(a) => Some(a),
+            _ => None,
+        }
+    }
+    /// The pacer, if this is it.
+    pub fn pacer(&self) -> Option<&Pacer> {
+        match self {
+            SenderExt::Pacing(p) => Some(p),
             _ => None,
         }
     }
@@ -264,7 +276,7 @@ impl SenderExtension for SenderExt {
     ) -> MobilityResponse {
         each!(self, e => e.on_interface_change(cx, change))
     }
-    fn holds_transmit(&self, now: Instant, mss: u32) -> bool {
+    fn holds_transmit(&mut self, now: Instant, mss: u32) -> bool {
         each!(self, e => e.holds_transmit(now, mss))
     }
     fn on_sent(&mut self, cx: &mut SenderCtx, len: u64) {
@@ -284,7 +296,8 @@ impl SenderExtension for SenderExt {
     }
 }
 
-/// The extensions a connection with `cfg` uses, in the order their hooks are called.
+/// The extensions a connection with `cfg` uses, in the order their hooks are called
+/// (the sender adds the pacer last when its controller needs pacing).
 pub fn build(cfg: &TcpConfig) -> Vec<SenderExt> {
     let mut v = Vec::new();
     if cfg.handoff_reaction.ba_sst() {
