@@ -3,7 +3,8 @@
 #   make setup       .venv with pinned Python deps + the package built in release mode
 #   make test        Rust fmt/clippy/tests, ruff, pytest, the wheel (what CI runs via .ci/run)
 #   make test-fuzz   the fuzz targets and the protocol property tests, overflow checks on
-#   make wheel       build the wheel (extension, scenarios, traces, mobiflow-live) in dist/
+#   make wheel       build the wheel (extension, scenarios, traces, mobiflow-live) in dist/,
+#                    the extension profile-guided (PGO) where llvm-tools is installed
 #   make test-wheel  install that wheel in a fresh venv outside the tree and use it there
 #   make lint        the lint half of `make test` (fmt, clippy, ruff, mypy)
 #   make fmt         format Rust and Python in place
@@ -16,11 +17,17 @@
 #                    declarations in crates/mobiflow-sim/src/scenario (a test checks them)
 #   make bench       cost per packet (instructions, paired wall clock) and memory per flow,
 #                    against ns-2 run in the same script, beside the speed and memory goals
+#                    (mobiflow-run built with PGO where llvm-tools is installed)
 #   make bench-sweep a 24-run sweep on 1 and on 2 worker processes: the wall-time ratio
 #   make clean       remove .venv, out/, the built extension (not target/)
 #
 # Needs: cargo (Rust >= 1.80 via rustup, with rustfmt and clippy), python3 (>= 3.11) with
 # the venv module, and network access to crates.io and PyPI the first time.
+#
+# PGO: `make wheel` and `make bench` build profile-guided when the toolchain has
+# llvm-profdata (`rustup component add llvm-tools`), from a profile of the project's own
+# runs (tools/pgo.sh: the bench's bulk scenario and scenarios/examples); without it, or
+# with PGO=0, they build as before. PGO builds live in target/pgo.
 
 SHELL := bash
 .SHELLFLAGS := -euo pipefail -c
@@ -43,11 +50,19 @@ EXAMPLES := $(sort $(wildcard scenarios/examples/*.toml))
 RUST_INPUTS := Cargo.toml $(wildcard Cargo.lock) py/pyproject.toml \
 	$(shell find crates -name '*.rs' -o -name 'Cargo.toml' 2>/dev/null)
 
+PGO ?= 1
+# The PGO profile (tools/pgo.sh profile); absent without llvm-tools.
+PGO_PROFILE := target/pgo/merged.profdata
+PGO_DEP := $(if $(filter 1,$(PGO)),$(PGO_PROFILE))
+# RUSTFLAGS of the profile-guided builds: empty without a profile or with PGO=0.
+PGO_FLAGS = $(if $(filter 1,$(PGO)),$$(tools/pgo.sh flags))
+
 DEPS_STAMP := $(VENV)/.mobiflow-deps
 BUILD_STAMP := $(VENV)/.mobiflow-build
 
 .PHONY: help setup build-dev test test-rust test-python test-wheel wheel lint lint-rust \
-	lint-python test-fuzz fmt docs-tables reproduce validate golden golden-update bench bench-sweep clean
+	lint-python test-fuzz fmt docs-tables reproduce validate golden golden-update bench bench-sweep clean \
+	pgo-profile
 
 help:
 	@sed -n '3,21s/^# \{0,1\}//p' Makefile
@@ -98,13 +113,18 @@ test-python: setup
 
 # The wheel: the extension, the shipped scenarios, traces and ns-2 twins, and the
 # mobiflow-live program (copied into the package for the build only).
-wheel: $(DEPS_STAMP)
+# With a PGO profile the extension is built with it in target/pgo (RUSTFLAGS are part
+# of cargo's fingerprint: target/release keeps its plain build).
+wheel: $(DEPS_STAMP) $(PGO_DEP)
 	$(CARGO) build --release -p mobiflow-live
 	mkdir -p py/python/mobiflow/bin
 	install -m 755 target/release/mobiflow-live py/python/mobiflow/bin/mobiflow-live
 	rm -f dist/mobiflow-*.whl
-	@status=0; (cd py && VIRTUAL_ENV=$(VENV_ABS) $(VENV_ABS)/bin/maturin build --release \
-		--out ../dist) || status=$$?; rm -rf py/python/mobiflow/bin; exit $$status
+	@flags="$(PGO_FLAGS)"; tdir=$(abspath target); \
+	if [ -n "$$flags" ]; then tdir=$(abspath target/pgo); echo "wheel: PGO ($$flags)"; fi; \
+	status=0; (cd py && RUSTFLAGS="$$flags" CARGO_TARGET_DIR=$$tdir VIRTUAL_ENV=$(VENV_ABS) \
+		$(VENV_ABS)/bin/maturin build --release --out ../dist) || status=$$?; \
+	rm -rf py/python/mobiflow/bin; exit $$status
 
 # The built wheel in a fresh venv outside the tree: see tools/test_wheel.sh.
 test-wheel: wheel
@@ -167,10 +187,21 @@ golden-update: setup
 	$(VPY) tools/golden.py update-validation $(GOLDEN_RUN)
 	$(VPY) tools/golden.py update-summaries
 
-## Benchmark against ns-2 (speed, memory) and the scale table.
-bench: setup
-	$(CARGO) build --release -p mobiflow-sim --bin mobiflow-run
-	$(VPY) bench/bench.py
+# --- profile-guided optimisation -------------------------------------------------------
+
+## The PGO profile of the release builds, from the project's own runs (tools/pgo.sh).
+$(PGO_PROFILE): $(RUST_INPUTS) tools/pgo.sh bench/bench.py $(EXAMPLES) | $(DEPS_STAMP)
+	PYTHON=$(VPY) CARGO=$(CARGO) tools/pgo.sh profile
+
+pgo-profile: $(PGO_PROFILE)
+
+## Benchmark against ns-2 (speed, memory) and the scale table; mobiflow-run with PGO
+## when there is a profile (PGO=0: the plain release build).
+bench: setup $(PGO_DEP)
+	@if [ -n "$(PGO_FLAGS)" ]; then run=$$(tools/pgo.sh run); \
+	else $(CARGO) build --release -p mobiflow-sim --bin mobiflow-run; \
+		run=$(abspath target/release/mobiflow-run); fi; \
+	echo "bench: $$run"; MOBIFLOW_RUN=$$run $(VPY) bench/bench.py
 
 ## Time a 24-run sweep on 1 and on 2 local worker processes and print the ratio.
 bench-sweep: setup

@@ -59,15 +59,19 @@ mod sender_loss;
 
 /// Distribution of RTT samples: min, mean and a log-linear histogram for percentiles
 /// (HDR-style: exact below 128 µs, then 128 sub-buckets per power of two, so every
-/// bucket is less than 0.8 % wide). Allocated on the first sample; integer arithmetic
-/// only on the per-ACK path.
+/// bucket is less than 0.8 % wide). The histogram holds only the buckets from the
+/// smallest sample's to the largest's, grown as samples fall outside them (a flow
+/// whose RTT stays within 40-100 ms keeps about 170 buckets, not all 4,480); integer
+/// arithmetic only on the per-ACK path.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct RttStats {
     pub count: u64,
     pub min: Option<Duration>,
     pub max: Option<Duration>,
     sum_ns: u128,
+    /// Counts of buckets `base..base + hist.len()`.
     hist: Vec<u32>,
+    base: usize,
 }
 
 const SUB_BITS: u32 = 7;
@@ -97,14 +101,22 @@ impl RttStats {
         Duration::from_nanos((lo * 1_000).saturating_add(width * 500))
     }
     pub fn record(&mut self, d: Duration) {
+        let b = Self::bucket(d);
         if self.hist.is_empty() {
-            self.hist = vec![0; HIST_BUCKETS];
+            self.base = b;
+            self.hist.push(0);
+        } else if b < self.base {
+            self.hist
+                .splice(0..0, std::iter::repeat_n(0, self.base - b));
+            self.base = b;
+        } else if b >= self.base + self.hist.len() {
+            self.hist.resize(b - self.base + 1, 0);
         }
         self.count += 1;
         self.sum_ns += d.as_nanos() as u128;
         self.min = Some(self.min.map_or(d, |m| m.min(d)));
         self.max = Some(self.max.map_or(d, |m| m.max(d)));
-        self.hist[Self::bucket(d)] += 1;
+        self.hist[b - self.base] += 1;
     }
     pub fn mean(&self) -> Option<Duration> {
         (self.count > 0).then(|| Duration::from_nanos((self.sum_ns / self.count as u128) as u64))
@@ -119,7 +131,7 @@ impl RttStats {
         for (i, &c) in self.hist.iter().enumerate() {
             acc += c as u64;
             if acc >= target {
-                let v = Self::bucket_value(i);
+                let v = Self::bucket_value(self.base + i);
                 return Some(v.max(self.min.unwrap_or(v)).min(self.max.unwrap_or(v)));
             }
         }
@@ -1702,6 +1714,26 @@ mod rtt_stats_tests {
         assert!((p50 / 500.0 - 1.0).abs() < 0.01, "{p50}");
         assert_eq!(s.mean(), Some(Duration::from_micros(500_500)));
         assert_eq!(s.min, Some(Duration::from_millis(1)));
+    }
+
+    /// The histogram spans the samples' buckets only, growing at either end, and
+    /// its quantiles are those of the full-range histogram.
+    #[test]
+    fn histogram_holds_only_the_buckets_between_the_extreme_samples() {
+        let mut s = RttStats::default();
+        for us in [50_000u64, 60_000, 45_000, 70_000, 40_000] {
+            s.record(Duration::from_micros(us));
+        }
+        let span = RttStats::bucket(Duration::from_millis(70))
+            - RttStats::bucket(Duration::from_millis(40))
+            + 1;
+        assert_eq!(s.hist.len(), span);
+        assert!(span < 200, "{span} buckets for 40-70 ms");
+        assert_eq!(s.hist.iter().map(|&c| u64::from(c)).sum::<u64>(), 5);
+        for (q, ms) in [(0.0, 40.0), (0.5, 50.0), (0.8, 60.0), (1.0, 70.0)] {
+            let v = s.quantile(q).unwrap().as_millis_f64();
+            assert!((v / ms - 1.0).abs() < 0.008, "q {q}: {v} ms");
+        }
     }
 
     #[test]

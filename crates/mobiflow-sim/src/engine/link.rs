@@ -292,6 +292,9 @@ pub struct Dir {
     rng: Xoshiro256PlusPlus,
     /// Random loss probability per arriving packet.
     loss: f64,
+    /// The last transmission time computed: (bytes, rate, time), so that a run of
+    /// packets of one size at one rate needs no division each.
+    tx_cache: (u32, u64, Duration),
 }
 
 /// A packet on its way to the far end.
@@ -372,6 +375,7 @@ impl Dir {
             stats: DirStats::default(),
             rng,
             loss: spec.loss,
+            tx_cache: (0, 0, Duration::transmission(0, 0)),
         }
     }
 
@@ -489,6 +493,11 @@ impl Dir {
     /// there, when ns-2's `LinkDelay::recv` scheduled its arrival). `origin` orders
     /// the arrival against a transmission that ends at `now` (`retire`).
     pub fn enqueue_from(&mut self, now: Instant, origin: Instant, id: PktId, bytes: u32) -> Admit {
+        if let (QueueLimit::Packets(n), None) = (self.limit, &self.red) {
+            if self.loss <= 0.0 && self.scheduled_mode() {
+                return self.enqueue_droptail(now, origin, id, bytes, n);
+            }
+        }
         if self.down {
             self.stats.outage_losses += 1;
             return Admit::Dropped;
@@ -538,10 +547,46 @@ impl Dir {
         }
     }
 
+    /// `enqueue_from` for the common direction: a packet-limited DropTail queue, no
+    /// random loss, a rate, up: the same steps without the checks that cannot apply
+    /// (ns-2's `DropTail::enque`: drop the arrival when `limit` packets wait).
+    #[inline]
+    fn enqueue_droptail(
+        &mut self,
+        now: Instant,
+        origin: Instant,
+        id: PktId,
+        bytes: u32,
+        limit: u32,
+    ) -> Admit {
+        self.retire(now, origin);
+        if self.waiting(now) as u64 >= limit as u64 {
+            self.stats.drops += 1;
+            return Admit::Dropped;
+        }
+        self.head_changed = false;
+        self.schedule(now, id, bytes);
+        self.stats.queue_max = self.stats.queue_max.max(self.waiting(now) as u64);
+        Admit::Scheduled(std::mem::take(&mut self.head_changed))
+    }
+
+    /// The time to serialise `bytes` at the current rate (`Duration::transmission`,
+    /// remembered for the next packet of the same size).
+    #[inline]
+    fn transmission(&mut self, bytes: u32) -> Duration {
+        let (b, rate, t) = self.tx_cache;
+        if b == bytes && rate == self.rate_bps {
+            return t;
+        }
+        let t = Duration::transmission(bytes as u64, self.rate_bps);
+        self.tx_cache = (bytes, self.rate_bps, t);
+        t
+    }
+
     /// Compute the departure and arrival of a packet that joined at `enq`.
     fn schedule(&mut self, enq: Instant, id: PktId, bytes: u32) {
         let start = enq.max(self.busy_until);
-        let end = start + Duration::transmission(bytes as u64, self.rate_bps);
+        let end = start + self.transmission(bytes);
         self.busy_until = end;
         self.stats.queue_area += (start - enq).as_nanos() as u128;
         self.pending.push_back(Sched {
@@ -1107,6 +1152,20 @@ mod tests {
         d.enqueue(ms(10), 1, 1000);
         d.enqueue(ms(10), 2, 1000);
         assert!(!matches!(d.enqueue(ms(11), 3, 1000), Admit::Dropped));
+    }
+
+    /// The transmission time remembered for a packet size follows the rate: after a
+    /// rate change, a packet of the same size takes the new rate's time.
+    #[test]
+    fn a_rate_change_applies_to_the_next_packet_of_the_same_size() {
+        let mut d = Dir::new(0, 0, 1, &plain(0), rng());
+        let ms = Instant::from_millis;
+        d.enqueue(ms(0), 1, 1000); // 1 ms at 8 Mb/s
+        d.rate_bps = 4_000_000;
+        d.reschedule(ms(5));
+        d.enqueue(ms(5), 2, 1000); // 2 ms at 4 Mb/s
+        d.enqueue(ms(20), 3, 500); // 1 ms
+        assert_eq!(arrivals(&mut d), vec![(1_000, 1), (7_000, 2), (21_000, 3)]);
     }
 
     /// `fifo = true`: the direction never reorders (mobiflow before issue 17).

@@ -337,6 +337,7 @@ impl<'a> World<'a> {
                     heap: BinaryHeap::with_capacity(1024),
                     made: Instant::ZERO,
                     seq: 0,
+                    spent_top: false,
                 },
                 dirs,
                 route,
@@ -409,17 +410,24 @@ impl<'a> World<'a> {
     /// Process one event; false when none is left before the end.
     #[inline(always)]
     pub fn step(&mut self) -> bool {
-        let Some(e) = self.net.queue.heap.peek() else {
+        let Some(&e) = self.net.queue.heap.peek() else {
             return false;
         };
         if e.t > self.end {
             return false;
         }
-        let e = self.net.queue.heap.pop().expect("peeked");
+        // The entry stays at the top while it runs: the first event it schedules
+        // takes its place (`Queue::at`); if it schedules none, it is popped after.
+        self.net.queue.spent_top = true;
         self.net.now = e.t;
         self.net.origin = e.made;
         self.events += 1;
         self.dispatch(e.ev);
+        let q = &mut self.net.queue;
+        if q.spent_top {
+            q.spent_top = false;
+            q.heap.pop();
+        }
         true
     }
 

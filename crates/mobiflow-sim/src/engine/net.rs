@@ -33,6 +33,11 @@ pub(super) struct Queue {
     /// The instant of the last `at`, and how many events were scheduled at it.
     pub made: Instant,
     pub seq: u32,
+    /// The heap's top is the event being run (`World::step`), already spent: the next
+    /// `at` replaces it and sifts it down (one sift instead of a pop's and a push's).
+    /// Entries are unique in `(t, made, seq)`, so the order in which they leave the
+    /// heap does not depend on how it was built.
+    pub spent_top: bool,
 }
 
 impl Queue {
@@ -49,12 +54,18 @@ impl Queue {
             .seq
             .checked_add(1)
             .expect("fewer than 2^32 events scheduled at one instant");
-        self.heap.push(Entry {
+        let e = Entry {
             t,
             made,
             seq: self.seq,
             ev,
-        });
+        };
+        if self.spent_top {
+            self.spent_top = false;
+            *self.heap.peek_mut().expect("the spent top is in the heap") = e;
+        } else {
+            self.heap.push(e);
+        }
     }
 }
 
@@ -191,6 +202,7 @@ mod tests {
             heap: BinaryHeap::new(),
             made: Instant::ZERO,
             seq: 0,
+            spent_top: false,
         };
         let t = |ms: u64| Instant::ZERO + mobiflow_proto::time::Duration::from_millis(ms);
         // (due, scheduled at): scheduled in time order, several due at 10 ms.
@@ -214,5 +226,56 @@ mod tests {
             order.push(k);
         }
         assert_eq!(order, [1, 4, 7, 0, 2, 3, 5, 6]);
+    }
+
+    /// Running the top event in place (`spent_top`: its first scheduled event
+    /// replaces it, or it is popped after) runs events in the same order as popping
+    /// it first and pushing what it schedules.
+    #[test]
+    fn spent_top_replacement_keeps_the_pop_order() {
+        let t = |us: u64| Instant::ZERO + mobiflow_proto::time::Duration::from_micros(us);
+        let new_queue = || Queue {
+            heap: BinaryHeap::new(),
+            made: Instant::ZERO,
+            seq: 0,
+            spent_top: false,
+        };
+        // Event k, run at time `now`, schedules (k * 7) % 3 events, at delays that
+        // collide often.
+        let run = |in_place: bool| {
+            let mut q = new_queue();
+            for k in 0..4 {
+                q.at(t(k * 5), Instant::ZERO, Ev::Mark(k as u32));
+            }
+            let mut next = 4u32;
+            let mut order = Vec::new();
+            while order.len() < 500 {
+                let Some(&e) = q.heap.peek() else { break };
+                if in_place {
+                    q.spent_top = true;
+                } else {
+                    q.heap.pop();
+                }
+                let Ev::Mark(k) = e.ev else { unreachable!() };
+                order.push((k, e.t));
+                for j in 0..(k * 7) % 3 {
+                    let delay = u64::from((k + j) % 4) * 10;
+                    q.at(
+                        e.t + mobiflow_proto::time::Duration::from_micros(delay),
+                        e.t,
+                        Ev::Mark(next),
+                    );
+                    next += 1;
+                }
+                if q.spent_top {
+                    q.spent_top = false;
+                    q.heap.pop();
+                }
+            }
+            order
+        };
+        let reference = run(false);
+        assert!(reference.len() > 100, "the process keeps going");
+        assert_eq!(run(true), reference);
     }
 }
