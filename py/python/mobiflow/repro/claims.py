@@ -358,6 +358,8 @@ def freeze_dccp_claims(
         else ""
     )
     every = "in every handoff at every phase" if phased else "in every handoff"
+    unused_range = " (range: Freeze-DCCP's minus DCCP's, 500 B packets)" if phased else ""
+    gain_range = " (range: Freeze-DCCP's gain, %)" if phased else ""
 
     def rule() -> str:
         return f"holds: {every}; partly: in more than half"
@@ -414,8 +416,7 @@ def freeze_dccp_claims(
                 "freeze-dccp",
                 "Freeze-DCCP restores the rate faster than DCCP",
                 "unused bandwidth until the first restoration: handoffs where Freeze-DCCP "
-                f"leaves less unused{at_every}"
-                + (" (range: Freeze-DCCP's minus DCCP's, 500 B packets)" if phased else ""),
+                f"leaves less unused{at_every}" + unused_range,
                 f"less unused in {p_less} of {len(p_cells)}",
                 "slides, unused-bandwidth table (rows read as DCCP, then Freeze-DCCP)",
                 unused[0],
@@ -436,8 +437,7 @@ def freeze_dccp_claims(
                 "freeze-dccp",
                 "the same, judged by what is delivered after the reconnection",
                 "goodput over the 60 s after the reconnection: handoffs where "
-                f"Freeze-DCCP's is higher{at_every}"
-                + (" (range: Freeze-DCCP's gain, %)" if phased else ""),
+                f"Freeze-DCCP's is higher{at_every}" + gain_range,
                 "-",
                 "not in the slides",
                 after[0],
@@ -468,7 +468,7 @@ def freeze_dccp_claims(
                 "Freeze-DCCP restores the rate faster than DCCP (with ns-2's p floor)",
                 "unused bandwidth until the first restoration, both with min_p = 1e-5 "
                 "(ns-2 Agent/DCCP/TFRC's s_smallest_p_): handoffs where Freeze-DCCP "
-                f"leaves less unused{at_every}",
+                f"leaves less unused{at_every}" + unused_range,
                 f"less unused in {p_less} of {len(p_cells)}",
                 "slides, unused-bandwidth table (rows read as DCCP, then Freeze-DCCP)",
                 unused_f[0],
@@ -480,7 +480,7 @@ def freeze_dccp_claims(
                 "the same, judged by what is delivered after the reconnection (with "
                 "ns-2's p floor)",
                 "goodput over the 60 s after the reconnection, both with min_p = 1e-5: "
-                f"handoffs where Freeze-DCCP's is higher{at_every}",
+                f"handoffs where Freeze-DCCP's is higher{at_every}" + gain_range,
                 "-",
                 "not in the slides",
                 after_f[0],
