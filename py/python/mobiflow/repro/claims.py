@@ -381,113 +381,99 @@ def freeze_dccp_claims(
 
         return f
 
-    rows = []
-    lossless = _fd_judge(
-        runs,
-        phased,
-        ("dccp", "freeze", "lost"),
-        lambda r: int(r["freeze"]["lost"]) == 0,
-        lambda r: f"{int(r['freeze']['lost'])}",
-    )
-    if lossless is not None:
-        rows.append(
-            Claim(
-                "freeze-dccp",
+    unused_seed = f"less unused in {p_less} of {len(p_cells)}"
+    unused_from = "slides, unused-bandwidth table (rows read as DCCP, then Freeze-DCCP)"
+    floor = "both with min_p = 1e-5"
+    # (DCCP variant, Freeze-DCCP variant, field), better, range; claim, measure, the
+    # paper's number, where it is from. The last two: the same measures with ns-2's
+    # floor on p (min_p = 1e-5, the seed's Agent/DCCP/TFRC's s_smallest_p_).
+    specs: list[
+        tuple[
+            tuple[str, str, str],
+            Callable[[Mapping[str, Any]], bool],
+            Callable[[Mapping[str, Any]], str],
+            tuple[str, str, str, str],
+        ]
+    ] = [
+        (
+            ("dccp", "freeze", "lost"),
+            lambda r: int(r["freeze"]["lost"]) == 0,
+            lambda r: f"{int(r['freeze']['lost'])}",
+            (
                 "Freeze-DCCP loses no packets across a handoff",
                 f"handoffs with no packet lost{at_every}"
                 + (" (range: Freeze-DCCP's packets lost)" if phased else ""),
                 "0 lost in every handoff",
                 "slides, simulation table",
-                lossless[0],
-                lossless[1],
-                rule(),
-            )
-        )
-    unused = _fd_judge(
-        runs,
-        phased,
-        ("dccp", "freeze", "unused_packets"),
-        less_unused("dccp", "freeze"),
-        unused_diff("dccp", "freeze"),
-    )
-    if unused is not None:
-        rows.append(
-            Claim(
-                "freeze-dccp",
+            ),
+        ),
+        (
+            ("dccp", "freeze", "unused_packets"),
+            less_unused("dccp", "freeze"),
+            unused_diff("dccp", "freeze"),
+            (
                 "Freeze-DCCP restores the rate faster than DCCP",
                 "unused bandwidth until the first restoration: handoffs where Freeze-DCCP "
                 f"leaves less unused{at_every}" + unused_range,
-                f"less unused in {p_less} of {len(p_cells)}",
-                "slides, unused-bandwidth table (rows read as DCCP, then Freeze-DCCP)",
-                unused[0],
-                unused[1],
-                rule(),
-            )
-        )
-    after = _fd_judge(
-        runs,
-        phased,
-        ("dccp", "freeze", "after_bps"),
-        higher("dccp", "freeze"),
-        gain("dccp", "freeze"),
-    )
-    if after is not None:
-        rows.append(
-            Claim(
-                "freeze-dccp",
+                unused_seed,
+                unused_from,
+            ),
+        ),
+        (
+            ("dccp", "freeze", "after_bps"),
+            higher("dccp", "freeze"),
+            gain("dccp", "freeze"),
+            (
                 "the same, judged by what is delivered after the reconnection",
                 "goodput over the 60 s after the reconnection: handoffs where "
                 f"Freeze-DCCP's is higher{at_every}" + gain_range,
                 "-",
                 "not in the slides",
-                after[0],
-                after[1],
-                rule(),
-            )
-        )
-    # The same two measures with ns-2's floor on p (min_p = 1e-5, the seed's
-    # Agent/DCCP/TFRC's s_smallest_p_).
-    unused_f = _fd_judge(
-        runs,
-        phased,
-        ("dccp_floor", "freeze_floor", "unused_packets"),
-        less_unused("dccp_floor", "freeze_floor"),
-        unused_diff("dccp_floor", "freeze_floor"),
-    )
-    after_f = _fd_judge(
-        runs,
-        phased,
-        ("dccp_floor", "freeze_floor", "after_bps"),
-        higher("dccp_floor", "freeze_floor"),
-        gain("dccp_floor", "freeze_floor"),
-    )
-    if unused_f is not None and after_f is not None:
-        rows += [
-            Claim(
-                "freeze-dccp",
+            ),
+        ),
+        (
+            ("dccp_floor", "freeze_floor", "unused_packets"),
+            less_unused("dccp_floor", "freeze_floor"),
+            unused_diff("dccp_floor", "freeze_floor"),
+            (
                 "Freeze-DCCP restores the rate faster than DCCP (with ns-2's p floor)",
-                "unused bandwidth until the first restoration, both with min_p = 1e-5 "
+                f"unused bandwidth until the first restoration, {floor} "
                 "(ns-2 Agent/DCCP/TFRC's s_smallest_p_): handoffs where Freeze-DCCP "
                 f"leaves less unused{at_every}" + unused_range,
-                f"less unused in {p_less} of {len(p_cells)}",
-                "slides, unused-bandwidth table (rows read as DCCP, then Freeze-DCCP)",
-                unused_f[0],
-                unused_f[1],
-                rule(),
+                unused_seed,
+                unused_from,
             ),
-            Claim(
-                "freeze-dccp",
+        ),
+        (
+            ("dccp_floor", "freeze_floor", "after_bps"),
+            higher("dccp_floor", "freeze_floor"),
+            gain("dccp_floor", "freeze_floor"),
+            (
                 "the same, judged by what is delivered after the reconnection (with "
                 "ns-2's p floor)",
-                "goodput over the 60 s after the reconnection, both with min_p = 1e-5: "
+                f"goodput over the 60 s after the reconnection, {floor}: "
                 f"handoffs where Freeze-DCCP's is higher{at_every}" + gain_range,
                 "-",
                 "not in the slides",
-                after_f[0],
-                after_f[1],
-                rule(),
             ),
-        ]
+        ),
+    ]
+    rows = []
+    for need, better, spread, (claim, measure, paper_value, source) in specs:
+        judged = _fd_judge(runs, phased, need, better, spread)
+        if judged is not None:
+            rows.append(
+                Claim(
+                    "freeze-dccp",
+                    claim,
+                    measure,
+                    paper_value,
+                    source,
+                    judged[0],
+                    judged[1],
+                    rule(),
+                )
+            )
     return rows
 
 

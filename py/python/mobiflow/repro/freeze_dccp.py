@@ -929,14 +929,21 @@ def page(
         "seed / DCCP (Freeze-DCCP).",
         "",
     ]
-    out += _grid(
-        "Throughput ratio DCCP/TCP",
-        lambda i, j, a, b: (
-            None
-            if f"{a}->{b}" not in fairness
-            else f"{PAPER_FAIRNESS[i][j]:g} / {fairness[f'{a}->{b}']['dccp']['ratio']:.2f} "
-            f"({fairness[f'{a}->{b}']['freeze']['ratio']:.2f})"
-        ),
+
+    def fairness_grid(title: str, by_case: Mapping[str, Any], ratio: Any) -> list[Block]:
+        """Seed / DCCP (Freeze-DCCP), ``ratio(case's runs, variant)`` formatting each."""
+        return _grid(
+            title,
+            lambda i, j, a, b: (
+                None
+                if f"{a}->{b}" not in by_case
+                else f"{PAPER_FAIRNESS[i][j]:g} / {ratio(by_case[f'{a}->{b}'], 'dccp')} "
+                f"({ratio(by_case[f'{a}->{b}'], 'freeze')})"
+            ),
+        )
+
+    out += fairness_grid(
+        "Throughput ratio DCCP/TCP", fairness, lambda v, var: f"{v[var]['ratio']:.2f}"
     )
     fair_phases = (phases or {}).get("fairness") or {}
     if fair_phases:
@@ -946,15 +953,10 @@ def page(
             "DCCP's lowest to highest (Freeze-DCCP's).",
             "",
         ]
-        out += _grid(
+        out += fairness_grid(
             "Throughput ratio DCCP/TCP over the phase: seed / range",
-            lambda i, j, a, b: (
-                None
-                if f"{a}->{b}" not in fair_phases
-                else f"{PAPER_FAIRNESS[i][j]:g} / "
-                f"{_span(ratios(fair_phases[f'{a}->{b}'], 'dccp'), '{:.2f}')} "
-                f"({_span(ratios(fair_phases[f'{a}->{b}'], 'freeze'), '{:.2f}')})"
-            ),
+            fair_phases,
+            lambda v, var: _span(ratios(v, var), "{:.2f}"),
         )
     out += [Heading(2, "5. DCCP and TFRC against ns-2's agents"), ""]
     if ns2 is None:
