@@ -147,6 +147,46 @@ def test_freeze_dccp_with_the_ns2_p_floor_has_its_own_rows_that_follow_the_runs(
     ]
 
 
+def test_freeze_dccp_over_the_phases_counts_a_handoff_only_if_better_at_every_phase() -> None:
+    def at(lost: int, unused: tuple[float, float], after: tuple[float, float]) -> dict[str, Any]:
+        return {
+            "dccp": {"lost": 10, "unused_packets": unused[0], "after_bps": after[0]},
+            "freeze": {"lost": lost, "unused_packets": unused[1], "after_bps": after[1]},
+            "dccp_floor": {"lost": 10, "unused_packets": unused[0], "after_bps": after[0]},
+            "freeze_floor": {"lost": 0, "unused_packets": unused[1], "after_bps": after[1]},
+        }
+
+    good = at(0, (100, 10), (5, 6))
+    # Both handoffs win at the offset 0, which is all the old rule looked at ...
+    res: dict[str, Any] = {"handoffs": {"x": good, "y": good}}
+    assert [r.verdict for r in claims.freeze_dccp_claims(res, ([[1.0]], [[0.5]]))] == [
+        claims.HOLDS
+    ] * 5
+    # ... but y loses a packet, leaves more unused and delivers less at another phase.
+    res["phases"] = {
+        "x": {"0s": good, "0.015s": at(0, (100, 20), (5, 5.5))},
+        "y": {"0s": good, "0.015s": at(3, (100, 130), (5, 4))},
+    }
+    rows = claims.freeze_dccp_claims(res, ([[1.0]], [[0.5]]))
+    assert [r.verdict for r in rows] == [claims.FAILS] * 5
+    assert rows[0].mobiflow_value == (
+        "1 of 2 at every phase, 0 at none, 1 depend on the phase (0 to 3)"
+    )
+    assert rows[1].mobiflow_value == (
+        "1 of 2 at every phase, 0 at none, 1 depend on the phase (-90 to +30)"
+    )
+    assert rows[2].mobiflow_value == (
+        "1 of 2 at every phase, 0 at none, 1 depend on the phase (-20 to +20)"
+    )
+    assert "at every phase of the disconnection (2 start offsets" in rows[1].measure
+    assert rows[1].rule == "holds: in every handoff at every phase; partly: in more than half"
+    # Better at every phase in every handoff: holds.
+    res["phases"]["y"]["0.015s"] = good
+    rows = claims.freeze_dccp_claims(res, ([[1.0]], [[0.5]]))
+    assert [r.verdict for r in rows] == [claims.HOLDS] * 5
+    assert rows[0].mobiflow_value == "2 of 2 at every phase, 0 at none, 0 depend on the phase (0)"
+
+
 def test_fld_ratio_per_burst_against_the_slides() -> None:
     runs = {"fld": [[1.0, 1.0], [1.0, 1.0]], "reno": [[2.0, 1.2], [2.0, 1.2]]}
     res = {"bursts": {"wan_1bg": {"bursts_s": runs}}}

@@ -9,7 +9,7 @@ has its own row, and the verdict names it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from statistics import mean
 from typing import Any
@@ -75,21 +75,29 @@ def _afc_gain(r: Mapping[str, Any]) -> float:
     return float(r["afc"]["goodput_bps"]) / cl - 1 if cl else 0.0
 
 
+def phase_split(
+    phases: Mapping[str, Mapping[str, Any]], better: Callable[[Any], bool]
+) -> tuple[list[str], list[str], list[str]]:
+    """The cases of phase runs (``{case: {offset: runs}}``) where ``better(runs)`` holds
+    at every offset, at none, and at some only."""
+    always, never, mixed = [], [], []
+    for case in sorted(phases):
+        wins = [better(r) for r in phases[case].values()]
+        if all(wins):
+            always.append(case)
+        elif not any(wins):
+            never.append(case)
+        else:
+            mixed.append(case)
+    return always, never, mixed
+
+
 def afc_phase_split(
     phases: Mapping[str, Mapping[str, Any]],
 ) -> tuple[list[str], list[str], list[str]]:
     """The evaluation cases of the phase runs (``{case: {offset: {variant: counters}}}``)
     where AFC gains at every start offset, at none, and at some only."""
-    always, never, mixed = [], [], []
-    for case in sorted(phases):
-        gains = [_afc_gain(r) for r in phases[case].values()]
-        if all(g > 0 for g in gains):
-            always.append(case)
-        elif not any(g > 0 for g in gains):
-            never.append(case)
-        else:
-            mixed.append(case)
-    return always, never, mixed
+    return phase_split(phases, lambda r: _afc_gain(r) > 0)
 
 
 def afc_claims(res: Mapping[str, Any]) -> list[Claim]:
@@ -292,101 +300,180 @@ def handoff_claims(res: Mapping[str, Any], intervals: Mapping[str, str]) -> list
 # ----- Freeze-DCCP ----------------------------------------------------------------------
 
 
+def _fd_judge(
+    runs: Mapping[str, Mapping[str, Any]],
+    phased: bool,
+    need: tuple[str, str, str],
+    better: Callable[[Mapping[str, Any]], bool],
+    spread: Callable[[Mapping[str, Any]], str],
+) -> tuple[str, str] | None:
+    """One Freeze-DCCP measure over ``runs`` (``{handoff: {offset: {variant: row}}}``):
+    the handoffs where ``better`` holds at every offset. ``need`` = (DCCP variant,
+    Freeze-DCCP variant, field) that each run must have; ``spread`` formats one run's
+    number, whose range over every run the value shows when ``phased``."""
+    a, b, key = need
+    sel = {
+        k: by
+        for k, by in runs.items()
+        if all(a in r and b in r and key in r[a] and key in r[b] for r in by.values())
+    }
+    if not sel:
+        return None
+    always, never, mixed = phase_split(sel, better)
+    n = len(sel)
+    if not phased:
+        return f"{len(always)} of {n}", _share(len(always), n)
+    cells = [(float(spread(r)), spread(r)) for by in sel.values() for r in by.values()]
+    lo, hi = min(cells)[1], max(cells)[1]
+    return (
+        f"{len(always)} of {n} at every phase, {len(never)} at none, {len(mixed)} depend "
+        f"on the phase ({lo if lo == hi else f'{lo} to {hi}'})",
+        _share(len(always), n),
+    )
+
+
 def freeze_dccp_claims(
     res: Mapping[str, Any],
     paper_unused: tuple[Sequence[Sequence[float]], Sequence[Sequence[float]]],
 ) -> list[Claim]:
-    """``paper_unused``: the slides' unused-bandwidth matrices, DCCP then Freeze-DCCP."""
+    """``paper_unused``: the slides' unused-bandwidth matrices, DCCP then Freeze-DCCP.
+
+    With phase runs (``res["phases"]``: each handoff at several start offsets of the
+    DCCP flow, ``{handoff: {offset: {variant: row}}}``), a handoff counts for
+    Freeze-DCCP only if it is better at every offset; otherwise each handoff's one run
+    decides."""
     p_dccp, p_freeze = paper_unused
     p_cells = [
         (a, b) for ra, rb in zip(p_dccp, p_freeze, strict=True) for a, b in zip(ra, rb, strict=True)
     ]
     p_less = sum(b < a for a, b in p_cells)
-    hs = res["handoffs"]
-    pairs = [v for v in hs.values() if "dccp" in v and "freeze" in v]
-    n = len(pairs)
-    lossless = sum(int(v["freeze"]["lost"]) == 0 for v in pairs)
-    unused = sum(
-        float(v["freeze"]["unused_packets"]) < float(v["dccp"]["unused_packets"]) for v in pairs
+    phases = res.get("phases") or {}
+    runs = phases or {k: {"0s": v} for k, v in res["handoffs"].items()}
+    phased = bool(phases)
+    offsets = max((len(by) for by in phases.values()), default=1)
+    at_every = (
+        f" at every phase of the disconnection ({offsets} start offsets of the DCCP flow "
+        "over one RTT)"
+        if phased
+        else ""
     )
-    rows = [
-        Claim(
-            "freeze-dccp",
-            "Freeze-DCCP loses no packets across a handoff",
-            "handoffs with no packet lost",
-            "0 lost in every handoff",
-            "slides, simulation table",
-            f"{lossless} of {n}",
-            _share(lossless, n),
-            "holds: in every handoff; partly: in more than half",
+    every = "in every handoff at every phase" if phased else "in every handoff"
+    unused_range = " (range: Freeze-DCCP's minus DCCP's, 500 B packets)" if phased else ""
+    gain_range = " (range: Freeze-DCCP's gain, %)" if phased else ""
+
+    def rule() -> str:
+        return f"holds: {every}; partly: in more than half"
+
+    def less_unused(d: str, z: str) -> Callable[[Mapping[str, Any]], bool]:
+        return lambda r: float(r[z]["unused_packets"]) < float(r[d]["unused_packets"])
+
+    def unused_diff(d: str, z: str) -> Callable[[Mapping[str, Any]], str]:
+        # Freeze-DCCP's unused bandwidth minus DCCP's, in 500 B packets.
+        return lambda r: f"{float(r[z]['unused_packets']) - float(r[d]['unused_packets']):+.0f}"
+
+    def higher(d: str, z: str) -> Callable[[Mapping[str, Any]], bool]:
+        return lambda r: float(r[z]["after_bps"]) > float(r[d]["after_bps"])
+
+    def gain(d: str, z: str) -> Callable[[Mapping[str, Any]], str]:
+        def f(r: Mapping[str, Any]) -> str:
+            base = float(r[d]["after_bps"])
+            return f"{(float(r[z]['after_bps']) / base - 1 if base else 0.0) * 100:+.0f}"
+
+        return f
+
+    unused_seed = f"less unused in {p_less} of {len(p_cells)}"
+    unused_from = "slides, unused-bandwidth table (rows read as DCCP, then Freeze-DCCP)"
+    floor = "both with min_p = 1e-5"
+    # (DCCP variant, Freeze-DCCP variant, field), better, range; claim, measure, the
+    # paper's number, where it is from. The last two: the same measures with ns-2's
+    # floor on p (min_p = 1e-5, the seed's Agent/DCCP/TFRC's s_smallest_p_).
+    specs: list[
+        tuple[
+            tuple[str, str, str],
+            Callable[[Mapping[str, Any]], bool],
+            Callable[[Mapping[str, Any]], str],
+            tuple[str, str, str, str],
+        ]
+    ] = [
+        (
+            ("dccp", "freeze", "lost"),
+            lambda r: int(r["freeze"]["lost"]) == 0,
+            lambda r: f"{int(r['freeze']['lost'])}",
+            (
+                "Freeze-DCCP loses no packets across a handoff",
+                f"handoffs with no packet lost{at_every}"
+                + (" (range: Freeze-DCCP's packets lost)" if phased else ""),
+                "0 lost in every handoff",
+                "slides, simulation table",
+            ),
         ),
-        Claim(
-            "freeze-dccp",
-            "Freeze-DCCP restores the rate faster than DCCP",
-            "unused bandwidth until the first restoration: handoffs where Freeze-DCCP "
-            "leaves less unused",
-            f"less unused in {p_less} of {len(p_cells)}",
-            "slides, unused-bandwidth table (rows read as DCCP, then Freeze-DCCP)",
-            f"{unused} of {n}",
-            _share(unused, n),
-            "holds: in every handoff; partly: in more than half",
+        (
+            ("dccp", "freeze", "unused_packets"),
+            less_unused("dccp", "freeze"),
+            unused_diff("dccp", "freeze"),
+            (
+                "Freeze-DCCP restores the rate faster than DCCP",
+                "unused bandwidth until the first restoration: handoffs where Freeze-DCCP "
+                f"leaves less unused{at_every}" + unused_range,
+                unused_seed,
+                unused_from,
+            ),
         ),
-    ]
-    after = [v for v in pairs if "after_bps" in v["freeze"] and "after_bps" in v["dccp"]]
-    if after:
-        more = sum(float(v["freeze"]["after_bps"]) > float(v["dccp"]["after_bps"]) for v in after)
-        rows.append(
-            Claim(
-                "freeze-dccp",
+        (
+            ("dccp", "freeze", "after_bps"),
+            higher("dccp", "freeze"),
+            gain("dccp", "freeze"),
+            (
                 "the same, judged by what is delivered after the reconnection",
                 "goodput over the 60 s after the reconnection: handoffs where "
-                "Freeze-DCCP's is higher",
+                f"Freeze-DCCP's is higher{at_every}" + gain_range,
                 "-",
                 "not in the slides",
-                f"{more} of {len(after)}",
-                _share(more, len(after)),
-                "holds: in every handoff; partly: in more than half",
-            )
-        )
-    floored = [v for v in pairs if "dccp_floor" in v and "freeze_floor" in v]
-    if floored:
-        # The same two measures with ns-2's floor on p (min_p = 1e-5, the seed's
-        # Agent/DCCP/TFRC's s_smallest_p_).
-        m = len(floored)
-        unused_f = sum(
-            float(v["freeze_floor"]["unused_packets"]) < float(v["dccp_floor"]["unused_packets"])
-            for v in floored
-        )
-        more_f = sum(
-            float(v["freeze_floor"]["after_bps"]) > float(v["dccp_floor"]["after_bps"])
-            for v in floored
-        )
-        rows += [
-            Claim(
-                "freeze-dccp",
-                "Freeze-DCCP restores the rate faster than DCCP (with ns-2's p floor)",
-                "unused bandwidth until the first restoration, both with min_p = 1e-5 "
-                "(ns-2 Agent/DCCP/TFRC's s_smallest_p_): handoffs where Freeze-DCCP "
-                "leaves less unused",
-                f"less unused in {p_less} of {len(p_cells)}",
-                "slides, unused-bandwidth table (rows read as DCCP, then Freeze-DCCP)",
-                f"{unused_f} of {m}",
-                _share(unused_f, m),
-                "holds: in every handoff; partly: in more than half",
             ),
-            Claim(
-                "freeze-dccp",
+        ),
+        (
+            ("dccp_floor", "freeze_floor", "unused_packets"),
+            less_unused("dccp_floor", "freeze_floor"),
+            unused_diff("dccp_floor", "freeze_floor"),
+            (
+                "Freeze-DCCP restores the rate faster than DCCP (with ns-2's p floor)",
+                f"unused bandwidth until the first restoration, {floor} "
+                "(ns-2 Agent/DCCP/TFRC's s_smallest_p_): handoffs where Freeze-DCCP "
+                f"leaves less unused{at_every}" + unused_range,
+                unused_seed,
+                unused_from,
+            ),
+        ),
+        (
+            ("dccp_floor", "freeze_floor", "after_bps"),
+            higher("dccp_floor", "freeze_floor"),
+            gain("dccp_floor", "freeze_floor"),
+            (
                 "the same, judged by what is delivered after the reconnection (with "
                 "ns-2's p floor)",
-                "goodput over the 60 s after the reconnection, both with min_p = 1e-5: "
-                "handoffs where Freeze-DCCP's is higher",
+                f"goodput over the 60 s after the reconnection, {floor}: "
+                f"handoffs where Freeze-DCCP's is higher{at_every}" + gain_range,
                 "-",
                 "not in the slides",
-                f"{more_f} of {m}",
-                _share(more_f, m),
-                "holds: in every handoff; partly: in more than half",
             ),
-        ]
+        ),
+    ]
+    rows = []
+    for need, better, spread, (claim, measure, paper_value, source) in specs:
+        judged = _fd_judge(runs, phased, need, better, spread)
+        if judged is not None:
+            rows.append(
+                Claim(
+                    "freeze-dccp",
+                    claim,
+                    measure,
+                    paper_value,
+                    source,
+                    judged[0],
+                    judged[1],
+                    rule(),
+                )
+            )
     return rows
 
 

@@ -122,6 +122,17 @@ INTERNET = ("100Mbps", "50ms")
 2.6 + 2·Delay_wireless); the rate is an assumption (not a bottleneck)."""
 QUEUE = "50p"
 """ns-2's default queue limit (the seed gives none): an assumption."""
+RTT_WIRED_S = 0.1
+"""The wired part's round trip (2 x INTERNET's one-way delay)."""
+
+PHASES = 8
+"""Phase runs: each handoff and fairness case with the DCCP flow started at every eighth
+of the old path's base RTT (2 x the old network's delay + RTT_WIRED_S). TFRC's sender
+hears from the receiver once per RTT (RFC 4342 §6.2, RFC 5348 §6.2) and its nofeedback
+timer restarts at each feedback, so where the disconnection falls in the feedback
+cycle, the one thing the seed does not fix, repeats with that period; a start delay of
+less than 0.4 s in the 30 s before the disconnection changes nothing else (the rate has
+long settled, and every measure is taken in fixed intervals after it)."""
 
 
 DCCP_FLOW = """[[flows]]
@@ -376,6 +387,13 @@ def run_handoffs(
     return res
 
 
+def fairness_row(summary: Mapping[str, Any]) -> dict[str, Any]:
+    """DCCP's and TCP's throughput over the sample, and their ratio."""
+    dccp = _flow(summary, "dccp")["intervals"]["sample"]
+    tcp = _flow(summary, "tcp")["intervals"]["sample"]
+    return {"dccp_bps": dccp, "tcp_bps": tcp, "ratio": dccp / tcp if tcp > 0 else math.inf}
+
+
 def run_fairness(pairs: Sequence[tuple[str, str]], pool: ThreadPoolExecutor) -> dict[str, Any]:
     planned = [
         (
@@ -392,15 +410,76 @@ def run_fairness(pairs: Sequence[tuple[str, str]], pool: ThreadPoolExecutor) -> 
     jobs = framework.submit_variants(pool, [x for (*_, x) in planned])
     res: dict[str, Any] = {}
     for a, b, v, x in planned:
-        s = jobs[x.key].result().summary
-        dccp = _flow(s, "dccp")["intervals"]["sample"]
-        tcp = _flow(s, "tcp")["intervals"]["sample"]
-        res.setdefault(f"{a}->{b}", {})[v] = {
-            "dccp_bps": dccp,
-            "tcp_bps": tcp,
-            "ratio": dccp / tcp if tcp > 0 else math.inf,
-        }
+        res.setdefault(f"{a}->{b}", {})[v] = fairness_row(jobs[x.key].result().summary)
     return res
+
+
+def base_rtt_s(src: str) -> float:
+    """The old path's round trip without queueing: the wireless link both ways and the
+    wired RTT (what the seed's T_handoff formula adds up)."""
+    return 2 * LINK_DELAY_S[src] + RTT_WIRED_S
+
+
+def phase_offsets_s(src: str) -> list[float]:
+    """The DCCP flow's start offsets of the phase runs: every eighth of the old path's
+    base RTT (see PHASES)."""
+    return [round(k * base_rtt_s(src) / PHASES, 6) for k in range(PHASES)]
+
+
+PHASE_FIELDS = ("lost", "unused_packets", "restored_after_s", "after_bps")
+"""What each handoff's phase runs keep (the claims' measures)."""
+
+
+def run_phases(
+    pairs: Sequence[tuple[str, str]],
+    handoffs: Mapping[str, Any],
+    fairness: Mapping[str, Any],
+    pool: ThreadPoolExecutor,
+) -> dict[str, dict[str, Any]]:
+    """Every handoff (each variant) and, with ``fairness``, every fairness case, with
+    the DCCP flow started at each offset of :func:`phase_offsets_s`; the offset 0 is
+    the main run, not run again. ``{"handoffs": {pair: {offset: {variant: row}}},
+    "fairness": {pair: {offset: {variant: row}}}}`` (no "fairness" without it)."""
+    kinds: list[tuple[str, Mapping[str, Mapping[str, object]]]] = [("handoff", VARIANTS)]
+    if fairness:
+        kinds.append(("fairness", {"dccp": {}, "freeze": FREEZE}))
+    planned: list[tuple[str, str, str, str, framework.Variant]] = []
+    for a, b in pairs:
+        for off in phase_offsets_s(a)[1:]:
+            at = f"{off:g}s"
+            for kind, variants in kinds:
+                path = SCENARIOS / f"{kind}_{SLUG[a]}_to_{SLUG[b]}.toml"
+                for variant, sets in variants.items():
+                    sets2: dict[str, object] = {**sets, "flows.dccp.start": at}
+                    if kind == "handoff":
+                        sets2["measure.sample_interval"] = "0s"
+                    key = f"{kind} {a}->{b}@{at}/{variant}"
+                    planned.append(
+                        (kind, f"{a}->{b}", at, variant, framework.Variant(key, path, sets2))
+                    )
+    jobs = framework.submit_variants(pool, [v for (*_, v) in planned])
+    res: dict[str, dict[str, Any]] = {"handoff": {}, "fairness": {}}
+    for a, b in pairs:
+        k = f"{a}->{b}"
+        res["handoff"][k] = {
+            "0s": {v: {f: r[f] for f in PHASE_FIELDS} for v, r in handoffs[k].items()}
+        }
+        if fairness:
+            res["fairness"][k] = {"0s": dict(fairness[k])}
+    for kind, pair, at, variant, v in planned:
+        summary = jobs[v.key].result().summary
+        if kind == "fairness":
+            row = fairness_row(summary)
+        else:
+            d = _flow(summary, "dccp")
+            disc = d["tfrc"]["disconnections"][0]
+            row = {f: disc[f] for f in PHASE_FIELDS[:3]}
+            row["after_bps"] = d["intervals"]["after"]
+        res[kind][pair].setdefault(at, {})[variant] = row
+    out = {"handoffs": res["handoff"]}
+    if fairness:
+        out["fairness"] = res["fairness"]
+    return out
 
 
 def run_ns2_twins() -> list[dict[str, Any]] | None:
@@ -471,8 +550,9 @@ def page(
     figures: Sequence[str],
     quick: bool,
     ns2: Sequence[Mapping[str, Any]] | None = None,
+    phases: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> list[Block]:
-    """The report's blocks."""
+    """The report's blocks; ``phases`` the output of :func:`run_phases`."""
     paper = model["paper"]
     slides = model["slides"]
     fitted = model["fitted"]
@@ -779,6 +859,8 @@ def page(
         before,
     )
 
+    if phases and phases.get("handoffs"):
+        out += phase_section(phases["handoffs"])
     out += [Heading(2, "3. The model against the simulator"), ""]
     out += [
         "The model driven by each DCCP run's own X_d (the sender's X just before the "
@@ -847,15 +929,35 @@ def page(
         "seed / DCCP (Freeze-DCCP).",
         "",
     ]
-    out += _grid(
-        "Throughput ratio DCCP/TCP",
-        lambda i, j, a, b: (
-            None
-            if f"{a}->{b}" not in fairness
-            else f"{PAPER_FAIRNESS[i][j]:g} / {fairness[f'{a}->{b}']['dccp']['ratio']:.2f} "
-            f"({fairness[f'{a}->{b}']['freeze']['ratio']:.2f})"
-        ),
+
+    def fairness_grid(title: str, by_case: Mapping[str, Any], ratio: Any) -> list[Block]:
+        """Seed / DCCP (Freeze-DCCP), ``ratio(case's runs, variant)`` formatting each."""
+        return _grid(
+            title,
+            lambda i, j, a, b: (
+                None
+                if f"{a}->{b}" not in by_case
+                else f"{PAPER_FAIRNESS[i][j]:g} / {ratio(by_case[f'{a}->{b}'], 'dccp')} "
+                f"({ratio(by_case[f'{a}->{b}'], 'freeze')})"
+            ),
+        )
+
+    out += fairness_grid(
+        "Throughput ratio DCCP/TCP", fairness, lambda v, var: f"{v[var]['ratio']:.2f}"
     )
+    fair_phases = (phases or {}).get("fairness") or {}
+    if fair_phases:
+        out += [
+            f"The same ratios over the phase of the disconnection (the DCCP flow started "
+            f"at {PHASES} offsets over the old path's RTT, as in section 2): seed / "
+            "DCCP's lowest to highest (Freeze-DCCP's).",
+            "",
+        ]
+        out += fairness_grid(
+            "Throughput ratio DCCP/TCP over the phase: seed / range",
+            fair_phases,
+            lambda v, var: _span(ratios(v, var), "{:.2f}"),
+        )
     out += [Heading(2, "5. DCCP and TFRC against ns-2's agents"), ""]
     if ns2 is None:
         out += ["ns-2 is not installed (or was not asked for): no comparison.", ""]
@@ -884,8 +986,10 @@ def page(
         head = ["scenario", "metric", "ns-2", "mobiflow", "difference", "result"]
         out += [Table(head, rows, compact_rule=True), ""]
     if fairness:
-        fair = sum(0.5 <= v["dccp"]["ratio"] <= 2.0 for v in fairness.values())
-        fair_z = sum(0.5 <= v["freeze"]["ratio"] <= 2.0 for v in fairness.values())
+        # Over the phases, a case is "reasonably fair" only if the whole range is.
+        by_phase = fair_phases or {k: {"0s": v} for k, v in fairness.items()}
+        fair = sum(reasonably_fair(ratios(v, "dccp")) for v in by_phase.values())
+        fair_z = sum(reasonably_fair(ratios(v, "freeze")) for v in by_phase.values())
         idx = {t: i for i, t in enumerate(TECHS)}
 
         def seed_ratio(k: str) -> float:
@@ -893,12 +997,13 @@ def page(
             return PAPER_FAIRNESS[idx[a]][idx[b]]
 
         seed_fair = sum(0.5 <= seed_ratio(k) <= 2.0 for k in fairness)
-        less = sum(v["dccp"]["ratio"] < 1 for v in fairness.values())
+        less = sum(max(ratios(v, "dccp")) < 1 for v in by_phase.values())
         seed_less = sum(seed_ratio(k) < 1 for k in fairness)
+        phased = " at every phase" if fair_phases else ""
         out += [
-            f'Ratios in [0.5, 2] ("reasonably fair" for the seed): DCCP {fair}, '
+            f'Ratios in [0.5, 2]{phased} ("reasonably fair" for the seed): DCCP {fair}, '
             f"Freeze-DCCP {fair_z}, the seed {seed_fair}, of {len(fairness)}; DCCP gets "
-            f"less than TCP in {less} (the seed: {seed_less}). "
+            f"less than TCP{phased} in {less} (the seed: {seed_less}). "
             "The TCP flow has the DCCP flow's "
             "segment size (500 B), the size TFRC's equation is fair to; the seed does "
             "not give its setup for this table (which link is shared, queue sizes, TCP "
@@ -924,9 +1029,110 @@ def page(
         "reconnection (one access link, not one access router per technology).",
         "- Fairness: the shared bottleneck and the TCP variant (NewReno, 500-byte "
         "segments, 8 MB receive buffer) are assumptions.",
+        "- Phase: the seed does not say where the disconnection falls in TFRC's feedback "
+        "cycle; the main runs start the DCCP flow at 0 s, the phase runs (section 2, "
+        f"section 4) also at k/{PHASES} of the old path's base RTT (k = 1..{PHASES - 1}).",
         "",
     ]
     return out
+
+
+def ratios(by_offset: Mapping[str, Mapping[str, Any]], variant: str) -> list[float]:
+    """One fairness case's DCCP/TCP ratio at each offset."""
+    return [float(r[variant]["ratio"]) for r in by_offset.values()]
+
+
+def reasonably_fair(values: Sequence[float]) -> bool:
+    """The seed's "reasonably fair": every ratio in [0.5, 2]."""
+    return all(0.5 <= v <= 2.0 for v in values)
+
+
+def _span(values: Sequence[float], fmt: str) -> str:
+    lo, hi = fmt.format(min(values)), fmt.format(max(values))
+    return lo if lo == hi else f"{lo} to {hi}"
+
+
+def phase_section(phases: Mapping[str, Mapping[str, Any]]) -> list[Block]:
+    """Section 2's measures over the phase of the disconnection: each handoff's range
+    over the offsets, the offsets where Freeze-DCCP does better, and the verdicts."""
+
+    def vals(by_off: Mapping[str, Any], variant: str, key: str, scale: float = 1.0) -> list[float]:
+        return [float(r[variant][key]) / scale for r in by_off.values()]
+
+    def wins(by_off: Mapping[str, Any], better: Any) -> str:
+        return f"{sum(bool(better(r)) for r in by_off.values())} of {len(by_off)}"
+
+    def less(d: str, z: str) -> Any:
+        return lambda r: r[z]["unused_packets"] < r[d]["unused_packets"]
+
+    def higher(d: str, z: str) -> Any:
+        return lambda r: r[z]["after_bps"] > r[d]["after_bps"]
+
+    rows = []
+    for k, by_off in phases.items():
+        rows.append(
+            [
+                k,
+                _span(vals(by_off, "dccp", "lost"), "{:.0f}"),
+                _span(vals(by_off, "freeze", "lost"), "{:.0f}"),
+                _span(vals(by_off, "dccp", "unused_packets"), "{:.0f}"),
+                _span(vals(by_off, "freeze", "unused_packets"), "{:.0f}"),
+                wins(by_off, less("dccp", "freeze")),
+                _span(vals(by_off, "dccp", "after_bps", 1e6), "{:.2f}"),
+                _span(vals(by_off, "freeze", "after_bps", 1e6), "{:.2f}"),
+                wins(by_off, higher("dccp", "freeze")),
+                wins(by_off, less("dccp_floor", "freeze_floor")),
+                wins(by_off, higher("dccp_floor", "freeze_floor")),
+            ]
+        )
+    head = [
+        "handoff",
+        "lost, DCCP",
+        "lost, Freeze",
+        "unused, DCCP",
+        "unused, Freeze",
+        "Freeze less unused",
+        "goodput after, DCCP (Mb/s)",
+        "goodput after, Freeze (Mb/s)",
+        "Freeze higher",
+        "p floor: Freeze less unused",
+        "p floor: Freeze higher",
+    ]
+    n = len(phases)
+    offsets = max(len(by) for by in phases.values())
+    verdicts = []
+    for what, d, z, better in (
+        ("leaves less unused", "dccp", "freeze", less),
+        ("has the higher goodput after the reconnection", "dccp", "freeze", higher),
+        ("leaves less unused with the p floor", "dccp_floor", "freeze_floor", less),
+        ("has the higher goodput with the p floor", "dccp_floor", "freeze_floor", higher),
+    ):
+        always, never, mixed = claims.phase_split(phases, better(d, z))
+        verdicts.append(
+            f"Freeze-DCCP {what} at every phase in {len(always)} of {n} handoffs, at none "
+            f"in {len(never)}, at some only in {len(mixed)}"
+            + (f" ({', '.join(mixed)})" if mixed else "")
+            + "."
+        )
+    return [
+        f"Where the disconnection falls in TFRC's feedback cycle is not given by the seed: "
+        f"each handoff again, every variant, with the DCCP flow started at {offsets} offsets "
+        "k·R0/8 (R0 the old path's base RTT: "
+        + ", ".join(f"{base_rtt_s(t):g} s from {t}" for t in TECHS)
+        + "; TFRC's feedback comes once per RTT and its nofeedback timer restarts "
+        "at each, RFC 5348 §6.2). The flow's rate has long settled at 30 s and every "
+        "measure is taken over fixed times, so only that phase moves. Each cell: lowest to "
+        "highest over the offsets; the win columns count the offsets where Freeze-DCCP "
+        "does better. The claims table counts a handoff for Freeze-DCCP only if it does "
+        "better at every offset.",
+        "",
+        "**Over the phase of the disconnection: each handoff's range over the offsets**",
+        "",
+        Table(head, rows, compact_rule=True),
+        "",
+        " ".join(verdicts),
+        "",
+    ]
 
 
 def tfrc_rate_bps(s: float, r: float, p: float) -> float:
@@ -1050,15 +1256,22 @@ def run(opts: Options) -> Report:
     with ThreadPoolExecutor(max_workers=max(1, opts.jobs)) as pool:
         handoffs = run_handoffs(pairs, pool, figs)
         fairness = run_fairness(pairs, pool) if opts.wants("fairness") else {}
+        phases = (
+            run_phases(pairs, handoffs, fairness, pool)
+            if opts.wants("phases") and not opts.quick
+            else None
+        )
     figures = [] if figs is None else draw_figures(out)
     ns2 = run_ns2_twins() if opts.use_ns2() else None
     return Report(
         REPRODUCTION.key,
-        page(model, handoffs, fairness, figures, opts.quick, ns2),
+        page(model, handoffs, fairness, figures, opts.quick, ns2, phases),
         {
             "model": model,
             "handoffs": handoffs,
             "fairness": fairness,
+            "phases": None if phases is None else phases["handoffs"],
+            "fairness_phases": None if phases is None else phases.get("fairness"),
             "ns2": ns2,
             "quick": opts.quick,
         },
@@ -1075,7 +1288,7 @@ REPRODUCTION = Reproduction(
     key="freeze-dccp",
     title="TFRC under disconnection and Freeze-DCCP",
     run=run,
-    parts=("fairness",),
+    parts=("fairness", "phases"),
     quick=framework.quick_without_ns2,
     generate=generate,
     claims=paper_claims,
