@@ -15,6 +15,7 @@
 //! bytes the receiver already had, i.e. one a D-SACK reports whole.
 
 use crate::wire::Segment;
+use std::collections::VecDeque;
 
 /// The bytes of `[start, end)` the receiver already holds, given `RCV.NXT` and its
 /// out-of-order blocks (`[l, r)`, sorted and disjoint; the third field is ignored):
@@ -22,7 +23,7 @@ use crate::wire::Segment;
 /// and whether every byte of the segment was held.
 pub fn duplicate_range(
     rcv_nxt: u64,
-    ooo: &[(u64, u64, u64)],
+    ooo: &VecDeque<(u64, u64, u64)>,
     start: u64,
     end: u64,
 ) -> (Option<(u64, u64)>, bool) {
@@ -76,7 +77,7 @@ mod tests {
     fn an_old_segment_is_a_duplicate_whole() {
         // RFC 2883 §4 (1): a segment below RCV.NXT.
         assert_eq!(
-            duplicate_range(5000, &[], 1000, 2000),
+            duplicate_range(5000, &VecDeque::new(), 1000, 2000),
             (Some((1000, 2000)), true)
         );
     }
@@ -85,12 +86,12 @@ mod tests {
     fn a_partly_old_segment_reports_its_old_part() {
         // Linux `tcp_data_queue`: `tcp_dsack_set(sk, seq, rcv_nxt)`.
         assert_eq!(
-            duplicate_range(1500, &[], 1000, 2000),
+            duplicate_range(1500, &VecDeque::new(), 1000, 2000),
             (Some((1000, 1500)), false)
         );
         // ... with the rest held out of order too: all of it was had.
         assert_eq!(
-            duplicate_range(1500, &[(1500, 3000, 1)], 1000, 2000),
+            duplicate_range(1500, &VecDeque::from([(1500, 3000, 1)]), 1000, 2000),
             (Some((1000, 2000)), true)
         );
     }
@@ -98,7 +99,7 @@ mod tests {
     #[test]
     fn an_out_of_order_duplicate_is_reported() {
         // RFC 2883 §4 (2): a duplicate of data held above a hole.
-        let ooo = [(3000, 5000, 1), (7000, 8000, 2)];
+        let ooo = VecDeque::from([(3000, 5000, 1), (7000, 8000, 2)]);
         assert_eq!(
             duplicate_range(1000, &ooo, 4000, 5000),
             (Some((4000, 5000)), true)
