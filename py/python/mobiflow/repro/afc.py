@@ -203,7 +203,12 @@ def counters(run: Run) -> dict[str, Any]:
 def _runs(variants: Sequence[framework.Variant], out: Path, jobs: int) -> dict[str, dict[str, Any]]:
     """The counters of every variant; kept ones write their series to ``out/runs/KEY``."""
     runs = framework.run_variants(variants, jobs, folder=lambda v: out / "runs" / v.key)
-    return {k: counters(r) for k, r in runs.items()}
+    res = {k: counters(r) for k, r in runs.items()}
+    for v in variants:
+        # The segment size of the run (it differs between TCP profiles).
+        flow = v.scenario().validate()["flows"][0]
+        res[v.key]["mss_bytes"] = flow["transport"]["mss_bytes"]
+    return res
 
 
 def run_cases(

@@ -159,11 +159,9 @@ def afc_claims(res: Mapping[str, Any]) -> list[Claim]:
     mot = cases.get("motivation")
     if mot:
         a = mot["afc"]
-        # Segments delivered: the new data sent (the mss differs between profiles).
-        if "segments_sent" in a:
-            delivered = a["segments_sent"] - a["retransmits"]
-        else:  # results of a run before segments_sent was kept: ns-2's 1000-byte mss
-            delivered = a["bytes_delivered"] / 1000
+        # Segments delivered: bytes over the run's segment size (ns-2's 1000 bytes
+        # in results kept before the size was).
+        delivered = a["bytes_delivered"] / a.get("mss_bytes", 1000)
         per_seg = a["retransmits"] / max(1.0, delivered)
         rows.append(
             Claim(
