@@ -986,6 +986,29 @@ mod tests {
         assert_eq!(d.stats.early_drops, 1);
     }
 
+    /// RED parameters as the tests vary them: the thresholds 5 / 15 packets and w_q
+    /// 0.002 (`manual`) or ns-2's automatic ones, max_p 0.1, gentle, a 5 ms target.
+    fn red_params(
+        manual: bool,
+        mean_pktsize: u32,
+        wait: bool,
+        bytes: bool,
+        queue_in_bytes: bool,
+    ) -> RedParams {
+        RedParams {
+            min_th: manual.then_some(5.0),
+            max_th: manual.then_some(15.0),
+            w_q: manual.then_some(0.002),
+            max_p: 0.1,
+            gentle: true,
+            mean_pktsize,
+            wait,
+            bytes,
+            queue_in_bytes,
+            target_delay: Duration::from_millis(5),
+        }
+    }
+
     /// ns-2 `REDQueue::modify_p` with `wait_`: no drop while count * p < 1, then
     /// p / (2 - count * p); without it Floyd & Jacobson's p / (1 - count * p).
     #[test]
@@ -993,18 +1016,7 @@ mod tests {
         let mut r = RedState::new(
             1_000_000,
             Duration::from_millis(10),
-            &RedParams {
-                min_th: Some(5.0),
-                max_th: Some(15.0),
-                w_q: Some(0.002),
-                max_p: 0.1,
-                gentle: true,
-                mean_pktsize: 1000,
-                wait: true,
-                bytes: false,
-                queue_in_bytes: false,
-                target_delay: Duration::from_millis(5),
-            },
+            &red_params(true, 1000, true, false, false),
         );
         r.avg = 15.0 - 1e-9; // p = max_p
         r.count = 5;
@@ -1025,18 +1037,7 @@ mod tests {
         let mut r = RedState::new(
             1_000_000,
             Duration::from_millis(10),
-            &RedParams {
-                min_th: Some(5.0),
-                max_th: Some(15.0),
-                w_q: Some(0.002),
-                max_p: 0.1,
-                gentle: true,
-                mean_pktsize: 500,
-                wait: false,
-                bytes: true,
-                queue_in_bytes: false,
-                target_delay: Duration::from_millis(5),
-            },
+            &red_params(true, 500, false, true, false),
         );
         r.avg = 15.0 - 1e-9;
         r.count_bytes = 2500; // five mean-sized packets: 0.1 / (1 - 0.5) = 0.2
@@ -1054,18 +1055,7 @@ mod tests {
             RedState::new(
                 rate,
                 Duration::from_millis(delay_ms),
-                &RedParams {
-                    min_th: None,
-                    max_th: None,
-                    w_q: None,
-                    max_p: 0.1,
-                    gentle: true,
-                    mean_pktsize: 500,
-                    wait: true,
-                    bytes: true,
-                    queue_in_bytes: true,
-                    target_delay: Duration::from_millis(5),
-                },
+                &red_params(false, 500, true, true, true),
             )
         };
         // 10 Mb/s: 2500 mean packets/s; half the 5 ms target queue is 6.25 packets.

@@ -161,7 +161,6 @@ PHASE_PERIOD_DEFAULT_S = 4.0
 COUNTERS = (
     "goodput_bps",
     "bytes_delivered",
-    "segments_sent",
     "zero_windows",
     "zero_window_stalls",
     "zero_window_stall_rtts",
@@ -314,11 +313,8 @@ def run_phases(
     return res
 
 
-LINUX_SETS: Mapping[str, object] = {"tcp.profile": "linux"}
-"""The overrides of the Linux runs: the scenario's TCP on the ``linux`` profile (what an
-unmodified Linux stack does: CUBIC, IW10, 1448-byte segments, RTO minimum 200 ms and
-the kernel's loss recovery), keeping what the scenario sets explicitly (its receive
-buffer, SACK)."""
+# The Linux runs keep what the scenarios set explicitly: the receive buffer, SACK.
+LINUX_SETS = framework.LINUX_SETS
 
 
 def run_linux(

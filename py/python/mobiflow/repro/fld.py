@@ -688,7 +688,7 @@ def plot_fct_cdf(name: str, res: Mapping[str, list[tuple[int, float | None]]], p
 
 # --- with Linux TCP ---------------------------------------------------------------------------
 
-LINUX_SETS: Mapping[str, object] = {"tcp.profile": "linux"}
+LINUX_SETS = framework.LINUX_SETS
 """The Linux runs: the burst flow (FLD_TCP, or Reno) and its background on the TCP of
 today's phones and servers (``profile = "linux"``: IW10 for Reno too, SACK and
 timestamps, 1448-byte segments, the kernel's delayed ACKs and loss recovery as the

@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from mobiflow.repro.claims import Claim
 
 __all__ = [
+    "LINUX_SETS",
     "Block",
     "Figure",
     "Figures",
@@ -156,6 +157,11 @@ class Options:
 
 
 # ----- runs ----------------------------------------------------------------------------
+
+LINUX_SETS: Mapping[str, object] = {"tcp.profile": "linux"}
+"""The overrides of a reproduction's Linux runs (its ``linux`` part): the scenario's TCP
+on the ``linux`` profile (what an unmodified Linux stack does, as the profile models
+it), keeping what the scenario sets explicitly."""
 
 
 @dataclass(frozen=True)

@@ -197,7 +197,7 @@ def bottleneck_after(p: CasePath, t: float) -> float:
 #: "linux"``: CUBIC, IW10, SACK and timestamps, 1448-byte segments, RTO minimum 200 ms, the
 #: kernel's loss recovery as the profile models it), keeping what the scenarios set
 #: themselves; the reactions act on that TCP unchanged.
-LINUX_SETS = {"tcp.profile": "linux"}
+LINUX_SETS = framework.LINUX_SETS
 LINUX_SCHEMES = tuple(s for s in SCHEMES if s.paper_row is not None)
 
 
@@ -209,7 +209,7 @@ ALTERNATIVE_ACCESS_QUEUE = "19"
 
 
 def scheme_variant(
-    case: Case, scheme: Scheme, extra: Mapping[str, str] | None = None
+    case: Case, scheme: Scheme, extra: Mapping[str, object] | None = None
 ) -> framework.Variant:
     """One case under one scheme (and the overrides of a variant of the setup)."""
     return framework.Variant(

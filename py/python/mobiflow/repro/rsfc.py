@@ -824,7 +824,7 @@ def figures(res: Mapping[str, dict[str, Any]], out: Path) -> list[str]:
 #: (``profile = "linux"``: IW10, SACK and timestamps, 1448-byte segments, RTO minimum
 #: 200 ms, the kernel's delayed ACKs and loss recovery as the profile models it), keeping
 #: what the scenarios set themselves (CUBIC, the buffers); RSFC acts on that TCP unchanged.
-LINUX_SETS = {"tcp.profile": "linux"}
+LINUX_SETS = framework.LINUX_SETS
 LINUX_VARIANTS: tuple[framework.Variant, ...] = tuple(
     replace(v, sets={**v.sets, **LINUX_SETS}, keep=False)
     for v in VARIANTS
