@@ -22,6 +22,8 @@
 //!   (AFC, RSFC, auto-tuning, Freeze-TCP) plug into.
 //! * [`tcp::ext`]: sender extensions, the sender-side hooks (AFC's sender half, IETT,
 //!   BA-SST).
+//! * [`named`]: `named_enum!`, enums with names (`NAMES`, `name()`, parsing whose error
+//!   lists the names).
 //! * [`mobility`]: the disconnection planner Freeze-TCP and Freeze-DCCP share.
 //! * [`tfrc`]: TFRC (RFC 5348) / DCCP CCID 3 (RFC 4342) sender and receiver with the
 //!   Freeze-DCCP states, and the analytical model of TFRC across a disconnection.
@@ -29,6 +31,7 @@
 pub mod cc;
 pub mod flow;
 pub mod mobility;
+pub mod named;
 pub mod tcp;
 pub mod tfrc;
 pub mod time;

@@ -27,8 +27,9 @@
 //! * [`output`]: writing results to a folder (JSON summary, CSV series).
 //! * [`pcap`]: the pcap format of packet captures (TCP, UDP and DCCP headers).
 
-#[macro_use]
-pub mod named;
+/// Enums with names; declared in the protocol crate (`mobiflow_proto::named`).
+pub use mobiflow_proto::named;
+pub use mobiflow_proto::named_enum;
 pub mod budget;
 pub mod emu;
 pub mod engine;

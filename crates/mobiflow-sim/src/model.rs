@@ -4,6 +4,7 @@
 //! All times are [`Duration`]s from the start of the run, rates are bits per second,
 //! sizes are bytes.
 
+use mobiflow_proto::named_enum;
 use mobiflow_proto::tcp::TcpConfig;
 use mobiflow_proto::tfrc::TfrcConfig;
 use mobiflow_proto::time::Duration;

@@ -92,6 +92,17 @@ pub enum FeedbackMode {
     CcVal,
 }
 
+crate::named_enum! {
+    impl FeedbackMode (
+        "feedback mode",
+        expected "\"timer\" (RFC 5348 §6) or \"ccval\" (RFC 4342 §10.3)",
+        quoting lowercase
+    ) {
+        Timer = "timer",
+        CcVal = "ccval",
+    }
+}
+
 /// How the initial allowed rate (RFC 5348 §4.2) is derived once R is known.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub enum InitialRate {

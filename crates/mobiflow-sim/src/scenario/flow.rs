@@ -10,6 +10,7 @@ use super::Ctx;
 use crate::model::{AppSpec, FlowSpec, LinkSpec, ReaderSpec, Transport, WebSpec};
 use crate::units::{duration_value, format_duration, rate_value};
 use mobiflow_proto::flow::FlowControl;
+use mobiflow_proto::named_enum;
 use mobiflow_proto::time::Duration;
 use toml::Value;
 

@@ -18,6 +18,7 @@ use crate::model::{
 use crate::units::{
     duration_value, format_duration, format_queue_limit, queue_limit_value, rate_value, size_value,
 };
+use mobiflow_proto::named_enum;
 use mobiflow_proto::time::Duration;
 use std::collections::HashSet;
 use std::path::PathBuf;

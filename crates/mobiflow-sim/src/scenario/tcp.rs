@@ -10,6 +10,7 @@ use mobiflow_proto::cc::{
     CcKind, CubicArithmetic, CubicParams, FldAlgo, FldCount, FldInitialWindow, FldParams,
     FldSwitch, HystartDetect, RelentlessParams, RelentlessTimeout,
 };
+use mobiflow_proto::named_enum;
 use mobiflow_proto::tcp::{
     AckPolicy, HandoffReaction, HandoffSignal, IdleRestart, InitialWindow, LossDetection, Recovery,
     RtoFormula, RttSampling, TcpConfig,

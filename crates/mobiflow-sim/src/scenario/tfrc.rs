@@ -11,17 +11,6 @@ use mobiflow_proto::tfrc::{FeedbackMode, InitialRate, TfrcConfig};
 use mobiflow_proto::time::Duration;
 use toml::Value;
 
-named_enum! {
-    impl FeedbackMode (
-        "feedback mode",
-        expected "\"timer\" (RFC 5348 §6) or \"ccval\" (RFC 4342 §10.3)",
-        quoting lowercase
-    ) {
-        Timer = "timer",
-        CcVal = "ccval",
-    }
-}
-
 /// What `[flows.tfrc]` sets: the TFRC configuration, the feedback packet's size and
 /// the Freeze-DCCP trigger (`freeze` and the two keys that only it reads).
 #[derive(Clone, Debug)]

@@ -2,7 +2,7 @@
 //! aliases), `NAMES`, `name()` and the parsing whose error lists the valid names.
 //!
 //! ```
-//! mobiflow_sim::named_enum! {
+//! mobiflow_proto::named_enum! {
 //!     /// A colour.
 //!     #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 //!     pub enum Colour ("colour") {
@@ -10,7 +10,7 @@
 //!         Green = "green",
 //!     }
 //! }
-//! use mobiflow_sim::named::Named;
+//! use mobiflow_proto::named::Named;
 //! assert_eq!(Colour::parse("Rouge"), Ok(Colour::Red));
 //! assert_eq!(Colour::Green.name(), "green");
 //! assert_eq!(
@@ -19,9 +19,9 @@
 //! );
 //! ```
 //!
-//! The protocol crate's enums (`CcKind`, `Recovery`, `Placement`, ...) still carry
-//! hand-written `NAMES` / `name()` / `FromStr`; they are to move to this macro when the
-//! macro moves to `mobiflow-proto`.
+//! It lives in the protocol crate so that the protocol's enums and the simulator's
+//! scenario enums name their variants the same way; `mobiflow_sim` re-exports both the
+//! trait (`mobiflow_sim::named`) and the macro.
 
 /// A name <-> variant mapping; implemented by [`named_enum!`](crate::named_enum).
 pub trait Named: Sized + Copy + 'static {
