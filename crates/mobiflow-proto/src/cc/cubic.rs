@@ -58,36 +58,14 @@ use super::{
 };
 use crate::time::{Duration, Instant};
 
-/// Whose arithmetic CUBIC follows.
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub enum CubicArithmetic {
-    /// RFC 9438 in bytes ([`Cubic`]).
-    Rfc9438,
-    /// Linux's `tcp_cubic.c` in segments and jiffies ([`super::LinuxCubic`]).
-    Linux,
-}
-
-impl CubicArithmetic {
-    pub const NAMES: &'static [&'static str] = &["rfc9438", "linux"];
-    pub fn name(self) -> &'static str {
-        match self {
-            CubicArithmetic::Rfc9438 => "rfc9438",
-            CubicArithmetic::Linux => "linux",
-        }
-    }
-}
-
-impl std::str::FromStr for CubicArithmetic {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s.to_ascii_lowercase().replace(['-', '_', ' '], "").as_str() {
-            "rfc9438" | "rfc" => Ok(CubicArithmetic::Rfc9438),
-            "linux" | "kernel" => Ok(CubicArithmetic::Linux),
-            _ => Err(format!(
-                "unknown cubic arithmetic {s:?}; expected one of {}",
-                CubicArithmetic::NAMES.join(", ")
-            )),
-        }
+crate::named_enum! {
+    /// Whose arithmetic CUBIC follows.
+    #[derive(Copy, Clone, PartialEq, Eq, Debug)]
+    pub enum CubicArithmetic ("cubic arithmetic", ignoring "-_ ") {
+        /// RFC 9438 in bytes ([`Cubic`]).
+        Rfc9438 = "rfc9438" | "rfc",
+        /// Linux's `tcp_cubic.c` in segments and jiffies ([`super::LinuxCubic`]).
+        Linux = "linux" | "kernel",
     }
 }
 

@@ -50,7 +50,6 @@ use super::{
 };
 use crate::time::Instant;
 use std::fmt;
-use std::str::FromStr;
 
 /// 2 MB, the slides' threshold [SLIDE], with binary prefixes [GUESS].
 pub const DEFAULT_THRESHOLD_BYTES: u64 = 2 << 20;
@@ -61,27 +60,18 @@ pub const DEFAULT_SS_FACTOR: u32 = 3;
 /// Initial window in segments [SLIDE].
 pub const DEFAULT_IW_SEGMENTS: u32 = 10;
 
-/// An algorithm FLD_TCP can run on either side of the threshold.
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub enum FldAlgo {
-    Reno,
-    NewReno,
-    Relentless,
-    Cubic,
+crate::named_enum! {
+    /// An algorithm FLD_TCP can run on either side of the threshold.
+    #[derive(Copy, Clone, PartialEq, Eq, Debug)]
+    pub enum FldAlgo ("algorithm") {
+        Reno = "reno",
+        NewReno = "newreno" | "new_reno" | "new-reno",
+        Relentless = "relentless",
+        Cubic = "cubic",
+    }
 }
 
 impl FldAlgo {
-    pub const NAMES: &'static [&'static str] = &["reno", "newreno", "relentless", "cubic"];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            FldAlgo::Reno => "reno",
-            FldAlgo::NewReno => "newreno",
-            FldAlgo::Relentless => "relentless",
-            FldAlgo::Cubic => "cubic",
-        }
-    }
-
     fn build(
         self,
         params: WindowParams,
@@ -111,94 +101,35 @@ impl FldAlgo {
     }
 }
 
-impl FromStr for FldAlgo {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s.to_ascii_lowercase().as_str() {
-            "reno" => Ok(FldAlgo::Reno),
-            "newreno" | "new_reno" | "new-reno" => Ok(FldAlgo::NewReno),
-            "relentless" => Ok(FldAlgo::Relentless),
-            "cubic" => Ok(FldAlgo::Cubic),
-            _ => Err(format!(
-                "unknown algorithm {s:?}; expected one of {}",
-                FldAlgo::NAMES.join(", ")
-            )),
-        }
-    }
-}
-
 impl fmt::Display for FldAlgo {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
     }
 }
 
-/// What counts towards the threshold [GUESS].
-#[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
-pub enum FldCount {
-    /// Every payload byte sent, retransmissions included (`on_sent`).
-    #[default]
-    Sent,
-    /// Payload bytes newly acknowledged, cumulatively or by SACK (`on_ack`).
-    Acked,
-}
-
-impl FldCount {
-    pub const NAMES: &'static [&'static str] = &["sent", "acked"];
-    pub fn name(self) -> &'static str {
-        match self {
-            FldCount::Sent => "sent",
-            FldCount::Acked => "acked",
-        }
+crate::named_enum! {
+    /// What counts towards the threshold [GUESS].
+    #[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
+    pub enum FldCount ("count") {
+        /// Every payload byte sent, retransmissions included (`on_sent`).
+        #[default]
+        Sent = "sent",
+        /// Payload bytes newly acknowledged, cumulatively or by SACK (`on_ack`).
+        Acked = "acked",
     }
 }
 
-impl FromStr for FldCount {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s.to_ascii_lowercase().as_str() {
-            "sent" => Ok(FldCount::Sent),
-            "acked" => Ok(FldCount::Acked),
-            _ => Err(format!(
-                "unknown count {s:?}; expected one of {}",
-                FldCount::NAMES.join(", ")
-            )),
-        }
-    }
-}
-
-/// How the above-threshold algorithm starts [GUESS].
-#[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
-pub enum FldSwitch {
-    /// Keep cwnd and set ssthresh = cwnd: congestion avoidance from the current window.
-    #[default]
-    Avoid,
-    /// Keep cwnd and ssthresh: a flow still in slow start goes on with the above
-    /// algorithm's slow start.
-    Keep,
-}
-
-impl FldSwitch {
-    pub const NAMES: &'static [&'static str] = &["avoid", "keep"];
-    pub fn name(self) -> &'static str {
-        match self {
-            FldSwitch::Avoid => "avoid",
-            FldSwitch::Keep => "keep",
-        }
-    }
-}
-
-impl FromStr for FldSwitch {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s.to_ascii_lowercase().as_str() {
-            "avoid" => Ok(FldSwitch::Avoid),
-            "keep" => Ok(FldSwitch::Keep),
-            _ => Err(format!(
-                "unknown switch rule {s:?}; expected one of {}",
-                FldSwitch::NAMES.join(", ")
-            )),
-        }
+crate::named_enum! {
+    /// How the above-threshold algorithm starts [GUESS].
+    #[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
+    pub enum FldSwitch ("switch rule") {
+        /// Keep cwnd and set ssthresh = cwnd: congestion avoidance from the current
+        /// window.
+        #[default]
+        Avoid = "avoid",
+        /// Keep cwnd and ssthresh: a flow still in slow start goes on with the above
+        /// algorithm's slow start.
+        Keep = "keep",
     }
 }
 

@@ -43,44 +43,23 @@ pub const HYSTART_DELAY_MAX: Duration = Duration::from_millis(16);
 /// `sk_gso_max_size`), used by `hystart_ack_delay`.
 pub const GSO_MAX_SIZE: u64 = 65_536;
 
-/// Which detectors run (the `hystart_detect` module parameter: 1 train, 2 delay,
-/// 3 both).
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub enum HystartDetect {
-    Both,
-    Train,
-    Delay,
+crate::named_enum! {
+    /// Which detectors run (the `hystart_detect` module parameter: 1 train, 2 delay,
+    /// 3 both).
+    #[derive(Copy, Clone, PartialEq, Eq, Debug)]
+    pub enum HystartDetect ("hystart_detect") {
+        Both = "both",
+        Train = "train" | "ack-train" | "ack_train",
+        Delay = "delay",
+    }
 }
 
 impl HystartDetect {
-    pub const NAMES: &'static [&'static str] = &["both", "train", "delay"];
-    pub fn name(self) -> &'static str {
-        match self {
-            HystartDetect::Both => "both",
-            HystartDetect::Train => "train",
-            HystartDetect::Delay => "delay",
-        }
-    }
     fn train(self) -> bool {
         self != HystartDetect::Delay
     }
     fn delay(self) -> bool {
         self != HystartDetect::Train
-    }
-}
-
-impl std::str::FromStr for HystartDetect {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s.to_ascii_lowercase().as_str() {
-            "both" => Ok(HystartDetect::Both),
-            "train" | "ack-train" | "ack_train" => Ok(HystartDetect::Train),
-            "delay" => Ok(HystartDetect::Delay),
-            _ => Err(format!(
-                "unknown hystart_detect {s:?}; expected one of {}",
-                HystartDetect::NAMES.join(", ")
-            )),
-        }
     }
 }
 

@@ -59,41 +59,18 @@ use crate::time::Instant;
 /// The smallest window a reduction leaves, in segments (the module's `max(cwnd, 2U)`).
 pub const MIN_WINDOW_SEGMENTS: u64 = 2;
 
-/// What a retransmission timeout does to a Relentless sender.
-#[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
-pub enum RelentlessTimeout {
-    /// As Reno (RFC 5681 §3.1): ssthresh = max(FlightSize/2, 2*SMSS), cwnd = loss
-    /// window. A timeout is a sign of heavy congestion, so the unity-gain rule is not
-    /// applied to it. This is a [GUESS] of mobiflow's, not from a source.
-    #[default]
-    Reno,
-    /// As Mathis's module: ssthresh = max(cwnd, 2*SMSS) and cwnd = loss window, so
-    /// slow start climbs straight back to the window before the timeout.
-    Hold,
-}
-
-impl RelentlessTimeout {
-    pub const NAMES: &'static [&'static str] = &["reno", "hold"];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            RelentlessTimeout::Reno => "reno",
-            RelentlessTimeout::Hold => "hold",
-        }
-    }
-}
-
-impl std::str::FromStr for RelentlessTimeout {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s.to_ascii_lowercase().as_str() {
-            "reno" => Ok(RelentlessTimeout::Reno),
-            "hold" => Ok(RelentlessTimeout::Hold),
-            _ => Err(format!(
-                "unknown Relentless timeout rule {s:?}; expected one of {}",
-                RelentlessTimeout::NAMES.join(", ")
-            )),
-        }
+crate::named_enum! {
+    /// What a retransmission timeout does to a Relentless sender.
+    #[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
+    pub enum RelentlessTimeout ("Relentless timeout rule") {
+        /// As Reno (RFC 5681 §3.1): ssthresh = max(FlightSize/2, 2*SMSS), cwnd = loss
+        /// window. A timeout is a sign of heavy congestion, so the unity-gain rule is
+        /// not applied to it. This is a [GUESS] of mobiflow's, not from a source.
+        #[default]
+        Reno = "reno",
+        /// As Mathis's module: ssthresh = max(cwnd, 2*SMSS) and cwnd = loss window, so
+        /// slow start climbs straight back to the window before the timeout.
+        Hold = "hold",
     }
 }
 

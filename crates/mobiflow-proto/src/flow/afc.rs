@@ -52,39 +52,16 @@
 use super::{RcvState, RwndPolicy};
 use crate::time::{Duration, Instant};
 use crate::wire::Segment;
-use std::str::FromStr;
 
-/// Where the flow window is computed.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Placement {
-    /// The receiver advertises `free space + AR × RTT_rcv` (no option).
-    Receiver,
-    /// The receiver advertises the free space and carries AR in the option; the sender
-    /// adds `AR × SRTT`.
-    Sender,
-}
-
-impl Placement {
-    pub const NAMES: &'static [&'static str] = &["receiver", "sender"];
-    pub fn name(self) -> &'static str {
-        match self {
-            Placement::Receiver => "receiver",
-            Placement::Sender => "sender",
-        }
-    }
-}
-
-impl FromStr for Placement {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s.to_ascii_lowercase().as_str() {
-            "receiver" => Ok(Placement::Receiver),
-            "sender" => Ok(Placement::Sender),
-            _ => Err(format!(
-                "unknown placement {s:?}; expected one of {}",
-                Placement::NAMES.join(", ")
-            )),
-        }
+crate::named_enum! {
+    /// Where the flow window is computed.
+    #[derive(Copy, Clone, Debug, PartialEq, Eq)]
+    pub enum Placement ("placement") {
+        /// The receiver advertises `free space + AR × RTT_rcv` (no option).
+        Receiver = "receiver",
+        /// The receiver advertises the free space and carries AR in the option; the
+        /// sender adds `AR × SRTT`.
+        Sender = "sender",
     }
 }
 

@@ -81,7 +81,6 @@ use super::{RcvState, RwndPolicy};
 use crate::time::{Duration, Instant};
 use crate::wire::Segment;
 use std::collections::VecDeque;
-use std::str::FromStr;
 
 /// The usual TSval ticks the `owd` estimator snaps its estimate to.
 pub const TICK_CANDIDATES: [Duration; 3] = [
@@ -92,69 +91,25 @@ pub const TICK_CANDIDATES: [Duration; 3] = [
 /// Arrival span after which the `owd` estimator first estimates the peer's tick.
 pub const TICK_SPAN: Duration = Duration::from_secs(1);
 
-/// How `t_buff` is estimated (see the module documentation).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Estimator {
-    /// One-way-delay variation from the phone's TSval.
-    Owd,
-    /// The receiver's RTT from the echo of its own TSval.
-    Echo,
-}
-
-impl Estimator {
-    pub const NAMES: &'static [&'static str] = &["owd", "echo"];
-    pub fn name(self) -> &'static str {
-        match self {
-            Estimator::Owd => "owd",
-            Estimator::Echo => "echo",
-        }
+crate::named_enum! {
+    /// How `t_buff` is estimated (see the module documentation).
+    #[derive(Copy, Clone, Debug, PartialEq, Eq)]
+    pub enum Estimator ("estimator") {
+        /// One-way-delay variation from the phone's TSval.
+        Owd = "owd",
+        /// The receiver's RTT from the echo of its own TSval.
+        Echo = "echo",
     }
 }
 
-impl FromStr for Estimator {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s.to_ascii_lowercase().as_str() {
-            "owd" => Ok(Estimator::Owd),
-            "echo" => Ok(Estimator::Echo),
-            _ => Err(format!(
-                "unknown estimator {s:?}; expected one of {}",
-                Estimator::NAMES.join(", ")
-            )),
-        }
-    }
-}
-
-/// How the SLOW state grows `rwnd`.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Growth {
-    /// One MSS per RTT.
-    PerRtt,
-    /// One MSS per data segment received.
-    PerAck,
-}
-
-impl Growth {
-    pub const NAMES: &'static [&'static str] = &["per_rtt", "per_ack"];
-    pub fn name(self) -> &'static str {
-        match self {
-            Growth::PerRtt => "per_rtt",
-            Growth::PerAck => "per_ack",
-        }
-    }
-}
-
-impl FromStr for Growth {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s.to_ascii_lowercase().as_str() {
-            "per_rtt" => Ok(Growth::PerRtt),
-            "per_ack" => Ok(Growth::PerAck),
-            _ => Err(format!(
-                "unknown growth {s:?}; expected one of {}",
-                Growth::NAMES.join(", ")
-            )),
-        }
+crate::named_enum! {
+    /// How the SLOW state grows `rwnd`.
+    #[derive(Copy, Clone, Debug, PartialEq, Eq)]
+    pub enum Growth ("growth") {
+        /// One MSS per RTT.
+        PerRtt = "per_rtt",
+        /// One MSS per data segment received.
+        PerAck = "per_ack",
     }
 }
 

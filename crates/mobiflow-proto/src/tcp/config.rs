@@ -11,122 +11,56 @@ use crate::cc::{CcKind, CubicParams};
 use crate::flow::FlowControl;
 use crate::time::Duration;
 
-/// Loss recovery algorithm used after a fast retransmit.
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub enum Recovery {
-    /// RFC 5681 §3.2 fast recovery: leave recovery on the first new ACK. Entry is
-    /// guarded by RFC 6582's `recover` as in ns-2's `bugfix_`, so one window of losses
-    /// causes one reduction.
-    Reno,
-    /// RFC 6582 NewReno: stay in recovery until the recovery point is acknowledged,
-    /// retransmitting on each partial ACK.
-    NewReno,
-    /// RFC 6675 SACK-based loss recovery (requires SACK; when the peer does not
-    /// agree to SACK, the sender falls back to NewReno, as Linux does).
-    Sack,
-}
-
-impl Recovery {
-    pub const NAMES: &'static [&'static str] = &["reno", "newreno", "sack"];
-    pub fn name(self) -> &'static str {
-        match self {
-            Recovery::Reno => "reno",
-            Recovery::NewReno => "newreno",
-            Recovery::Sack => "sack",
-        }
+crate::named_enum! {
+    /// Loss recovery algorithm used after a fast retransmit.
+    #[derive(Copy, Clone, PartialEq, Eq, Debug)]
+    pub enum Recovery ("recovery") {
+        /// RFC 5681 §3.2 fast recovery: leave recovery on the first new ACK. Entry is
+        /// guarded by RFC 6582's `recover` as in ns-2's `bugfix_`, so one window of
+        /// losses causes one reduction.
+        Reno = "reno",
+        /// RFC 6582 NewReno: stay in recovery until the recovery point is acknowledged,
+        /// retransmitting on each partial ACK.
+        NewReno = "newreno" | "new_reno",
+        /// RFC 6675 SACK-based loss recovery (requires SACK; when the peer does not
+        /// agree to SACK, the sender falls back to NewReno, as Linux does).
+        Sack = "sack",
     }
 }
 
-impl std::str::FromStr for Recovery {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s.to_ascii_lowercase().as_str() {
-            "reno" => Ok(Recovery::Reno),
-            "newreno" | "new_reno" => Ok(Recovery::NewReno),
-            "sack" => Ok(Recovery::Sack),
-            _ => Err(format!(
-                "unknown recovery {s:?}; expected one of {}",
-                Recovery::NAMES.join(", ")
-            )),
-        }
+crate::named_enum! {
+    /// How the sender decides that a segment is lost, with SACK (without SACK, only
+    /// duplicate ACKs: RFC 5681 §3.2, RFC 6582).
+    #[derive(Copy, Clone, PartialEq, Eq, Debug)]
+    pub enum LossDetection ("loss_detection") {
+        /// RFC 6675 §4 `IsLost`: DupThresh SACKed segments above, and recovery starts
+        /// on the DupThresh-th duplicate ACK (RFC 5681 §3.2).
+        DupThresh = "dupthresh",
+        /// RACK (RFC 8985 §6, `tcp::rack`): a segment is lost once a segment sent after
+        /// it is delivered and a reordering window has passed; recovery starts when
+        /// RACK marks a loss, never on a count of duplicate ACKs (Linux
+        /// `tcp_recovery = 1`: `tcp_time_to_recover` ignores the dupthresh rule when
+        /// RACK is on).
+        Rack = "rack",
     }
 }
 
-/// How the sender decides that a segment is lost, with SACK (without SACK, only
-/// duplicate ACKs: RFC 5681 §3.2, RFC 6582).
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub enum LossDetection {
-    /// RFC 6675 §4 `IsLost`: DupThresh SACKed segments above, and recovery starts on
-    /// the DupThresh-th duplicate ACK (RFC 5681 §3.2).
-    DupThresh,
-    /// RACK (RFC 8985 §6, `tcp::rack`): a segment is lost once a segment sent after
-    /// it is delivered and a reordering window has passed; recovery starts when RACK
-    /// marks a loss, never on a count of duplicate ACKs (Linux `tcp_recovery = 1`:
-    /// `tcp_time_to_recover` ignores the dupthresh rule when RACK is on).
-    Rack,
-}
-
-impl LossDetection {
-    pub const NAMES: &'static [&'static str] = &["dupthresh", "rack"];
-    pub fn name(self) -> &'static str {
-        match self {
-            LossDetection::DupThresh => "dupthresh",
-            LossDetection::Rack => "rack",
-        }
-    }
-}
-
-impl std::str::FromStr for LossDetection {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s.to_ascii_lowercase().as_str() {
-            "dupthresh" => Ok(LossDetection::DupThresh),
-            "rack" => Ok(LossDetection::Rack),
-            _ => Err(format!(
-                "unknown loss_detection {s:?}; expected one of {}",
-                LossDetection::NAMES.join(", ")
-            )),
-        }
-    }
-}
-
-/// Which ACKs give RTT samples when timestamps are off (RFC 6298 §3 leaves the
-/// choice to the implementation, within Karn's rule).
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub enum RttSampling {
-    /// Every ACK of new data, timed from the newest segment it covers, unless it
-    /// covers a retransmitted segment (Linux's `FLAG_RETRANS_DATA_ACKED`): after a
-    /// timeout no sample comes until all retransmitted data is acknowledged.
-    EveryAck,
-    /// One segment timed at a time (the BSD "rtt timer", as ns-2's `rtt_active_` /
-    /// `rtt_seq_`): timing starts at a new (never sent) segment when none is timed,
-    /// stops on a timeout or fast retransmit, and the sample comes from the ACK that
-    /// covers the timed segment, even if it also covers retransmitted ones (the timed
-    /// segment itself was sent once: Karn's rule holds). One sample per RTT.
-    TimedSegment,
-}
-
-impl RttSampling {
-    pub const NAMES: &'static [&'static str] = &["every-ack", "timed-segment"];
-    pub fn name(self) -> &'static str {
-        match self {
-            RttSampling::EveryAck => "every-ack",
-            RttSampling::TimedSegment => "timed-segment",
-        }
-    }
-}
-
-impl std::str::FromStr for RttSampling {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s.to_ascii_lowercase().replace('_', "-").as_str() {
-            "every-ack" => Ok(RttSampling::EveryAck),
-            "timed-segment" => Ok(RttSampling::TimedSegment),
-            _ => Err(format!(
-                "unknown rtt_sampling {s:?}; expected one of {}",
-                RttSampling::NAMES.join(", ")
-            )),
-        }
+crate::named_enum! {
+    /// Which ACKs give RTT samples when timestamps are off (RFC 6298 §3 leaves the
+    /// choice to the implementation, within Karn's rule).
+    #[derive(Copy, Clone, PartialEq, Eq, Debug)]
+    pub enum RttSampling ("rtt_sampling", reading "_" as "-") {
+        /// Every ACK of new data, timed from the newest segment it covers, unless it
+        /// covers a retransmitted segment (Linux's `FLAG_RETRANS_DATA_ACKED`): after a
+        /// timeout no sample comes until all retransmitted data is acknowledged.
+        EveryAck = "every-ack",
+        /// One segment timed at a time (the BSD "rtt timer", as ns-2's `rtt_active_` /
+        /// `rtt_seq_`): timing starts at a new (never sent) segment when none is timed,
+        /// stops on a timeout or fast retransmit, and the sample comes from the ACK
+        /// that covers the timed segment, even if it also covers retransmitted ones
+        /// (the timed segment itself was sent once: Karn's rule holds). One sample per
+        /// RTT.
+        TimedSegment = "timed-segment",
     }
 }
 

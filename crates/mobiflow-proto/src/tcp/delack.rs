@@ -65,37 +65,15 @@ const DUPACKS_BEFORE_COMPRESSION: u32 = 3;
 const COMP_SACK_NR: u32 = 44;
 const COMP_SACK_DELAY: Duration = Duration::from_millis(1);
 
-/// Which rules decide when the receiver acknowledges.
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub enum AckPolicy {
-    /// RFC 5681 §4.2 / RFC 1122 §4.2.3.2: every `ack_every` full segments, else after
-    /// `delack_timeout`; out-of-order data and gap fills at once.
-    Rfc5681,
-    /// Linux's quick-ACK mode, adaptive `ato` and SACK compression (this module).
-    Linux,
-}
-
-impl AckPolicy {
-    pub const NAMES: &'static [&'static str] = &["rfc5681", "linux"];
-    pub fn name(self) -> &'static str {
-        match self {
-            AckPolicy::Rfc5681 => "rfc5681",
-            AckPolicy::Linux => "linux",
-        }
-    }
-}
-
-impl std::str::FromStr for AckPolicy {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s.to_ascii_lowercase().replace(['-', '_', ' '], "").as_str() {
-            "rfc5681" => Ok(AckPolicy::Rfc5681),
-            "linux" => Ok(AckPolicy::Linux),
-            _ => Err(format!(
-                "unknown ack_policy {s:?}; expected one of {}",
-                AckPolicy::NAMES.join(", ")
-            )),
-        }
+crate::named_enum! {
+    /// Which rules decide when the receiver acknowledges.
+    #[derive(Copy, Clone, PartialEq, Eq, Debug)]
+    pub enum AckPolicy ("ack_policy", ignoring "-_ ") {
+        /// RFC 5681 §4.2 / RFC 1122 §4.2.3.2: every `ack_every` full segments, else
+        /// after `delack_timeout`; out-of-order data and gap fills at once.
+        Rfc5681 = "rfc5681",
+        /// Linux's quick-ACK mode, adaptive `ato` and SACK compression (this module).
+        Linux = "linux",
     }
 }
 

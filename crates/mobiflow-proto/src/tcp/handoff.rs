@@ -32,31 +32,24 @@
 
 use crate::time::Duration;
 
-/// Which sender-side reaction to an interface change a flow uses.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
-pub enum HandoffReaction {
-    /// Plain TCP: the change goes unnoticed.
-    #[default]
-    None,
-    /// Immediate Expiration of the Timeout Timer only.
-    Iett,
-    /// Bandwidth-aware ssthresh only (the restart still waits for the RTO).
-    BaSst,
-    /// Both: the seed's "Bandwidth Aware" scheme, which "also begins transmitting
-    /// packets using slow start immediately after hand-off" (§VI.A).
-    IettBaSst,
+crate::named_enum! {
+    /// Which sender-side reaction to an interface change a flow uses.
+    #[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+    pub enum HandoffReaction ("handoff reaction", reading "_" as "-") {
+        /// Plain TCP: the change goes unnoticed.
+        #[default]
+        None = "none" | "tcp",
+        /// Immediate Expiration of the Timeout Timer only.
+        Iett = "iett" | "immediate-expiration",
+        /// Bandwidth-aware ssthresh only (the restart still waits for the RTO).
+        BaSst = "ba-sst" | "bandwidth-aware",
+        /// Both: the seed's "Bandwidth Aware" scheme, which "also begins transmitting
+        /// packets using slow start immediately after hand-off" (§VI.A).
+        IettBaSst = "iett+ba-sst" | "ba-sst+iett",
+    }
 }
 
 impl HandoffReaction {
-    pub const NAMES: &'static [&'static str] = &["none", "iett", "ba-sst", "iett+ba-sst"];
-    pub fn name(self) -> &'static str {
-        match self {
-            HandoffReaction::None => "none",
-            HandoffReaction::Iett => "iett",
-            HandoffReaction::BaSst => "ba-sst",
-            HandoffReaction::IettBaSst => "iett+ba-sst",
-        }
-    }
     /// Expire the retransmission timer at once on a change.
     pub fn iett(self) -> bool {
         matches!(self, HandoffReaction::Iett | HandoffReaction::IettBaSst)
@@ -67,59 +60,21 @@ impl HandoffReaction {
     }
 }
 
-impl std::str::FromStr for HandoffReaction {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s.to_ascii_lowercase().replace('_', "-").as_str() {
-            "none" | "tcp" => Ok(HandoffReaction::None),
-            "iett" | "immediate-expiration" => Ok(HandoffReaction::Iett),
-            "ba-sst" | "bandwidth-aware" => Ok(HandoffReaction::BaSst),
-            "iett+ba-sst" | "ba-sst+iett" => Ok(HandoffReaction::IettBaSst),
-            _ => Err(format!(
-                "unknown handoff reaction {s:?}; expected one of {}",
-                HandoffReaction::NAMES.join(", ")
-            )),
-        }
-    }
-}
-
-/// How the sender learns of an interface change at the mobile receiver (unknown in
-/// the seed: [GUESS], reported as assumed).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
-pub enum HandoffSignal {
-    /// The mobile receiver sends an ACK at once on reconnection carrying an explicit
-    /// "interface changed" notification (an experimental TCP option; mobiflow marks
-    /// the segment, [`crate::wire::ExpOptions::handoff_notice`]). The sender reacts when
-    /// that ACK arrives; a lost notification is not repeated.
-    #[default]
-    AckOption,
-    /// An out-of-band signal (e.g. a Mobile IP binding update seen by the
-    /// correspondent host) that reaches the sender one path one-way propagation delay
-    /// after the reconnection, and cannot be lost.
-    OutOfBand,
-}
-
-impl HandoffSignal {
-    pub const NAMES: &'static [&'static str] = &["ack-option", "out-of-band"];
-    pub fn name(self) -> &'static str {
-        match self {
-            HandoffSignal::AckOption => "ack-option",
-            HandoffSignal::OutOfBand => "out-of-band",
-        }
-    }
-}
-
-impl std::str::FromStr for HandoffSignal {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s.to_ascii_lowercase().replace('_', "-").as_str() {
-            "ack-option" | "option" => Ok(HandoffSignal::AckOption),
-            "out-of-band" | "oob" => Ok(HandoffSignal::OutOfBand),
-            _ => Err(format!(
-                "unknown handoff signal {s:?}; expected one of {}",
-                HandoffSignal::NAMES.join(", ")
-            )),
-        }
+crate::named_enum! {
+    /// How the sender learns of an interface change at the mobile receiver (unknown in
+    /// the seed: [GUESS], reported as assumed).
+    #[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+    pub enum HandoffSignal ("handoff signal", reading "_" as "-") {
+        /// The mobile receiver sends an ACK at once on reconnection carrying an
+        /// explicit "interface changed" notification (an experimental TCP option;
+        /// mobiflow marks the segment, [`crate::wire::ExpOptions::handoff_notice`]). The
+        /// sender reacts when that ACK arrives; a lost notification is not repeated.
+        #[default]
+        AckOption = "ack-option" | "option",
+        /// An out-of-band signal (e.g. a Mobile IP binding update seen by the
+        /// correspondent host) that reaches the sender one path one-way propagation
+        /// delay after the reconnection, and cannot be lost.
+        OutOfBand = "out-of-band" | "oob",
     }
 }
 

@@ -11,36 +11,14 @@
 
 use crate::time::Duration;
 
-/// How cwnd restarts after idle (`TcpConfig::idle_restart_rule`).
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub enum IdleRestart {
-    /// RFC 5681 §4.1: the restart window at once.
-    Rfc5681,
-    /// Linux's `tcp_cwnd_restart`: halve per RTO idle, keep 3/4 cwnd as ssthresh.
-    Linux,
-}
-
-impl IdleRestart {
-    pub const NAMES: &'static [&'static str] = &["rfc5681", "linux"];
-    pub fn name(self) -> &'static str {
-        match self {
-            IdleRestart::Rfc5681 => "rfc5681",
-            IdleRestart::Linux => "linux",
-        }
-    }
-}
-
-impl std::str::FromStr for IdleRestart {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s.to_ascii_lowercase().replace(['-', '_', ' '], "").as_str() {
-            "rfc5681" => Ok(IdleRestart::Rfc5681),
-            "linux" => Ok(IdleRestart::Linux),
-            _ => Err(format!(
-                "unknown idle_restart_rule {s:?}; expected one of {}",
-                IdleRestart::NAMES.join(", ")
-            )),
-        }
+crate::named_enum! {
+    /// How cwnd restarts after idle (`TcpConfig::idle_restart_rule`).
+    #[derive(Copy, Clone, PartialEq, Eq, Debug)]
+    pub enum IdleRestart ("idle_restart_rule", ignoring "-_ ") {
+        /// RFC 5681 §4.1: the restart window at once.
+        Rfc5681 = "rfc5681",
+        /// Linux's `tcp_cwnd_restart`: halve per RTO idle, keep 3/4 cwnd as ssthresh.
+        Linux = "linux",
     }
 }
 

@@ -34,36 +34,14 @@
 
 use crate::time::Duration;
 
-/// How the RTO is computed from the RTT samples.
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub enum RtoFormula {
-    /// RFC 6298 §2: RTO = SRTT + max(G, 4 RTTVAR), clamped to [min_rto, max_rto].
-    Rfc6298,
-    /// Linux's `tcp_rtt_estimator` + `__tcp_set_rto` (see the module documentation).
-    Linux,
-}
-
-impl RtoFormula {
-    pub const NAMES: &'static [&'static str] = &["rfc6298", "linux"];
-    pub fn name(self) -> &'static str {
-        match self {
-            RtoFormula::Rfc6298 => "rfc6298",
-            RtoFormula::Linux => "linux",
-        }
-    }
-}
-
-impl std::str::FromStr for RtoFormula {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s.to_ascii_lowercase().replace(['-', '_', ' '], "").as_str() {
-            "rfc6298" => Ok(RtoFormula::Rfc6298),
-            "linux" => Ok(RtoFormula::Linux),
-            _ => Err(format!(
-                "unknown rto_formula {s:?}; expected one of {}",
-                RtoFormula::NAMES.join(", ")
-            )),
-        }
+crate::named_enum! {
+    /// How the RTO is computed from the RTT samples.
+    #[derive(Copy, Clone, PartialEq, Eq, Debug)]
+    pub enum RtoFormula ("rto_formula", ignoring "-_ ") {
+        /// RFC 6298 §2: RTO = SRTT + max(G, 4 RTTVAR), clamped to [min_rto, max_rto].
+        Rfc6298 = "rfc6298",
+        /// Linux's `tcp_rtt_estimator` + `__tcp_set_rto` (see the module documentation).
+        Linux = "linux",
     }
 }
 
