@@ -10,25 +10,9 @@ import pytest
 
 import mobiflow
 from mobiflow.outputs import SSTHRESH_INFINITE
+from mobiflow.tables import FLOW_SERIES_COLUMNS, LINK_SERIES_COLUMNS
 
 from .conftest import EXAMPLE, TINY_TOML
-
-FLOW_SERIES_COLUMNS = [
-    "time_s",
-    "flow_index",
-    "flow",
-    "cwnd_bytes",
-    "ssthresh_bytes",
-    "rwnd_bytes",
-    "flight_bytes",
-    "srtt_ms",
-    "rcv_buffer_bytes",
-    "read_rate_bps",
-    "goodput_bps",
-    "snd_una",
-    "snd_nxt",
-]
-LINK_SERIES_COLUMNS = ["time_s", "dir_index", "dir", "queue_packets", "queue_bytes", "rate_bps"]
 
 
 @pytest.fixture(scope="module")
@@ -181,9 +165,9 @@ def test_summary_frames_have_one_row_per_flow_and_direction(tiny_run: mobiflow.R
 
 def test_series_shapes_and_units(tiny_run: mobiflow.Run) -> None:
     fs, ls = tiny_run.flow_series, tiny_run.link_series
-    # These columns, in this order (the engine may add more).
-    assert [c for c in fs.columns if c in FLOW_SERIES_COLUMNS] == FLOW_SERIES_COLUMNS
-    assert [c for c in ls.columns if c in LINK_SERIES_COLUMNS] == LINK_SERIES_COLUMNS
+    # The engine writes the columns the package declares (and types), in their order.
+    assert fs.columns == list(FLOW_SERIES_COLUMNS)
+    assert ls.columns == list(LINK_SERIES_COLUMNS)
     assert fs.schema["time_s"] == ls.schema["time_s"] == pl.Float64
     for column in ("goodput_bps", "read_rate_bps", "srtt_ms"):
         assert fs.schema[column] == pl.Float64

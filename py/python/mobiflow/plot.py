@@ -35,7 +35,7 @@ import copy
 import functools
 import io
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -177,6 +177,22 @@ def _colors(n: int) -> list[str]:
     return [f"C{i % 10}" for i in range(n)]
 
 
+def _flow_lines(
+    items: Sequence[Run], flow: str | int | None
+) -> Iterator[tuple[str, Run, int, str | None]]:
+    """Each flow to draw of each run: its colour, run, index and legend name (``None``
+    when one run with one flow is drawn, so that its lines need no name)."""
+    pairs = [(r, f) for r in items for f in _flows(r, flow)]
+    many = any(len(_flows(r, flow)) > 1 for r in items)
+    for color, (run, (index, fname)) in zip(_colors(len(pairs)), pairs, strict=True):
+        yield (
+            color,
+            run,
+            index,
+            (_name(run, items, fname, many) if len(items) > 1 or many else None),
+        )
+
+
 def _finish(ax: Axes, ylabel: str, title: str | None) -> None:
     ax.set_xlabel("time (s)")
     ax.set_ylabel(ylabel)
@@ -244,12 +260,9 @@ def windows(
     receiver's advertised window (dotted), in KiB, over time in seconds."""
     items = as_runs(runs, labels)
     fig, axes = _axes(ax)
-    pairs = [(r, f) for r in items for f in _flows(r, flow)]
-    many = any(len(_flows(r, flow)) > 1 for r in items)
-    for color, (run, (index, fname)) in zip(_colors(len(pairs)), pairs, strict=True):
+    for color, run, index, who in _flow_lines(items, flow):
         frame = run.flow_series
-        who = _name(run, items, fname, many)
-        sep = f"{who} " if (len(items) > 1 or many) else ""
+        sep = "" if who is None else f"{who} "
         t, cwnd = _series_of(frame, "cwnd_bytes", "flow_index", index)
         axes.plot(t, cwnd / KIB, color=color, lw=1.2, label=f"{sep}cwnd")
         if ssthresh:
@@ -276,11 +289,8 @@ def time_sequence(
     (``snd_una``, dashed) in MB over time in seconds, at the sampling period."""
     items = as_runs(runs, labels)
     fig, axes = _axes(ax)
-    pairs = [(r, f) for r in items for f in _flows(r, flow)]
-    many = any(len(_flows(r, flow)) > 1 for r in items)
-    for color, (run, (index, fname)) in zip(_colors(len(pairs)), pairs, strict=True):
-        who = _name(run, items, fname, many)
-        sep = f"{who} " if (len(items) > 1 or many) else ""
+    for color, run, index, who in _flow_lines(items, flow):
+        sep = "" if who is None else f"{who} "
         t, nxt = _series_of(run.flow_series, "snd_nxt", "flow_index", index)
         axes.plot(t, nxt / MB, color=color, lw=1.2, label=f"{sep}sent")
         if acked:
@@ -306,10 +316,8 @@ def throughput(
     ``smooth``, both averaged over a moving window of that many seconds."""
     items = as_runs(runs, labels)
     fig, axes = _axes(ax)
-    pairs = [(r, f) for r in items for f in _flows(r, flow)]
-    many = any(len(_flows(r, flow)) > 1 for r in items)
-    for color, (run, (index, fname)) in zip(_colors(len(pairs)), pairs, strict=True):
-        who = _name(run, items, fname, many) if (len(items) > 1 or many) else "goodput"
+    for color, run, index, name in _flow_lines(items, flow):
+        who = "goodput" if name is None else name
         t, bps = _series_of(run.flow_series, "goodput_bps", "flow_index", index)
         axes.plot(t, _smooth(t, bps, smooth) / MBPS, color=color, lw=1.2, label=who)
         if read_rate:
@@ -438,12 +446,9 @@ def receive_buffer(
     in seconds."""
     items = as_runs(runs, labels)
     fig, axes = _axes(ax)
-    pairs = [(r, f) for r in items for f in _flows(r, flow)]
-    many = any(len(_flows(r, flow)) > 1 for r in items)
-    for color, (run, (index, fname)) in zip(_colors(len(pairs)), pairs, strict=True):
-        who = _name(run, items, fname, many) if (len(items) > 1 or many) else "buffered"
+    for color, run, index, who in _flow_lines(items, flow):
         t, held = _series_of(run.flow_series, "rcv_buffer_bytes", "flow_index", index)
-        axes.plot(t, held / KIB, color=color, lw=1.2, label=who)
+        axes.plot(t, held / KIB, color=color, lw=1.2, label="buffered" if who is None else who)
     _finish(axes, "receive buffer (KiB)", title or _default_title(items, "receive buffer"))
     return _done(fig, path)
 

@@ -325,13 +325,7 @@ def link(a: str, b: str, *, name: str | None = None, **settings: Any) -> dict[st
     a size), ``outages`` (``[["10s", "20s"]]``), ``rate_schedule``, ``trace``, and
     ``ab`` / ``ba`` for one direction only (``ba={"rate": "2Mbps"}``).
     """
-    entry: dict[str, Any] = {}
-    if name is not None:
-        entry["name"] = name
-    entry["a"] = a
-    entry["b"] = b
-    entry.update(settings)
-    return entry
+    return _entry(name, {"a": a, "b": b}, settings)
 
 
 def flow(src: str, dst: str, *, name: str | None = None, **settings: Any) -> dict[str, Any]:
@@ -342,10 +336,11 @@ def flow(src: str, dst: str, *, name: str | None = None, **settings: Any) -> dic
     (``"greedy"`` or ``{"kind": "constant", "rate": "4Mbps"}``), ``start`` and ``stop``
     (times), ``tcp`` (per-flow TCP settings).
     """
-    entry: dict[str, Any] = {}
-    if name is not None:
-        entry["name"] = name
-    entry["from"] = src
-    entry["to"] = dst
-    entry.update(settings)
-    return entry
+    return _entry(name, {"from": src, "to": dst}, settings)
+
+
+def _entry(name: str | None, ends: dict[str, str], settings: dict[str, Any]) -> dict[str, Any]:
+    """A table entry: ``name`` first (when given), then ``ends``, then ``settings``
+    (which may set an end again)."""
+    entry: dict[str, Any] = {} if name is None else {"name": name}
+    return entry | ends | settings

@@ -747,11 +747,7 @@ def figure_case(case: Case, out: Path, window_s: float = 30.0) -> Path | None:
         ax.set_ylabel("kB")
         ax.set_xlabel("time (s)")
         ax.legend(fontsize=7, loc="upper right")
-    fig.tight_layout()
-    path = out / f"fig_{case.name}.png"
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return framework.save_figure(fig, out / f"fig_{case.name}.png")
 
 
 def figure_theory(out: Path, period: float = 5.0, buf: str = "512KB") -> Path | None:
@@ -786,11 +782,7 @@ def figure_theory(out: Path, period: float = 5.0, buf: str = "512KB") -> Path | 
     ax.set_ylabel("Mb/s")
     ax.set_title(f"Classic flow control as an integral controller: period {period:g} s, {buf}")
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    path = out / "fig_theory.png"
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return framework.save_figure(fig, out / "fig_theory.png")
 
 
 # ----- report --------------------------------------------------------------------------

@@ -623,9 +623,7 @@ def plot_burst_times(case: str, res: BurstResult, path: Path) -> None:
     ax.set_ylabel("transfer time (s)")
     ax.set_title(f"{case}: burst transfer times (mean ± sd over seeds)")
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    framework.save_figure(fig, path, dpi=120)
 
 
 def _series(run: Run, flow: str) -> tuple[list[float], list[float], list[float]]:
@@ -660,9 +658,7 @@ def plot_burst_series(case: str, path: Path, figure: Path, extra: Mapping[str, o
     axes[1].set_xlabel("time (s)")
     axes[0].set_title(f"{case}: the burst flow, seed 1")
     axes[0].legend()
-    fig.tight_layout()
-    fig.savefig(figure, dpi=120)
-    plt.close(fig)
+    framework.save_figure(fig, figure, dpi=120)
 
 
 def plot_fct_cdf(name: str, res: Mapping[str, list[tuple[int, float | None]]], path: Path) -> None:
@@ -681,9 +677,7 @@ def plot_fct_cdf(name: str, res: Mapping[str, list[tuple[int, float | None]]], p
     ax.grid(True, which="both", alpha=0.3)
     ax.set_title(f"{name}: flow completion times")
     ax.legend(fontsize=8, loc="lower right")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    framework.save_figure(fig, path, dpi=120)
 
 
 # --- with Linux TCP ---------------------------------------------------------------------------

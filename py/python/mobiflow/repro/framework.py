@@ -36,6 +36,8 @@ from mobiflow.api import PathLike
 from mobiflow.scenario import Scenario
 
 if TYPE_CHECKING:
+    from matplotlib.figure import Figure as PlotFigure
+
     from mobiflow.outputs import Run
     from mobiflow.repro.claims import Claim
 
@@ -60,6 +62,7 @@ __all__ = [
     "quick_without_ns2",
     "row",
     "run_variants",
+    "save_figure",
     "submit_variants",
 ]
 
@@ -259,6 +262,17 @@ class Table:
 def row(*cells: object) -> str:
     """One Markdown table row."""
     return "| " + " | ".join(str(c) for c in cells) + " |"
+
+
+def save_figure(fig: PlotFigure, path: Path, dpi: int = 110) -> Path:
+    """Lay ``fig`` out, write it to ``path`` and close it (pyplot keeps every figure
+    open until then); returns ``path``."""
+    import matplotlib.pyplot as plt
+
+    fig.tight_layout()
+    fig.savefig(path, dpi=dpi)
+    plt.close(fig)
+    return path
 
 
 Block = str | Heading | Figure | Figures | Table

@@ -535,11 +535,7 @@ def draw_figures(figs: Path) -> list[str]:
         ax.set_ylabel("Mb/s (log)")
         ax.set_title(f"Handoff 802.11b → {dst} at {HANDOFF_AT_S:g} s ({T_HANDOFF_S[dst]} s down)")
         ax.legend(fontsize=7)
-        fig.tight_layout()
-        name = f"x_80211b_to_{SLUG[dst]}.png"
-        fig.savefig(figs / name, dpi=110)
-        plt.close(fig)
-        names.append(name)
+        names.append(framework.save_figure(fig, figs / f"x_80211b_to_{SLUG[dst]}.png").name)
     return names
 
 

@@ -286,11 +286,8 @@ def plot_case(case: Case, data: Mapping[str, dict[str, list[float]]], dest: Path
         what = "cwnd" if kind == "cwnd" else "time-sequence"
         ax.set_title(f"{case.title} ({what})", fontsize=10)
         ax.legend(fontsize=8)
-        fig.tight_layout()
         name = f"{case.key}_{'cwnd' if kind == 'cwnd' else 'seq'}.png"
-        fig.savefig(dest / name, dpi=110)
-        plt.close(fig)
-        names.append(name)
+        names.append(framework.save_figure(fig, dest / name).name)
     return names
 
 

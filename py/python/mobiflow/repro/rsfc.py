@@ -767,10 +767,7 @@ def figures(res: Mapping[str, dict[str, Any]], out: Path) -> list[str]:
     axes[2].set_xlabel("time (s)")
     axes[2].legend()
     fig.suptitle("Download with a concurrent upload: RTT and the upload's rwnd")
-    fig.tight_layout()
-    fig.savefig(out / "fig_download.png", dpi=110)
-    plt.close(fig)
-    made.append("fig_download.png")
+    made.append(framework.save_figure(fig, out / "fig_download.png").name)
 
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for key, label in (
@@ -790,10 +787,7 @@ def figures(res: Mapping[str, dict[str, Any]], out: Path) -> list[str]:
     ax.set_ylabel("CDF (of pages started)")
     ax.legend()
     ax.set_title("Page load time; dotted 1 min, dashed 2 min (the paper's marks)")
-    fig.tight_layout()
-    fig.savefig(out / "fig_pages.png", dpi=110)
-    plt.close(fig)
-    made.append("fig_pages.png")
+    made.append(framework.save_figure(fig, out / "fig_pages.png").name)
 
     fig, axes = plt.subplots(2, 2, figsize=(11, 7), sharex="col")
     for col, (full, basic, title) in enumerate(
@@ -811,10 +805,7 @@ def figures(res: Mapping[str, dict[str, Any]], out: Path) -> list[str]:
         axes[1][col].set_ylabel("advertised rwnd (KiB)")
         axes[1][col].set_xlabel("time (s)")
         axes[0][col].legend()
-    fig.tight_layout()
-    fig.savefig(out / "fig_changes.png", dpi=110)
-    plt.close(fig)
-    made.append("fig_changes.png")
+    made.append(framework.save_figure(fig, out / "fig_changes.png").name)
     return made
 
 
