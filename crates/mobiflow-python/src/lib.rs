@@ -37,6 +37,7 @@ use mobiflow_sim::model::{
     AppSpec, DelayModel, DirSpec, FlowSpec, LinkSpec, QueueLimit, QueueSpec, RateModel, ReaderSpec,
     Scenario, Transport,
 };
+use mobiflow_sim::named::Named;
 use mobiflow_sim::scenario::apply_override;
 use mobiflow_sim::{output, ScenarioError};
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
@@ -100,13 +101,28 @@ fn scenario_error(py: Python<'_>, e: &ScenarioError) -> PyErr {
     }
 }
 
-/// Loads a scenario given as TOML text (`source` names the file it stands for).
-fn load_text(
-    text: &str,
-    source: Option<&Path>,
+/// Where a scenario comes from: a file, or TOML text (with the file it stands for).
+enum Input<'a> {
+    File(&'a Path),
+    Text(&'a str, Option<&'a Path>),
+}
+
+/// Without the GIL (other Python threads go on meanwhile): loads the scenario with
+/// `overrides` and hands it to `work`; what fails is raised as its Python exception.
+fn with_scenario<T: Send>(
+    py: Python<'_>,
+    input: Input,
     overrides: &[(String, String)],
-) -> Result<Scenario, Failure> {
-    mobiflow_sim::load_str(text, source, overrides).map_err(Failure::Scenario)
+    work: impl FnOnce(&Scenario) -> Result<T, Failure> + Send,
+) -> PyResult<T> {
+    py.allow_threads(|| {
+        let scenario = match input {
+            Input::File(path) => mobiflow_sim::load_file(path, overrides),
+            Input::Text(text, source) => mobiflow_sim::load_str(text, source, overrides),
+        };
+        work(&scenario.map_err(Failure::Scenario)?)
+    })
+    .map_err(|f| f.into_pyerr(py))
 }
 
 /// How a run is watched and bounded: the memory budget, and the progress callable.
@@ -115,9 +131,10 @@ struct Control {
     progress: Option<PyObject>,
 }
 
-/// Runs a scenario; packet captures (the scenario's `[measure.capture]` points, and
-/// every host with `pcap`) go into `out_dir`, which they need. Called without the
-/// GIL: the control hook takes it back to check for signals and report progress.
+/// Runs a scenario and writes its results into `out_dir` if given; packet captures
+/// (the scenario's `[measure.capture]` points, and every host with `pcap`) go there
+/// too, and need it. Called without the GIL: the control hook takes it back to check
+/// for signals and report progress.
 fn simulate(
     scenario: &Scenario,
     out_dir: Option<&Path>,
@@ -157,7 +174,11 @@ fn simulate(
     if let Some(e) = stopped {
         return Err(Failure::Interrupted(e));
     }
-    result.map_err(|e| Failure::Run(e.to_string()))
+    let result = result.map_err(|e| Failure::Run(e.to_string()))?;
+    if let Some(dir) = out_dir {
+        output::write_run(&result, dir).map_err(|e| Failure::Output(dir.to_path_buf(), e))?;
+    }
+    Ok(result)
 }
 
 /// Runs a loaded scenario, writes its results to `out_dir` if given, and returns the
@@ -169,9 +190,6 @@ fn run_scenario(
     control: &Control,
 ) -> Result<String, Failure> {
     let result = simulate(scenario, out_dir, pcap, control)?;
-    if let Some(dir) = out_dir {
-        output::write_run(&result, dir).map_err(|e| Failure::Output(dir.to_path_buf(), e))?;
-    }
     Ok(output::summary_json(&result.summary))
 }
 
@@ -192,9 +210,6 @@ fn run_scenario_results(
     control: &Control,
 ) -> Result<Results, Failure> {
     let result = simulate(scenario, out_dir, pcap, control)?;
-    if let Some(dir) = out_dir {
-        output::write_run(&result, dir).map_err(|e| Failure::Output(dir.to_path_buf(), e))?;
-    }
     let csv_failure = |e: std::io::Error| Failure::Run(format!("cannot format the series: {e}"));
     let mut flow_csv = Vec::new();
     output::write_flow_series(&mut flow_csv, &result.series.flow, &result.summary)
@@ -235,11 +250,9 @@ fn validate_file(
     path: PathBuf,
     overrides: Vec<(String, String)>,
 ) -> PyResult<String> {
-    py.allow_threads(|| {
-        let scenario = mobiflow_sim::load_file(&path, &overrides).map_err(Failure::Scenario)?;
-        Ok(describe_json(&scenario))
+    with_scenario(py, Input::File(&path), &overrides, |sc| {
+        Ok(describe_json(sc))
     })
-    .map_err(|f: Failure| f.into_pyerr(py))
 }
 
 /// Loads, runs and (if `out_dir` is given) writes a scenario file; returns the summary
@@ -260,11 +273,9 @@ fn run_file(
     progress: Option<PyObject>,
 ) -> PyResult<String> {
     let control = Control { budget, progress };
-    py.allow_threads(|| {
-        let scenario = mobiflow_sim::load_file(&path, &overrides).map_err(Failure::Scenario)?;
-        run_scenario(&scenario, out_dir.as_deref(), pcap, &control)
+    with_scenario(py, Input::File(&path), &overrides, |sc| {
+        run_scenario(sc, out_dir.as_deref(), pcap, &control)
     })
-    .map_err(|f| f.into_pyerr(py))
 }
 
 /// [`run_file`] for a scenario given as TOML text. `source`, if given, names the file
@@ -284,11 +295,10 @@ fn run_str(
     progress: Option<PyObject>,
 ) -> PyResult<String> {
     let control = Control { budget, progress };
-    py.allow_threads(|| {
-        let scenario = load_text(&text, source.as_deref(), &overrides)?;
-        run_scenario(&scenario, out_dir.as_deref(), pcap, &control)
+    let input = Input::Text(&text, source.as_deref());
+    with_scenario(py, input, &overrides, |sc| {
+        run_scenario(sc, out_dir.as_deref(), pcap, &control)
     })
-    .map_err(|f| f.into_pyerr(py))
 }
 
 /// [`validate_file`] for a scenario given as TOML text.
@@ -300,11 +310,8 @@ fn validate_str(
     overrides: Vec<(String, String)>,
     source: Option<PathBuf>,
 ) -> PyResult<String> {
-    py.allow_threads(|| {
-        let scenario = load_text(&text, source.as_deref(), &overrides)?;
-        Ok(describe_json(&scenario))
-    })
-    .map_err(|f: Failure| f.into_pyerr(py))
+    let input = Input::Text(&text, source.as_deref());
+    with_scenario(py, input, &overrides, |sc| Ok(describe_json(sc)))
 }
 
 /// [`run_str`] that also returns the sampled series: `(summary JSON, flow series CSV,
@@ -325,12 +332,10 @@ fn run_str_results<'py>(
     progress: Option<PyObject>,
 ) -> PyResult<(String, Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
     let control = Control { budget, progress };
-    let results = py
-        .allow_threads(|| {
-            let scenario = load_text(&text, source.as_deref(), &overrides)?;
-            run_scenario_results(&scenario, out_dir.as_deref(), pcap, &control)
-        })
-        .map_err(|f| f.into_pyerr(py))?;
+    let input = Input::Text(&text, source.as_deref());
+    let results = with_scenario(py, input, &overrides, |sc| {
+        run_scenario_results(sc, out_dir.as_deref(), pcap, &control)
+    })?;
     Ok((
         results.summary,
         PyBytes::new(py, &results.flow_csv),
@@ -350,15 +355,14 @@ fn estimate_str(
     source: Option<PathBuf>,
     budget: Option<u64>,
 ) -> PyResult<String> {
-    py.allow_threads(|| {
-        let scenario = load_text(&text, source.as_deref(), &overrides)?;
+    let input = Input::Text(&text, source.as_deref());
+    with_scenario(py, input, &overrides, |sc| {
         let estimate = match budget {
-            Some(b) => mobiflow_sim::budget::check(&scenario, b).map_err(Failure::Scenario)?,
-            None => mobiflow_sim::budget::estimate(&scenario),
+            Some(b) => mobiflow_sim::budget::check(sc, b).map_err(Failure::Scenario)?,
+            None => mobiflow_sim::budget::estimate(sc),
         };
         serde_json::to_string(&estimate).map_err(|e| Failure::Run(e.to_string()))
     })
-    .map_err(|f: Failure| f.into_pyerr(py))
 }
 
 /// The default resource budget in bytes.
@@ -612,29 +616,24 @@ enum TransportDesc {
         delayed_ack: bool,
     },
     /// TFRC (`protocol = "tfrc"`) or DCCP CCID 3 (`"dccp_ccid3"`).
-    Tfrc {
-        s_bytes: u32,
-        header_bytes: u32,
-        feedback_bytes: u32,
-        feedback: &'static str,
-        ccid3: bool,
-        freeze: bool,
-        freeze_warning: Option<String>,
-        freeze_side: Option<&'static str>,
-    },
-    DccpCcid3 {
-        s_bytes: u32,
-        header_bytes: u32,
-        feedback_bytes: u32,
-        feedback: &'static str,
-        ccid3: bool,
-        freeze: bool,
-        freeze_warning: Option<String>,
-        freeze_side: Option<&'static str>,
-    },
+    Tfrc(TfrcDesc),
+    DccpCcid3(TfrcDesc),
     Other {
         debug: String,
     },
+}
+
+/// The fields of a TFRC or DCCP CCID 3 flow's description.
+#[derive(Serialize)]
+struct TfrcDesc {
+    s_bytes: u32,
+    header_bytes: u32,
+    feedback_bytes: u32,
+    feedback: &'static str,
+    ccid3: bool,
+    freeze: bool,
+    freeze_warning: Option<String>,
+    freeze_side: Option<&'static str>,
 }
 
 #[derive(Serialize)]
@@ -879,46 +878,25 @@ fn describe_transport(t: &Transport) -> TransportDesc {
             delayed_ack: cfg.delayed_ack,
         },
         Transport::Tfrc(t) => {
-            let feedback = match t.cfg.feedback {
-                mobiflow_proto::tfrc::FeedbackMode::Timer => "timer",
-                mobiflow_proto::tfrc::FeedbackMode::CcVal => "ccval",
+            let desc = TfrcDesc {
+                s_bytes: t.cfg.s,
+                header_bytes: t.cfg.header_bytes,
+                feedback_bytes: t.feedback_bytes,
+                feedback: t.cfg.feedback.name(),
+                ccid3: t.cfg.ccid3,
+                freeze: t.freeze.is_some(),
+                freeze_warning: t.freeze.as_ref().map(|f| match &f.warning {
+                    mobiflow_sim::model::FreezeWarning::Rtt => "rtt".to_string(),
+                    mobiflow_sim::model::FreezeWarning::Fixed(d) => {
+                        mobiflow_sim::units::format_duration(*d)
+                    }
+                }),
+                freeze_side: t.freeze.as_ref().map(|f| f.side.name()),
             };
-            let warning = t.freeze.as_ref().map(|f| match &f.warning {
-                mobiflow_sim::model::FreezeWarning::Rtt => "rtt".to_string(),
-                mobiflow_sim::model::FreezeWarning::Fixed(d) => {
-                    mobiflow_sim::units::format_duration(*d)
-                }
-            });
-            let side = t.freeze.as_ref().map(|f| f.side.name());
-            let (s_bytes, header_bytes, feedback_bytes, ccid3, freeze) = (
-                t.cfg.s,
-                t.cfg.header_bytes,
-                t.feedback_bytes,
-                t.cfg.ccid3,
-                t.freeze.is_some(),
-            );
             if t.dccp {
-                TransportDesc::DccpCcid3 {
-                    s_bytes,
-                    header_bytes,
-                    feedback_bytes,
-                    feedback,
-                    ccid3,
-                    freeze,
-                    freeze_warning: warning,
-                    freeze_side: side,
-                }
+                TransportDesc::DccpCcid3(desc)
             } else {
-                TransportDesc::Tfrc {
-                    s_bytes,
-                    header_bytes,
-                    feedback_bytes,
-                    feedback,
-                    ccid3,
-                    freeze,
-                    freeze_warning: warning,
-                    freeze_side: side,
-                }
+                TransportDesc::Tfrc(desc)
             }
         }
         #[allow(unreachable_patterns)]
