@@ -4,14 +4,15 @@
 use super::net::{Body, Pkt};
 use super::RunError;
 use crate::model::Scenario;
+use crate::pcap::{self, TfrcPacket};
 use mobiflow_proto::time::Instant;
 
 /// Open pcap writers and the per-flow wire constants of a run.
 pub(super) struct Capture {
-    writers: Vec<(String, crate::pcap::PcapWriter)>,
+    writers: Vec<(String, pcap::PcapWriter)>,
     pub(super) host: Vec<Option<usize>>,
     pub(super) dir: Vec<Option<usize>>,
-    flows: Vec<crate::pcap::FlowWire>,
+    flows: Vec<pcap::FlowWire>,
     /// Per flow: TFRC captured as DCCP (else UDP).
     dccp: Vec<bool>,
     ip_id: Vec<u16>,
@@ -44,7 +45,7 @@ impl Capture {
         let mut dir = vec![None; sc.links.len() * 2];
         for &h in &hosts {
             let path = out.join(format!("{}.pcap", sc.nodes[h]));
-            let w = crate::pcap::PcapWriter::create(&path, cs.snaplen).map_err(|e| io(&path, e))?;
+            let w = pcap::PcapWriter::create(&path, cs.snaplen).map_err(|e| io(&path, e))?;
             host[h] = Some(writers.len());
             writers.push((path.display().to_string(), w));
         }
@@ -52,7 +53,7 @@ impl Capture {
             let l = &sc.links[d / 2];
             let name = format!("{}.{}", l.name, if d % 2 == 0 { "ab" } else { "ba" });
             let path = out.join(format!("{name}.pcap"));
-            let w = crate::pcap::PcapWriter::create(&path, cs.snaplen).map_err(|e| io(&path, e))?;
+            let w = pcap::PcapWriter::create(&path, cs.snaplen).map_err(|e| io(&path, e))?;
             dir[d] = Some(writers.len());
             writers.push((path.display().to_string(), w));
         }
@@ -65,7 +66,7 @@ impl Capture {
                     cfg.wscale
                         .unwrap_or_else(|| mobiflow_proto::tcp::receiver::auto_wscale(cfg.rcv_buf))
                 });
-                crate::pcap::FlowWire::new(i, f.src, f.dst, sc.seed, ws)
+                pcap::FlowWire::new(i, f.src, f.dst, sc.seed, ws)
             })
             .collect();
         Ok(Some(Capture {
@@ -96,22 +97,14 @@ impl Capture {
             fw.dst_node
         };
         let id = self.ip_id[src];
+        let dccp = self.dccp[pkt.flow as usize];
+        let buf = &mut self.buf;
         let full = match &pkt.body {
-            Body::Tcp(seg) => crate::pcap::encode_tcp(&mut self.buf, &fw, seg, pkt.to_receiver, id),
-            Body::TfrcData(d) => crate::pcap::encode_tfrc(
-                &mut self.buf,
-                &fw,
-                &crate::pcap::TfrcPacket::Data(*d),
-                self.dccp[pkt.flow as usize],
-                id,
-            ),
-            Body::TfrcFeedback(fb) => crate::pcap::encode_tfrc(
-                &mut self.buf,
-                &fw,
-                &crate::pcap::TfrcPacket::Feedback(*fb),
-                self.dccp[pkt.flow as usize],
-                id,
-            ),
+            Body::Tcp(seg) => pcap::encode_tcp(buf, &fw, seg, pkt.to_receiver, id),
+            Body::TfrcData(d) => pcap::encode_tfrc(buf, &fw, &TfrcPacket::Data(*d), dccp, id),
+            Body::TfrcFeedback(f) => {
+                pcap::encode_tfrc(buf, &fw, &TfrcPacket::Feedback(*f), dccp, id)
+            }
         };
         let (name, writer) = &mut self.writers[w];
         if let Err(e) = writer.record(t, &self.buf, full) {

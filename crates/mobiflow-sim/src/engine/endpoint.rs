@@ -3,7 +3,8 @@
 //! enum [`Endpoints`] the engine keeps per flow, which forwards each call to its
 //! transport (static dispatch: one `match` per call, no boxing per packet).
 //!
-//! Adding a transport: a struct holding its machines that implements [`FlowEnds`], a
+//! Adding a transport: a struct holding its machines that implements [`FlowEnds`]
+//! (`forward_to_machines!` writes the methods that only call its `snd` or `rcv`), a
 //! variant of [`Endpoints`] (and of `net::Body` for its packets), and its arm in
 //! `Endpoints::new` and in the `each!` macro below.
 
@@ -69,9 +70,38 @@ pub(super) trait FlowEnds {
     /// One row of the flow series (every column; `dt` the sampling period in s).
     fn sample(&mut self, fs: &mut FlowSeries, dt: f64);
     /// The flow's summary: `common` holds what the engine measured (name, bytes,
-    /// goodput, intervals, completions, pages); the transport fills in the rest.
+    /// goodput, intervals, completions, pages) and zeros; the transport fills in the rest.
     fn summary(&self, spec: &FlowSpec, ctx: &SummaryCtx, common: FlowSummary) -> FlowSummary;
 }
+
+/// The [`FlowEnds`] methods that only hand the call to the flow's sender `snd` or
+/// receiver `rcv`, for a transport whose machines have methods of those names.
+macro_rules! forward_to_machines {
+    () => {
+        fn set_unlimited(&mut self) {
+            self.snd.set_unlimited();
+        }
+        fn write(&mut self, bytes: u64) {
+            self.snd.write(bytes);
+        }
+        fn stop_writing(&mut self) {
+            self.snd.stop_writing();
+        }
+        fn handle_timeout(&mut self, side: Side, now: Instant) {
+            match side {
+                Side::Sender => self.snd.handle_timeout(now),
+                Side::Receiver => self.rcv.handle_timeout(now),
+            }
+        }
+        fn poll_timeout(&self, side: Side) -> Option<Instant> {
+            match side {
+                Side::Sender => self.snd.poll_timeout(),
+                Side::Receiver => self.rcv.poll_timeout(),
+            }
+        }
+    };
+}
+pub(super) use forward_to_machines;
 
 /// A TCP flow's sender and receiver, and the sampling state of its series.
 pub(super) struct TcpEnds {
@@ -90,30 +120,10 @@ impl FlowEnds for TcpEnds {
     fn read(&mut self, now: Instant, budget: u64) {
         self.rcv.read(now, budget);
     }
-    fn set_unlimited(&mut self) {
-        self.snd.set_unlimited();
-    }
-    fn write(&mut self, bytes: u64) {
-        self.snd.write(bytes);
-    }
-    fn stop_writing(&mut self) {
-        self.snd.stop_writing();
-    }
     fn finish(&mut self, now: Instant) {
         self.snd.finish(now);
     }
-    fn handle_timeout(&mut self, side: Side, now: Instant) {
-        match side {
-            Side::Sender => self.snd.handle_timeout(now),
-            Side::Receiver => self.rcv.handle_timeout(now),
-        }
-    }
-    fn poll_timeout(&self, side: Side) -> Option<Instant> {
-        match side {
-            Side::Sender => self.snd.poll_timeout(),
-            Side::Receiver => self.rcv.poll_timeout(),
-        }
-    }
+    forward_to_machines!();
     #[inline]
     fn handle_packet(&mut self, now: Instant, to: Side, body: &Body, greedy: bool) -> bool {
         let Body::Tcp(seg) = body else {

@@ -9,18 +9,12 @@ use mobiflow_proto::time::{Duration, Instant};
 impl World<'_> {
     pub(super) fn sample(&mut self) {
         let t = self.net.now.as_secs_f64();
-        let dt = self
+        let period = self
             .sc
             .measure
             .sample_interval
-            .unwrap_or(Duration::from_millis(100))
-            .as_secs_f64();
-        let dt_ns = self
-            .sc
-            .measure
-            .sample_interval
-            .unwrap_or(Duration::from_millis(100))
-            .as_nanos();
+            .unwrap_or(Duration::from_millis(100));
+        let (dt, dt_ns) = (period.as_secs_f64(), period.as_nanos());
         let fs: &mut FlowSeries = &mut self.series.flow;
         for (i, fr) in self.flows.iter_mut().enumerate() {
             fs.time_s.push(t);

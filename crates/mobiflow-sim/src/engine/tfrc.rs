@@ -12,7 +12,7 @@
 //! once (the sender then restores on its own, "FROZEN → RESTORING: ... or on a local
 //! unfreeze").
 
-use super::endpoint::{FlowEnds, Side, SummaryCtx};
+use super::endpoint::{forward_to_machines, FlowEnds, Side, SummaryCtx};
 use super::net::Body;
 use super::{Ev, World};
 use crate::model::{FlowSpec, FreezeSide, FreezeWarning, RateModel, Scenario, TfrcSpec};
@@ -259,26 +259,20 @@ impl World<'_> {
                 });
                 None
             }
-            Action::Freeze => match side {
-                Some(FreezeSide::Sender) => {
-                    tf.snd.freeze(now);
-                    Some(Side::Sender)
+            Action::Freeze | Action::Unfreeze => {
+                // The end that predicts the disconnection freezes and unfreezes.
+                let at = match side {
+                    Some(FreezeSide::Sender) => Side::Sender,
+                    _ => Side::Receiver,
+                };
+                match (at, act) {
+                    (Side::Sender, Action::Freeze) => tf.snd.freeze(now),
+                    (Side::Sender, _) => tf.snd.unfreeze(now),
+                    (Side::Receiver, Action::Freeze) => tf.rcv.freeze(now),
+                    (Side::Receiver, _) => tf.rcv.unfreeze(now),
                 }
-                _ => {
-                    tf.rcv.freeze(now);
-                    Some(Side::Receiver)
-                }
-            },
-            Action::Unfreeze => match side {
-                Some(FreezeSide::Sender) => {
-                    tf.snd.unfreeze(now);
-                    Some(Side::Sender)
-                }
-                _ => {
-                    tf.rcv.unfreeze(now);
-                    Some(Side::Receiver)
-                }
-            },
+                Some(at)
+            }
         };
         tf.track_state(now);
         if let Some(side) = flush_side {
@@ -293,28 +287,8 @@ impl FlowEnds for TfrcFlow {
     }
     /// TFRC hands data to the application as it arrives (no receive buffer).
     fn read(&mut self, _: Instant, _: u64) {}
-    fn set_unlimited(&mut self) {
-        self.snd.set_unlimited();
-    }
-    fn write(&mut self, bytes: u64) {
-        self.snd.write(bytes);
-    }
-    fn stop_writing(&mut self) {
-        self.snd.stop_writing();
-    }
     fn finish(&mut self, _: Instant) {}
-    fn handle_timeout(&mut self, side: Side, now: Instant) {
-        match side {
-            Side::Sender => self.snd.handle_timeout(now),
-            Side::Receiver => self.rcv.handle_timeout(now),
-        }
-    }
-    fn poll_timeout(&self, side: Side) -> Option<Instant> {
-        match side {
-            Side::Sender => self.snd.poll_timeout(),
-            Side::Receiver => self.rcv.poll_timeout(),
-        }
-    }
+    forward_to_machines!();
     fn handle_packet(&mut self, now: Instant, _: Side, body: &Body, _: bool) -> bool {
         match body {
             Body::TfrcData(d) => {
@@ -496,30 +470,9 @@ impl FlowEnds for TfrcFlow {
             .into(),
             flow_control: "none".into(),
             segments_sent: ss.packets_sent,
-            retransmits: 0,
             timeouts: ss.nofeedback_expiries,
-            fast_retransmits: 0,
-            spurious_retransmits: 0,
-            undos: 0,
-            zero_windows: 0,
-            zero_window_acks: 0,
-            window_probes: 0,
-            window_updates: 0,
-            dup_acks: 0,
-            policy_updates: 0,
-            hidden_congestion_events: 0,
-            paced_segments: 0,
-            zero_window_stalls: 0,
-            zero_window_stall_s: 0.0,
-            zero_window_stall_rtts: 0,
-            idle_rtts: 0,
-            total_rtts: 0,
-            rcv_buffer_drops: 0,
-            rtt_min_ms: None,
             rtt_mean_ms: rtt,
-            rtt_p95_ms: None,
             rtt_samples: ss.rtt_samples,
-            handoff: Default::default(),
             tfrc: Some(TfrcSummary {
                 s: t.cfg.s,
                 freeze: t.freeze.is_some(),
@@ -544,6 +497,8 @@ impl FlowEnds for TfrcFlow {
                 states: tf.states.clone(),
                 disconnections,
             }),
+            // TCP's counters (retransmits, windows, RTT quantiles, handoff) are not
+            // TFRC's: they keep `common`'s zeros.
             ..common
         }
     }
