@@ -77,6 +77,38 @@ fn checksum(mut acc: u32, data: &[u8]) -> u16 {
     !(acc as u16)
 }
 
+/// Appends an Ethernet II header (type IPv4) and an IPv4 header (RFC 791: no options,
+/// DF set, TTL 64, with its checksum) from node `src` to node `dst` for a datagram of
+/// `ip_len` bytes carrying protocol `proto`.
+fn push_eth_ipv4(buf: &mut Vec<u8>, src: usize, dst: usize, proto: u8, ip_len: usize, id: u16) {
+    buf.extend_from_slice(&mac_of(dst));
+    buf.extend_from_slice(&mac_of(src));
+    buf.extend_from_slice(&[0x08, 0x00]);
+    let ip_start = buf.len();
+    let l = (ip_len as u16).to_be_bytes();
+    let id = id.to_be_bytes();
+    buf.extend_from_slice(&[0x45, 0, l[0], l[1], id[0], id[1], 0x40, 0, 64, proto, 0, 0]);
+    buf.extend_from_slice(&ip_of(src));
+    buf.extend_from_slice(&ip_of(dst));
+    let c = checksum(0, &buf[ip_start..ip_start + 20]).to_be_bytes();
+    buf[ip_start + 10] = c[0];
+    buf[ip_start + 11] = c[1];
+}
+
+/// The IPv4 pseudo-header's share of a transport checksum (RFC 9293 §3.1, RFC 768,
+/// RFC 4340 §9.1): the addresses of nodes `src` and `dst`, `proto` and the transport
+/// length `len`, as 16-bit words summed.
+fn pseudo_header_sum(src: usize, dst: usize, proto: u8, len: u32) -> u32 {
+    let (s, d) = (ip_of(src), ip_of(dst));
+    u16::from_be_bytes([s[0], s[1]]) as u32
+        + u16::from_be_bytes([s[2], s[3]]) as u32
+        + u16::from_be_bytes([d[0], d[1]]) as u32
+        + u16::from_be_bytes([d[2], d[3]]) as u32
+        + proto as u32
+        + (len >> 16)
+        + (len & 0xffff)
+}
+
 /// Encode `seg` as an Ethernet frame into `buf` (cleared first); returns the frame's
 /// full length, payload included (only headers are written into `buf`).
 pub fn encode_tcp(
@@ -185,20 +217,7 @@ pub fn encode_tcp(
     let payload = seg.len as usize;
     let ip_len = 20 + tcp_hdr + payload;
 
-    // Ethernet II.
-    buf.extend_from_slice(&mac_of(dst));
-    buf.extend_from_slice(&mac_of(src));
-    buf.extend_from_slice(&[0x08, 0x00]);
-    // IPv4 (RFC 791), DF set, TTL 64, protocol 6.
-    let ip_start = buf.len();
-    let l = (ip_len as u16).to_be_bytes();
-    let id = ip_id.to_be_bytes();
-    buf.extend_from_slice(&[0x45, 0, l[0], l[1], id[0], id[1], 0x40, 0, 64, 6, 0, 0]);
-    buf.extend_from_slice(&ip_of(src));
-    buf.extend_from_slice(&ip_of(dst));
-    let c = checksum(0, &buf[ip_start..ip_start + 20]).to_be_bytes();
-    buf[ip_start + 10] = c[0];
-    buf[ip_start + 11] = c[1];
+    push_eth_ipv4(buf, src, dst, 6, ip_len, ip_id);
     // TCP (RFC 9293 §3.1).
     let tcp_start = buf.len();
     buf.extend_from_slice(&sport.to_be_bytes());
@@ -211,16 +230,7 @@ pub fn encode_tcp(
     buf.extend_from_slice(&[0, 0, 0, 0]); // checksum, urgent pointer
     buf.extend_from_slice(&opts[..n]);
     // Checksum over the pseudo-header, the header and the (all-zero) payload.
-    let tcp_len = (tcp_hdr + payload) as u32;
-    let s = ip_of(src);
-    let d = ip_of(dst);
-    let pseudo = u16::from_be_bytes([s[0], s[1]]) as u32
-        + u16::from_be_bytes([s[2], s[3]]) as u32
-        + u16::from_be_bytes([d[0], d[1]]) as u32
-        + u16::from_be_bytes([d[2], d[3]]) as u32
-        + 6
-        + (tcp_len >> 16)
-        + (tcp_len & 0xffff);
+    let pseudo = pseudo_header_sum(src, dst, 6, (tcp_hdr + payload) as u32);
     let c = checksum(pseudo, &buf[tcp_start..]).to_be_bytes();
     buf[tcp_start + 16] = c[0];
     buf[tcp_start + 17] = c[1];
@@ -341,34 +351,14 @@ pub fn encode_tfrc(
     let t_len = (th.len() + payload) as u32;
     let ip_len = 20 + t_len as usize;
     // Checksum over the pseudo-header, the header and the (all-zero) payload.
-    let sa = ip_of(src);
-    let da = ip_of(dst);
-    let pseudo = u16::from_be_bytes([sa[0], sa[1]]) as u32
-        + u16::from_be_bytes([sa[2], sa[3]]) as u32
-        + u16::from_be_bytes([da[0], da[1]]) as u32
-        + u16::from_be_bytes([da[2], da[3]]) as u32
-        + proto as u32
-        + (t_len >> 16)
-        + (t_len & 0xffff);
-    let mut c = checksum(pseudo, &th);
+    let mut c = checksum(pseudo_header_sum(src, dst, proto, t_len), &th);
     if !dccp && c == 0 {
         c = 0xffff;
     }
     // The checksum field is at offset 6 in both UDP and DCCP headers.
     th[6..8].copy_from_slice(&c.to_be_bytes());
 
-    buf.extend_from_slice(&mac_of(dst));
-    buf.extend_from_slice(&mac_of(src));
-    buf.extend_from_slice(&[0x08, 0x00]);
-    let ip_start = buf.len();
-    let l = (ip_len as u16).to_be_bytes();
-    let id = ip_id.to_be_bytes();
-    buf.extend_from_slice(&[0x45, 0, l[0], l[1], id[0], id[1], 0x40, 0, 64, proto, 0, 0]);
-    buf.extend_from_slice(&sa);
-    buf.extend_from_slice(&da);
-    let c = checksum(0, &buf[ip_start..ip_start + 20]).to_be_bytes();
-    buf[ip_start + 10] = c[0];
-    buf[ip_start + 11] = c[1];
+    push_eth_ipv4(buf, src, dst, proto, ip_len, ip_id);
     buf.extend_from_slice(&th);
     14 + ip_len
 }
