@@ -143,19 +143,13 @@ mod tests {
     use std::sync::Arc;
 
     fn spec(rate: RateModel, delay_ms: u64, limit: u32) -> DirSpec {
-        DirSpec {
+        DirSpec::new(
             rate,
-            delay: DelayModel::Constant(Duration::from_millis(delay_ms)),
-            queue: QueueSpec::DropTail {
+            DelayModel::Constant(Duration::from_millis(delay_ms)),
+            QueueSpec::DropTail {
                 limit: QueueLimit::Packets(limit),
             },
-            outages: vec![],
-            loss: 0.0,
-            fifo: false,
-            reorder: 0.0,
-            reorder_delay: Duration::ZERO,
-            duplicate: 0.0,
-        }
+        )
     }
 
     fn run_until(d: &mut ClockedDir, t: Instant) -> Advanced {

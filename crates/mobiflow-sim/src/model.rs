@@ -68,6 +68,24 @@ pub struct DirSpec {
     pub duplicate: f64,
 }
 
+impl DirSpec {
+    /// A direction of this rate, delay and queue without impairments: no outage, loss,
+    /// reordering or duplication, and delays as ns-2 applies them (not forced FIFO).
+    pub fn new(rate: RateModel, delay: DelayModel, queue: QueueSpec) -> DirSpec {
+        DirSpec {
+            rate,
+            delay,
+            queue,
+            outages: Vec::new(),
+            loss: 0.0,
+            fifo: false,
+            reorder: 0.0,
+            reorder_delay: Duration::ZERO,
+            duplicate: 0.0,
+        }
+    }
+}
+
 /// Serialisation rate of a link direction.
 #[derive(Clone, Debug)]
 pub enum RateModel {

@@ -131,13 +131,8 @@ pub fn write_flow_series<W: Write>(w: W, s: &FlowSeries, summary: &Summary) -> i
     write_header(&mut w, FLOW_SERIES_COLUMNS)?;
     for i in 0..rows {
         let flow = s.flow[i];
-        let name = summary
-            .flows
-            .get(flow as usize)
-            .map(|f| f.name.as_str())
-            .unwrap_or("");
-        write!(w, "{},{},", F(s.time_s[i]), flow)?;
-        write_field(&mut w, name)?;
+        let name = summary.flows.get(flow as usize).map(|f| f.name.as_str());
+        write_row_start(&mut w, s.time_s[i], flow, name)?;
         writeln!(
             w,
             ",{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
@@ -173,13 +168,8 @@ pub fn write_link_series<W: Write>(w: W, s: &LinkSeries, summary: &Summary) -> i
     write_header(&mut w, LINK_SERIES_COLUMNS)?;
     for i in 0..rows {
         let dir = s.dir[i];
-        let name = summary
-            .links
-            .get(dir as usize)
-            .map(|l| l.name.as_str())
-            .unwrap_or("");
-        write!(w, "{},{},", F(s.time_s[i]), dir)?;
-        write_field(&mut w, name)?;
+        let name = summary.links.get(dir as usize).map(|l| l.name.as_str());
+        write_row_start(&mut w, s.time_s[i], dir, name)?;
         writeln!(
             w,
             ",{},{},{}",
@@ -224,6 +214,19 @@ impl std::fmt::Display for F {
 
 fn write_header<W: Write>(w: &mut W, columns: &[&str]) -> io::Result<()> {
     writeln!(w, "{}", columns.join(","))
+}
+
+/// The columns every series row starts with: `time_s`, the flow's or direction's
+/// index and its name (empty when the summary has none); the rest of the row follows,
+/// each column after a comma.
+fn write_row_start<W: Write>(
+    w: &mut W,
+    time_s: f64,
+    index: u32,
+    name: Option<&str>,
+) -> io::Result<()> {
+    write!(w, "{},{},", F(time_s), index)?;
+    write_field(w, name.unwrap_or(""))
 }
 
 /// A text field, quoted as RFC 4180 asks when it holds a comma, a quote or a line break.

@@ -15,19 +15,13 @@ fn s(x: u64) -> Duration {
 }
 
 fn dir(rate_bps: u64, delay: Duration, limit_pkts: u32) -> DirSpec {
-    DirSpec {
-        rate: RateModel::Constant(rate_bps),
-        delay: DelayModel::Constant(delay),
-        queue: QueueSpec::DropTail {
+    DirSpec::new(
+        RateModel::Constant(rate_bps),
+        DelayModel::Constant(delay),
+        QueueSpec::DropTail {
             limit: QueueLimit::Packets(limit_pkts),
         },
-        outages: vec![],
-        loss: 0.0,
-        fifo: false,
-        reorder: 0.0,
-        reorder_delay: Duration::ZERO,
-        duplicate: 0.0,
-    }
+    )
 }
 
 fn flow(src: usize, dst: usize, cfg: TcpConfig, app: AppSpec, reader: ReaderSpec) -> FlowSpec {

@@ -70,31 +70,22 @@ impl RedState {
     /// come from the initial rate and delay (ns-2 does not update them when the rate
     /// changes later, nor does this).
     fn new(rate_bps: u64, delay: Duration, p: &RedParams) -> RedState {
-        let RedParams {
-            min_th,
-            max_th,
-            w_q,
-            max_p,
-            gentle,
-            mean_pktsize,
-            wait,
-            bytes,
-            queue_in_bytes,
-            target_delay,
-        } = *p;
-        let ptc = rate_bps.max(1) as f64 / (8.0 * mean_pktsize.max(1) as f64);
+        let mean_pktsize = p.mean_pktsize.max(1);
+        let ptc = rate_bps.max(1) as f64 / (8.0 * mean_pktsize as f64);
         // thresh_ 0: 5 packets, or half the target delay's queue if that is more.
-        let min_pkts = min_th.unwrap_or_else(|| (target_delay.as_secs_f64() * ptc / 2.0).max(5.0));
+        let min_pkts = p
+            .min_th
+            .unwrap_or_else(|| (p.target_delay.as_secs_f64() * ptc / 2.0).max(5.0));
         // maxthresh_ 0: three times thresh_.
-        let max_pkts = max_th.unwrap_or(3.0 * min_pkts);
+        let max_pkts = p.max_th.unwrap_or(3.0 * min_pkts);
         // q_weight_ -1: a time constant of ten RTTs, the RTT taken as three times the
         // delay plus a packet time, at least 100 ms.
-        let w_q = w_q.unwrap_or_else(|| {
+        let w_q = p.w_q.unwrap_or_else(|| {
             let rtt = (3.0 * (delay.as_secs_f64() + 1.0 / ptc)).max(0.1);
             1.0 - (-1.0 / (10.0 * rtt * ptc)).exp()
         });
-        let scale = if queue_in_bytes {
-            mean_pktsize as f64
+        let scale = if p.queue_in_bytes {
+            p.mean_pktsize as f64
         } else {
             1.0
         };
@@ -102,12 +93,12 @@ impl RedState {
             min_th: min_pkts * scale,
             max_th: max_pkts * scale,
             w_q,
-            max_p,
-            gentle,
-            mean_pktsize: mean_pktsize.max(1),
-            wait,
-            bytes,
-            queue_in_bytes,
+            max_p: p.max_p,
+            gentle: p.gentle,
+            mean_pktsize,
+            wait: p.wait,
+            bytes: p.bytes,
+            queue_in_bytes: p.queue_in_bytes,
             ptc,
             avg: 0.0,
             count: 0,
@@ -938,10 +929,10 @@ mod tests {
         bytes: bool,
         queue_in_bytes: bool,
     ) -> DirSpec {
-        DirSpec {
-            rate: RateModel::Constant(1_000_000),
-            delay: DelayModel::Constant(Duration::from_millis(10)),
-            queue: QueueSpec::Red {
+        DirSpec::new(
+            RateModel::Constant(1_000_000),
+            DelayModel::Constant(Duration::from_millis(10)),
+            QueueSpec::Red {
                 limit: QueueLimit::Packets(1000),
                 red: RedParams {
                     min_th: Some(min_th),
@@ -956,13 +947,7 @@ mod tests {
                     target_delay: Duration::from_millis(5),
                 },
             },
-            outages: Vec::new(),
-            loss: 0.0,
-            fifo: false,
-            reorder: 0.0,
-            reorder_delay: Duration::ZERO,
-            duplicate: 0.0,
-        }
+        )
     }
 
     fn rng() -> Xoshiro256PlusPlus {
@@ -1074,19 +1059,13 @@ mod tests {
     // ----- the pipe: delay at sending time, FIFO, reordering, duplication ----------
 
     fn plain(delay_ms: u64) -> DirSpec {
-        DirSpec {
-            rate: RateModel::Constant(8_000_000), // 1000 bytes per ms
-            delay: DelayModel::Constant(Duration::from_millis(delay_ms)),
-            queue: QueueSpec::DropTail {
+        DirSpec::new(
+            RateModel::Constant(8_000_000), // 1000 bytes per ms
+            DelayModel::Constant(Duration::from_millis(delay_ms)),
+            QueueSpec::DropTail {
                 limit: QueueLimit::Packets(100),
             },
-            outages: Vec::new(),
-            loss: 0.0,
-            fifo: false,
-            reorder: 0.0,
-            reorder_delay: Duration::ZERO,
-            duplicate: 0.0,
-        }
+        )
     }
 
     fn arrivals(d: &mut Dir) -> Vec<(u64, PktId)> {

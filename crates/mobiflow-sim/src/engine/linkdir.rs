@@ -241,23 +241,20 @@ mod tests {
     fn spec() -> DirSpec {
         let ms = Duration::from_millis;
         DirSpec {
-            rate: RateModel::Schedule {
-                points: vec![(Duration::ZERO, 8_000_000), (ms(30), 4_000_000)],
-                period: None,
-            },
-            delay: DelayModel::Schedule {
-                points: vec![(Duration::ZERO, ms(10)), (ms(20), ms(5))],
-                period: None,
-            },
-            queue: QueueSpec::DropTail {
-                limit: QueueLimit::Packets(10),
-            },
             outages: vec![(ms(20), ms(25))],
-            loss: 0.0,
-            fifo: false,
-            reorder: 0.0,
-            reorder_delay: Duration::ZERO,
-            duplicate: 0.0,
+            ..DirSpec::new(
+                RateModel::Schedule {
+                    points: vec![(Duration::ZERO, 8_000_000), (ms(30), 4_000_000)],
+                    period: None,
+                },
+                DelayModel::Schedule {
+                    points: vec![(Duration::ZERO, ms(10)), (ms(20), ms(5))],
+                    period: None,
+                },
+                QueueSpec::DropTail {
+                    limit: QueueLimit::Packets(10),
+                },
+            )
         }
     }
 

@@ -202,28 +202,24 @@ fn parse_link(lt: &Tbl, i: usize, nodes: &mut Vec<String>, ctx: &mut Ctx) -> R<L
     }
     let mut used = HashSet::new();
     let mut defaults: [Vec<(&'static str, String)>; 2] = [Vec::new(), Vec::new()];
-    let hint = |dir: &str, from: &str, to: &str| {
-        format!(
-            " (here for both directions, or in {}.{dir} for {from:?} -> {to:?})",
-            lt.path
+    // Direction `k` (0: ab, 1: ba): its own table over the link's.
+    let mut dir = |k: usize, table: &Option<Tbl>, from: &str, to: &str| {
+        let hint = format!(
+            " (here for both directions, or in {}.{} for {from:?} -> {to:?})",
+            lt.path,
+            ["ab", "ba"][k]
+        );
+        parse_dir(
+            &layers(table, lt),
+            &lt.path,
+            &hint,
+            &mut used,
+            &mut defaults[k],
+            ctx,
         )
     };
-    let dir_ab = parse_dir(
-        &layers(&ab, lt),
-        &lt.path,
-        &hint("ab", &a, &b),
-        &mut used,
-        &mut defaults[0],
-        ctx,
-    )?;
-    let dir_ba = parse_dir(
-        &layers(&ba, lt),
-        &lt.path,
-        &hint("ba", &b, &a),
-        &mut used,
-        &mut defaults[1],
-        ctx,
-    )?;
+    let dir_ab = dir(0, &ab, &a, &b)?;
+    let dir_ba = dir(1, &ba, &b, &a)?;
     check_unused(lt, &ab, &ba, &used)?;
     let (mut dir_ab, mut dir_ba) = (dir_ab, dir_ba);
     if lt.has("handoffs") {

@@ -218,22 +218,14 @@ mod tests {
     #[test]
     fn addresses_array_elements_by_index_name_and_default_name() {
         let mut d = doc("[[links]]\nname = \"access\"\n[[links]]\n[[flows]]\n");
-        assert_eq!(
-            apply(&mut d, "links.access.ab.rate", "1Mbps"),
-            Ok("links.0.ab.rate".into())
-        );
-        assert_eq!(
-            apply(&mut d, "links.link1.delay", "1ms"),
-            Ok("links.1.delay".into())
-        );
-        assert_eq!(
-            apply(&mut d, "flows.flow0.cc", "reno"),
-            Ok("flows.0.cc".into())
-        );
-        assert_eq!(
-            apply(&mut d, "flows.0.tcp.mss", "1000"),
-            Ok("flows.0.tcp.mss".into())
-        );
+        for (key, value, resolved) in [
+            ("links.access.ab.rate", "1Mbps", "links.0.ab.rate"),
+            ("links.link1.delay", "1ms", "links.1.delay"),
+            ("flows.flow0.cc", "reno", "flows.0.cc"),
+            ("flows.0.tcp.mss", "1000", "flows.0.tcp.mss"),
+        ] {
+            assert_eq!(apply(&mut d, key, value), Ok(resolved.into()), "{key}");
+        }
         assert_eq!(d["links"][0]["ab"]["rate"].as_str(), Some("1Mbps"));
         assert_eq!(d["flows"][0]["tcp"]["mss"].as_integer(), Some(1000));
     }
