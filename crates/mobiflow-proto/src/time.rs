@@ -15,33 +15,44 @@ pub struct Instant(u64);
 #[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct Duration(u64);
 
-impl Instant {
-    pub const ZERO: Instant = Instant(0);
-    pub const MAX: Instant = Instant(u64::MAX);
+/// What [`Instant`] and [`Duration`] share: both count nanoseconds in a `u64`.
+macro_rules! nanoseconds {
+    ($t:ident) => {
+        impl $t {
+            pub const ZERO: $t = $t(0);
+            pub const MAX: $t = $t(u64::MAX);
 
-    pub const fn from_nanos(ns: u64) -> Self {
-        Instant(ns)
-    }
-    pub const fn from_micros(us: u64) -> Self {
-        Instant(us * 1_000)
-    }
-    pub const fn from_millis(ms: u64) -> Self {
-        Instant(ms * 1_000_000)
-    }
-    pub const fn from_secs(s: u64) -> Self {
-        Instant(s * 1_000_000_000)
-    }
-    pub fn from_secs_f64(s: f64) -> Self {
-        Instant((s * 1e9).round() as u64)
-    }
-    pub const fn as_nanos(self) -> u64 {
-        self.0
-    }
-    /// Seconds, divided exactly (`60_000_000_000 ns` is `60.0`, not the
-    /// `60.00000000000001` a multiplication by `1e-9` gives).
-    pub fn as_secs_f64(self) -> f64 {
-        self.0 as f64 / 1e9
-    }
+            pub const fn from_nanos(ns: u64) -> Self {
+                $t(ns)
+            }
+            pub const fn from_micros(us: u64) -> Self {
+                $t(us * 1_000)
+            }
+            pub const fn from_millis(ms: u64) -> Self {
+                $t(ms * 1_000_000)
+            }
+            pub const fn from_secs(s: u64) -> Self {
+                $t(s * 1_000_000_000)
+            }
+            /// Rounded to the nearest nanosecond; a negative or NaN `s` is zero.
+            pub fn from_secs_f64(s: f64) -> Self {
+                $t((s.max(0.0) * 1e9).round() as u64)
+            }
+            pub const fn as_nanos(self) -> u64 {
+                self.0
+            }
+            /// Seconds, divided exactly (`60_000_000_000 ns` is `60.0`, not the
+            /// `60.00000000000001` a multiplication by `1e-9` gives).
+            pub fn as_secs_f64(self) -> f64 {
+                self.0 as f64 / 1e9
+            }
+        }
+    };
+}
+nanoseconds!(Instant);
+nanoseconds!(Duration);
+
+impl Instant {
     /// Time since `earlier`, or zero if `earlier` is later.
     pub fn saturating_since(self, earlier: Instant) -> Duration {
         Duration(self.0.saturating_sub(earlier.0))
@@ -57,32 +68,6 @@ impl Instant {
 }
 
 impl Duration {
-    pub const ZERO: Duration = Duration(0);
-    pub const MAX: Duration = Duration(u64::MAX);
-
-    pub const fn from_nanos(ns: u64) -> Self {
-        Duration(ns)
-    }
-    pub const fn from_micros(us: u64) -> Self {
-        Duration(us * 1_000)
-    }
-    pub const fn from_millis(ms: u64) -> Self {
-        Duration(ms * 1_000_000)
-    }
-    pub const fn from_secs(s: u64) -> Self {
-        Duration(s * 1_000_000_000)
-    }
-    pub fn from_secs_f64(s: f64) -> Self {
-        Duration((s.max(0.0) * 1e9).round() as u64)
-    }
-    pub const fn as_nanos(self) -> u64 {
-        self.0
-    }
-    /// Seconds, divided exactly (`60_000_000_000 ns` is `60.0`, not the
-    /// `60.00000000000001` a multiplication by `1e-9` gives).
-    pub fn as_secs_f64(self) -> f64 {
-        self.0 as f64 / 1e9
-    }
     pub fn as_millis_f64(self) -> f64 {
         self.0 as f64 / 1e6
     }

@@ -189,35 +189,6 @@ impl Default for FldParams {
 }
 
 impl FldParams {
-    pub fn set_threshold_bytes(&mut self, b: u64) -> &mut Self {
-        self.threshold_bytes = b;
-        self
-    }
-    pub fn set_count(&mut self, c: FldCount) -> &mut Self {
-        self.count = c;
-        self
-    }
-    pub fn set_ss_factor(&mut self, f: u32) -> &mut Self {
-        self.ss_factor = f;
-        self
-    }
-    pub fn set_below(&mut self, a: FldAlgo) -> &mut Self {
-        self.below = a;
-        self
-    }
-    pub fn set_above(&mut self, a: FldAlgo) -> &mut Self {
-        self.above = a;
-        self
-    }
-    pub fn set_switch(&mut self, s: FldSwitch) -> &mut Self {
-        self.switch = s;
-        self
-    }
-    pub fn set_initial_window(&mut self, iw: FldInitialWindow) -> &mut Self {
-        self.initial_window = iw;
-        self
-    }
-
     /// Check the parameters; the message names the offending one.
     pub fn validate(&self) -> Result<(), (&'static str, String)> {
         if self.ss_factor < 2 {
@@ -487,11 +458,11 @@ mod tests {
     #[test]
     fn fld_initial_window_follows_the_connection_when_asked() {
         let c = fld(|p| {
-            p.set_initial_window(FldInitialWindow::Connection);
+            p.initial_window = FldInitialWindow::Connection;
         });
         assert_eq!(c.window(), WindowParams::rfc3390_iw(MSS));
         let c = fld(|p| {
-            p.set_initial_window(FldInitialWindow::Segments(4));
+            p.initial_window = FldInitialWindow::Segments(4);
         });
         assert_eq!(c.window(), 4 * M);
     }
@@ -510,7 +481,7 @@ mod tests {
     #[test]
     fn slow_start_factor_2_is_reno_s_doubling() {
         let mut c = fld(|p| {
-            p.set_ss_factor(2);
+            p.ss_factor = 2;
         });
         round_trip(&mut c);
         assert_eq!(c.window(), 20 * M);
@@ -519,7 +490,7 @@ mod tests {
     #[test]
     fn slow_start_factor_5_multiplies_by_5() {
         let mut c = fld(|p| {
-            p.set_ss_factor(5);
+            p.ss_factor = 5;
         });
         round_trip(&mut c);
         assert_eq!(c.window(), 50 * M);
@@ -559,7 +530,7 @@ mod tests {
     #[test]
     fn fld_switches_to_reno_after_threshold() {
         let mut c = fld(|p| {
-            p.set_threshold_bytes(100 * M);
+            p.threshold_bytes = 100 * M;
         });
         round_trip(&mut c); // 30 segments: still slow start
         for _ in 0..99 {
@@ -585,7 +556,8 @@ mod tests {
     #[test]
     fn fld_after_the_threshold_slow_starts_by_doubling() {
         let mut c = fld(|p| {
-            p.set_threshold_bytes(M).set_switch(FldSwitch::Keep);
+            p.threshold_bytes = M;
+            p.switch = FldSwitch::Keep;
         });
         c.on_sent(Instant::ZERO, M, 0);
         assert_eq!(c.phase(), FldPhase::Above);
@@ -597,7 +569,7 @@ mod tests {
     #[test]
     fn the_switch_waits_for_the_end_of_a_loss_episode() {
         let mut c = fld(|p| {
-            p.set_threshold_bytes(10 * M);
+            p.threshold_bytes = 10 * M;
         });
         c.set_window(20 * M);
         c.on_state_change(CaState::Open, CaState::Recovery);
@@ -617,7 +589,7 @@ mod tests {
     fn threshold_counts_bytes_sent_as_configured() {
         // Sent (default): every byte handed to the network, retransmissions included.
         let mut c = fld(|p| {
-            p.set_threshold_bytes(10 * M);
+            p.threshold_bytes = 10 * M;
         });
         for _ in 0..9 {
             c.on_sent(Instant::ZERO, M, 0);
@@ -630,7 +602,8 @@ mod tests {
 
         // Acked: only bytes acknowledged count.
         let mut c = fld(|p| {
-            p.set_threshold_bytes(10 * M).set_count(FldCount::Acked);
+            p.threshold_bytes = 10 * M;
+            p.count = FldCount::Acked;
         });
         for _ in 0..20 {
             c.on_sent(Instant::ZERO, M, 0);
@@ -655,7 +628,8 @@ mod tests {
     #[test]
     fn slow_start_factor_stops_above_the_threshold() {
         let mut c = fld(|p| {
-            p.set_threshold_bytes(M).set_switch(FldSwitch::Keep);
+            p.threshold_bytes = M;
+            p.switch = FldSwitch::Keep;
         });
         c.on_sent(Instant::ZERO, M, 0);
         c.on_ack(&ack(M));
@@ -665,7 +639,7 @@ mod tests {
     #[test]
     fn zero_threshold_starts_above() {
         let c = fld(|p| {
-            p.set_threshold_bytes(0);
+            p.threshold_bytes = 0;
         });
         assert_eq!(c.phase(), FldPhase::Above);
         assert_eq!(c.active().name(), "reno");
@@ -675,9 +649,9 @@ mod tests {
     #[test]
     fn other_algorithms_on_either_side() {
         let mut c = fld(|p| {
-            p.set_below(FldAlgo::Reno)
-                .set_above(FldAlgo::Cubic)
-                .set_threshold_bytes(M);
+            p.below = FldAlgo::Reno;
+            p.above = FldAlgo::Cubic;
+            p.threshold_bytes = M;
         });
         assert_eq!(c.active().name(), "reno");
         c.set_window(30 * M);
@@ -712,11 +686,15 @@ mod tests {
 
     #[test]
     fn validation_names_the_parameter() {
-        let mut p = FldParams::default();
-        p.set_ss_factor(1);
+        let p = FldParams {
+            ss_factor: 1,
+            ..FldParams::default()
+        };
         assert_eq!(p.validate().unwrap_err().0, "ss_factor");
-        let mut p = FldParams::default();
-        p.set_initial_window(FldInitialWindow::Segments(0));
+        let p = FldParams {
+            initial_window: FldInitialWindow::Segments(0),
+            ..FldParams::default()
+        };
         assert_eq!(p.validate().unwrap_err().0, "initial_window");
         assert!(FldParams::default().validate().is_ok());
     }

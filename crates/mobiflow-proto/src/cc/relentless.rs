@@ -81,13 +81,6 @@ pub struct RelentlessParams {
     pub timeout: RelentlessTimeout,
 }
 
-impl RelentlessParams {
-    pub fn set_timeout(&mut self, t: RelentlessTimeout) -> &mut Self {
-        self.timeout = t;
-        self
-    }
-}
-
 /// Configuration of [`Relentless`].
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct RelentlessConfig {
@@ -345,7 +338,7 @@ mod tests {
     #[test]
     fn timeout_hold_keeps_ssthresh_at_the_window() {
         let mut r = relentless();
-        r.cfg.relentless.set_timeout(RelentlessTimeout::Hold);
+        r.cfg.relentless.timeout = RelentlessTimeout::Hold;
         r.set_window(20 * M);
         r.on_congestion_event(&signal(CongestionKind::Timeout, 20 * M));
         assert_eq!(r.window(), M);

@@ -131,11 +131,7 @@ fn without_rate_adaptation_or_in_receiver_placement_the_sender_keeps_the_adverti
 #[test]
 fn sender_placement_receiver_carries_ar_on_every_ack() {
     let mut p = Pair::new(cfg(Some(AfcConfig::default()), 2), ms(100));
-    p.reader = Reader::Periodic {
-        next: t_ms(10),
-        every: ms(10),
-        bytes: 2_000,
-    };
+    p.reader = Reader::every(ms(10), 2_000);
     p.set_unlimited();
     p.drive_until(t_ms(3000));
     let acks: Vec<_> = p.rev.log.iter().filter(|s| s.at >= t_ms(1000)).collect();
@@ -159,11 +155,7 @@ fn receiver_placement_advertises_free_space_plus_ar_times_its_rtt_without_option
     let mut c = cfg(Some(afc), 2);
     c.rcv_buf = 100_000;
     let mut p = Pair::new(c, ms(100));
-    p.reader = Reader::Periodic {
-        next: t_ms(10),
-        every: ms(10),
-        bytes: 1_000,
-    };
+    p.reader = Reader::every(ms(10), 1_000);
     p.set_unlimited();
     p.drive_until(t_ms(5000));
     assert!(p.rev.log.iter().all(|s| s.seg.exp.afc_rate.is_none()));

@@ -290,6 +290,15 @@ pub enum Reader {
 }
 
 impl Reader {
+    /// Reads up to `bytes` every `period`, the first time one `period` in.
+    pub fn every(period: Duration, bytes: u64) -> Self {
+        Reader::Periodic {
+            next: Instant::ZERO + period,
+            every: period,
+            bytes,
+        }
+    }
+
     pub fn at(reads: &[(Instant, u64)]) -> Self {
         let mut v: Vec<_> = reads.to_vec();
         v.sort_by_key(|r| r.0);

@@ -1180,11 +1180,7 @@ fn right_edges(p: &Pair) -> Vec<(Instant, u64)> {
 fn receiver_never_moves_the_right_edge_of_its_window_back() {
     for seed in 1..=3 {
         let mut p = small_buffer(30_000);
-        p.reader = Reader::Periodic {
-            next: t_ms(7),
-            every: ms(7),
-            bytes: 700,
-        };
+        p.reader = Reader::every(ms(7), 700);
         p.fwd.drop_random_data(seed, 0.03);
         p.set_unlimited();
         p.drive_until(Instant::from_secs(10));
@@ -1211,11 +1207,7 @@ fn with_window_scaling_the_right_edge_retracts_by_less_than_the_scale_unit() {
     let mut p = Pair::new(cfg, ms(50));
     let unit = 1u64 << p.rcv.wscale();
     assert!(unit > 1);
-    p.reader = Reader::Periodic {
-        next: t_ms(3),
-        every: ms(3),
-        bytes: 3_333,
-    };
+    p.reader = Reader::every(ms(3), 3_333);
     p.set_unlimited();
     p.drive_until(Instant::from_secs(5));
     let edges = right_edges(&p);
@@ -1237,11 +1229,7 @@ fn receiver_sws_avoidance_never_advertises_a_small_window_increase() {
     // time. RFC 1122 §4.2.3.3: the right edge moves by min(MSS, buffer/2) or more.
     for buf in [20_000, 1_500] {
         let mut p = small_buffer(buf);
-        p.reader = Reader::Periodic {
-            next: t_ms(10),
-            every: ms(10),
-            bytes: 100,
-        };
+        p.reader = Reader::every(ms(10), 100);
         p.set_unlimited();
         p.drive_until(Instant::from_secs(20));
         let step = MSS.min(buf / 2);
@@ -1272,11 +1260,7 @@ fn sender_sws_avoidance_sends_short_segments_only_with_nothing_in_flight() {
             ..rfc()
         };
         let mut p = Pair::new(cfg, ms(50));
-        p.reader = Reader::Periodic {
-            next: t_ms(10),
-            every: ms(10),
-            bytes: 300,
-        };
+        p.reader = Reader::every(ms(10), 300);
         p.set_unlimited();
         p.drive_until(Instant::from_secs(10));
         let mut runts_in_flight = 0;
@@ -1422,11 +1406,7 @@ fn transfer_completes_with_a_slow_reader_and_a_small_buffer() {
             ..rfc()
         };
         let p = transfer(cfg, 100_000, seed, |p| {
-            p.reader = Reader::Periodic {
-                next: t_ms(5),
-                every: ms(5),
-                bytes: 1_200,
-            };
+            p.reader = Reader::every(ms(5), 1_200);
             p.fwd.drop_random_data(seed, 0.02);
         });
         assert_eq!(p.rcv.stats().buffer_drops, 0, "seed {seed}");
