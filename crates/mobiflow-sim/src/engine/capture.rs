@@ -1,6 +1,7 @@
 //! Packet captures: pcap files at hosts and link directions (`[measure.capture]`,
 //! `--pcap`), in the formats of `crate::pcap`.
 
+use super::ids::NodeId;
 use super::net::{Body, Pkt};
 use super::RunError;
 use crate::model::Scenario;
@@ -89,7 +90,7 @@ impl Capture {
         if self.error.is_some() {
             return;
         }
-        let fw = self.flows[pkt.flow as usize];
+        let fw = self.flows[pkt.flow.index()];
         let src = if pkt.to_receiver {
             fw.src_node
         } else {
@@ -102,14 +103,14 @@ impl Capture {
                 &mut self.buf,
                 &fw,
                 &crate::pcap::TfrcPacket::Data(*d),
-                self.dccp[pkt.flow as usize],
+                self.dccp[pkt.flow.index()],
                 id,
             ),
             Body::TfrcFeedback(fb) => crate::pcap::encode_tfrc(
                 &mut self.buf,
                 &fw,
                 &crate::pcap::TfrcPacket::Feedback(*fb),
-                self.dccp[pkt.flow as usize],
+                self.dccp[pkt.flow.index()],
                 id,
             ),
         };
@@ -120,7 +121,8 @@ impl Capture {
     }
 
     /// A host sent a packet: also advances the host's IP identification counter.
-    pub(super) fn sent(&mut self, node: usize, t: Instant, pkt: &Pkt) {
+    pub(super) fn sent(&mut self, node: NodeId, t: Instant, pkt: &Pkt) {
+        let node = node.index();
         if let Some(w) = self.host[node] {
             self.record(w, t, pkt);
         }

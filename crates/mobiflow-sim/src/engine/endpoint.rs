@@ -7,6 +7,7 @@
 //! variant of [`Endpoints`] (and of `net::Body` for its packets), and its arm in
 //! `Endpoints::new` and in the `each!` macro below.
 
+use super::ids::DirId;
 use super::mobility;
 use super::net::Body;
 use super::tfrc::TfrcFlow;
@@ -39,7 +40,7 @@ pub(super) struct SummaryCtx<'a> {
     /// or in flight when an outage started (`Net::data_lost`).
     pub data_lost: [u64; 4],
     /// The link directions of the flow's forward path.
-    pub forward_path: Vec<u32>,
+    pub forward_path: Vec<DirId>,
 }
 
 /// A flow's two protocol machines, as the engine drives them.

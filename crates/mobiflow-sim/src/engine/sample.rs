@@ -33,7 +33,7 @@ impl World<'_> {
             ld.advance(now);
             let d = ld.dir();
             ls.time_s.push(t);
-            ls.dir.push(d.index as u32);
+            ls.dir.push(d.index.0);
             ls.queue_packets.push(d.waiting(now) as u64);
             ls.queue_bytes.push(d.waiting_bytes(now));
             // A trace-driven direction: the capacity its trace offered over the last

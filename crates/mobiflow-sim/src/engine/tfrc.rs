@@ -13,6 +13,7 @@
 //! unfreeze").
 
 use super::endpoint::{FlowEnds, Side, SummaryCtx};
+use super::ids::{FlowId, NodeId};
 use super::net::Body;
 use super::{Ev, World};
 use crate::model::{FlowSpec, FreezeSide, FreezeWarning, RateModel, Scenario, TfrcSpec};
@@ -26,7 +27,7 @@ use mobiflow_proto::time::{Duration, Instant};
 #[cfg(test)]
 #[derive(Clone, Debug)]
 pub(super) struct FeedbackStep {
-    pub flow: u32,
+    pub flow: FlowId,
     pub x_before: f64,
     pub state_before: FreezeState,
     /// X, the state, the X_recv set's maximum and R once the feedback was handled.
@@ -39,7 +40,7 @@ pub(super) struct FeedbackStep {
 #[cfg(test)]
 impl FeedbackStep {
     /// The step of flow `f`'s sender from `before` (`TfrcFlow::feedback_state`) to now.
-    pub(super) fn new(f: u32, before: (f64, FreezeState), tf: &TfrcFlow) -> Self {
+    pub(super) fn new(f: FlowId, before: (f64, FreezeState), tf: &TfrcFlow) -> Self {
         FeedbackStep {
             flow: f,
             x_before: before.0,
@@ -187,14 +188,16 @@ impl World<'_> {
             let Some(t) = spec.transport.tfrc() else {
                 continue;
             };
-            let mut path = self.net.path(spec.src, spec.dst);
-            path.extend(self.net.path(spec.dst, spec.src));
+            let fi = FlowId::new(fi);
+            let (src, dst) = (NodeId::new(spec.src), NodeId::new(spec.dst));
+            let mut path = self.net.path(src, dst);
+            path.extend(self.net.path(dst, src));
             let mut outages = Vec::new();
             let mut rtt = Duration::ZERO;
             for &d in &path {
-                let ds = &sc.links[d as usize / 2].dirs[d as usize % 2];
+                let ds = &sc.links[d.link()].dirs[d.k()];
                 outages.extend(ds.outages.iter().copied());
-                rtt += self.net.dirs[d as usize].dir().delay;
+                rtt += self.net.dirs[d].dir().delay;
             }
             let disc = disconnections(outages);
             let start = Instant::ZERO + spec.start;
@@ -228,24 +231,24 @@ impl World<'_> {
             }
             let acts: Vec<Instant> = tf.actions.iter().map(|a| a.0).collect();
             for (i, at) in acts.into_iter().enumerate() {
-                self.net.at(at, Ev::Tfrc(fi as u32, i as u32));
+                self.net.at(at, Ev::Tfrc(fi, i as u32));
             }
         }
     }
 
     /// A TFRC action event (snapshot, freeze, unfreeze).
-    pub(super) fn tfrc_action(&mut self, f: u32, i: u32) {
+    pub(super) fn tfrc_action(&mut self, f: FlowId, i: u32) {
         let now = self.net.now;
-        let side = self.sc.flows[f as usize]
+        let side = self.sc.flows[f.index()]
             .transport
             .tfrc()
             .and_then(|t| t.freeze.as_ref())
             .map(|z| z.side);
-        let Some(tf) = self.flows[f as usize].ep.tfrc_mut() else {
+        let Some(tf) = self.flows[f].ep.tfrc_mut() else {
             return;
         };
         let (_, act) = tf.actions[i as usize];
-        let [lost_to_outages, _, _, lost_at_start] = self.net.data_lost[f as usize];
+        let [lost_to_outages, _, _, lost_at_start] = self.net.data_lost[f];
         let flush_side = match act {
             Action::Snapshot(k) => {
                 tf.before[k] = Some(Before {
@@ -399,7 +402,7 @@ impl FlowEnds for TfrcFlow {
             let next = tf.disc.get(k + 1).map_or(end, |d| d.0).min(end);
             let cap = |t: Instant| {
                 fwd.iter()
-                    .map(|&d| rate_at(&sc.links[d as usize / 2].dirs[d as usize % 2].rate, t))
+                    .map(|&d| rate_at(&sc.links[d.link()].dirs[d.k()].rate, t))
                     .fold(f64::INFINITY, f64::min)
                     * payload_share
             };
