@@ -147,10 +147,14 @@ def _axes(ax: Axes | None) -> tuple[Figure, Axes]:
     return fig, fig.add_subplot()
 
 
-def _flows(run: Run, flow: str | int | None) -> list[tuple[int, str]]:
-    """``(index, name)`` of the flows to draw: all, or the one named or numbered."""
+def _flows(run: Run, flow: str | int | None, tcp: bool = False) -> list[tuple[int, str]]:
+    """``(index, name)`` of the flows to draw: all (the TCP flows only with ``tcp``, for
+    a plot of what only TCP has), or the one named or numbered."""
     flows = [(i, str(f["name"])) for i, f in enumerate(run.summary["flows"])]
     if flow is None:
+        if tcp:
+            protocols = [f["protocol"] for f in run.summary["flows"]]
+            return [(i, n) for i, n in flows if protocols[i] == "tcp"]
         return flows
     chosen = [(i, n) for i, n in flows if flow in (i, n)]
     if not chosen:
@@ -244,10 +248,10 @@ def windows(
     receiver's advertised window (dotted), in KiB, over time in seconds."""
     items = as_runs(runs, labels)
     fig, axes = _axes(ax)
-    pairs = [(r, f) for r in items for f in _flows(r, flow)]
-    many = any(len(_flows(r, flow)) > 1 for r in items)
+    pairs = [(r, f) for r in items for f in _flows(r, flow, tcp=True)]
+    many = any(len(_flows(r, flow, tcp=True)) > 1 for r in items)
     for color, (run, (index, fname)) in zip(_colors(len(pairs)), pairs, strict=True):
-        frame = run.flow_series
+        frame = run.tcp_series
         who = _name(run, items, fname, many)
         sep = f"{who} " if (len(items) > 1 or many) else ""
         t, cwnd = _series_of(frame, "cwnd_bytes", "flow_index", index)
@@ -276,15 +280,15 @@ def time_sequence(
     (``snd_una``, dashed) in MB over time in seconds, at the sampling period."""
     items = as_runs(runs, labels)
     fig, axes = _axes(ax)
-    pairs = [(r, f) for r in items for f in _flows(r, flow)]
-    many = any(len(_flows(r, flow)) > 1 for r in items)
+    pairs = [(r, f) for r in items for f in _flows(r, flow, tcp=True)]
+    many = any(len(_flows(r, flow, tcp=True)) > 1 for r in items)
     for color, (run, (index, fname)) in zip(_colors(len(pairs)), pairs, strict=True):
         who = _name(run, items, fname, many)
         sep = f"{who} " if (len(items) > 1 or many) else ""
-        t, nxt = _series_of(run.flow_series, "snd_nxt", "flow_index", index)
+        t, nxt = _series_of(run.tcp_series, "snd_nxt", "flow_index", index)
         axes.plot(t, nxt / MB, color=color, lw=1.2, label=f"{sep}sent")
         if acked:
-            t, una = _series_of(run.flow_series, "snd_una", "flow_index", index)
+            t, una = _series_of(run.tcp_series, "snd_una", "flow_index", index)
             axes.plot(t, una / MB, color=color, lw=1.0, ls="--", label=f"{sep}acked")
     _finish(axes, "sequence (MB)", title or _default_title(items, "time-sequence"))
     return _done(fig, path)
@@ -438,11 +442,11 @@ def receive_buffer(
     in seconds."""
     items = as_runs(runs, labels)
     fig, axes = _axes(ax)
-    pairs = [(r, f) for r in items for f in _flows(r, flow)]
-    many = any(len(_flows(r, flow)) > 1 for r in items)
+    pairs = [(r, f) for r in items for f in _flows(r, flow, tcp=True)]
+    many = any(len(_flows(r, flow, tcp=True)) > 1 for r in items)
     for color, (run, (index, fname)) in zip(_colors(len(pairs)), pairs, strict=True):
         who = _name(run, items, fname, many) if (len(items) > 1 or many) else "buffered"
-        t, held = _series_of(run.flow_series, "rcv_buffer_bytes", "flow_index", index)
+        t, held = _series_of(run.tcp_series, "rcv_buffer_bytes", "flow_index", index)
         axes.plot(t, held / KIB, color=color, lw=1.2, label=who)
     _finish(axes, "receive buffer (KiB)", title or _default_title(items, "receive buffer"))
     return _done(fig, path)

@@ -17,7 +17,7 @@ use super::ids::{FlowId, NodeId};
 use super::net::Body;
 use super::{Ev, World};
 use crate::model::{FlowSpec, FreezeSide, FreezeWarning, RateModel, Scenario, TfrcSpec};
-use crate::results::{DisconnectionSummary, FlowSeries, FlowSummary, TfrcSummary};
+use crate::results::{DisconnectionSummary, FlowSummary, Series, TfrcSummary};
 use crate::units::{BitsPerSec, BytesPerSec};
 use mobiflow_proto::mobility::{disconnections, warning_at};
 use mobiflow_proto::tfrc::{FreezeState, RxFreezeState, TfrcReceiver, TfrcSender};
@@ -355,34 +355,30 @@ impl FlowEnds for TfrcFlow {
     }
 
     /// One sample row of a TFRC flow.
-    fn sample(&mut self, fs: &mut FlowSeries, dt: f64) {
+    fn sample(&mut self, s: &mut Series, t: f64, flow: u32, dt: f64) {
         let tf = self;
         let rx = tf.bytes_received();
         let rate = (rx - tf.prev_sample_rx) as f64 * 8.0 / dt;
         tf.prev_sample_rx = rx;
-        fs.cwnd_bytes.push(0);
-        fs.ssthresh_bytes.push(0);
-        fs.rwnd_bytes.push(0);
-        fs.flight_bytes.push(0);
+        let fs = &mut s.flow;
+        fs.time_s.push(t);
+        fs.flow.push(flow);
         fs.srtt_ms
             .push(tf.snd.rtt().map_or(f64::NAN, |d| d.as_millis_f64()));
-        fs.rcv_buffer_bytes.push(0);
         fs.read_rate_bps.push(rate);
         fs.goodput_bps.push(rate);
-        fs.snd_una.push(rx);
-        fs.snd_nxt.push(tf.snd.stats().bytes_sent);
-        fs.flow_window_bytes.push(0);
-        fs.ar_bps.push(f64::NAN);
-        fs.rcv_buf_limit_bytes.push(0);
-        fs.t_buff_ms.push(f64::NAN);
-        fs.policy_state.push(-1);
-        fs.tfrc_x_bps
+        let ts = &mut s.tfrc;
+        ts.time_s.push(t);
+        ts.flow.push(flow);
+        ts.x_bps
             .push(BitsPerSec::from(BytesPerSec(tf.snd.rate_bytes_per_s())).into());
-        fs.tfrc_x_recv_bps
+        ts.x_recv_bps
             .push(BitsPerSec::from(BytesPerSec(tf.snd.x_recv())).into());
-        fs.tfrc_p.push(tf.snd.p());
-        fs.tfrc_state.push(sender_code(tf.snd.state()));
-        fs.tfrc_rx_state.push(receiver_code(tf.rcv.state()));
+        ts.p.push(tf.snd.p());
+        ts.bytes_sent.push(tf.snd.stats().bytes_sent);
+        ts.bytes_received.push(rx);
+        ts.state.push(sender_code(tf.snd.state()));
+        ts.rx_state.push(receiver_code(tf.rcv.state()));
     }
 
     fn summary(&self, spec: &FlowSpec, ctx: &SummaryCtx, common: FlowSummary) -> FlowSummary {
