@@ -11,8 +11,12 @@
 #
 # The training set: the benchmark's bulk scenario (bench/bench.py's `scenario`: 1, 10 and
 # 100 SACK flows, 20 s) and every scenarios/examples/*.toml. Runs are deterministic, so
-# the profile depends only on the sources: a rebuild from the same tree gives the same
-# profile and the same binaries. The counts are merged with the toolchain's own
+# the profile depends almost only on the sources: two `profile` runs of one tree differ
+# by a few counts in three functions outside the simulation (ryu's float formatting and
+# an IndexMap insertion in toml_edit, whose hasher is seeded at random), and binaries
+# built from either profile are byte-identical (checked on 2026-11-27: two profiles, two
+# clean `run` builds, one sha256). rustc tracks the profile file, so cargo rebuilds when
+# it changes. The counts are merged with the toolchain's own
 # llvm-profdata (rustup component llvm-tools), whose format matches rustc's LLVM;
 # without it `profile` says so and does nothing, `flags` prints nothing, and the builds
 # go on without PGO (CI needs no llvm-tools).

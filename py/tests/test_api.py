@@ -139,13 +139,13 @@ def test_duration_is_exact_and_infinite_ssthresh_is_an_empty_cell(
 ) -> None:
     summary = mobiflow.run(tiny, out=tmp_path, series_format="csv")
     assert repr(summary["duration_s"]) == "5.0"
-    rows = (tmp_path / "flow_series.csv").read_text(encoding="utf-8").splitlines()
+    rows = (tmp_path / "tcp_series.csv").read_text(encoding="utf-8").splitlines()
     header = rows[0].split(",")
     first = rows[1].split(",")
     # At time 0 the threshold is still infinite: an empty cell, never 2**62 - 1.
     assert first[header.index("ssthresh_bytes")] == ""
     assert "4611686018427387903" not in "\n".join(rows)
-    assert mobiflow.read_series(tmp_path)["flow"]["ssthresh_bytes"][0] is None
+    assert mobiflow.read_series(tmp_path)["tcp"]["ssthresh_bytes"][0] is None
 
 
 def test_series_in_the_old_naming_read_in_the_new() -> None:

@@ -34,8 +34,20 @@ UNKNOWN_KEY = "flows.0.no_such_knob"
 BAD_RATE_KEY = "links.0.rate"
 BAD_RATE_VALUE = "fast"
 
-OUTPUT_FILES = ("summary.json", "flow_series.parquet", "link_series.parquet")
-CSV_FILES = ("summary.json", "flow_series.csv", "link_series.csv")
+OUTPUT_FILES = (
+    "summary.json",
+    "flow_series.parquet",
+    "tcp_series.parquet",
+    "tfrc_series.parquet",
+    "link_series.parquet",
+)
+CSV_FILES = (
+    "summary.json",
+    "flow_series.csv",
+    "tcp_series.csv",
+    "tfrc_series.csv",
+    "link_series.csv",
+)
 
 
 @pytest.fixture(scope="module")

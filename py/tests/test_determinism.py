@@ -22,7 +22,7 @@ from mobiflow import sweeps
 
 from .conftest import ROOT, run_cli
 
-FILES = ("summary.json", "flow_series.csv", "link_series.csv")
+FILES = ("summary.json", "flow_series.csv", "tcp_series.csv", "tfrc_series.csv", "link_series.csv")
 SEED = 11
 RANDOM_LINK = (
     ("links.0.loss", "0.01"),

@@ -115,9 +115,10 @@ def test_api_runs_a_tfrc_flow_and_describes_it(tmp_path: Path) -> None:
     flows = run.flows
     assert flows["protocol"].to_list() == ["dccp-ccid3"]
     assert flows["tfrc_freeze"].to_list() == [True]
-    series = run.flow_series
-    assert "tfrc_x_bps" in series.columns
-    assert 1 in series["tfrc_state"].to_list()  # frozen at some point
+    series = run.tfrc_series
+    assert "x_bps" in series.columns
+    assert 1 in series["state"].to_list()  # frozen at some point
+    assert run.tcp_series.height == 0
     desc = sc.validate()
     transport = desc["flows"][0]["transport"]
     assert transport["protocol"] == "dccp_ccid3"

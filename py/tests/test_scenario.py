@@ -10,9 +10,12 @@ import pytest
 
 import mobiflow
 from mobiflow.outputs import SSTHRESH_INFINITE
-from mobiflow.tables import FLOW_SERIES_COLUMNS, LINK_SERIES_COLUMNS
 
 from .conftest import EXAMPLE, TINY_TOML
+
+FLOW_SERIES_COLUMNS = ["time_s", "flow_index", "flow", "srtt_ms", "read_rate_bps", "goodput_bps"]
+TCP_SERIES_HEAD = ["time_s", "flow_index", "flow", "cwnd_bytes", "ssthresh_bytes", "rwnd_bytes"]
+LINK_SERIES_COLUMNS = ["time_s", "dir_index", "dir", "queue_packets", "queue_bytes", "rate_bps"]
 
 
 @pytest.fixture(scope="module")
@@ -164,15 +167,19 @@ def test_summary_frames_have_one_row_per_flow_and_direction(tiny_run: mobiflow.R
 
 
 def test_series_shapes_and_units(tiny_run: mobiflow.Run) -> None:
-    fs, ls = tiny_run.flow_series, tiny_run.link_series
-    # The engine writes the columns the package declares (and types), in their order.
-    assert fs.columns == list(FLOW_SERIES_COLUMNS)
-    assert ls.columns == list(LINK_SERIES_COLUMNS)
-    assert fs.schema["time_s"] == ls.schema["time_s"] == pl.Float64
+    fs, ts, ls = tiny_run.flow_series, tiny_run.tcp_series, tiny_run.link_series
+    # These columns, in this order (the engine may add more).
+    assert [c for c in fs.columns if c in FLOW_SERIES_COLUMNS] == FLOW_SERIES_COLUMNS
+    assert ts.columns[: len(TCP_SERIES_HEAD)] == TCP_SERIES_HEAD
+    assert [c for c in ls.columns if c in LINK_SERIES_COLUMNS] == LINK_SERIES_COLUMNS
+    assert fs.schema["time_s"] == ts.schema["time_s"] == ls.schema["time_s"] == pl.Float64
     for column in ("goodput_bps", "read_rate_bps", "srtt_ms"):
         assert fs.schema[column] == pl.Float64
     for column in ("cwnd_bytes", "rwnd_bytes", "snd_una"):
-        assert fs.schema[column] == pl.Int64
+        assert ts.schema[column] == pl.Int64
+    # Every flow is TCP: one TCP row per flow row, at the same times; no TFRC rows.
+    assert ts.select("time_s", "flow_index").equals(fs.select("time_s", "flow_index"))
+    assert tiny_run.tfrc_series.height == 0
     # 100 ms samples over 5 s, per flow and per direction; time in seconds.
     times = fs.filter(pl.col("flow_index") == 0)["time_s"].to_list()
     assert times[0] == 0.0
@@ -186,8 +193,8 @@ def test_series_shapes_and_units(tiny_run: mobiflow.Run) -> None:
     assert 1e6 < bulk["goodput_bps"].mean() <= 10e6  # type: ignore[operator]
     assert 1e6 < bulk["read_rate_bps"].max() <= 4.5e6  # type: ignore[operator]
     # An infinite slow-start threshold is null, never the engine's sentinel.
-    assert fs["ssthresh_bytes"].max() is None or (
-        fs["ssthresh_bytes"].max() < SSTHRESH_INFINITE  # type: ignore[operator]
+    assert ts["ssthresh_bytes"].max() is None or (
+        ts["ssthresh_bytes"].max() < SSTHRESH_INFINITE  # type: ignore[operator]
     )
     assert tiny_run.series["flow"] is fs
 
@@ -197,6 +204,8 @@ def test_saved_and_loaded_runs_are_the_same(tiny_run: mobiflow.Run, tmp_path: Pa
     loaded = mobiflow.Run.load(tmp_path / "saved")
     assert loaded.json == tiny_run.json
     assert loaded.flow_series.equals(tiny_run.flow_series)
+    assert loaded.tcp_series.equals(tiny_run.tcp_series)
+    assert loaded.tfrc_series.equals(tiny_run.tfrc_series)
     assert loaded.link_series.equals(tiny_run.link_series)
     assert mobiflow.read_series(tmp_path / "saved")["flow"].equals(tiny_run.flow_series)
 
@@ -205,7 +214,13 @@ def test_run_with_out_writes_what_the_cli_writes(tiny: Path, tmp_path: Path) -> 
     run = mobiflow.Scenario.load(tiny).run(out=tmp_path / "a")
     mobiflow.run(tiny, out=tmp_path / "b")
     assert run.out == tmp_path / "a"
-    for name in ("summary.json", "flow_series.parquet", "link_series.parquet"):
+    for name in (
+        "summary.json",
+        "flow_series.parquet",
+        "tcp_series.parquet",
+        "tfrc_series.parquet",
+        "link_series.parquet",
+    ):
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
     assert not (tmp_path / "a" / "flow_series.csv").exists()
 
@@ -232,3 +247,76 @@ def test_example_scenario_runs_through_the_api() -> None:
     run = sc.update({"run.duration": "20s", "measure.intervals.steady": ["10s", "20s"]}).run()
     assert run.name == "rwnd_limited"
     assert run.flows["interval_steady_bps"][0] > 0
+
+
+MIXED_TOML = """\
+name = "mixed"
+[run]
+duration = "3s"
+[[links]]
+name = "l"
+a = "s"
+b = "r"
+rate = "8Mbps"
+delay = "20ms"
+[[flows]]
+name = "tcp"
+from = "s"
+to = "r"
+[[flows]]
+name = "dccp"
+from = "s"
+to = "r"
+transport = "dccp-ccid3"
+"""
+
+
+def test_each_transport_has_its_series_and_every_flow_the_flow_series(tmp_path: Path) -> None:
+    path = tmp_path / "mixed.toml"
+    path.write_text(MIXED_TOML, encoding="utf-8")
+    run = mobiflow.Scenario.load(path).run()
+    fs, ts, xs = run.flow_series, run.tcp_series, run.tfrc_series
+    assert set(fs["flow"].unique().to_list()) == {"tcp", "dccp"}
+    assert set(ts["flow"].unique().to_list()) == {"tcp"}
+    assert set(xs["flow"].unique().to_list()) == {"dccp"}
+    assert "cwnd_bytes" not in xs.columns
+    assert "x_bps" not in ts.columns
+    # The TFRC flow's rate X and what it received are its own columns, not a TCP
+    # window of zero and a snd_una that means bytes received.
+    late = xs.filter(pl.col("time_s") > 2)
+    assert late["x_bps"].min() > 0  # type: ignore[operator]
+    assert late["bytes_received"].max() > 0  # type: ignore[operator]
+    dccp = mobiflow.outputs.join_series(run.series, "tfrc")
+    assert dccp.height == xs.height
+    assert dccp.columns[:6] == FLOW_SERIES_COLUMNS
+    assert dccp["time_s"].to_list() == xs["time_s"].to_list()
+    assert dccp.filter(pl.col("time_s") > 2)["goodput_bps"].mean() > 0  # type: ignore[operator]
+
+
+def test_a_folder_from_before_the_split_gives_its_tcp_and_tfrc_series(tmp_path: Path) -> None:
+    """A results folder written with one flow series of every column (before the
+    series were split by transport) still reads: TCP rows are those with no TFRC
+    state, and the TFRC rows' columns take their new names."""
+    from mobiflow.outputs import read_tcp_series, read_tfrc_series
+
+    (tmp_path / "flow_series.csv").write_text(
+        "time_s,flow_index,flow,cwnd_bytes,ssthresh_bytes,rwnd_bytes,flight_bytes,srtt_ms,"
+        "rcv_buffer_bytes,read_rate_bps,goodput_bps,snd_una,snd_nxt,flow_window_bytes,"
+        "ar_bps,rcv_buf_limit_bytes,t_buff_ms,policy_state,tfrc_x_bps,tfrc_x_recv_bps,"
+        "tfrc_p,tfrc_state,tfrc_rx_state\n"
+        "0.1,0,tcp,2920,,65535,1460,40,0,0,100,1,3,65535,,262144,,-1,,,,-1,-1\n"
+        "0.1,1,dccp,0,0,0,0,41,0,8,8,500,900,0,,0,,-1,16000,12000,0.01,0,0\n",
+        encoding="utf-8",
+    )
+    tcp = read_tcp_series(tmp_path)
+    assert tcp["flow"].to_list() == ["tcp"]
+    assert tcp["cwnd_bytes"].to_list() == [2920]
+    tfrc = read_tfrc_series(tmp_path)
+    assert tfrc["flow"].to_list() == ["dccp"]
+    assert tfrc.select("x_bps", "p", "bytes_sent", "bytes_received", "state").row(0) == (
+        16000.0,
+        0.01,
+        900,
+        500,
+        0,
+    )

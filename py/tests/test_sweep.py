@@ -24,7 +24,13 @@ from .test_cli import assert_clean_error
 
 GRID = {"flows.bulk.cc": ["newreno", "cubic"], "links.access.queue_limit": ["20p", "100p"]}
 SEEDS = [1, 2]
-RESULT_FILES = {"summary.json", "flow_series.parquet", "link_series.parquet"}
+RESULT_FILES = {
+    "summary.json",
+    "flow_series.parquet",
+    "tcp_series.parquet",
+    "tfrc_series.parquet",
+    "link_series.parquet",
+}
 
 # A scenario where seeds matter (RED draws random numbers) and a run takes a while
 # (about 0.1 to 0.2 s), for the tests that stop a sweep half way.

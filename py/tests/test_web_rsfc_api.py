@@ -32,7 +32,7 @@ def test_rsfc_series_carry_t_buff_state_and_rho() -> None:
     sc = mobiflow.Scenario.load(SCENARIOS / "upload_alone.toml").set(
         "flows.upload.flow_control", "rsfc"
     )
-    series = sc.run().flow_series
+    series = sc.run().tcp_series
     assert series.schema["t_buff_ms"] == pl.Float64
     assert series.schema["policy_state"] == pl.Int64
     late = series.filter(pl.col("time_s") > 20)
@@ -42,6 +42,6 @@ def test_rsfc_series_carry_t_buff_state_and_rho() -> None:
     rho_bps = late["ar_bps"].to_list()
     assert sum(rho_bps) / len(rho_bps) > 1e6  # rho, near the 2 Mb/s uplink
     # Classic flow control keeps no such state.
-    plain = mobiflow.Scenario.load(SCENARIOS / "upload_alone.toml").run().flow_series
+    plain = mobiflow.Scenario.load(SCENARIOS / "upload_alone.toml").run().tcp_series
     assert plain["t_buff_ms"].null_count() == len(plain)
     assert set(plain["policy_state"].unique().to_list()) == {-1}

@@ -42,7 +42,7 @@ use mobiflow_sim::scenario::apply_override;
 use mobiflow_sim::{output, ScenarioError};
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
+use pyo3::types::{PyBytes, PyDict};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -193,12 +193,12 @@ fn run_scenario(
     Ok(output::summary_json(&result.summary))
 }
 
-/// A run's summary JSON and its flow and link series as CSV bytes (the exact bytes of
-/// `summary.json`, `flow_series.csv` and `link_series.csv`).
+/// A run's summary JSON and its series as CSV bytes (the exact bytes of
+/// `summary.json` and of each `<which>_series.csv`), keyed by `flow`, `tcp`, `tfrc`,
+/// `link`.
 struct Results {
     summary: String,
-    flow_csv: Vec<u8>,
-    link_csv: Vec<u8>,
+    series: Vec<(&'static str, Vec<u8>)>,
 }
 
 /// Runs a loaded scenario and keeps everything it reports in memory; writes it to
@@ -210,17 +210,14 @@ fn run_scenario_results(
     control: &Control,
 ) -> Result<Results, Failure> {
     let result = simulate(scenario, out_dir, pcap, control)?;
-    let csv_failure = |e: std::io::Error| Failure::Run(format!("cannot format the series: {e}"));
-    let mut flow_csv = Vec::new();
-    output::write_flow_series(&mut flow_csv, &result.series.flow, &result.summary)
-        .map_err(csv_failure)?;
-    let mut link_csv = Vec::new();
-    output::write_link_series(&mut link_csv, &result.series.link, &result.summary)
-        .map_err(csv_failure)?;
+    let tables = output::series_csv(&result.series, &result.summary)
+        .map_err(|e| Failure::Run(format!("cannot format the series: {e}")))?;
     Ok(Results {
         summary: output::summary_json(&result.summary),
-        flow_csv,
-        link_csv,
+        series: tables
+            .into_iter()
+            .map(|(file, csv)| (file.trim_end_matches("_series.csv"), csv))
+            .collect(),
     })
 }
 
@@ -314,10 +311,10 @@ fn validate_str(
     with_scenario(py, input, &overrides, |sc| Ok(describe_json(sc)))
 }
 
-/// [`run_str`] that also returns the sampled series: `(summary JSON, flow series CSV,
-/// link series CSV)`, the bytes `out_dir` would receive. Writes them into `out_dir`
-/// too if it is given, with the pcap files of the scenario's capture points (and of
-/// every host with `pcap`).
+/// [`run_str`] that also returns the sampled series: `(summary JSON, {which: CSV})`
+/// with `which` one of `flow`, `tcp`, `tfrc`, `link`, the bytes `out_dir` would
+/// receive. Writes them into `out_dir` too if it is given, with the pcap files of the
+/// scenario's capture points (and of every host with `pcap`).
 #[pyfunction]
 #[pyo3(signature = (text, overrides = Vec::new(), out_dir = None, source = None, pcap = false, budget = Some(mobiflow_sim::budget::DEFAULT_BUDGET_BYTES), progress = None))]
 #[allow(clippy::too_many_arguments)]
@@ -330,17 +327,17 @@ fn run_str_results<'py>(
     pcap: bool,
     budget: Option<u64>,
     progress: Option<PyObject>,
-) -> PyResult<(String, Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
+) -> PyResult<(String, Bound<'py, PyDict>)> {
     let control = Control { budget, progress };
     let input = Input::Text(&text, source.as_deref());
     let results = with_scenario(py, input, &overrides, |sc| {
         run_scenario_results(sc, out_dir.as_deref(), pcap, &control)
     })?;
-    Ok((
-        results.summary,
-        PyBytes::new(py, &results.flow_csv),
-        PyBytes::new(py, &results.link_csv),
-    ))
+    let series = PyDict::new(py);
+    for (which, csv) in &results.series {
+        series.set_item(*which, PyBytes::new(py, csv))?;
+    }
+    Ok((results.summary, series))
 }
 
 /// The resource estimate of a scenario given as TOML text, as JSON (see

@@ -27,12 +27,15 @@ use serde::Serialize;
 /// two sweep workers and the rest of the system fit beside a run at the limit.
 pub const DEFAULT_BUDGET_BYTES: u64 = 4 << 30;
 
-/// Bytes of one flow-series row held in memory: 18 eight-byte columns, two four-byte
-/// and two one-byte ones (`results::FlowSeries`), doubled for `Vec` growth (a
-/// column's capacity is at most twice its length), plus the row as CSV text (the
-/// series cross to Python as CSV; a row of `examples/cellular_trace.toml` measures
-/// about 118 bytes, and 256 leaves room for longer numbers).
-pub const FLOW_ROW_BYTES: u64 = 2 * (18 * 8 + 2 * 4 + 2) + 256;
+/// Bytes of one flow's rows of a sample held in memory: its row of the flow series
+/// (three eight-byte columns, the time and a four-byte index: `results::FlowSeries`)
+/// and of its transport's series (TCP, the larger: eleven eight-byte columns, the time,
+/// a four-byte index and a four-byte state: `results::TcpSeries`), doubled for `Vec`
+/// growth (a column's capacity is at most twice its length), plus the two rows as CSV
+/// text (the series cross to Python as CSV; the two rows of a flow of
+/// `examples/cellular_trace.toml` measure about 130 bytes, and 320 leaves room for
+/// longer numbers).
+pub const FLOW_ROW_BYTES: u64 = 2 * ((4 * 8 + 4) + (12 * 8 + 2 * 4)) + 320;
 
 /// Bytes of one link-series row: four eight-byte columns and one four-byte one
 /// (`results::LinkSeries`), doubled for `Vec` growth, plus 64 bytes of CSV (a row of

@@ -10,6 +10,7 @@
 //! [`ClockedDir::advance`] with the current time, so a real-time forwarder applies
 //! exactly the simulator's link model: one implementation serves both.
 
+use crate::engine::ids::{DirId, NodeId};
 use crate::engine::link::{Admit, DirStats, PktId};
 use crate::engine::linkdir::{LinkDir, LinkTimer};
 use crate::engine::splitmix;
@@ -59,7 +60,7 @@ impl ClockedDir {
     pub fn new(spec: &DirSpec, index: usize, seed: u64, horizon: Duration) -> ClockedDir {
         let rng = Xoshiro256PlusPlus::seed_from_u64(splitmix(seed ^ splitmix(index as u64 + 1)));
         let mut d = ClockedDir {
-            dir: LinkDir::new(index, 0, 1, spec, rng, horizon),
+            dir: LinkDir::new(DirId::new(index), NodeId(0), NodeId(1), spec, rng, horizon),
             timers: Timers::default(),
         };
         d.dir.start(&mut |t, timer| d.timers.push(t, timer));

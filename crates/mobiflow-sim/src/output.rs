@@ -1,15 +1,17 @@
 //! Writing a run's results to a folder.
 //!
-//! [`write_run`] writes three files, and only these three, into a folder that it creates
+//! [`write_run`] writes five files, and only these five, into a folder that it creates
 //! if needed:
 //!
 //! | file | content |
 //! |---|---|
 //! | `summary.json` | the [`Summary`], pretty-printed, fields in declaration order |
-//! | `flow_series.csv` | [`FlowSeries`], one row per (sample time, flow) |
+//! | `flow_series.csv` | [`FlowSeries`], one row per (sample time, flow): what every flow has |
+//! | `tcp_series.csv` | [`TcpSeries`], one row per (sample time, TCP flow) |
+//! | `tfrc_series.csv` | [`TfrcSeries`], one row per (sample time, TFRC / DCCP flow) |
 //! | `link_series.csv` | [`LinkSeries`], one row per (sample time, link direction) |
 //!
-//! Other files already in the folder are left alone; the three files above are replaced
+//! Other files already in the folder are left alone; the files above are replaced
 //! (each is written to a temporary name in the same folder, then renamed, so that an
 //! interrupted run never leaves half a file under the real name).
 //!
@@ -18,16 +20,17 @@
 //! for NaN and infinities); floats in CSV by Rust's `Display` for `f64` (shortest
 //! round-trip form, never an exponent), with NaN and infinities written as an empty
 //! field (a missing value for polars and pandas). The series have a header row even when
-//! sampling was disabled and they hold no rows.
+//! sampling was disabled, or no flow has that transport, and they hold no rows.
 //!
-//! The CSV columns are the fields of [`FlowSeries`] and [`LinkSeries`], in order, in the
-//! naming of every mobiflow table: the index column is `flow_index` (into
-//! `summary.flows`), followed by `flow`, the flow's name; `dir_index` (into
-//! `summary.links`) is followed by `dir`, the direction's name (`link:a->b`). An
-//! infinite slow-start threshold is an empty field.
+//! The CSV columns are `time_s`, the index column, the name, then the table's columns
+//! as declared in `results.rs` (`series_table!`), in the naming of every mobiflow table:
+//! the index column is `flow_index` (into `summary.flows`), followed by `flow`, the
+//! flow's name; `dir_index` (into `summary.links`) is followed by `dir`, the direction's
+//! name (`link:a->b`). An infinite slow-start threshold is an empty field.
 
 use crate::engine::RunResult;
-use crate::results::{FlowSeries, LinkSeries, Series, Summary};
+pub use crate::results::SSTHRESH_INFINITE;
+use crate::results::{FlowSeries, LinkSeries, Series, SeriesTable, Summary, TcpSeries, TfrcSeries};
 use std::fs;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -35,53 +38,62 @@ use std::path::{Path, PathBuf};
 /// Name of the JSON summary written by [`write_run`].
 pub const SUMMARY_FILE: &str = "summary.json";
 /// Name of the per-flow time series written by [`write_run`].
-pub const FLOW_SERIES_FILE: &str = "flow_series.csv";
+pub const FLOW_SERIES_FILE: &str = FlowSeries::FILE;
+/// Name of the TCP flows' time series written by [`write_run`].
+pub const TCP_SERIES_FILE: &str = TcpSeries::FILE;
+/// Name of the TFRC flows' time series written by [`write_run`].
+pub const TFRC_SERIES_FILE: &str = TfrcSeries::FILE;
 /// Name of the per-link-direction time series written by [`write_run`].
-pub const LINK_SERIES_FILE: &str = "link_series.csv";
+pub const LINK_SERIES_FILE: &str = LinkSeries::FILE;
 
-/// Column names of `flow_series.csv`, in order.
-pub const FLOW_SERIES_COLUMNS: &[&str] = &[
-    "time_s",
-    "flow_index",
-    "flow",
-    "cwnd_bytes",
-    "ssthresh_bytes",
-    "rwnd_bytes",
-    "flight_bytes",
-    "srtt_ms",
-    "rcv_buffer_bytes",
-    "read_rate_bps",
-    "goodput_bps",
-    "snd_una",
-    "snd_nxt",
-    "flow_window_bytes",
-    "ar_bps",
-    "rcv_buf_limit_bytes",
-    "t_buff_ms",
-    "policy_state",
-    "tfrc_x_bps",
-    "tfrc_x_recv_bps",
-    "tfrc_p",
-    "tfrc_state",
-    "tfrc_rx_state",
-];
+/// The header of a series table's CSV: `time_s`, the index, the name, its columns.
+pub fn columns<T: SeriesTable>() -> Vec<&'static str> {
+    let mut c = vec!["time_s"];
+    c.extend(T::INDEX);
+    c.extend(T::COLUMNS);
+    c
+}
 
-/// Column names of `link_series.csv`, in order.
-pub const LINK_SERIES_COLUMNS: &[&str] = &[
-    "time_s",
-    "dir_index",
-    "dir",
-    "queue_packets",
-    "queue_bytes",
-    "rate_bps",
-];
-
-/// Writes `summary.json`, `flow_series.csv` and `link_series.csv` into `dir`, creating
-/// it (and its parents) if missing, and returns the paths written, in that order.
+/// Writes `summary.json` and the four series into `dir`, creating it (and its parents)
+/// if missing, and returns the paths written, in the order of the table above.
 ///
-/// Only these three files are touched: anything else in `dir` stays as it was.
+/// Only these files are touched: anything else in `dir` stays as it was.
 pub fn write_run(result: &RunResult, dir: &Path) -> io::Result<Vec<PathBuf>> {
     write_results(&result.summary, &result.series, dir)
+}
+
+/// The four series as CSV bytes, in the order of [`write_run`]'s files (after the
+/// summary): flow, TCP, TFRC, link.
+pub fn series_csv(series: &Series, summary: &Summary) -> io::Result<[(&'static str, Vec<u8>); 4]> {
+    // Check every table before formatting any, so that a malformed result is refused
+    // whole.
+    check(&series.flow)?;
+    check(&series.tcp)?;
+    check(&series.tfrc)?;
+    check(&series.link)?;
+    let csv = |f: &dyn Fn(&mut Vec<u8>) -> io::Result<()>| -> io::Result<Vec<u8>> {
+        let mut out = Vec::new();
+        f(&mut out)?;
+        Ok(out)
+    };
+    Ok([
+        (
+            FLOW_SERIES_FILE,
+            csv(&|w| write_series(w, &series.flow, summary))?,
+        ),
+        (
+            TCP_SERIES_FILE,
+            csv(&|w| write_series(w, &series.tcp, summary))?,
+        ),
+        (
+            TFRC_SERIES_FILE,
+            csv(&|w| write_series(w, &series.tfrc, summary))?,
+        ),
+        (
+            LINK_SERIES_FILE,
+            csv(&|w| write_series(w, &series.link, summary))?,
+        ),
+    ])
 }
 
 /// [`write_run`] for a summary and series held separately.
@@ -92,26 +104,19 @@ pub fn write_results(summary: &Summary, series: &Series, dir: &Path) -> io::Resu
             format!("{}: exists and is not a directory", dir.display()),
         ));
     }
-    fs::create_dir_all(dir)?;
-    // Check the series before writing anything, so that a malformed result leaves
+    // Format the series before writing anything, so that a malformed result leaves
     // the folder untouched.
-    check_flow_series(&series.flow)?;
-    check_link_series(&series.link)?;
-
+    let tables = series_csv(series, summary)?;
+    fs::create_dir_all(dir)?;
     let summary_path = dir.join(SUMMARY_FILE);
     write_atomically(&summary_path, summary_json(summary).as_bytes())?;
-
-    let flow_path = dir.join(FLOW_SERIES_FILE);
-    let mut flow_csv = Vec::new();
-    write_flow_series(&mut flow_csv, &series.flow, summary)?;
-    write_atomically(&flow_path, &flow_csv)?;
-
-    let link_path = dir.join(LINK_SERIES_FILE);
-    let mut link_csv = Vec::new();
-    write_link_series(&mut link_csv, &series.link, summary)?;
-    write_atomically(&link_path, &link_csv)?;
-
-    Ok(vec![summary_path, flow_path, link_path])
+    let mut paths = vec![summary_path];
+    for (file, bytes) in &tables {
+        let path = dir.join(file);
+        write_atomically(&path, bytes)?;
+        paths.push(path);
+    }
+    Ok(paths)
 }
 
 /// The summary as written to `summary.json`: pretty-printed JSON with two-space
@@ -124,79 +129,26 @@ pub fn summary_json(summary: &Summary) -> String {
     text
 }
 
-/// Writes `flow_series.csv` (header and rows) to `w`. `summary` supplies flow names.
-pub fn write_flow_series<W: Write>(w: W, s: &FlowSeries, summary: &Summary) -> io::Result<()> {
-    let rows = check_flow_series(s)?;
+/// Writes a series table (header and rows) to `w`. `summary` supplies the names of the
+/// flows or link directions.
+pub fn write_series<W: Write, T: SeriesTable>(w: W, s: &T, summary: &Summary) -> io::Result<()> {
+    let rows = check(s)?;
+    let names: Vec<&str> = if T::INDEX[1] == "dir" {
+        summary.links.iter().map(|l| l.name.as_str()).collect()
+    } else {
+        summary.flows.iter().map(|f| f.name.as_str()).collect()
+    };
     let mut w = BufWriter::new(w);
-    write_header(&mut w, FLOW_SERIES_COLUMNS)?;
+    writeln!(w, "{}", columns::<T>().join(","))?;
     for i in 0..rows {
-        let flow = s.flow[i];
-        let name = summary.flows.get(flow as usize).map(|f| f.name.as_str());
-        write_row_start(&mut w, s.time_s[i], flow, name)?;
-        writeln!(
-            w,
-            ",{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
-            s.cwnd_bytes[i],
-            Ssthresh(s.ssthresh_bytes[i]),
-            s.rwnd_bytes[i],
-            s.flight_bytes[i],
-            F(s.srtt_ms[i]),
-            s.rcv_buffer_bytes[i],
-            F(s.read_rate_bps[i]),
-            F(s.goodput_bps[i]),
-            s.snd_una[i],
-            s.snd_nxt[i],
-            s.flow_window_bytes[i],
-            F(s.ar_bps[i]),
-            s.rcv_buf_limit_bytes[i],
-            F(s.t_buff_ms[i]),
-            s.policy_state[i],
-            F(s.tfrc_x_bps[i]),
-            F(s.tfrc_x_recv_bps[i]),
-            F(s.tfrc_p[i]),
-            s.tfrc_state[i],
-            s.tfrc_rx_state[i],
-        )?;
+        let (t, ix) = s.key(i);
+        let name = names.get(ix as usize).copied().unwrap_or("");
+        write!(w, "{},{},", F(t), ix)?;
+        write_field(&mut w, name)?;
+        s.write_cells(i, &mut w)?;
+        writeln!(w)?;
     }
     w.flush()
-}
-
-/// Writes `link_series.csv` (header and rows) to `w`. `summary` supplies direction names.
-pub fn write_link_series<W: Write>(w: W, s: &LinkSeries, summary: &Summary) -> io::Result<()> {
-    let rows = check_link_series(s)?;
-    let mut w = BufWriter::new(w);
-    write_header(&mut w, LINK_SERIES_COLUMNS)?;
-    for i in 0..rows {
-        let dir = s.dir[i];
-        let name = summary.links.get(dir as usize).map(|l| l.name.as_str());
-        write_row_start(&mut w, s.time_s[i], dir, name)?;
-        writeln!(
-            w,
-            ",{},{},{}",
-            s.queue_packets[i],
-            s.queue_bytes[i],
-            F(s.rate_bps[i]),
-        )?;
-    }
-    w.flush()
-}
-
-/// The slow-start threshold at or above which it counts as infinite (the engine caps an
-/// infinite threshold at `u64::MAX / 4`, so that arithmetic on it cannot overflow).
-pub const SSTHRESH_INFINITE: u64 = u64::MAX / 4;
-
-/// A slow-start threshold as a CSV field: empty (null) while it is infinite, never the
-/// cap `u64::MAX / 4` as if it were a size.
-struct Ssthresh(u64);
-
-impl std::fmt::Display for Ssthresh {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if self.0 >= SSTHRESH_INFINITE {
-            Ok(())
-        } else {
-            write!(f, "{}", self.0)
-        }
-    }
 }
 
 /// A float as a CSV field: shortest round-trip decimal, empty if not finite.
@@ -212,23 +164,6 @@ impl std::fmt::Display for F {
     }
 }
 
-fn write_header<W: Write>(w: &mut W, columns: &[&str]) -> io::Result<()> {
-    writeln!(w, "{}", columns.join(","))
-}
-
-/// The columns every series row starts with: `time_s`, the flow's or direction's
-/// index and its name (empty when the summary has none); the rest of the row follows,
-/// each column after a comma.
-fn write_row_start<W: Write>(
-    w: &mut W,
-    time_s: f64,
-    index: u32,
-    name: Option<&str>,
-) -> io::Result<()> {
-    write!(w, "{},{},", F(time_s), index)?;
-    write_field(w, name.unwrap_or(""))
-}
-
 /// A text field, quoted as RFC 4180 asks when it holds a comma, a quote or a line break.
 fn write_field<W: Write>(w: &mut W, text: &str) -> io::Result<()> {
     if text.contains([',', '"', '\n', '\r']) {
@@ -238,61 +173,23 @@ fn write_field<W: Write>(w: &mut W, text: &str) -> io::Result<()> {
     }
 }
 
-/// Checks that every column has as many rows as `time_s`; returns that number.
-fn check_lengths(table: &str, columns: &[(&str, usize)]) -> io::Result<usize> {
+/// Checks that every column of a table has as many rows as `time_s`; returns that
+/// number.
+fn check<T: SeriesTable>(s: &T) -> io::Result<usize> {
+    let columns = s.lengths();
     let rows = columns[0].1;
-    for &(name, len) in columns {
+    for (name, len) in columns {
         if len != rows {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidData,
-                format!("{table}: column {name} has {len} rows, time_s has {rows}"),
+                format!(
+                    "{}: column {name} has {len} rows, time_s has {rows}",
+                    T::WHAT
+                ),
             ));
         }
     }
     Ok(rows)
-}
-
-fn check_flow_series(s: &FlowSeries) -> io::Result<usize> {
-    check_lengths(
-        "flow series",
-        &[
-            ("time_s", s.time_s.len()),
-            ("flow", s.flow.len()),
-            ("cwnd_bytes", s.cwnd_bytes.len()),
-            ("ssthresh_bytes", s.ssthresh_bytes.len()),
-            ("rwnd_bytes", s.rwnd_bytes.len()),
-            ("flight_bytes", s.flight_bytes.len()),
-            ("srtt_ms", s.srtt_ms.len()),
-            ("rcv_buffer_bytes", s.rcv_buffer_bytes.len()),
-            ("read_rate_bps", s.read_rate_bps.len()),
-            ("goodput_bps", s.goodput_bps.len()),
-            ("snd_una", s.snd_una.len()),
-            ("snd_nxt", s.snd_nxt.len()),
-            ("flow_window_bytes", s.flow_window_bytes.len()),
-            ("ar_bps", s.ar_bps.len()),
-            ("rcv_buf_limit_bytes", s.rcv_buf_limit_bytes.len()),
-            ("t_buff_ms", s.t_buff_ms.len()),
-            ("policy_state", s.policy_state.len()),
-            ("tfrc_x_bps", s.tfrc_x_bps.len()),
-            ("tfrc_x_recv_bps", s.tfrc_x_recv_bps.len()),
-            ("tfrc_p", s.tfrc_p.len()),
-            ("tfrc_state", s.tfrc_state.len()),
-            ("tfrc_rx_state", s.tfrc_rx_state.len()),
-        ],
-    )
-}
-
-fn check_link_series(s: &LinkSeries) -> io::Result<usize> {
-    check_lengths(
-        "link series",
-        &[
-            ("time_s", s.time_s.len()),
-            ("dir", s.dir.len()),
-            ("queue_packets", s.queue_packets.len()),
-            ("queue_bytes", s.queue_bytes.len()),
-            ("rate_bps", s.rate_bps.len()),
-        ],
-    )
 }
 
 /// Writes `bytes` to a temporary file beside `path`, then renames it to `path`.
@@ -319,7 +216,7 @@ fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::{FlowSummary, LinkSummary};
+    use crate::results::{FlowSummary, LinkSummary, Ssthresh};
     use std::collections::BTreeMap;
 
     fn flow(name: &str) -> FlowSummary {
@@ -400,14 +297,18 @@ mod tests {
             flow: FlowSeries {
                 time_s: vec![0.1, 0.2],
                 flow: vec![0, 1],
-                cwnd_bytes: vec![1460, 2920],
-                ssthresh_bytes: vec![u64::MAX, 65535],
-                rwnd_bytes: vec![65535, 0],
-                flight_bytes: vec![0, 1460],
                 srtt_ms: vec![f64::NAN, 100.25],
-                rcv_buffer_bytes: vec![0, 10],
                 read_rate_bps: vec![6e6, 0.0],
                 goodput_bps: vec![1e-7, 1e21],
+            },
+            tcp: TcpSeries {
+                time_s: vec![0.1, 0.2],
+                flow: vec![0, 1],
+                cwnd_bytes: vec![1460, 2920],
+                ssthresh_bytes: vec![Ssthresh(u64::MAX), Ssthresh(65535)],
+                rwnd_bytes: vec![65535, 0],
+                flight_bytes: vec![0, 1460],
+                rcv_buffer_bytes: vec![0, 10],
                 snd_una: vec![1, 2],
                 snd_nxt: vec![3, 4],
                 flow_window_bytes: vec![65535, 0],
@@ -415,12 +316,8 @@ mod tests {
                 rcv_buf_limit_bytes: vec![262144, 262144],
                 t_buff_ms: vec![f64::NAN, 12.5],
                 policy_state: vec![-1, 2],
-                tfrc_x_bps: vec![f64::NAN, f64::NAN],
-                tfrc_x_recv_bps: vec![f64::NAN, f64::NAN],
-                tfrc_p: vec![f64::NAN, f64::NAN],
-                tfrc_state: vec![-1, -1],
-                tfrc_rx_state: vec![-1, -1],
             },
+            tfrc: TfrcSeries::default(),
             link: LinkSeries {
                 time_s: vec![0.1],
                 dir: vec![0],
@@ -441,27 +338,44 @@ mod tests {
     #[test]
     fn flow_series_has_header_names_and_quoted_fields() {
         let mut out = Vec::new();
-        write_flow_series(&mut out, &series().flow, &summary()).unwrap();
+        write_series(&mut out, &series().flow, &summary()).unwrap();
         let text = String::from_utf8(out).unwrap();
         let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(lines[0], FLOW_SERIES_COLUMNS.join(","));
         assert_eq!(
-            lines[1],
-            "0.1,0,bulk,1460,,65535,0,,0,6000000,0.0000001,1,3,65535,,262144,,-1,\
-             ,,,-1,-1"
+            lines[0],
+            "time_s,flow_index,flow,srtt_ms,read_rate_bps,goodput_bps"
         );
+        assert_eq!(lines[1], "0.1,0,bulk,,6000000,0.0000001");
         assert_eq!(
             lines[2],
-            "0.2,1,\"odd, \"\"name\"\"\",2920,65535,0,1460,100.25,10,0,\
-             1000000000000000000000,2,4,0,4000000,262144,12.5,2,,,,-1,-1"
+            "0.2,1,\"odd, \"\"name\"\"\",100.25,0,1000000000000000000000"
         );
         assert_eq!(lines.len(), 3);
     }
 
     #[test]
+    fn tcp_series_writes_an_infinite_ssthresh_and_nan_as_empty_fields() {
+        let mut out = Vec::new();
+        write_series(&mut out, &series().tcp, &summary()).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines[0],
+            "time_s,flow_index,flow,cwnd_bytes,ssthresh_bytes,rwnd_bytes,flight_bytes,\
+             rcv_buffer_bytes,snd_una,snd_nxt,flow_window_bytes,ar_bps,rcv_buf_limit_bytes,\
+             t_buff_ms,policy_state"
+        );
+        assert_eq!(lines[1], "0.1,0,bulk,1460,,65535,0,0,1,3,65535,,262144,,-1");
+        assert_eq!(
+            lines[2],
+            "0.2,1,\"odd, \"\"name\"\"\",2920,65535,0,1460,10,2,4,0,4000000,262144,12.5,2"
+        );
+    }
+
+    #[test]
     fn link_series_names_directions() {
         let mut out = Vec::new();
-        write_link_series(&mut out, &series().link, &summary()).unwrap();
+        write_series(&mut out, &series().link, &summary()).unwrap();
         assert_eq!(
             String::from_utf8(out).unwrap(),
             "time_s,dir_index,dir,queue_packets,queue_bytes,rate_bps\n\
@@ -472,10 +386,16 @@ mod tests {
     #[test]
     fn empty_series_still_have_a_header() {
         let mut out = Vec::new();
-        write_link_series(&mut out, &LinkSeries::default(), &summary()).unwrap();
+        write_series(&mut out, &LinkSeries::default(), &summary()).unwrap();
         assert_eq!(
             String::from_utf8(out).unwrap(),
             "time_s,dir_index,dir,queue_packets,queue_bytes,rate_bps\n"
+        );
+        let mut out = Vec::new();
+        write_series(&mut out, &TfrcSeries::default(), &summary()).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "time_s,flow_index,flow,x_bps,x_recv_bps,p,bytes_sent,bytes_received,state,rx_state\n"
         );
     }
 
@@ -483,12 +403,14 @@ mod tests {
     fn ragged_series_are_refused_before_writing() {
         let dir = scratch("ragged");
         let mut s = series();
-        s.flow.snd_nxt.pop();
+        s.tcp.snd_nxt.pop();
         let err = write_results(&summary(), &s, &dir).unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::InvalidData);
-        assert!(err.to_string().contains("snd_nxt"), "{err}");
-        assert!(!dir.join(SUMMARY_FILE).exists());
-        fs::remove_dir_all(&dir).unwrap();
+        assert!(
+            err.to_string().contains("TCP series: column snd_nxt"),
+            "{err}"
+        );
+        assert!(!dir.exists(), "nothing is written, not even the folder");
     }
 
     #[test]
@@ -510,7 +432,16 @@ mod tests {
             .iter()
             .map(|p| p.file_name().unwrap().to_str().unwrap().to_string())
             .collect();
-        assert_eq!(names, [SUMMARY_FILE, FLOW_SERIES_FILE, LINK_SERIES_FILE]);
+        assert_eq!(
+            names,
+            [
+                SUMMARY_FILE,
+                FLOW_SERIES_FILE,
+                TCP_SERIES_FILE,
+                TFRC_SERIES_FILE,
+                LINK_SERIES_FILE
+            ]
+        );
         fs::write(dir.join("notes.txt"), "mine").unwrap();
         let first: Vec<Vec<u8>> = paths.iter().map(|p| fs::read(p).unwrap()).collect();
         write_results(&summary(), &series(), &dir).unwrap();
@@ -528,7 +459,9 @@ mod tests {
                 "flow_series.csv",
                 "link_series.csv",
                 "notes.txt",
-                "summary.json"
+                "summary.json",
+                "tcp_series.csv",
+                "tfrc_series.csv",
             ]
         );
         fs::remove_dir_all(dir.parent().unwrap()).unwrap();

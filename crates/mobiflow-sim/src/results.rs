@@ -254,65 +254,200 @@ pub struct Summary {
     pub events: u64,
 }
 
-/// Sampled time series, columnar: one row per (time, flow) for flows and per
-/// (time, link direction) for links.
+/// Sampled time series, columnar: a table of what every flow has (goodput, read
+/// rate, RTT), a table per transport for what only it has (a TCP window means
+/// nothing for TFRC, TFRC's rate X nothing for TCP), and the link directions'. One
+/// row per (time, flow) of that kind, per (time, link direction) for links.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Series {
     pub flow: FlowSeries,
+    pub tcp: TcpSeries,
+    pub tfrc: TfrcSeries,
     pub link: LinkSeries,
 }
 
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct FlowSeries {
-    pub time_s: Vec<f64>,
-    pub flow: Vec<u32>,
-    pub cwnd_bytes: Vec<u64>,
-    pub ssthresh_bytes: Vec<u64>,
-    /// Last window the receiver advertised.
-    pub rwnd_bytes: Vec<u64>,
-    pub flight_bytes: Vec<u64>,
-    pub srtt_ms: Vec<f64>,
-    /// Bytes held in the receive buffer (in order, unread, plus out of order).
-    pub rcv_buffer_bytes: Vec<u64>,
-    /// Application read rate over the last sampling period, bits per second.
-    pub read_rate_bps: Vec<f64>,
-    /// Goodput over the last sampling period, bits per second.
-    pub goodput_bps: Vec<f64>,
-    /// Highest byte acknowledged (for time-sequence plots).
-    pub snd_una: Vec<u64>,
-    /// Highest byte sent.
-    pub snd_nxt: Vec<u64>,
-    /// The sender's flow-control window: the advertised window, plus AR × SRTT under
-    /// AFC's sender placement.
-    pub flow_window_bytes: Vec<u64>,
-    /// The receiver's rate estimate, bits per second: AFC's application rate AR,
-    /// RSFC's receive rate ρ; NaN when the policy keeps none.
-    pub ar_bps: Vec<f64>,
-    /// Receive buffer the policy grants (auto-tuning); the buffer size otherwise.
-    pub rcv_buf_limit_bytes: Vec<u64>,
-    /// The policy's estimate of the time segments wait in the sender's uplink
-    /// buffer (RSFC's t_buff), milliseconds; NaN when the policy keeps none.
-    pub t_buff_ms: Vec<f64>,
-    /// The policy's control state (RSFC: 0 SLOW, 1 FAST, 2 MONITOR); -1 when it has
-    /// none.
-    pub policy_state: Vec<i32>,
-    /// TFRC: the allowed rate X, the last X_recv (bits/s) and the loss event rate p
-    /// the sender uses; NaN for TCP flows.
-    pub tfrc_x_bps: Vec<f64>,
-    pub tfrc_x_recv_bps: Vec<f64>,
-    pub tfrc_p: Vec<f64>,
-    /// Freeze-DCCP states as numbers: sender 0 NORMAL, 1 FROZEN, 2 RESTORING,
-    /// 3 PROBING; receiver 0 NORMAL, 1 SIGNAL_FREEZE, 2 SIGNAL_UNFREEZE,
-    /// 3 RESTORATION, 4 RECOVERY1, 5 RECOVERY2, 6 PROBED; −1 for TCP flows.
-    pub tfrc_state: Vec<i8>,
-    pub tfrc_rx_state: Vec<i8>,
+/// One cell of a series as a CSV field.
+pub trait Cell {
+    fn write_cell(&self, w: &mut dyn std::io::Write) -> std::io::Result<()>;
 }
 
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct LinkSeries {
-    pub time_s: Vec<f64>,
-    pub dir: Vec<u32>,
-    pub queue_packets: Vec<u64>,
-    pub queue_bytes: Vec<u64>,
-    pub rate_bps: Vec<f64>,
+macro_rules! int_cells {
+    ($($t:ty),+) => {$(
+        impl Cell for $t {
+            fn write_cell(&self, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+                write!(w, "{self}")
+            }
+        }
+    )+};
+}
+int_cells!(u64, u32, i32, i8);
+
+/// A float: shortest round-trip decimal, empty (a missing value for polars and
+/// pandas) if not finite.
+impl Cell for f64 {
+    fn write_cell(&self, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+        if self.is_finite() {
+            write!(w, "{self}")
+        } else {
+            Ok(())
+        }
+    }
+}
+
+/// The slow-start threshold at or above which it counts as infinite (the engine caps an
+/// infinite threshold at `u64::MAX / 4`, so that arithmetic on it cannot overflow).
+pub const SSTHRESH_INFINITE: u64 = u64::MAX / 4;
+
+/// A slow-start threshold: empty (null) while it is infinite, never the cap
+/// `u64::MAX / 4` as if it were a size.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Ssthresh(pub u64);
+
+impl Cell for Ssthresh {
+    fn write_cell(&self, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+        if self.0 >= SSTHRESH_INFINITE {
+            Ok(())
+        } else {
+            write!(w, "{}", self.0)
+        }
+    }
+}
+
+/// A series table: its columns after the time and the index (and the name, which the
+/// writer takes from the summary), and each row's cells.
+pub trait SeriesTable {
+    /// What the table is called in messages ("TCP series").
+    const WHAT: &'static str;
+    /// The file it is written to.
+    const FILE: &'static str;
+    /// Its index column and the name column after it (`flow_index`, `flow`).
+    const INDEX: [&'static str; 2];
+    /// The columns after the name, in order.
+    const COLUMNS: &'static [&'static str];
+    /// Every column's name and length, for the check that they agree.
+    fn lengths(&self) -> Vec<(&'static str, usize)>;
+    /// Row `i`: its time and index.
+    fn key(&self, i: usize) -> (f64, u32);
+    /// Row `i`'s cells after the name, each preceded by a comma.
+    fn write_cells(&self, i: usize, w: &mut dyn std::io::Write) -> std::io::Result<()>;
+}
+
+/// Declares a series table once: the struct (`time_s`, the index column, then the
+/// columns), its [`SeriesTable`] impl, and so its CSV header, length check and rows.
+macro_rules! series_table {
+    (
+        $(#[$meta:meta])*
+        pub struct $name:ident ($what:literal, $file:literal, $index:ident = $ix:literal / $nm:literal) {
+            $( $(#[$fmeta:meta])* $field:ident : $t:ty ),+ $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Debug, Default, PartialEq)]
+        pub struct $name {
+            /// Sample time since the run began.
+            pub time_s: Vec<f64>,
+            pub $index: Vec<u32>,
+            $( $(#[$fmeta])* pub $field: Vec<$t>, )+
+        }
+
+        impl SeriesTable for $name {
+            const WHAT: &'static str = $what;
+            const FILE: &'static str = $file;
+            const INDEX: [&'static str; 2] = [$ix, $nm];
+            const COLUMNS: &'static [&'static str] = &[$(stringify!($field)),+];
+            fn lengths(&self) -> Vec<(&'static str, usize)> {
+                vec![
+                    ("time_s", self.time_s.len()),
+                    (stringify!($index), self.$index.len()),
+                    $( (stringify!($field), self.$field.len()), )+
+                ]
+            }
+            fn key(&self, i: usize) -> (f64, u32) {
+                (self.time_s[i], self.$index[i])
+            }
+            fn write_cells(&self, i: usize, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+                $(
+                    w.write_all(b",")?;
+                    Cell::write_cell(&self.$field[i], w)?;
+                )+
+                Ok(())
+            }
+        }
+    };
+}
+
+series_table! {
+    /// What every flow has, whatever its transport: one row per (sample time, flow).
+    pub struct FlowSeries ("flow series", "flow_series.csv", flow = "flow_index" / "flow") {
+        /// Smoothed RTT, milliseconds (TCP: RFC 6298 SRTT; TFRC: R); NaN before the
+        /// first sample.
+        srtt_ms: f64,
+        /// Application read rate over the last sampling period, bits per second.
+        read_rate_bps: f64,
+        /// Goodput over the last sampling period, bits per second (TCP: in-order bytes
+        /// the receiver took; TFRC: bytes received).
+        goodput_bps: f64,
+    }
+}
+
+series_table! {
+    /// What only a TCP flow has: one row per (sample time, TCP flow).
+    pub struct TcpSeries ("TCP series", "tcp_series.csv", flow = "flow_index" / "flow") {
+        cwnd_bytes: u64,
+        ssthresh_bytes: Ssthresh,
+        /// Last window the receiver advertised.
+        rwnd_bytes: u64,
+        flight_bytes: u64,
+        /// Bytes held in the receive buffer (in order, unread, plus out of order).
+        rcv_buffer_bytes: u64,
+        /// Highest byte acknowledged (for time-sequence plots).
+        snd_una: u64,
+        /// Highest byte sent.
+        snd_nxt: u64,
+        /// The sender's flow-control window: the advertised window, plus AR × SRTT
+        /// under AFC's sender placement.
+        flow_window_bytes: u64,
+        /// The receiver's rate estimate, bits per second: AFC's application rate AR,
+        /// RSFC's receive rate ρ; NaN when the policy keeps none.
+        ar_bps: f64,
+        /// Receive buffer the policy grants (auto-tuning); the buffer size otherwise.
+        rcv_buf_limit_bytes: u64,
+        /// The policy's estimate of the time segments wait in the sender's uplink
+        /// buffer (RSFC's t_buff), milliseconds; NaN when the policy keeps none.
+        t_buff_ms: f64,
+        /// The policy's control state (RSFC: 0 SLOW, 1 FAST, 2 MONITOR); -1 when it
+        /// has none.
+        policy_state: i32,
+    }
+}
+
+series_table! {
+    /// What only a TFRC / DCCP CCID 3 flow has: one row per (sample time, TFRC flow).
+    pub struct TfrcSeries ("TFRC series", "tfrc_series.csv", flow = "flow_index" / "flow") {
+        /// The allowed rate X the sender uses, bits per second (RFC 5348 §4.3).
+        x_bps: f64,
+        /// The last X_recv the sender took from feedback, bits per second.
+        x_recv_bps: f64,
+        /// The loss event rate p the sender uses.
+        p: f64,
+        /// Bytes the sender sent, and bytes the receiver received.
+        bytes_sent: u64,
+        bytes_received: u64,
+        /// Freeze-DCCP states as numbers: sender 0 NORMAL, 1 FROZEN, 2 RESTORING,
+        /// 3 PROBING; receiver 0 NORMAL, 1 SIGNAL_FREEZE, 2 SIGNAL_UNFREEZE,
+        /// 3 RESTORATION, 4 RECOVERY1, 5 RECOVERY2, 6 PROBED.
+        state: i8,
+        rx_state: i8,
+    }
+}
+
+series_table! {
+    /// The link directions: one row per (sample time, direction).
+    pub struct LinkSeries ("link series", "link_series.csv", dir = "dir_index" / "dir") {
+        queue_packets: u64,
+        queue_bytes: u64,
+        /// The direction's rate; for a trace-driven direction, the capacity its trace
+        /// offered over the last sampling period.
+        rate_bps: f64,
+    }
 }

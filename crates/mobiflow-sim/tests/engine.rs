@@ -391,7 +391,7 @@ fn cwnd_does_not_grow_while_the_receive_window_limits_the_sender() {
             ..TcpConfig::default()
         };
         let r = run(&two_node(15_000_000, ms(265), 1000, cfg, 40)).unwrap();
-        *r.series.flow.cwnd_bytes.iter().max().unwrap()
+        *r.series.tcp.cwnd_bytes.iter().max().unwrap()
     };
     // Slow start may still grow while the sender uses half of cwnd (Linux's rule), so
     // cwnd ends within a segment or two of twice the window.

@@ -269,7 +269,7 @@ fn freeze_starts_the_configured_warning_before_the_outage_and_ends_at_reconnecti
         );
         let sets = common::overrides(&[("tcp.freeze", "true"), ("tcp.freeze_warning", warning)]);
         let sc = load_str(&text, None, &sets).expect("scenario loads");
-        let series = mobiflow_sim::run(&sc).expect("run").series.flow;
+        let series = mobiflow_sim::run(&sc).expect("run").series.tcp;
         let zero: Vec<u64> = series
             .time_s
             .iter()

@@ -7,7 +7,8 @@ The engine is written in Rust (``crates/mobiflow-sim``); this package runs it::
     sc = mobiflow.Scenario.load("scenarios/examples/rwnd_limited.toml")
     run = sc.set("flows.bulk.cc", "cubic").run()
     run.flows           # polars DataFrame, one row per flow (goodput_bps: bits per second)
-    run.flow_series     # polars DataFrame: time_s, cwnd_bytes, rwnd_bytes, srtt_ms, ...
+    run.flow_series     # polars DataFrame: time_s, flow, goodput_bps, srtt_ms, ...
+    run.tcp_series      # the TCP flows: cwnd_bytes, rwnd_bytes, snd_una, ...
     run.plot_cwnd("cwnd.png")
 
     result = mobiflow.sweep(sc, grid={"tcp.rcv_buf": ["64KB", "1MB"]}, seeds=[1, 2, 3])

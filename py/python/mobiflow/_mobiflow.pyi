@@ -63,10 +63,10 @@ def run_str_results(
     pcap: bool = False,
     budget: int | None = ...,
     progress: Callable[[float, float], object] | None = None,
-) -> tuple[str, bytes, bytes]:
-    """Like :func:`run_str`, also returning the series: ``(summary JSON, flow series CSV,
-    link series CSV)``, the bytes of ``summary.json``, ``flow_series.csv`` and
-    ``link_series.csv``."""
+) -> tuple[str, dict[str, bytes]]:
+    """Like :func:`run_str`, also returning the series: ``(summary JSON, {kind: CSV})``
+    with kind ``flow``, ``tcp``, ``tfrc`` or ``link``: the bytes of ``summary.json`` and
+    of each ``<kind>_series.csv``."""
 
 def estimate_str(
     text: str,

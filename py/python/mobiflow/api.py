@@ -84,7 +84,12 @@ def resolve_budget(budget: Budget) -> int | None:
 
 SUMMARY_FILE = "summary.json"
 FLOW_SERIES_FILE = "flow_series.csv"
+TCP_SERIES_FILE = "tcp_series.csv"
+TFRC_SERIES_FILE = "tfrc_series.csv"
 LINK_SERIES_FILE = "link_series.csv"
+SERIES_KINDS = ("flow", "tcp", "tfrc", "link")
+"""The series a run writes, ``<kind>_series.parquet`` (or ``.csv``): what every flow
+has, what TCP flows have, what TFRC / DCCP flows have, and the link directions'."""
 
 
 def toml_value(value: object) -> str:
@@ -197,8 +202,9 @@ def run_json(
     """Run the scenario file ``path`` and return its summary as JSON text.
 
     The text is exactly what ``summary.json`` holds. With ``out``, the folder is created
-    if needed and ``summary.json``, ``flow_series.parquet`` and ``link_series.parquet``
-    (``.csv`` with ``series_format="csv"``) are written into it (other files there are
+    if needed and ``summary.json`` and the series (``flow_series``, ``tcp_series``,
+    ``tfrc_series``, ``link_series``, each ``.parquet``, or ``.csv`` with
+    ``series_format="csv"``) are written into it (other files there are
     left alone), with the pcap files of the scenario's ``[measure.capture]`` points;
     ``pcap=True`` captures at every host too (and needs ``out``).
 
@@ -305,10 +311,12 @@ def read_summary(out: PathLike) -> Summary:
 
 def read_series(out: PathLike) -> dict[str, pl.DataFrame]:
     """Read the sampled time series of a results folder as polars DataFrames, from
-    ``flow_series.parquet`` / ``link_series.parquet`` or their ``.csv`` forms,
-    whichever the folder holds.
+    ``<kind>_series.parquet`` or their ``.csv`` forms, whichever the folder holds.
 
-    Returns ``{"flow": ..., "link": ...}``. Columns carry their units in their names
+    Returns ``{"flow": ..., "tcp": ..., "tfrc": ..., "link": ...}``: what every flow has
+    (goodput, read rate, RTT), what TCP flows have (windows, sequence numbers, the
+    receive-window policy's estimates), what TFRC / DCCP flows have (X, p, the
+    Freeze-DCCP states), and the link directions'. Columns carry their units in their names
     (``time_s`` seconds, ``cwnd_bytes`` bytes, ``srtt_ms`` milliseconds, ``rate_bps``
     bits per second, ...); ``flow`` and ``dir`` name the flow and the link direction,
     ``flow_index`` and ``dir_index`` index ``summary["flows"]`` and

@@ -570,8 +570,8 @@ def run_command(
             "--out",
             "-o",
             metavar="DIR",
-            help="Write summary.json, flow_series.parquet and link_series.parquet (or "
-            ".csv, see --format) into DIR.",
+            help="Write summary.json and the flow, tcp, tfrc and link series "
+            "(<kind>_series.parquet, or .csv, see --format) into DIR.",
             show_default=False,
         ),
     ] = None,

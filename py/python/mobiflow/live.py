@@ -494,7 +494,9 @@ def compare(
             hosts = sorted({by_name[p.name]["dst"] for p in plans})
             sim_sets = [*sim_sets, ("measure.capture.hosts", json.dumps(hosts))]
         summary = dict(api.run(path, set=sim_sets, out=sim_dir))
-        series = api.read_series(sim_dir)["flow"]
+        from mobiflow.outputs import join_series
+
+        series = join_series(api.read_series(sim_dir), "tcp")
 
     cmp = Comparison(
         scenario=desc["scenario"],

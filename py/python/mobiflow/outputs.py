@@ -1,8 +1,9 @@
 """The results of one run as Python objects: :class:`Run` and its DataFrames.
 
 A :class:`Run` holds what the engine reported: the summary (``summary.json``) and the
-sampled time series (``flow_series.parquet`` and ``link_series.parquet``, or ``.csv``
-when asked for with ``series_format="csv"`` / ``--format csv``), either in memory (from
+sampled time series (``flow_series``, ``tcp_series``, ``tfrc_series`` and
+``link_series``, each ``.parquet``, or ``.csv`` when asked for with
+``series_format="csv"`` / ``--format csv``), either in memory (from
 :meth:`mobiflow.Scenario.run`) or in a results folder (:meth:`Run.load`). Both give the
 same DataFrames; :func:`read_series` reads a folder in either format.
 
@@ -22,21 +23,29 @@ suffix                 unit
 ``_packets``           packets
 =====================  ===========================================================
 
-Flow series (:attr:`Run.flow_series`), one row per (sample time, flow):
-``time_s``, ``flow_index`` (index into the summary's flows), ``flow`` (its name), ``cwnd_bytes``,
-``ssthresh_bytes`` (null while the threshold is infinite), ``rwnd_bytes`` (last window
-the receiver advertised), ``flight_bytes``, ``srtt_ms`` (null before the first RTT
-sample), ``rcv_buffer_bytes`` (bytes held in the receive buffer), ``read_rate_bps`` and
-``goodput_bps`` (over the last sampling period), ``snd_una`` and ``snd_nxt`` (bytes:
-highest acknowledged and highest sent, for time-sequence plots), ``flow_window_bytes``,
-``ar_bps`` (the receiver's rate estimate: AFC's AR, RSFC's rho), ``rcv_buf_limit_bytes``,
-``t_buff_ms`` (RSFC's estimate of the wait in the sender's uplink buffer; null for other
-policies) and ``policy_state`` (RSFC: 0 SLOW, 1 FAST, 2 MONITOR; -1 for other policies).
-TFRC / DCCP flows
-also fill ``tfrc_x_bps``, ``tfrc_x_recv_bps``, ``tfrc_p`` and the Freeze-DCCP states
-``tfrc_state`` (0 NORMAL, 1 FROZEN, 2 RESTORING, 3 PROBING) and ``tfrc_rx_state``
-(0 NORMAL to 6 PROBED); these are NaN and -1 for TCP flows, whose window columns are
-0 for TFRC flows (``snd_una`` is then the bytes received, ``snd_nxt`` the bytes sent).
+Flow series (:attr:`Run.flow_series`), one row per (sample time, flow), what every flow
+has whatever its transport: ``time_s``, ``flow_index`` (index into the summary's flows),
+``flow`` (its name), ``srtt_ms`` (TCP's SRTT, TFRC's R; null before the first sample),
+``read_rate_bps`` and ``goodput_bps`` (over the last sampling period).
+
+TCP series (:attr:`Run.tcp_series`), one row per (sample time, TCP flow): ``time_s``,
+``flow_index``, ``flow``, ``cwnd_bytes``, ``ssthresh_bytes`` (null while the threshold
+is infinite), ``rwnd_bytes`` (last window the receiver advertised), ``flight_bytes``,
+``rcv_buffer_bytes`` (bytes held in the receive buffer), ``snd_una`` and ``snd_nxt``
+(bytes: highest acknowledged and highest sent, for time-sequence plots),
+``flow_window_bytes``, ``ar_bps`` (the receiver's rate estimate: AFC's AR, RSFC's rho),
+``rcv_buf_limit_bytes``, ``t_buff_ms`` (RSFC's estimate of the wait in the sender's
+uplink buffer; null for other policies) and ``policy_state`` (RSFC: 0 SLOW, 1 FAST,
+2 MONITOR; -1 for other policies).
+
+TFRC series (:attr:`Run.tfrc_series`), one row per (sample time, TFRC / DCCP flow):
+``time_s``, ``flow_index``, ``flow``, ``x_bps`` (the allowed rate X), ``x_recv_bps``,
+``p`` (the loss event rate), ``bytes_sent``, ``bytes_received``, and the Freeze-DCCP
+states ``state`` (0 NORMAL, 1 FROZEN, 2 RESTORING, 3 PROBING) and ``rx_state``
+(0 NORMAL to 6 PROBED).
+
+A results folder written before the series were split (one ``flow_series`` with every
+column) still reads: its TCP and TFRC series are taken from that table.
 
 Link series (:attr:`Run.link_series`), one row per (sample time, link direction):
 ``time_s``, ``dir_index`` (index into the summary's links), ``dir`` (``link:a->b``),
@@ -54,13 +63,15 @@ import html
 import io
 import json
 import os
+from collections.abc import Mapping
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, cast
 
-from mobiflow.api import FLOW_SERIES_FILE, LINK_SERIES_FILE, SUMMARY_FILE, PathLike
+from mobiflow.api import SERIES_KINDS, SUMMARY_FILE, PathLike
 from mobiflow.results import Summary
 from mobiflow.tables import (
+    SERIES_COLUMNS,
     SSTHRESH_INFINITE,
     flow_rows,
     flows_frame,
@@ -85,10 +96,13 @@ __all__ = [
     "flow_rows",
     "flows_frame",
     "has_series",
+    "join_series",
     "links_frame",
     "read_flow_series",
     "read_link_series",
     "read_series",
+    "read_tcp_series",
+    "read_tfrc_series",
     "write_series",
 ]
 
@@ -99,9 +113,18 @@ DEFAULT_SERIES_FORMAT: SeriesFormat = "parquet"
 times smaller on a long run (the flow series of an hour of rwnd_limited: 4.16 MB as CSV,
 0.38 MB as Parquet)."""
 
-_STEMS = {
-    "flow": FLOW_SERIES_FILE.removesuffix(".csv"),
-    "link": LINK_SERIES_FILE.removesuffix(".csv"),
+_STEMS = {which: f"{which}_series" for which in SERIES_KINDS}
+
+# A flow series written before the split held every column; its TCP and TFRC rows
+# are told apart by the TFRC state (-1 for TCP flows), and renamed as below.
+_LEGACY_TFRC = {
+    "tfrc_x_bps": "x_bps",
+    "tfrc_x_recv_bps": "x_recv_bps",
+    "tfrc_p": "p",
+    "snd_nxt": "bytes_sent",
+    "snd_una": "bytes_received",
+    "tfrc_state": "state",
+    "tfrc_rx_state": "rx_state",
 }
 
 
@@ -115,7 +138,8 @@ def check_series_format(fmt: str) -> SeriesFormat:
 
 
 def series_file(folder: PathLike, which: str) -> Path | None:
-    """The file of the ``which`` (``"flow"`` or ``"link"``) series in ``folder``:
+    """The file of the ``which`` (one of :data:`mobiflow.api.SERIES_KINDS`) series in
+    ``folder``:
     ``<which>_series.parquet`` or ``.csv``, whichever is there (Parquet first)."""
     for fmt in SERIES_FORMATS:
         path = Path(folder) / f"{_STEMS[which]}.{fmt}"
@@ -144,9 +168,23 @@ def _read_source(source: PathLike | bytes, which: str) -> pl.DataFrame:
     if path.is_dir():
         found = series_file(path, which)
         if found is None:
+            old = series_file(path, "flow") if which in ("tcp", "tfrc") else None
+            if old is not None:
+                return _legacy_split(_read_file(old, "flow"), which)
             raise FileNotFoundError(f"{path}: no {_STEMS[which]}.parquet or .csv")
         path = found
     return _read_file(path, which)
+
+
+def _legacy_split(frame: pl.DataFrame, which: str) -> pl.DataFrame:
+    """The TCP or TFRC series out of a flow series written before the split."""
+    import polars as pl
+
+    if "cwnd_bytes" not in frame.columns:
+        raise FileNotFoundError(f"no {_STEMS[which]}.parquet or .csv")
+    tfrc = pl.col("tfrc_state") >= 0
+    rows = frame.filter(~tfrc) if which == "tcp" else frame.filter(tfrc).rename(_LEGACY_TFRC)
+    return series_frame(rows.select(list(SERIES_COLUMNS[which])), which)
 
 
 def _read_bytes(data: bytes, which: str) -> pl.DataFrame:
@@ -161,7 +199,8 @@ def _read_bytes(data: bytes, which: str) -> pl.DataFrame:
     frame = pl.read_csv(
         io.BytesIO(data),
         schema_overrides={
-            c: (pl.String if c in text else t) for c, t in schema_of(header, {}).items()
+            c: (pl.String if c in text else t)
+            for c, t in schema_of(header, SERIES_COLUMNS[which]).items()
         },
     )
     return series_frame(frame, which)
@@ -173,6 +212,18 @@ def read_flow_series(source: PathLike | bytes) -> pl.DataFrame:
     return _read_source(source, "flow")
 
 
+def read_tcp_series(source: PathLike | bytes) -> pl.DataFrame:
+    """The TCP series from a file (``tcp_series.parquet`` or ``.csv``), a results
+    folder, or the bytes of either."""
+    return _read_source(source, "tcp")
+
+
+def read_tfrc_series(source: PathLike | bytes) -> pl.DataFrame:
+    """The TFRC series from a file (``tfrc_series.parquet`` or ``.csv``), a results
+    folder, or the bytes of either."""
+    return _read_source(source, "tfrc")
+
+
 def read_link_series(source: PathLike | bytes) -> pl.DataFrame:
     """The link series from a file (``link_series.parquet`` or ``.csv``), a results
     folder, or the bytes of either."""
@@ -180,23 +231,34 @@ def read_link_series(source: PathLike | bytes) -> pl.DataFrame:
 
 
 def read_series(out: PathLike) -> dict[str, pl.DataFrame]:
-    """The series of a results folder, Parquet or CSV: ``{"flow": ..., "link": ...}``."""
-    return {"flow": read_flow_series(Path(out)), "link": read_link_series(Path(out))}
+    """The series of a results folder, Parquet or CSV, by kind: ``{"flow": ..., "tcp":
+    ..., "tfrc": ..., "link": ...}``."""
+    return {which: _read_source(Path(out), which) for which in SERIES_KINDS}
+
+
+def join_series(frames: Mapping[str, pl.DataFrame], which: str) -> pl.DataFrame:
+    """The flow series joined with the ``which`` (``"tcp"`` or ``"tfrc"``) series: one
+    row per sample of a flow of that transport, with the columns of both, in the
+    series' order (time, then flow). ``frames`` is :func:`read_series`'s result or
+    :attr:`Run.series`."""
+    keys = ["time_s", "flow_index", "flow"]
+    joined = frames["flow"].join(frames[which], on=keys, how="inner")
+    return joined.sort(["time_s", "flow_index"], maintain_order=True)
 
 
 def write_series(
     folder: PathLike,
-    flow: bytes | pl.DataFrame,
-    link: bytes | pl.DataFrame,
+    tables: Mapping[str, bytes | pl.DataFrame],
     series_format: str = DEFAULT_SERIES_FORMAT,
 ) -> list[Path]:
-    """Write the two series into ``folder`` in ``series_format`` (``"parquet"`` or
-    ``"csv"``), from the engine's CSV bytes or from frames; a file of the other format
-    left there by an earlier run is removed. Returns the paths written."""
+    """Write the series ``tables`` (by kind: ``flow``, ``tcp``, ``tfrc``, ``link``) into
+    ``folder`` in ``series_format`` (``"parquet"`` or ``"csv"``), from the engine's CSV
+    bytes or from frames; a file of the other format left there by an earlier run is
+    removed. Returns the paths written."""
     fmt = check_series_format(series_format)
     out = Path(folder)
     written = []
-    for which, data in (("flow", flow), ("link", link)):
+    for which, data in tables.items():
         path = out / f"{_STEMS[which]}.{fmt}"
         if fmt == "csv":
             payload = data if isinstance(data, bytes) else data.write_csv().encode("utf-8")
@@ -217,10 +279,10 @@ def convert_series(folder: PathLike, series_format: str = DEFAULT_SERIES_FORMAT)
     """Rewrite the series the engine wrote into ``folder`` (CSV) in ``series_format``."""
     fmt = check_series_format(series_format)
     out = Path(folder)
-    csvs = [out / f"{_STEMS[w]}.csv" for w in ("flow", "link")]
-    if fmt == "csv" or not all(p.is_file() for p in csvs):
+    csvs = {w: out / f"{_STEMS[w]}.csv" for w in SERIES_KINDS}
+    if fmt == "csv" or not all(p.is_file() for p in csvs.values()):
         return
-    write_series(out, csvs[0].read_bytes(), csvs[1].read_bytes(), fmt)
+    write_series(out, {w: p.read_bytes() for w, p in csvs.items()}, fmt)
 
 
 class Run:
@@ -239,22 +301,22 @@ class Run:
     def __init__(
         self,
         summary_json: str,
-        flow_csv: bytes | None = None,
-        link_csv: bytes | None = None,
+        series_csv: Mapping[str, bytes] | None = None,
         *,
         out: PathLike | None = None,
         scenario: Scenario | None = None,
         label: str | None = None,
     ) -> None:
-        """Wrap the engine's output. Series not given are read from ``out`` when asked."""
+        """Wrap the engine's output: the summary JSON and the series as CSV bytes by kind
+        (``flow``, ``tcp``, ``tfrc``, ``link``). Series not given are read from ``out``
+        when asked."""
         self.json = summary_json
         """The summary as JSON text (the bytes of ``summary.json``)."""
         self.out: Path | None = None if out is None else Path(out)
         """The results folder, if the run was written to one."""
         self.scenario = scenario
         """The scenario that was run, if known."""
-        self._flow_csv = flow_csv
-        self._link_csv = link_csv
+        self._csv: dict[str, bytes] = dict(series_csv or {})
         self._label = label
 
     @classmethod
@@ -310,7 +372,7 @@ class Run:
     # -- the series ---------------------------------------------------------------------
 
     def _series(self, which: str) -> pl.DataFrame:
-        data = self._flow_csv if which == "flow" else self._link_csv
+        data = self._csv.get(which)
         if data is not None:
             return _read_bytes(bytes(data), which)
         if self.out is None:
@@ -319,35 +381,51 @@ class Run:
 
     @cached_property
     def flow_series(self) -> pl.DataFrame:
-        """The sampled per-flow series (see :mod:`mobiflow.outputs` for the columns)."""
+        """What every flow has over time: goodput, read rate, RTT (see
+        :mod:`mobiflow.outputs` for the columns)."""
         return self._series("flow")
+
+    @cached_property
+    def tcp_series(self) -> pl.DataFrame:
+        """The TCP flows over time: windows, flight, receive buffer, sequence numbers,
+        the receive-window policy's estimates."""
+        return self._series("tcp")
+
+    @cached_property
+    def tfrc_series(self) -> pl.DataFrame:
+        """The TFRC / DCCP flows over time: X, X_recv, p, the Freeze-DCCP states."""
+        return self._series("tfrc")
 
     @cached_property
     def link_series(self) -> pl.DataFrame:
         """The sampled per-link-direction series (queue, rate)."""
         return self._series("link")
 
+    def _frame(self, which: str) -> pl.DataFrame:
+        """The ``which`` series, read once (the cached property of that kind)."""
+        frame: pl.DataFrame = getattr(self, f"{which}_series")
+        return frame
+
     @property
     def series(self) -> dict[str, pl.DataFrame]:
-        """``{"flow": flow_series, "link": link_series}``, as :func:`mobiflow.read_series`."""
-        return {"flow": self.flow_series, "link": self.link_series}
+        """Every series by kind, as :func:`mobiflow.read_series`: ``{"flow": ...,
+        "tcp": ..., "tfrc": ..., "link": ...}``."""
+        return {which: self._frame(which) for which in SERIES_KINDS}
 
     # -- files --------------------------------------------------------------------------
 
     def save(self, out: PathLike, series_format: str = DEFAULT_SERIES_FORMAT) -> Path:
-        """Write ``summary.json`` and the series (``flow_series.parquet`` and
-        ``link_series.parquet``, or ``.csv`` with ``series_format="csv"``) into the
-        folder ``out`` (created if needed; other files are left alone). Returns it."""
+        """Write ``summary.json`` and the series (``<kind>_series.parquet``, or ``.csv``
+        with ``series_format="csv"``) into the folder ``out`` (created if needed; other
+        files are left alone). Returns it."""
         folder = Path(out)
         folder.mkdir(parents=True, exist_ok=True)
         write_atomically(folder / SUMMARY_FILE, self.json.encode("utf-8"))
-        flow: bytes | pl.DataFrame = (
-            bytes(self._flow_csv) if self._flow_csv is not None else self.flow_series
-        )
-        link: bytes | pl.DataFrame = (
-            bytes(self._link_csv) if self._link_csv is not None else self.link_series
-        )
-        write_series(folder, flow, link, series_format)
+        tables: dict[str, bytes | pl.DataFrame] = {
+            which: bytes(self._csv[which]) if which in self._csv else self._frame(which)
+            for which in SERIES_KINDS
+        }
+        write_series(folder, tables, series_format)
         if self.out is None:
             self.out = folder
         return folder

@@ -147,10 +147,14 @@ def _axes(ax: Axes | None) -> tuple[Figure, Axes]:
     return fig, fig.add_subplot()
 
 
-def _flows(run: Run, flow: str | int | None) -> list[tuple[int, str]]:
-    """``(index, name)`` of the flows to draw: all, or the one named or numbered."""
+def _flows(run: Run, flow: str | int | None, tcp: bool = False) -> list[tuple[int, str]]:
+    """``(index, name)`` of the flows to draw: all (the TCP flows only with ``tcp``, for
+    a plot of what only TCP has), or the one named or numbered."""
     flows = [(i, str(f["name"])) for i, f in enumerate(run.summary["flows"])]
     if flow is None:
+        if tcp:
+            protocols = [f["protocol"] for f in run.summary["flows"]]
+            return [(i, n) for i, n in flows if protocols[i] == "tcp"]
         return flows
     chosen = [(i, n) for i, n in flows if flow in (i, n)]
     if not chosen:
@@ -178,12 +182,13 @@ def _colors(n: int) -> list[str]:
 
 
 def _flow_lines(
-    items: Sequence[Run], flow: str | int | None
+    items: Sequence[Run], flow: str | int | None, tcp: bool = False
 ) -> Iterator[tuple[str, Run, int, str | None]]:
-    """Each flow to draw of each run: its colour, run, index and legend name (``None``
-    when one run with one flow is drawn, so that its lines need no name)."""
-    pairs = [(r, f) for r in items for f in _flows(r, flow)]
-    many = any(len(_flows(r, flow)) > 1 for r in items)
+    """Each flow to draw of each run (as :func:`_flows` chooses them): its colour, run,
+    index and legend name (``None`` when one run with one flow is drawn, so that its
+    lines need no name)."""
+    pairs = [(r, f) for r in items for f in _flows(r, flow, tcp)]
+    many = any(len(_flows(r, flow, tcp)) > 1 for r in items)
     for color, (run, (index, fname)) in zip(_colors(len(pairs)), pairs, strict=True):
         yield (
             color,
@@ -260,8 +265,8 @@ def windows(
     receiver's advertised window (dotted), in KiB, over time in seconds."""
     items = as_runs(runs, labels)
     fig, axes = _axes(ax)
-    for color, run, index, who in _flow_lines(items, flow):
-        frame = run.flow_series
+    for color, run, index, who in _flow_lines(items, flow, tcp=True):
+        frame = run.tcp_series
         sep = "" if who is None else f"{who} "
         t, cwnd = _series_of(frame, "cwnd_bytes", "flow_index", index)
         axes.plot(t, cwnd / KIB, color=color, lw=1.2, label=f"{sep}cwnd")
@@ -289,12 +294,12 @@ def time_sequence(
     (``snd_una``, dashed) in MB over time in seconds, at the sampling period."""
     items = as_runs(runs, labels)
     fig, axes = _axes(ax)
-    for color, run, index, who in _flow_lines(items, flow):
+    for color, run, index, who in _flow_lines(items, flow, tcp=True):
         sep = "" if who is None else f"{who} "
-        t, nxt = _series_of(run.flow_series, "snd_nxt", "flow_index", index)
+        t, nxt = _series_of(run.tcp_series, "snd_nxt", "flow_index", index)
         axes.plot(t, nxt / MB, color=color, lw=1.2, label=f"{sep}sent")
         if acked:
-            t, una = _series_of(run.flow_series, "snd_una", "flow_index", index)
+            t, una = _series_of(run.tcp_series, "snd_una", "flow_index", index)
             axes.plot(t, una / MB, color=color, lw=1.0, ls="--", label=f"{sep}acked")
     _finish(axes, "sequence (MB)", title or _default_title(items, "time-sequence"))
     return _done(fig, path)
@@ -446,8 +451,8 @@ def receive_buffer(
     in seconds."""
     items = as_runs(runs, labels)
     fig, axes = _axes(ax)
-    for color, run, index, who in _flow_lines(items, flow):
-        t, held = _series_of(run.flow_series, "rcv_buffer_bytes", "flow_index", index)
+    for color, run, index, who in _flow_lines(items, flow, tcp=True):
+        t, held = _series_of(run.tcp_series, "rcv_buffer_bytes", "flow_index", index)
         axes.plot(t, held / KIB, color=color, lw=1.2, label="buffered" if who is None else who)
     _finish(axes, "receive buffer (KiB)", title or _default_title(items, "receive buffer"))
     return _done(fig, path)

@@ -283,7 +283,7 @@ class Scenario:
         if out is None:
             refuse_lost_captures(self.name, self.text, list(self.overrides), self._source())
         out_dir = None if out is None else os.fspath(out)
-        summary, flow_csv, link_csv = _mobiflow.run_str_results(
+        summary, series_csv = _mobiflow.run_str_results(
             self.text,
             list(self.overrides),
             out_dir,
@@ -294,7 +294,7 @@ class Scenario:
         )
         if out is not None:
             convert_series(out, fmt)
-        return Run(summary, flow_csv, link_csv, out=out, scenario=self, label=label)
+        return Run(summary, series_csv, out=out, scenario=self, label=label)
 
     def __repr__(self) -> str:
         name = self._description.get("scenario") if self._description else None

@@ -26,7 +26,7 @@ anything runs, so a wrong key or value is refused at once
 Storage. Each run has its own folder under ``out``, named from its parameters: a
 readable slug and a hash of the scenario text, overrides and engine version
 (``flows.bulk.cc=cubic,tcp.rcv_buf=64KB,seed=2-3f9c0a1b2d``). A finished run's folder
-holds ``summary.json``, ``flow_series.parquet``, ``link_series.parquet`` (the files of
+holds ``summary.json``, the ``<kind>_series.parquet`` files (the files of
 ``mobiflow run --out``; ``.csv`` with ``series_format="csv"``), ``params.json`` (grid
 point, seed, overrides), ``scenario.toml`` (the scenario as run) and, written last by an
 atomic rename, ``done``. A run that failed has
@@ -156,8 +156,9 @@ class Outcome:
     key: str
     summary: str | None = None
     """Summary JSON text, on success."""
-    flow_csv: bytes | None = None
-    link_csv: bytes | None = None
+    series_csv: dict[str, bytes] | None = None
+    """The series as CSV bytes by kind (``flow``, ``tcp``, ``tfrc``, ``link``), on
+    success."""
     error: str | None = None
     """Why it failed, on failure."""
     seconds: float = 0.0
@@ -270,7 +271,7 @@ def execute(task: Task) -> Outcome:
     started = time.perf_counter()
     try:
         # No budget here: `plan` checked every task against the sweep's budget.
-        summary, flow_csv, link_csv = _mobiflow.run_str_results(
+        summary, series_csv = _mobiflow.run_str_results(
             task.text, list(task.overrides), None, task.source, budget=None
         )
     except Exception as e:  # noqa: BLE001 - reported as the run's failure
@@ -278,8 +279,7 @@ def execute(task: Task) -> Outcome:
     return Outcome(
         task.key,
         summary=summary,
-        flow_csv=bytes(flow_csv),
-        link_csv=bytes(link_csv),
+        series_csv={which: bytes(csv) for which, csv in series_csv.items()},
         seconds=time.perf_counter() - started,
     )
 
@@ -524,14 +524,13 @@ def store(
     if not outcome.ok:
         write_atomically(folder / ERROR_FILE, f"{outcome.error}\n".encode())
         return
-    assert outcome.flow_csv is not None
-    assert outcome.link_csv is not None
+    assert outcome.series_csv is not None
     assert outcome.summary is not None
     with contextlib.suppress(Exception):  # a convenience copy only
         text = _mobiflow.apply_overrides(task.text, list(task.overrides), task.source)
         write_atomically(folder / SCENARIO_FILE, text.encode("utf-8"))
     write_atomically(folder / SUMMARY_FILE, outcome.summary.encode("utf-8"))
-    write_series(folder, outcome.flow_csv, outcome.link_csv, series_format)
+    write_series(folder, outcome.series_csv, series_format)
     (folder / ERROR_FILE).unlink(missing_ok=True)
     write_atomically(folder / DONE_FILE, b"")
 

@@ -34,6 +34,9 @@ __all__ = [
     "FLOW_SERIES_COLUMNS",
     "LINK_COLUMNS",
     "LINK_SERIES_COLUMNS",
+    "SERIES_COLUMNS",
+    "TCP_SERIES_COLUMNS",
+    "TFRC_SERIES_COLUMNS",
     "flow_rows",
     "flows_frame",
     "grid_value",
@@ -126,14 +129,21 @@ FLOW_SERIES_COLUMNS: dict[str, str] = {
     "time_s": _FLOAT,
     "flow_index": _INT,
     "flow": _STR,
+    "srtt_ms": _FLOAT,
+    "read_rate_bps": _FLOAT,
+    "goodput_bps": _FLOAT,
+}
+"""Columns of the flow series: what every flow has, one row per sample time and flow."""
+
+TCP_SERIES_COLUMNS: dict[str, str] = {
+    "time_s": _FLOAT,
+    "flow_index": _INT,
+    "flow": _STR,
     "cwnd_bytes": _INT,
     "ssthresh_bytes": _INT,
     "rwnd_bytes": _INT,
     "flight_bytes": _INT,
-    "srtt_ms": _FLOAT,
     "rcv_buffer_bytes": _INT,
-    "read_rate_bps": _FLOAT,
-    "goodput_bps": _FLOAT,
     "snd_una": _INT,
     "snd_nxt": _INT,
     "flow_window_bytes": _INT,
@@ -141,13 +151,22 @@ FLOW_SERIES_COLUMNS: dict[str, str] = {
     "rcv_buf_limit_bytes": _INT,
     "t_buff_ms": _FLOAT,
     "policy_state": _INT,
-    "tfrc_x_bps": _FLOAT,
-    "tfrc_x_recv_bps": _FLOAT,
-    "tfrc_p": _FLOAT,
-    "tfrc_state": _INT,
-    "tfrc_rx_state": _INT,
 }
-"""Columns of a flow series (one row per sample time and flow)."""
+"""Columns of the TCP series: one row per sample time and TCP flow."""
+
+TFRC_SERIES_COLUMNS: dict[str, str] = {
+    "time_s": _FLOAT,
+    "flow_index": _INT,
+    "flow": _STR,
+    "x_bps": _FLOAT,
+    "x_recv_bps": _FLOAT,
+    "p": _FLOAT,
+    "bytes_sent": _INT,
+    "bytes_received": _INT,
+    "state": _INT,
+    "rx_state": _INT,
+}
+"""Columns of the TFRC series: one row per sample time and TFRC / DCCP flow."""
 
 LINK_SERIES_COLUMNS: dict[str, str] = {
     "time_s": _FLOAT,
@@ -167,6 +186,14 @@ _LEGACY = {
     "flows": {"name": "flow"},
     "links": {"name": "dir"},
 }
+
+SERIES_COLUMNS: dict[str, dict[str, str]] = {
+    "flow": FLOW_SERIES_COLUMNS,
+    "tcp": TCP_SERIES_COLUMNS,
+    "tfrc": TFRC_SERIES_COLUMNS,
+    "link": LINK_SERIES_COLUMNS,
+}
+"""The declared columns of each series, by kind (:data:`mobiflow.api.SERIES_KINDS`)."""
 
 SSTHRESH_INFINITE = 2**62 - 1
 """The engine caps an infinite slow-start threshold at ``u64::MAX / 4``; older series
@@ -275,8 +302,8 @@ def series_frame(frame: pl.DataFrame, which: str) -> pl.DataFrame:
     renamed, declared types cast, an infinite ssthresh as null."""
     import polars as pl
 
-    declared = FLOW_SERIES_COLUMNS if which == "flow" else LINK_SERIES_COLUMNS
-    legacy = _LEGACY["flow_series" if which == "flow" else "link_series"]
+    declared = SERIES_COLUMNS[which]
+    legacy = _LEGACY["link_series" if which == "link" else "flow_series"]
     if any(old in frame.columns for old in legacy) and (
         "flow_index" not in frame.columns and "dir_index" not in frame.columns
     ):

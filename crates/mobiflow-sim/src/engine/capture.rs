@@ -1,6 +1,7 @@
 //! Packet captures: pcap files at hosts and link directions (`[measure.capture]`,
 //! `--pcap`), in the formats of `crate::pcap`.
 
+use super::ids::NodeId;
 use super::net::{Body, Pkt};
 use super::RunError;
 use crate::model::Scenario;
@@ -90,14 +91,14 @@ impl Capture {
         if self.error.is_some() {
             return;
         }
-        let fw = self.flows[pkt.flow as usize];
+        let fw = self.flows[pkt.flow.index()];
         let src = if pkt.to_receiver {
             fw.src_node
         } else {
             fw.dst_node
         };
         let id = self.ip_id[src];
-        let dccp = self.dccp[pkt.flow as usize];
+        let dccp = self.dccp[pkt.flow.index()];
         let buf = &mut self.buf;
         let full = match &pkt.body {
             Body::Tcp(seg) => pcap::encode_tcp(buf, &fw, seg, pkt.to_receiver, id),
@@ -113,7 +114,8 @@ impl Capture {
     }
 
     /// A host sent a packet: also advances the host's IP identification counter.
-    pub(super) fn sent(&mut self, node: usize, t: Instant, pkt: &Pkt) {
+    pub(super) fn sent(&mut self, node: NodeId, t: Instant, pkt: &Pkt) {
+        let node = node.index();
         if let Some(w) = self.host[node] {
             self.record(w, t, pkt);
         }

@@ -8,11 +8,12 @@
 //! variant of [`Endpoints`] (and of `net::Body` for its packets), and its arm in
 //! `Endpoints::new` and in the `each!` macro below.
 
+use super::ids::DirId;
 use super::mobility;
 use super::net::Body;
 use super::tfrc::TfrcFlow;
 use crate::model::{FlowSpec, Scenario, Transport};
-use crate::results::{FlowSeries, FlowSummary};
+use crate::results::{FlowSummary, Series, Ssthresh, SSTHRESH_INFINITE};
 use mobiflow_proto::tcp::{TcpConfig, TcpReceiver, TcpSender};
 use mobiflow_proto::time::{Duration, Instant};
 
@@ -40,7 +41,7 @@ pub(super) struct SummaryCtx<'a> {
     /// or in flight when an outage started (`Net::data_lost`).
     pub data_lost: [u64; 4],
     /// The link directions of the flow's forward path.
-    pub forward_path: Vec<u32>,
+    pub forward_path: Vec<DirId>,
 }
 
 /// A flow's two protocol machines, as the engine drives them.
@@ -67,8 +68,9 @@ pub(super) trait FlowEnds {
     fn transmit(&mut self, now: Instant, side: Side, send: &mut impl FnMut(Body, u32));
     /// Bytes the sender has sent (what a bulk flow offered).
     fn bytes_sent(&self) -> u64;
-    /// One row of the flow series (every column; `dt` the sampling period in s).
-    fn sample(&mut self, fs: &mut FlowSeries, dt: f64);
+    /// One row of the flow series and one of its transport's series, at time `t`
+    /// (`dt` the sampling period, both in s).
+    fn sample(&mut self, s: &mut Series, t: f64, flow: u32, dt: f64);
     /// The flow's summary: `common` holds what the engine measured (name, bytes,
     /// goodput, intervals, completions, pages) and zeros; the transport fills in the rest.
     fn summary(&self, spec: &FlowSpec, ctx: &SummaryCtx, common: FlowSummary) -> FlowSummary;
@@ -163,40 +165,42 @@ impl FlowEnds for TcpEnds {
     fn bytes_sent(&self) -> u64 {
         self.snd.snd_nxt()
     }
-    fn sample(&mut self, fs: &mut FlowSeries, dt: f64) {
+    fn sample(&mut self, s: &mut Series, t: f64, flow: u32, dt: f64) {
         let (snd, rcv) = (&self.snd, &self.rcv);
         let read = rcv.bytes_read();
         let rn = rcv.rcv_nxt();
-        fs.cwnd_bytes.push(snd.cwnd());
-        fs.ssthresh_bytes.push(snd.ssthresh().min(u64::MAX / 4));
-        fs.rwnd_bytes.push(rcv.last_advertised_window());
-        fs.flight_bytes.push(snd.flight());
+        let fs = &mut s.flow;
+        fs.time_s.push(t);
+        fs.flow.push(flow);
         fs.srtt_ms
             .push(snd.rtt().srtt().map_or(f64::NAN, |d| d.as_millis_f64()));
-        fs.rcv_buffer_bytes.push(rcv.buffer_occupancy());
         fs.read_rate_bps
             .push((read - self.prev_sample_read) as f64 * 8.0 / dt);
         fs.goodput_bps
             .push((rn - self.prev_sample_rcv_nxt) as f64 * 8.0 / dt);
-        fs.snd_una.push(snd.snd_una());
-        fs.snd_nxt.push(snd.snd_nxt());
-        fs.flow_window_bytes.push(snd.flow_window());
-        fs.ar_bps
+        let ts = &mut s.tcp;
+        ts.time_s.push(t);
+        ts.flow.push(flow);
+        ts.cwnd_bytes.push(snd.cwnd());
+        ts.ssthresh_bytes
+            .push(Ssthresh(snd.ssthresh().min(SSTHRESH_INFINITE)));
+        ts.rwnd_bytes.push(rcv.last_advertised_window());
+        ts.flight_bytes.push(snd.flight());
+        ts.rcv_buffer_bytes.push(rcv.buffer_occupancy());
+        ts.snd_una.push(snd.snd_una());
+        ts.snd_nxt.push(snd.snd_nxt());
+        ts.flow_window_bytes.push(snd.flow_window());
+        ts.ar_bps
             .push(rcv.rate_estimate().map_or(f64::NAN, |r| r * 8.0));
-        fs.rcv_buf_limit_bytes.push(rcv.buffer_limit());
+        ts.rcv_buf_limit_bytes.push(rcv.buffer_limit());
         let policy = rcv.policy();
-        fs.t_buff_ms.push(
+        ts.t_buff_ms.push(
             policy
                 .delay_estimate()
                 .map_or(f64::NAN, |d| d.as_millis_f64()),
         );
-        fs.policy_state
+        ts.policy_state
             .push(policy.state_code().map_or(-1, i32::from));
-        fs.tfrc_x_bps.push(f64::NAN);
-        fs.tfrc_x_recv_bps.push(f64::NAN);
-        fs.tfrc_p.push(f64::NAN);
-        fs.tfrc_state.push(-1);
-        fs.tfrc_rx_state.push(-1);
         self.prev_sample_read = read;
         self.prev_sample_rcv_nxt = rn;
     }
@@ -335,8 +339,8 @@ impl FlowEnds for Endpoints {
     fn bytes_sent(&self) -> u64 {
         each!(self, e => e.bytes_sent())
     }
-    fn sample(&mut self, fs: &mut FlowSeries, dt: f64) {
-        each!(self, e => e.sample(fs, dt))
+    fn sample(&mut self, s: &mut Series, t: f64, flow: u32, dt: f64) {
+        each!(self, e => e.sample(s, t, flow, dt))
     }
     fn summary(&self, spec: &FlowSpec, ctx: &SummaryCtx, common: FlowSummary) -> FlowSummary {
         each!(self, e => e.summary(spec, ctx, common))

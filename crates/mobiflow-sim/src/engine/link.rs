@@ -6,6 +6,7 @@
 //! [`super::linkdir::LinkDir`] wraps it with its timeline (schedules, outages,
 //! opportunities, arrivals) as a sans-IO machine.
 
+use super::ids::{DirId, NodeId};
 use crate::model::{
     DelayModel, DirSpec, MahimahiTrace, QueueLimit, QueueSpec, RateModel, RedParams,
 };
@@ -244,9 +245,9 @@ pub struct Sched {
 /// delivery opportunities.
 #[derive(Debug)]
 pub struct Dir {
-    pub index: usize,
-    pub from: usize,
-    pub to: usize,
+    pub index: DirId,
+    pub from: NodeId,
+    pub to: NodeId,
     pub rate_bps: u64,
     pub delay: Duration,
     /// Packets that cannot be scheduled yet (trace mode, or a rate of zero), with the
@@ -314,9 +315,9 @@ pub enum Admit {
 
 impl Dir {
     pub fn new(
-        index: usize,
-        from: usize,
-        to: usize,
+        index: DirId,
+        from: NodeId,
+        to: NodeId,
         spec: &DirSpec,
         rng: Xoshiro256PlusPlus,
     ) -> Dir {
@@ -961,7 +962,7 @@ mod tests {
     fn red_never_drops_early_while_at_most_one_packet_waits() {
         // The average is the instantaneous queue (w_q = 1), far above max_th.
         let spec = red_spec(0.1, 0.2, 1.0, false, true, false, false);
-        let mut d = Dir::new(0, 0, 1, &spec, rng());
+        let mut d = Dir::new(DirId(0), NodeId(0), NodeId(1), &spec, rng());
         let t = Instant::ZERO;
         let fates: Vec<bool> = (0..5)
             .map(|i| matches!(d.enqueue(t, i, 1000), Admit::Dropped))
@@ -1080,7 +1081,7 @@ mod tests {
     /// transmission starts, so after a delay drop later packets arrive first.
     #[test]
     fn a_delay_drop_lets_later_packets_overtake_those_in_flight() {
-        let mut d = Dir::new(0, 0, 1, &plain(100), rng());
+        let mut d = Dir::new(DirId(0), NodeId(0), NodeId(1), &plain(100), rng());
         let ms = Instant::from_millis;
         assert!(matches!(d.enqueue(ms(0), 1, 1000), Admit::Scheduled(true)));
         d.delay = Duration::from_millis(10);
@@ -1106,7 +1107,7 @@ mod tests {
         };
         let ms = Instant::from_millis;
         let fate = |origin: Instant| {
-            let mut d = Dir::new(0, 0, 1, &spec, rng());
+            let mut d = Dir::new(DirId(0), NodeId(0), NodeId(1), &spec, rng());
             d.enqueue(ms(10), 1, 1000); // sent 10..11 ms
             d.enqueue(ms(10), 2, 1000); // waits, sent 11..12 ms
             let admitted = !matches!(d.enqueue_from(ms(11), origin, 3, 1000), Admit::Dropped);
@@ -1117,7 +1118,7 @@ mod tests {
         // Scheduled at 10.5 ms, after 1 started: 2 is on the link, 3 waits.
         assert_eq!(fate(Instant::from_micros(10_500)), (true, 1));
         // `enqueue`: scheduled now.
-        let mut d = Dir::new(0, 0, 1, &spec, rng());
+        let mut d = Dir::new(DirId(0), NodeId(0), NodeId(1), &spec, rng());
         d.enqueue(ms(10), 1, 1000);
         d.enqueue(ms(10), 2, 1000);
         assert!(!matches!(d.enqueue(ms(11), 3, 1000), Admit::Dropped));
@@ -1127,7 +1128,7 @@ mod tests {
     /// rate change, a packet of the same size takes the new rate's time.
     #[test]
     fn a_rate_change_applies_to_the_next_packet_of_the_same_size() {
-        let mut d = Dir::new(0, 0, 1, &plain(0), rng());
+        let mut d = Dir::new(DirId(0), NodeId(0), NodeId(1), &plain(0), rng());
         let ms = Instant::from_millis;
         d.enqueue(ms(0), 1, 1000); // 1 ms at 8 Mb/s
         d.rate_bps = 4_000_000;
@@ -1144,7 +1145,7 @@ mod tests {
             fifo: true,
             ..plain(100)
         };
-        let mut d = Dir::new(0, 0, 1, &spec, rng());
+        let mut d = Dir::new(DirId(0), NodeId(0), NodeId(1), &spec, rng());
         let ms = Instant::from_millis;
         d.enqueue(ms(0), 1, 1000);
         d.delay = Duration::from_millis(10);
@@ -1158,7 +1159,7 @@ mod tests {
     /// start; one still waiting takes the new one.
     #[test]
     fn the_packet_in_service_keeps_the_delay_of_its_start() {
-        let mut d = Dir::new(0, 0, 1, &plain(100), rng());
+        let mut d = Dir::new(DirId(0), NodeId(0), NodeId(1), &plain(100), rng());
         let ms = Instant::from_millis;
         d.enqueue(ms(0), 1, 1000); // 0..1 ms
         d.enqueue(ms(0), 2, 1000); // waits, 1..2 ms
@@ -1175,7 +1176,7 @@ mod tests {
             duplicate: 0.5,
             ..plain(10)
         };
-        let mut d = Dir::new(0, 0, 1, &spec, rng());
+        let mut d = Dir::new(DirId(0), NodeId(0), NodeId(1), &spec, rng());
         for i in 0..200 {
             d.enqueue(Instant::from_millis(i), i as PktId, 1000);
         }
@@ -1190,7 +1191,7 @@ mod tests {
         assert_eq!(d.stats.duplicated, dups);
         assert!((60..140).contains(&dups), "{dups}");
         // Without either, the same packets arrive in order, once.
-        let mut d = Dir::new(0, 0, 1, &plain(10), rng());
+        let mut d = Dir::new(DirId(0), NodeId(0), NodeId(1), &plain(10), rng());
         for i in 0..200 {
             d.enqueue(Instant::from_millis(i), i as PktId, 1000);
         }

@@ -23,6 +23,7 @@
 //! A timer may be stale when it comes back (the pipe's head changed under it): the
 //! machine recognises and ignores it.
 
+use super::ids::{DirId, NodeId};
 use super::link::{schedule_at, schedule_changes, Admit, Dir, PktId};
 use crate::model::{DelayModel, DirSpec, RateModel};
 use mobiflow_proto::time::{Duration, Instant};
@@ -65,13 +66,12 @@ pub struct LinkDir {
 }
 
 impl LinkDir {
-    /// Direction `index` (`2 * link + 0` for a -> b, `+ 1` for b -> a) from node `from`
-    /// to node `to`, drawing its randomness from `rng`; its schedule changes and
+    /// Direction `index` (`DirId::of(link, k)`) from node `from` to node `to`, drawing its randomness from `rng`; its schedule changes and
     /// outages are played up to `horizon` (after it the link keeps its last state).
     pub fn new(
-        index: usize,
-        from: usize,
-        to: usize,
+        index: DirId,
+        from: NodeId,
+        to: NodeId,
         spec: &DirSpec,
         rng: Xoshiro256PlusPlus,
         horizon: Duration,
@@ -260,7 +260,14 @@ mod tests {
 
     fn dir() -> LinkDir {
         let rng = Xoshiro256PlusPlus::seed_from_u64(1);
-        LinkDir::new(0, 0, 1, &spec(), rng, Duration::from_secs(1))
+        LinkDir::new(
+            DirId(0),
+            NodeId(0),
+            NodeId(1),
+            &spec(),
+            rng,
+            Duration::from_secs(1),
+        )
     }
 
     /// The simulator breaks ties by insertion order, so the order in which a direction

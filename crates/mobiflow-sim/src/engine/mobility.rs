@@ -25,6 +25,7 @@
 //! with its new rate and delay.
 
 use super::endpoint::Side;
+use super::ids::{DirId, FlowId, NodeId};
 use super::{Ev, World};
 use crate::results::HandoffSummary;
 use mobiflow_proto::mobility::{disconnections, warning_at};
@@ -44,23 +45,25 @@ pub(super) enum MobKind {
 
 #[derive(Copy, Clone, Debug)]
 pub(super) struct MobEvent {
-    flow: u32,
-    link: u32,
+    flow: FlowId,
+    /// The link's place in `Scenario::links`.
+    link: usize,
     receiver_mobile: bool,
     kind: MobKind,
 }
 
 impl World<'_> {
     /// Link indices on the route from node `a` to node `b`.
-    fn path_links(&self, a: usize, b: usize) -> Vec<u32> {
-        self.net.path(a, b).into_iter().map(|d| d / 2).collect()
+    fn path_links(&self, a: usize, b: usize) -> Vec<usize> {
+        let (a, b) = (NodeId::new(a), NodeId::new(b));
+        self.net.path(a, b).into_iter().map(DirId::link).collect()
     }
 
     /// Propagation delay from node `a` to node `b` now.
     fn path_delay(&self, a: usize, b: usize) -> Duration {
         let mut total = Duration::ZERO;
-        for d in self.net.path(a, b) {
-            total += self.net.dirs[d as usize].dir().delay;
+        for d in self.net.path(NodeId::new(a), NodeId::new(b)) {
+            total += self.net.dirs[d].dir().delay;
         }
         total
     }
@@ -80,13 +83,13 @@ impl World<'_> {
             links.sort_unstable();
             links.dedup();
             for l in links {
-                let spec = &sc.links[l as usize];
+                let spec = &sc.links[l];
                 let down = disconnections(spec.dirs.iter().flat_map(|d| d.outages.iter().copied()));
                 let receiver_mobile = spec.a != f.src && spec.b != f.src;
                 for (s, e) in down {
                     let push = |w: &mut World, t: Duration, kind| {
                         w.mobility.push(MobEvent {
-                            flow: fi as u32,
+                            flow: FlowId::new(fi),
                             link: l,
                             receiver_mobile,
                             kind,
@@ -109,7 +112,7 @@ impl World<'_> {
         let now = self.net.now;
         let ev = self.mobility[k as usize];
         let f = ev.flow;
-        let spec = &self.sc.flows[f as usize];
+        let spec = &self.sc.flows[f.index()];
         let Some(cfg) = spec.transport.tcp() else {
             return;
         };
@@ -117,28 +120,28 @@ impl World<'_> {
         let (src, dst) = (spec.src, spec.dst);
         match ev.kind {
             MobKind::Warning => {
-                if let Some(t) = self.flows[f as usize].ep.tcp_mut() {
+                if let Some(t) = self.flows[f].ep.tcp_mut() {
                     t.rcv.freeze(now);
                 }
                 self.flush(f, Side::Receiver);
             }
             MobKind::Down => {}
             MobKind::Up => {
-                let dir = self.net.dirs[ev.link as usize * 2].dir();
+                let dir = self.net.dirs[DirId::of(ev.link, 0)].dir();
                 let change = InterfaceChange {
                     rate_bps: dir.rate_bps,
                     delay: dir.delay,
                 };
                 if !ev.receiver_mobile {
                     if reaction != HandoffReaction::None {
-                        if let Some(t) = self.flows[f as usize].ep.tcp_mut() {
+                        if let Some(t) = self.flows[f].ep.tcp_mut() {
                             t.snd.on_interface_change(now, &change);
                         }
                         self.flush(f, Side::Sender);
                     }
                     return;
                 }
-                let Some(rcv) = self.flows[f as usize].ep.tcp_mut().map(|t| &mut t.rcv) else {
+                let Some(rcv) = self.flows[f].ep.tcp_mut().map(|t| &mut t.rcv) else {
                     return;
                 };
                 if freeze {
@@ -161,7 +164,7 @@ impl World<'_> {
                 self.flush(f, Side::Receiver);
             }
             MobKind::NotifySender(change) => {
-                if let Some(t) = self.flows[f as usize].ep.tcp_mut() {
+                if let Some(t) = self.flows[f].ep.tcp_mut() {
                     t.snd.on_interface_change(now, &change);
                 }
                 self.flush(f, Side::Sender);

@@ -17,6 +17,7 @@
 mod app;
 mod capture;
 mod endpoint;
+pub mod ids;
 pub mod link;
 pub mod linkdir;
 mod mobility;
@@ -31,6 +32,7 @@ use crate::results::{Series, Summary};
 use app::{App, Apps};
 use capture::Capture;
 use endpoint::{Endpoints, FlowEnds, Side};
+use ids::{DirId, FlowId, IdVec, NodeId};
 use link::PktId;
 use linkdir::{LinkDir, LinkTimer};
 use mobiflow_proto::time::{Duration, Instant};
@@ -100,22 +102,23 @@ pub struct RunOptions {
 
 #[derive(Copy, Clone, Debug)]
 enum Ev {
-    FlowStart(u32),
-    FlowStop(u32),
-    AppWrite(u32, u32),
-    Read(u32),
+    FlowStart(FlowId),
+    FlowStop(FlowId),
+    /// Write `k` of the flow's application.
+    AppWrite(FlowId, u32),
+    Read(FlowId),
     /// The pending wake-up of one end of a flow.
-    Wake(u32, Side),
+    Wake(FlowId, Side),
     /// A timer of link direction `d` (`linkdir.rs`).
-    Link(u32, LinkTimer),
+    Link(DirId, LinkTimer),
     /// The web flow starts its next page.
-    WebPage(u32),
+    WebPage(FlowId),
     Sample,
     Mark(u32),
     /// Mobility event `k` (`mobility.rs`).
     Mobility(u32),
     /// Action `k` of TFRC flow `f` (Freeze-DCCP trigger, measurement).
-    Tfrc(u32, u32),
+    Tfrc(FlowId, u32),
 }
 
 /// A scheduled event. Events of the same time `t` run in the order they were
@@ -202,7 +205,7 @@ pub struct World<'a> {
     net: Net,
     end: Instant,
     events: u64,
-    flows: Vec<FlowRt>,
+    flows: IdVec<FlowId, FlowRt>,
     /// (interval, flow) -> bytes read at the interval's start and end.
     marks: Vec<(usize, bool)>,
     interval_bytes: Vec<Vec<(u64, u64)>>,
@@ -215,7 +218,7 @@ pub struct World<'a> {
     /// receiver, segment)`, for the property tests (`props.rs`) to check; `None`
     /// (the default) records nothing.
     #[cfg(test)]
-    seg_log: Option<Vec<(u32, bool, Segment)>>,
+    seg_log: Option<Vec<(FlowId, bool, Segment)>>,
     /// Test builds only: the TFRC sender's state around every feedback packet it
     /// handles (one event may deliver two: a duplicated packet), for the property
     /// tests to check each rate change against the X_recv set it was computed from.
@@ -272,18 +275,20 @@ impl<'a> World<'a> {
     /// Build the world of a scenario, with its initial events scheduled.
     pub fn build(sc: &'a Scenario) -> Result<World<'a>, RunError> {
         let n = sc.nodes.len();
-        let mut dirs = Vec::with_capacity(sc.links.len() * 2);
+        let mut dirs = IdVec::with_capacity(sc.links.len() * 2);
         for (li, l) in sc.links.iter().enumerate() {
             for (k, (from, to)) in [(l.a, l.b), (l.b, l.a)].into_iter().enumerate() {
-                let idx = li * 2 + k;
-                let rng =
-                    Xoshiro256PlusPlus::seed_from_u64(splitmix(sc.seed ^ splitmix(idx as u64 + 1)));
-                dirs.push(LinkDir::new(idx, from, to, &l.dirs[k], rng, sc.duration));
+                let d = DirId::of(li, k);
+                let rng = Xoshiro256PlusPlus::seed_from_u64(splitmix(
+                    sc.seed ^ splitmix(d.index() as u64 + 1),
+                ));
+                let (from, to) = (NodeId::new(from), NodeId::new(to));
+                dirs.push(LinkDir::new(d, from, to, &l.dirs[k], rng, sc.duration));
             }
         }
-        let route = net::routes(&dirs, n);
+        let route = net::Routes::new(&dirs, n);
 
-        let mut flows = Vec::with_capacity(sc.flows.len());
+        let mut flows = IdVec::with_capacity(sc.flows.len());
         for f in &sc.flows {
             if let Some(cfg) = f.transport.tcp() {
                 if let Err((key, reason)) = cfg.validate() {
@@ -295,7 +300,7 @@ impl<'a> World<'a> {
                 }
             }
             for (a, b) in [(f.src, f.dst), (f.dst, f.src)] {
-                if route[a * n + b].is_none() {
+                if route.next(NodeId::new(a), NodeId::new(b)).is_none() {
                     return Err(RunError::NoRoute {
                         flow: f.name.clone(),
                         from: sc.nodes[a].clone(),
@@ -341,11 +346,10 @@ impl<'a> World<'a> {
                 },
                 dirs,
                 route,
-                n_nodes: n,
                 pkts: Vec::with_capacity(1024),
                 free: Vec::with_capacity(1024),
                 origin: Instant::ZERO,
-                data_lost: vec![[0; 4]; sc.flows.len()],
+                data_lost: IdVec::from(vec![[0; 4]; sc.flows.len()]),
             },
             end,
             events: 0,
@@ -370,14 +374,14 @@ impl<'a> World<'a> {
         let sc = self.sc;
         // Each direction's schedule changes and outages, links in declaration order.
         let net = &mut self.net;
-        for (d, dir) in net.dirs.iter_mut().enumerate() {
+        for (d, dir) in net.dirs.iter_ids_mut() {
             let q = &mut net.queue;
-            dir.start(&mut |t, timer| q.at(t, Instant::ZERO, Ev::Link(d as u32, timer)));
+            dir.start(&mut |t, timer| q.at(t, Instant::ZERO, Ev::Link(d, timer)));
         }
         for (i, f) in sc.flows.iter().enumerate() {
-            let i = i as u32;
+            let i = FlowId::new(i);
             self.net.at(Instant::ZERO + f.start, Ev::FlowStart(i));
-            let app = &self.flows[i as usize].app;
+            let app = &self.flows[i].app;
             if let Some(stop) = f.stop.filter(|_| app.stops_at_flow_stop()) {
                 self.net.at(Instant::ZERO + stop, Ev::FlowStop(i));
             }
@@ -461,26 +465,24 @@ impl<'a> World<'a> {
         let now = self.net.now;
         match ev {
             Ev::FlowStart(f) => {
-                let fr = &mut self.flows[f as usize];
+                let fr = &mut self.flows[f];
                 fr.written += fr.app.start(&mut fr.ep);
                 self.flush(f, Side::Sender);
             }
             Ev::FlowStop(f) => {
-                self.flows[f as usize].ep.stop_writing();
+                self.flows[f].ep.stop_writing();
                 self.flush(f, Side::Sender);
             }
             Ev::AppWrite(f, k) => {
-                let spec = &self.sc.flows[f as usize];
+                let spec = &self.sc.flows[f.index()];
                 let stop = spec.stop.map(|s| Instant::ZERO + s);
                 let net = &mut self.net;
                 let w = app::Write { f, k, now, stop };
-                let bytes = self.flows[f as usize]
-                    .app
-                    .write(w, &mut |t, ev| net.at(t, ev));
+                let bytes = self.flows[f].app.write(w, &mut |t, ev| net.at(t, ev));
                 if stop.is_some_and(|s| now >= s) {
                     return;
                 }
-                let fr = &mut self.flows[f as usize];
+                let fr = &mut self.flows[f];
                 fr.ep.write(bytes);
                 fr.written += bytes;
                 fr.burst_ends.push(fr.written);
@@ -488,9 +490,9 @@ impl<'a> World<'a> {
                 self.flush(f, Side::Sender);
             }
             Ev::Read(f) => {
-                let spec = &self.sc.flows[f as usize];
+                let spec = &self.sc.flows[f.index()];
                 let interval = reader_interval(&spec.reader).unwrap_or(Duration::from_millis(10));
-                let fr = &mut self.flows[f as usize];
+                let fr = &mut self.flows[f];
                 let budget = read_budget(&spec.reader, fr.last_read_at - fr.start, now - fr.start);
                 fr.last_read_at = now;
                 fr.ep.read(now, budget);
@@ -499,7 +501,7 @@ impl<'a> World<'a> {
                 self.net.at(now + interval, Ev::Read(f));
             }
             Ev::Wake(f, side) => {
-                let fr = &mut self.flows[f as usize];
+                let fr = &mut self.flows[f];
                 if fr.wake[side.index()] != Some(now) {
                     return; // superseded
                 }
@@ -512,16 +514,15 @@ impl<'a> World<'a> {
                     // The packet arriving was scheduled, in ns-2, when its transmission
                     // started (`LinkDelay::recv`): what it makes arrive at the next
                     // queue is ordered from then (`Dir::enqueue_from`).
-                    if let Some(p) = self.net.dirs[d as usize].dir().pipe.front() {
+                    if let Some(p) = self.net.dirs[d].dir().pipe.front() {
                         self.net.origin = p.sent;
                     }
                 }
                 let lost = &mut self.scratch_lost;
                 let q = &mut self.net.queue;
-                let arrived =
-                    self.net.dirs[d as usize].handle_timeout(now, timer, lost, &mut |t, timer| {
-                        q.at(t, now, Ev::Link(d, timer))
-                    });
+                let arrived = self.net.dirs[d].handle_timeout(now, timer, lost, &mut |t, timer| {
+                    q.at(t, now, Ev::Link(d, timer))
+                });
                 if !lost.is_empty() {
                     // An outage started: what it destroyed counts against its flows.
                     for &id in lost.iter() {
@@ -545,9 +546,9 @@ impl<'a> World<'a> {
             Ev::Tfrc(f, k) => self.tfrc_action(f, k),
             Ev::Mark(m) => {
                 let (k, is_end) = self.marks[m as usize];
-                for (fi, fr) in self.flows.iter().enumerate() {
+                for (fi, fr) in self.flows.iter_ids() {
                     let b = fr.ep.bytes_read();
-                    let slot = &mut self.interval_bytes[k][fi];
+                    let slot = &mut self.interval_bytes[k][fi.index()];
                     if is_end {
                         slot.1 = b;
                     } else {
@@ -560,9 +561,9 @@ impl<'a> World<'a> {
 
     /// Packet `id` reached the far end of direction `d` (twice if `dup`).
     #[inline]
-    fn arrive(&mut self, d: u32, id: PktId, dup: bool) {
+    fn arrive(&mut self, d: DirId, id: PktId, dup: bool) {
         let now = self.net.now;
-        let node = self.net.dirs[d as usize].dir().to;
+        let node = self.net.dirs[d].dir().to;
         // A duplicated packet: a copy arrives right after the original.
         let copy = dup.then(|| {
             let p = self.net.pkts[id as usize].clone();
@@ -570,12 +571,12 @@ impl<'a> World<'a> {
         });
         for id in std::iter::once(id).chain(copy) {
             if let Some(cap) = &mut self.capture {
-                if let Some(w) = cap.dir[d as usize] {
+                if let Some(w) = cap.dir[d.index()] {
                     cap.record(w, now, &self.net.pkts[id as usize]);
                 }
             }
             let pkt = &self.net.pkts[id as usize];
-            if pkt.dst as usize == node {
+            if pkt.dst == node {
                 self.deliver(id);
             } else {
                 self.net.forward(node, id);
@@ -587,7 +588,7 @@ impl<'a> World<'a> {
         let now = self.net.now;
         if let Some(cap) = &mut self.capture {
             let p = &self.net.pkts[id as usize];
-            if let Some(w) = cap.host[p.dst as usize] {
+            if let Some(w) = cap.host[p.dst.index()] {
                 cap.record(w, now, p);
             }
         }
@@ -601,22 +602,20 @@ impl<'a> World<'a> {
         } else {
             Side::Sender
         };
-        let greedy = matches!(self.sc.flows[f as usize].reader, ReaderSpec::Greedy);
+        let greedy = matches!(self.sc.flows[f.index()].reader, ReaderSpec::Greedy);
         #[cfg(test)]
         let fb_before = self
             .fb_log
             .is_some()
-            .then(|| self.flows[f as usize].ep.tfrc_mut())
+            .then(|| self.flows[f].ep.tfrc_mut())
             .flatten()
             .map(|tf| tf.feedback_state());
-        let read = self.flows[f as usize]
-            .ep
-            .handle_packet(now, to, &body, greedy);
+        let read = self.flows[f].ep.handle_packet(now, to, &body, greedy);
         #[cfg(test)]
         if let (Some(log), Some(before), Body::TfrcFeedback(_)) =
             (&mut self.fb_log, fb_before, &body)
         {
-            if let Some(tf) = self.flows[f as usize].ep.tfrc_mut() {
+            if let Some(tf) = self.flows[f].ep.tfrc_mut() {
                 log.push(tfrc::FeedbackStep::new(f, before, tf));
             }
         }
@@ -626,9 +625,9 @@ impl<'a> World<'a> {
         self.flush(f, to);
     }
 
-    fn after_read(&mut self, f: u32) {
+    fn after_read(&mut self, f: FlowId) {
         let now = self.net.now;
-        let fr = &mut self.flows[f as usize];
+        let fr = &mut self.flows[f];
         let read = fr.ep.bytes_read();
         while fr.next_burst < fr.burst_ends.len() && read >= fr.burst_ends[fr.next_burst] {
             let t = now - fr.burst_written_at[fr.next_burst];
@@ -646,14 +645,15 @@ impl<'a> World<'a> {
 
     /// Drain what one end of a flow wants to send into the network, then schedule
     /// its next wake-up.
-    fn flush(&mut self, f: u32, side: Side) {
+    fn flush(&mut self, f: FlowId, side: Side) {
         let now = self.net.now;
-        let spec = &self.sc.flows[f as usize];
+        let spec = &self.sc.flows[f.index()];
         let (from, dst) = match side {
             Side::Sender => (spec.src, spec.dst),
             Side::Receiver => (spec.dst, spec.src),
         };
-        let fr = &mut self.flows[f as usize];
+        let (from, dst) = (NodeId::new(from), NodeId::new(dst));
+        let fr = &mut self.flows[f];
         let net = &mut self.net;
         let capture = &mut self.capture;
         #[cfg(test)]
@@ -666,7 +666,7 @@ impl<'a> World<'a> {
             let id = net.alloc(Pkt {
                 flow: f,
                 to_receiver: side == Side::Sender,
-                dst: dst as u32,
+                dst,
                 bytes,
                 body,
             });

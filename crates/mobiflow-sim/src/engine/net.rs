@@ -1,6 +1,7 @@
 //! The network: link directions, static routes, the packet slab and forwarding, and
 //! the event queue.
 
+use super::ids::{DirId, FlowId, IdVec, NodeId};
 use super::link::{Admit, PktId};
 use super::linkdir::LinkDir;
 use super::{Entry, Ev};
@@ -11,9 +12,9 @@ use std::collections::{BinaryHeap, VecDeque};
 
 #[derive(Clone, Debug)]
 pub(super) struct Pkt {
-    pub flow: u32,
+    pub flow: FlowId,
     pub to_receiver: bool,
-    pub dst: u32,
+    pub dst: NodeId,
     pub bytes: u32,
     pub body: Body,
 }
@@ -73,10 +74,8 @@ impl Queue {
 pub(super) struct Net {
     pub now: Instant,
     pub queue: Queue,
-    pub dirs: Vec<LinkDir>,
-    /// `route[node * n + dst]` = direction to take.
-    pub route: Vec<Option<u32>>,
-    pub n_nodes: usize,
+    pub dirs: IdVec<DirId, LinkDir>,
+    pub route: Routes,
     pub pkts: Vec<Pkt>,
     pub free: Vec<PktId>,
     /// When the event being run was scheduled, as ns-2 would have scheduled it (a
@@ -86,7 +85,7 @@ pub(super) struct Net {
     pub origin: Instant,
     /// Per flow: data packets lost to outages, to queues, to random loss, and (a part
     /// of the first) queued or in flight when an outage started.
-    pub data_lost: Vec<[u64; 4]>,
+    pub data_lost: IdVec<FlowId, [u64; 4]>,
 }
 
 impl Net {
@@ -109,30 +108,26 @@ impl Net {
     pub(super) fn count_loss(&mut self, id: PktId, slot: usize) {
         let p = &self.pkts[id as usize];
         if p.to_receiver {
-            self.data_lost[p.flow as usize][slot] += 1;
+            self.data_lost[p.flow][slot] += 1;
         }
     }
 
-    pub(super) fn forward(&mut self, node: usize, id: PktId) {
-        let dst = self.pkts[id as usize].dst as usize;
-        let Some(d) = self.route[node * self.n_nodes + dst] else {
+    pub(super) fn forward(&mut self, node: NodeId, id: PktId) {
+        let dst = self.pkts[id as usize].dst;
+        let Some(d) = self.route.next(node, dst) else {
             self.free.push(id);
             return;
         };
         let bytes = self.pkts[id as usize].bytes;
         let (now, origin) = (self.now, self.origin);
         let q = &mut self.queue;
-        let admit = self.dirs[d as usize].handle_packet(now, origin, id, bytes, &mut |t, timer| {
+        let admit = self.dirs[d].handle_packet(now, origin, id, bytes, &mut |t, timer| {
             q.at(t, now, Ev::Link(d, timer))
         });
         match admit {
             Admit::Scheduled(_) | Admit::Queued => {}
             Admit::Dropped => {
-                let slot = if self.dirs[d as usize].dir().down {
-                    0
-                } else {
-                    1
-                };
+                let slot = if self.dirs[d].dir().down { 0 } else { 1 };
                 self.count_loss(id, slot);
                 self.free.push(id);
             }
@@ -146,47 +141,57 @@ impl Net {
 
 impl Net {
     /// The link directions from node `a` to node `b` along the static routes.
-    pub(super) fn path(&self, a: usize, b: usize) -> Vec<u32> {
+    pub(super) fn path(&self, a: NodeId, b: NodeId) -> Vec<DirId> {
         let mut out = Vec::new();
         let mut node = a;
         while node != b && out.len() <= self.dirs.len() {
-            let Some(d) = self.route[node * self.n_nodes + b] else {
+            let Some(d) = self.route.next(node, b) else {
                 break;
             };
             out.push(d);
-            node = self.dirs[d as usize].dir().to;
+            node = self.dirs[d].dir().to;
         }
         out
     }
 }
 
-/// Static routes: breadth-first search (fewest hops) from every node; ties go to the
-/// link declared first. `route[node * n + dst]` = the direction to take.
-pub(super) fn routes(dirs: &[LinkDir], n: usize) -> Vec<Option<u32>> {
-    let mut route = vec![None; n * n];
-    for src in 0..n {
-        let mut first: Vec<Option<u32>> = vec![None; n];
-        let mut seen = vec![false; n];
-        seen[src] = true;
-        let mut q = VecDeque::from([src]);
-        while let Some(u) = q.pop_front() {
-            for d in dirs.iter().map(LinkDir::dir) {
-                if d.from == u && !seen[d.to] {
-                    seen[d.to] = true;
-                    first[d.to] = if u == src {
-                        Some(d.index as u32)
-                    } else {
-                        first[u]
-                    };
-                    q.push_back(d.to);
+/// Static routes: for every pair of nodes, the direction a packet takes next.
+pub(super) struct Routes {
+    n: usize,
+    /// `next[from * n + dst]`.
+    next: Vec<Option<DirId>>,
+}
+
+impl Routes {
+    /// Breadth-first search (fewest hops) from every node; ties go to the link
+    /// declared first.
+    pub(super) fn new(dirs: &IdVec<DirId, LinkDir>, n: usize) -> Routes {
+        let mut next = vec![None; n * n];
+        for src in 0..n {
+            let mut first: Vec<Option<DirId>> = vec![None; n];
+            let mut seen = vec![false; n];
+            seen[src] = true;
+            let mut q = VecDeque::from([src]);
+            while let Some(u) = q.pop_front() {
+                for d in dirs.iter().map(LinkDir::dir) {
+                    let (from, to) = (d.from.index(), d.to.index());
+                    if from == u && !seen[to] {
+                        seen[to] = true;
+                        first[to] = if u == src { Some(d.index) } else { first[u] };
+                        q.push_back(to);
+                    }
                 }
             }
+            next[src * n..(src + 1) * n].copy_from_slice(&first);
         }
-        for dst in 0..n {
-            route[src * n + dst] = first[dst];
-        }
+        Routes { n, next }
     }
-    route
+
+    /// The direction from `from` towards `dst` (`None`: no route, or `from == dst`).
+    #[inline(always)]
+    pub(super) fn next(&self, from: NodeId, dst: NodeId) -> Option<DirId> {
+        self.next[from.index() * self.n + dst.index()]
+    }
 }
 
 #[cfg(test)]

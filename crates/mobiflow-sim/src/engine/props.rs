@@ -596,7 +596,7 @@ fn check(toml: &str) -> Result<Coverage, String> {
         // Edges first: what the receiver advertised in this event counts.
         for (f, from_rcv, seg) in &log {
             if *from_rcv {
-                let t = &mut track[*f as usize];
+                let t = &mut track[f.index()];
                 t.rcv_edge = t.rcv_edge.max(seg.ack + seg.wnd);
             }
         }
@@ -606,7 +606,7 @@ fn check(toml: &str) -> Result<Coverage, String> {
             }
         }
         for (f, from_rcv, seg) in &log {
-            let f = *f as usize;
+            let f = f.index();
             let Transport::Tcp(cfg) = &sc.flows[f].transport else {
                 continue;
             };
@@ -742,7 +742,7 @@ fn check(toml: &str) -> Result<Coverage, String> {
                     // p = 0) whatever the X_recv set says.
                     let mut rises: Vec<(f64, f64, f64, Option<Duration>)> = Vec::new();
                     let mut had_feedback = false;
-                    for st in fbs.iter().filter(|st| st.flow as usize == f) {
+                    for st in fbs.iter().filter(|st| st.flow.index() == f) {
                         if had_feedback {
                             pairs += 1;
                         }

@@ -3,7 +3,7 @@
 use super::endpoint::FlowEnds;
 use super::link;
 use super::World;
-use crate::results::{FlowSeries, LinkSeries};
+use crate::results::LinkSeries;
 use mobiflow_proto::time::{Duration, Instant};
 
 impl World<'_> {
@@ -15,11 +15,8 @@ impl World<'_> {
             .sample_interval
             .unwrap_or(Duration::from_millis(100));
         let (dt, dt_ns) = (period.as_secs_f64(), period.as_nanos());
-        let fs: &mut FlowSeries = &mut self.series.flow;
-        for (i, fr) in self.flows.iter_mut().enumerate() {
-            fs.time_s.push(t);
-            fs.flow.push(i as u32);
-            fr.ep.sample(fs, dt);
+        for (i, fr) in self.flows.iter_ids_mut() {
+            fr.ep.sample(&mut self.series, t, i.0, dt);
         }
         let ls: &mut LinkSeries = &mut self.series.link;
         let now = self.net.now;
@@ -27,7 +24,7 @@ impl World<'_> {
             ld.advance(now);
             let d = ld.dir();
             ls.time_s.push(t);
-            ls.dir.push(d.index as u32);
+            ls.dir.push(d.index.0);
             ls.queue_packets.push(d.waiting(now) as u64);
             ls.queue_bytes.push(d.waiting_bytes(now));
             // A trace-driven direction: the capacity its trace offered over the last

@@ -2,6 +2,7 @@
 
 use super::app::App;
 use super::endpoint::{FlowEnds, SummaryCtx};
+use super::ids::{FlowId, NodeId};
 use super::linkdir::LinkDir;
 use super::{RunResult, World};
 use crate::results::{FlowSummary, LinkSummary, Summary};
@@ -34,7 +35,7 @@ impl World<'_> {
                 };
                 intervals.insert(label.clone(), v);
             }
-            let web = self.web.app_of_main(i as u32);
+            let web = self.web.app_of_main(FlowId::new(i));
             let common = FlowSummary {
                 name: spec.name.clone(),
                 src: sc.nodes[spec.src].clone(),
@@ -61,16 +62,16 @@ impl World<'_> {
                 sc,
                 start: fr.start,
                 end,
-                data_lost: self.net.data_lost[i],
-                forward_path: self.net.path(spec.src, spec.dst),
+                data_lost: self.net.data_lost[FlowId::new(i)],
+                forward_path: self.net.path(NodeId::new(spec.src), NodeId::new(spec.dst)),
             };
             flows.push(fr.ep.summary(spec, &ctx, common));
         }
         let mut links = Vec::new();
         for d in self.net.dirs.iter().map(LinkDir::dir) {
-            let l = &sc.links[d.index / 2];
-            let from = &sc.nodes[d.from];
-            let to = &sc.nodes[d.to];
+            let l = &sc.links[d.index.link()];
+            let from = &sc.nodes[d.from.index()];
+            let to = &sc.nodes[d.to.index()];
             links.push(LinkSummary {
                 name: format!("{}:{}->{}", l.name, from, to),
                 link: l.name.clone(),

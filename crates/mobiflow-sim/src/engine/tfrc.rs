@@ -13,10 +13,11 @@
 //! unfreeze").
 
 use super::endpoint::{forward_to_machines, FlowEnds, Side, SummaryCtx};
+use super::ids::{FlowId, NodeId};
 use super::net::Body;
 use super::{Ev, World};
 use crate::model::{FlowSpec, FreezeSide, FreezeWarning, RateModel, Scenario, TfrcSpec};
-use crate::results::{DisconnectionSummary, FlowSeries, FlowSummary, TfrcSummary};
+use crate::results::{DisconnectionSummary, FlowSummary, Series, TfrcSummary};
 use crate::units::{BitsPerSec, BytesPerSec};
 use mobiflow_proto::mobility::{disconnections, warning_at};
 use mobiflow_proto::tfrc::{FreezeState, RxFreezeState, TfrcReceiver, TfrcSender};
@@ -26,7 +27,7 @@ use mobiflow_proto::time::{Duration, Instant};
 #[cfg(test)]
 #[derive(Clone, Debug)]
 pub(super) struct FeedbackStep {
-    pub flow: u32,
+    pub flow: FlowId,
     pub x_before: f64,
     pub state_before: FreezeState,
     /// X, the state, the X_recv set's maximum and R once the feedback was handled.
@@ -39,7 +40,7 @@ pub(super) struct FeedbackStep {
 #[cfg(test)]
 impl FeedbackStep {
     /// The step of flow `f`'s sender from `before` (`TfrcFlow::feedback_state`) to now.
-    pub(super) fn new(f: u32, before: (f64, FreezeState), tf: &TfrcFlow) -> Self {
+    pub(super) fn new(f: FlowId, before: (f64, FreezeState), tf: &TfrcFlow) -> Self {
         FeedbackStep {
             flow: f,
             x_before: before.0,
@@ -187,14 +188,16 @@ impl World<'_> {
             let Some(t) = spec.transport.tfrc() else {
                 continue;
             };
-            let mut path = self.net.path(spec.src, spec.dst);
-            path.extend(self.net.path(spec.dst, spec.src));
+            let fi = FlowId::new(fi);
+            let (src, dst) = (NodeId::new(spec.src), NodeId::new(spec.dst));
+            let mut path = self.net.path(src, dst);
+            path.extend(self.net.path(dst, src));
             let mut outages = Vec::new();
             let mut rtt = Duration::ZERO;
             for &d in &path {
-                let ds = &sc.links[d as usize / 2].dirs[d as usize % 2];
+                let ds = &sc.links[d.link()].dirs[d.k()];
                 outages.extend(ds.outages.iter().copied());
-                rtt += self.net.dirs[d as usize].dir().delay;
+                rtt += self.net.dirs[d].dir().delay;
             }
             let disc = disconnections(outages);
             let start = Instant::ZERO + spec.start;
@@ -228,24 +231,24 @@ impl World<'_> {
             }
             let acts: Vec<Instant> = tf.actions.iter().map(|a| a.0).collect();
             for (i, at) in acts.into_iter().enumerate() {
-                self.net.at(at, Ev::Tfrc(fi as u32, i as u32));
+                self.net.at(at, Ev::Tfrc(fi, i as u32));
             }
         }
     }
 
     /// A TFRC action event (snapshot, freeze, unfreeze).
-    pub(super) fn tfrc_action(&mut self, f: u32, i: u32) {
+    pub(super) fn tfrc_action(&mut self, f: FlowId, i: u32) {
         let now = self.net.now;
-        let side = self.sc.flows[f as usize]
+        let side = self.sc.flows[f.index()]
             .transport
             .tfrc()
             .and_then(|t| t.freeze.as_ref())
             .map(|z| z.side);
-        let Some(tf) = self.flows[f as usize].ep.tfrc_mut() else {
+        let Some(tf) = self.flows[f].ep.tfrc_mut() else {
             return;
         };
         let (_, act) = tf.actions[i as usize];
-        let [lost_to_outages, _, _, lost_at_start] = self.net.data_lost[f as usize];
+        let [lost_to_outages, _, _, lost_at_start] = self.net.data_lost[f];
         let flush_side = match act {
             Action::Snapshot(k) => {
                 tf.before[k] = Some(Before {
@@ -326,34 +329,30 @@ impl FlowEnds for TfrcFlow {
     }
 
     /// One sample row of a TFRC flow.
-    fn sample(&mut self, fs: &mut FlowSeries, dt: f64) {
+    fn sample(&mut self, s: &mut Series, t: f64, flow: u32, dt: f64) {
         let tf = self;
         let rx = tf.bytes_received();
         let rate = (rx - tf.prev_sample_rx) as f64 * 8.0 / dt;
         tf.prev_sample_rx = rx;
-        fs.cwnd_bytes.push(0);
-        fs.ssthresh_bytes.push(0);
-        fs.rwnd_bytes.push(0);
-        fs.flight_bytes.push(0);
+        let fs = &mut s.flow;
+        fs.time_s.push(t);
+        fs.flow.push(flow);
         fs.srtt_ms
             .push(tf.snd.rtt().map_or(f64::NAN, |d| d.as_millis_f64()));
-        fs.rcv_buffer_bytes.push(0);
         fs.read_rate_bps.push(rate);
         fs.goodput_bps.push(rate);
-        fs.snd_una.push(rx);
-        fs.snd_nxt.push(tf.snd.stats().bytes_sent);
-        fs.flow_window_bytes.push(0);
-        fs.ar_bps.push(f64::NAN);
-        fs.rcv_buf_limit_bytes.push(0);
-        fs.t_buff_ms.push(f64::NAN);
-        fs.policy_state.push(-1);
-        fs.tfrc_x_bps
+        let ts = &mut s.tfrc;
+        ts.time_s.push(t);
+        ts.flow.push(flow);
+        ts.x_bps
             .push(BitsPerSec::from(BytesPerSec(tf.snd.rate_bytes_per_s())).into());
-        fs.tfrc_x_recv_bps
+        ts.x_recv_bps
             .push(BitsPerSec::from(BytesPerSec(tf.snd.x_recv())).into());
-        fs.tfrc_p.push(tf.snd.p());
-        fs.tfrc_state.push(sender_code(tf.snd.state()));
-        fs.tfrc_rx_state.push(receiver_code(tf.rcv.state()));
+        ts.p.push(tf.snd.p());
+        ts.bytes_sent.push(tf.snd.stats().bytes_sent);
+        ts.bytes_received.push(rx);
+        ts.state.push(sender_code(tf.snd.state()));
+        ts.rx_state.push(receiver_code(tf.rcv.state()));
     }
 
     fn summary(&self, spec: &FlowSpec, ctx: &SummaryCtx, common: FlowSummary) -> FlowSummary {
@@ -373,7 +372,7 @@ impl FlowEnds for TfrcFlow {
             let next = tf.disc.get(k + 1).map_or(end, |d| d.0).min(end);
             let cap = |t: Instant| {
                 fwd.iter()
-                    .map(|&d| rate_at(&sc.links[d as usize / 2].dirs[d as usize % 2].rate, t))
+                    .map(|&d| rate_at(&sc.links[d.link()].dirs[d.k()].rate, t))
                     .fold(f64::INFINITY, f64::min)
                     * payload_share
             };

@@ -20,6 +20,7 @@
 //! `pages` pages have been loaded or the flow's `stop`.
 
 use super::endpoint::{FlowEnds, Side};
+use super::ids::FlowId;
 use super::{Ev, World};
 use crate::model::{AppSpec, Scenario, WebSpec};
 use mobiflow_proto::time::Instant;
@@ -43,8 +44,8 @@ enum ConnState {
 
 #[derive(Clone, Debug)]
 struct Conn {
-    resp: u32,
-    req: u32,
+    resp: FlowId,
+    req: FlowId,
     state: ConnState,
 }
 
@@ -52,7 +53,7 @@ struct Conn {
 #[derive(Clone, Debug)]
 pub(super) struct WebApp {
     spec: Arc<WebSpec>,
-    main: u32,
+    main: FlowId,
     stop: Option<Instant>,
     conns: Vec<Conn>,
     /// Objects of the current page not yet requested.
@@ -84,14 +85,14 @@ impl Web {
                 app_of[i] = Some(web.apps.len() as u32);
                 let conns = (0..spec.connections)
                     .map(|_| Conn {
-                        resp: u32::MAX,
-                        req: u32::MAX,
+                        resp: FlowId(u32::MAX),
+                        req: FlowId(u32::MAX),
                         state: ConnState::Idle,
                     })
                     .collect();
                 web.apps.push(WebApp {
                     spec: spec.clone(),
-                    main: i as u32,
+                    main: FlowId::new(i),
                     stop: f.stop.map(|s| Instant::ZERO + s),
                     conns,
                     pending: VecDeque::new(),
@@ -101,7 +102,7 @@ impl Web {
                     load_times_s: Vec::new(),
                 });
                 let a = web.apps.last_mut().expect("pushed");
-                a.conns[0].resp = i as u32;
+                a.conns[0].resp = FlowId::new(i);
                 web.by_flow[i] = Some((app_of[i].unwrap(), 0, false));
             }
         }
@@ -115,9 +116,9 @@ impl Web {
                 let a = app_of[main].expect("a channel follows its web flow");
                 let c = &mut web.apps[a as usize].conns[conn as usize];
                 if request {
-                    c.req = i as u32;
+                    c.req = FlowId::new(i);
                 } else {
-                    c.resp = i as u32;
+                    c.resp = FlowId::new(i);
                 }
                 web.by_flow[i] = Some((a, conn, request));
             }
@@ -126,8 +127,8 @@ impl Web {
     }
 
     /// The app whose main flow is `f`, if any.
-    pub(super) fn app_of_main(&self, f: u32) -> Option<&WebApp> {
-        match self.by_flow.get(f as usize) {
+    pub(super) fn app_of_main(&self, f: FlowId) -> Option<&WebApp> {
+        match self.by_flow.get(f.index()) {
             Some(Some((a, 0, false))) => Some(&self.apps[*a as usize]),
             _ => None,
         }
@@ -136,9 +137,9 @@ impl Web {
 
 impl World<'_> {
     /// Start the next page of the web flow `f` (its `Ev::WebPage`).
-    pub(super) fn web_page(&mut self, f: u32) {
+    pub(super) fn web_page(&mut self, f: FlowId) {
         let now = self.net.now;
-        let Some(Some((a, _, _))) = self.web.by_flow.get(f as usize).copied() else {
+        let Some(Some((a, _, _))) = self.web.by_flow.get(f.index()).copied() else {
             return;
         };
         let app = &mut self.web.apps[a as usize];
@@ -181,7 +182,7 @@ impl World<'_> {
         let app = &mut self.web.apps[a as usize];
         let bytes = app.spec.request_size;
         let req = app.conns[c].req;
-        let fr = &mut self.flows[req as usize];
+        let fr = &mut self.flows[req];
         fr.ep.write(bytes);
         fr.written += bytes;
         app.conns[c].state = ConnState::AwaitRequest {
@@ -192,12 +193,12 @@ impl World<'_> {
     }
 
     /// The application at the receiving end of flow `f` read data.
-    pub(super) fn web_read(&mut self, f: u32) {
+    pub(super) fn web_read(&mut self, f: FlowId) {
         let now = self.net.now;
-        let Some(Some((a, c, request))) = self.web.by_flow.get(f as usize).copied() else {
+        let Some(Some((a, c, request))) = self.web.by_flow.get(f.index()).copied() else {
             return;
         };
-        let read = self.flows[f as usize].ep.bytes_read();
+        let read = self.flows[f].ep.bytes_read();
         let app = &mut self.web.apps[a as usize];
         let conn = &mut app.conns[c as usize];
         match conn.state {
@@ -205,7 +206,7 @@ impl World<'_> {
                 let sizes = &app.spec.object_sizes;
                 let bytes = sizes[object as usize % sizes.len()];
                 let resp = conn.resp;
-                let fr = &mut self.flows[resp as usize];
+                let fr = &mut self.flows[resp];
                 fr.ep.write(bytes);
                 fr.written += bytes;
                 conn.state = ConnState::AwaitResponse {

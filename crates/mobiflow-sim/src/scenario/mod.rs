@@ -424,8 +424,9 @@ fn capture(c: &Tbl, nodes: &[String], links: &[crate::model::LinkSpec]) -> R<Cap
                 format!("unknown link {link:?}; links are {}", known.join(", ")),
             ));
         };
-        if !dirs.contains(&(li * 2 + k)) {
-            dirs.push(li * 2 + k);
+        let d = crate::engine::ids::DirId::of(li, k).index();
+        if !dirs.contains(&d) {
+            dirs.push(d);
         }
     }
     let snaplen = c

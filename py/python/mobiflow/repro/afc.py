@@ -46,7 +46,7 @@ from typing import Any
 
 import mobiflow
 from mobiflow import _resources
-from mobiflow.outputs import Run, has_series
+from mobiflow.outputs import Run, has_series, join_series
 from mobiflow.repro import claims, framework
 from mobiflow.repro.framework import Block, Figure, Heading, Options, Report, Reproduction, Table
 
@@ -710,7 +710,7 @@ def figure_case(case: Case, out: Path, window_s: float = 30.0) -> Path | None:
     fig, axes = plt.subplots(3, 2, figsize=(12, 8), sharex="col")
     for col, variant in enumerate(("classic", "afc")):
         frames = mobiflow.read_series(out / "runs" / f"{case.name}_{variant}")
-        flow = frames["flow"]
+        flow = join_series(frames, "tcp")
         t = [float(x) for x in flow["time_s"].to_list()]
         if not t:
             continue

@@ -627,8 +627,8 @@ def plot_burst_times(case: str, res: BurstResult, path: Path) -> None:
 
 
 def _series(run: Run, flow: str) -> tuple[list[float], list[float], list[float]]:
-    """time, cwnd (segments) and bytes acknowledged of ``flow`` from its flow series."""
-    frame = run.flow_series
+    """time, cwnd (segments) and bytes acknowledged of ``flow`` from its TCP series."""
+    frame = run.tcp_series
     frame = frame.filter(frame["flow"] == flow)
     ts = [float(x) for x in frame["time_s"]]
     cwnd = [float(x) / 1460 for x in frame["cwnd_bytes"]]

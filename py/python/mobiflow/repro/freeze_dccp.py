@@ -45,7 +45,7 @@ from typing import Any
 
 import mobiflow
 from mobiflow import _mobiflow, _resources
-from mobiflow.outputs import has_series
+from mobiflow.outputs import has_series, join_series
 from mobiflow.repro import claims, framework
 from mobiflow.repro.claims import Claim
 from mobiflow.repro.framework import Block, Figure, Heading, Options, Report, Reproduction, Table
@@ -523,9 +523,9 @@ def draw_figures(figs: Path) -> list[str]:
             d = figs / f"run_80211b_{SLUG[dst]}_{variant}"
             if not has_series(d):
                 continue
-            df = mobiflow.read_series(d)["flow"]
+            df = join_series(mobiflow.read_series(d), "tfrc")
             label = "DCCP/TFRC" if variant == "dccp" else "Freeze-DCCP"
-            ax.plot(df["time_s"], df["tfrc_x_bps"] / 1e6, style, label=f"{label}: X")
+            ax.plot(df["time_s"], df["x_bps"] / 1e6, style, label=f"{label}: X")
             ax.plot(
                 df["time_s"], df["goodput_bps"] / 1e6, style, alpha=0.5, label=f"{label}: received"
             )

@@ -232,7 +232,7 @@ def run_twin(twin: str, min_rto: str | None = None) -> dict[str, Any] | None:
 
 def series(run: Run) -> dict[str, list[float]]:
     cols: dict[str, list[float]] = {"t": [], "cwnd": [], "ssthresh": [], "seq": [], "una": []}
-    frame = run.flow_series
+    frame = run.tcp_series
     for key, column in (
         ("t", "time_s"),
         ("cwnd", "cwnd_bytes"),

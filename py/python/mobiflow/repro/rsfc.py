@@ -42,7 +42,7 @@ from typing import Any
 
 import mobiflow
 from mobiflow import _resources
-from mobiflow.outputs import Run
+from mobiflow.outputs import Run, join_series
 from mobiflow.repro import claims, framework
 from mobiflow.repro.claims import Claim
 from mobiflow.repro.framework import Block, Figure, Heading, Options, Report, Reproduction, Table
@@ -162,7 +162,7 @@ def steady_mean(series_dir: str | None, flow: str, column: str, t0: float, t1: f
         return math.nan
     import polars as pl
 
-    frame = mobiflow.read_series(series_dir)["flow"]
+    frame = join_series(mobiflow.read_series(series_dir), "tcp")
     sel = frame.filter(
         (pl.col("flow") == flow) & (pl.col("time_s") >= t0) & (pl.col("time_s") < t1)
     )[column].drop_nulls()
@@ -740,7 +740,7 @@ def figures(res: Mapping[str, dict[str, Any]], out: Path) -> list[str]:
     made: list[str] = []
 
     def flow_series(key: str, flow: str) -> pl.DataFrame:
-        frame = mobiflow.read_series(res[key]["series_dir"])["flow"]
+        frame = join_series(mobiflow.read_series(res[key]["series_dir"]), "tcp")
         return frame.filter(pl.col("flow") == flow)
 
     fig, axes = plt.subplots(3, 1, figsize=(8, 9), sharex=True)

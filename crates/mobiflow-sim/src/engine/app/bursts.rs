@@ -2,6 +2,7 @@
 //! burst's completion time is measured, and the flow is complete when all are read.
 
 use super::{App, Write};
+use crate::engine::ids::FlowId;
 use crate::engine::Ev;
 use mobiflow_proto::time::{Duration, Instant};
 
@@ -14,7 +15,7 @@ impl App for Bursts {
     fn total(&self) -> Option<u64> {
         Some(self.sizes.iter().sum())
     }
-    fn schedule(&self, f: u32, _: Instant, at: &mut impl FnMut(Instant, Ev)) {
+    fn schedule(&self, f: FlowId, _: Instant, at: &mut impl FnMut(Instant, Ev)) {
         for (k, t) in self.at.iter().enumerate() {
             at(Instant::ZERO + *t, Ev::AppWrite(f, k as u32));
         }

@@ -18,6 +18,7 @@ mod sized;
 
 use super::endpoint::Endpoints;
 use super::Ev;
+use crate::engine::ids::FlowId;
 use crate::model::AppSpec;
 use mobiflow_proto::time::Instant;
 
@@ -29,7 +30,7 @@ pub(super) use sized::Transfer;
 /// An `Ev::AppWrite(f, k)` at `now` (nothing is written at or after the flow's `stop`).
 #[derive(Copy, Clone, Debug)]
 pub(super) struct Write {
-    pub f: u32,
+    pub f: FlowId,
     pub k: u32,
     pub now: Instant,
     pub stop: Option<Instant>,
@@ -48,7 +49,7 @@ pub(super) trait App {
     }
     /// Its first events, scheduled through `at` when the world is built (after the
     /// flow's start and stop).
-    fn schedule(&self, _f: u32, _start: Instant, _at: &mut impl FnMut(Instant, Ev)) {}
+    fn schedule(&self, _f: FlowId, _start: Instant, _at: &mut impl FnMut(Instant, Ev)) {}
     /// At the flow's start: what it writes; returns the bytes written.
     fn start(&self, _ep: &mut Endpoints) -> u64 {
         0
@@ -77,7 +78,7 @@ impl App for Driven {
         // The web application stops at the flow's stop itself.
         !self.web_main
     }
-    fn schedule(&self, f: u32, start: Instant, at: &mut impl FnMut(Instant, Ev)) {
+    fn schedule(&self, f: FlowId, start: Instant, at: &mut impl FnMut(Instant, Ev)) {
         if self.web_main {
             at(start, Ev::WebPage(f));
         }
@@ -132,7 +133,7 @@ impl App for Apps {
     fn stops_at_flow_stop(&self) -> bool {
         each!(self, a => a.stops_at_flow_stop())
     }
-    fn schedule(&self, f: u32, start: Instant, at: &mut impl FnMut(Instant, Ev)) {
+    fn schedule(&self, f: FlowId, start: Instant, at: &mut impl FnMut(Instant, Ev)) {
         each!(self, a => a.schedule(f, start, at))
     }
     fn start(&self, ep: &mut Endpoints) -> u64 {

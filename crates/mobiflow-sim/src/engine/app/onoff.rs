@@ -1,6 +1,7 @@
 //! `on_off`: `burst` bytes every `period` from the flow's start until its stop.
 
 use super::{App, Write};
+use crate::engine::ids::FlowId;
 use crate::engine::Ev;
 use mobiflow_proto::time::{Duration, Instant};
 
@@ -10,7 +11,7 @@ pub(in crate::engine) struct OnOff {
 }
 
 impl App for OnOff {
-    fn schedule(&self, f: u32, start: Instant, at: &mut impl FnMut(Instant, Ev)) {
+    fn schedule(&self, f: FlowId, start: Instant, at: &mut impl FnMut(Instant, Ev)) {
         at(start, Ev::AppWrite(f, 0));
     }
     fn write(&self, w: Write, at: &mut impl FnMut(Instant, Ev)) -> u64 {
