@@ -7,6 +7,7 @@
 //! `[at, at + interruption)` on both directions plus rate and delay schedule points at
 //! its end, so `DirSpec::outages` stays the one description of disconnections.
 
+use super::params::{keys, Param};
 use super::walk::{
     as_array, as_bool, as_f64, as_name, as_pair, as_span, as_str, as_u32, key_err, named,
     positive_duration, Tbl, R,
@@ -23,30 +24,167 @@ use mobiflow_proto::time::Duration;
 use std::collections::HashSet;
 use std::path::PathBuf;
 
-/// Keys a link or one of its directions may set.
-pub(crate) const DIR_KEYS: &[&str] = &[
-    "rate",
-    "rate_schedule",
-    "trace",
-    "trace_mtu",
-    "delay",
-    "delay_schedule",
-    "schedule_period",
-    "queue",
-    "queue_limit",
-    "red",
-    "outages",
-    "loss",
-    "fifo",
-    "reorder",
-    "reorder_delay",
-    "duplicate",
+/// `[[links]]` keys that only a link sets, not its directions (declared once: the
+/// allowed keys and the docs' table come from here; the parsing is hand-written, since
+/// the keys depend on one another).
+pub(crate) const LINK_ONLY: &[Param<()>] = &[
+    Param::manual(
+        "name",
+        "string",
+        "`\"link<i>\"` (`link0`, `link1`, ...)",
+        "Unique. No `.`, and not all digits, so that `--set` can address it.",
+    ),
+    Param::manual("a", "node name", "required", "One end of the link."),
+    Param::manual(
+        "b",
+        "node name",
+        "required",
+        "The other end; it must differ from `a`. Direction `ab` carries a -> b, `ba` carries b -> a.",
+    ),
+    Param::manual(
+        "ab",
+        "table",
+        "",
+        "Settings for the a -> b direction only; see [Per-direction settings](#per-direction-settings).",
+    ),
+    Param::manual("ba", "table", "", "Settings for the b -> a direction only."),
+    Param::manual(
+        "handoffs",
+        "array of tables",
+        "none",
+        "Changes of the link's datalink interface (link level only, both directions); see [Handoffs and mobility events](#handoffs-and-mobility-events).",
+    ),
 ];
 
-const LINK_ONLY_KEYS: &[&str] = &["name", "a", "b", "ab", "ba", "handoffs"];
+/// Keys a link or one of its directions (`[links.ab]`, `[links.ba]`) may set.
+pub(crate) const DIR: &[Param<()>] = &[
+    Param::manual(
+        "rate",
+        "rate, > 0",
+        "one of `rate`, `rate_schedule`, `trace` is required",
+        "Constant serialisation rate.",
+    ),
+    Param::manual(
+        "rate_schedule",
+        "array of `[time, rate]`",
+        "",
+        "Piecewise-constant rate: each point holds until the next one. The first point must be at `\"0s\"`. Times must be strictly increasing. A rate may be 0 (nothing is sent), but not every rate.",
+    ),
+    Param::manual(
+        "trace",
+        "path",
+        "",
+        "A Mahimahi trace (see below). The path is relative to the scenario file's directory.",
+    ),
+    Param::manual(
+        "trace_mtu",
+        "size, bytes",
+        "1500",
+        "Bytes per trace delivery opportunity (Mahimahi's MTU). Only allowed where a trace is used.",
+    ),
+    Param::manual(
+        "delay",
+        "time",
+        "one of `delay`, `delay_schedule` is required",
+        "One-way propagation delay.",
+    ),
+    Param::manual(
+        "delay_schedule",
+        "array of `[time, delay]`",
+        "",
+        "Piecewise-constant delay, with the same rules as `rate_schedule`.",
+    ),
+    Param::manual(
+        "schedule_period",
+        "time, > 0",
+        "none (the last value holds forever)",
+        "Makes `rate_schedule` and `delay_schedule` repeat with this period. Every point must come before it. Only allowed where a schedule is used.",
+    ),
+    Param::manual(
+        "queue",
+        "`\"droptail\"` or `\"red\"`",
+        "`\"droptail\"`",
+        "Queue discipline at the sending end of each direction.",
+    ),
+    Param::manual(
+        "queue_limit",
+        "queue limit, > 0",
+        "`\"100p\"`",
+        "Queue capacity, in packets or bytes.",
+    )
+    .assumed()
+    .note("(ns-2's default is 50 packets)"),
+    Param::manual(
+        "red",
+        "table",
+        "see below",
+        "RED parameters. Only allowed where `queue = \"red\"`.",
+    ),
+    Param::manual(
+        "outages",
+        "array of `[start, end]`",
+        "none",
+        "Intervals `[start, end)` in which the direction carries nothing. Whatever is queued or in flight when an outage starts is lost. Each outage must have end > start. Outages must be sorted and must not overlap. They do not repeat.",
+    ),
+    Param::manual(
+        "loss",
+        "probability in [0, 1): a number (`0.01`) or a percentage string (`\"1%\"`)",
+        "0 (none)",
+        "Random loss: each packet arriving at the direction is lost with this probability, independently, before the queue (like ns-2's uniform `ErrorModel`). Draws come from the run's seed, so a scenario with `loss` > 0 gives different results per seed. Counted as `random_losses` in the link summary.",
+    ),
+    Param::manual(
+        "fifo",
+        "bool",
+        "false",
+        "Keep the direction first-in first-out. Off (ns-2's behaviour), each packet takes the delay in force when its transmission starts (ns-2's `LinkDelay`), so when the delay drops (a `delay_schedule` step down, a handoff to a shorter path) packets sent after the change overtake those still in flight, as on a real path. On, a packet never arrives before one sent earlier (mobiflow's behaviour before issue 17). Counted as `reordered` in the link summary either way.",
+    ),
+    Param::manual(
+        "reorder",
+        "probability in [0, 1)",
+        "0 (none)",
+        "Random reordering: each packet is held back `reorder_delay` longer in propagation with this probability, so packets sent within that time overtake it. Needs `reorder_delay`.",
+    ),
+    Param::manual(
+        "reorder_delay",
+        "duration",
+        "—",
+        "How much longer a reordered packet takes (only with `reorder`).",
+    ),
+    Param::manual(
+        "duplicate",
+        "probability in [0, 1)",
+        "0 (none)",
+        "Random duplication: each packet arrives twice at the far end (the copy right after the original) with this probability; counted as `duplicated`. The live emulator writes such a packet twice.",
+    ),
+];
 
 /// Keys of one entry of `handoffs`.
-const HANDOFF_KEYS: &[&str] = &["at", "interruption", "rate", "delay"];
+pub(crate) const HANDOFF: &[Param<()>] = &[
+    Param::manual(
+        "at",
+        "time",
+        "required",
+        "When the old interface goes down.",
+    ),
+    Param::manual(
+        "interruption",
+        "time, > 0",
+        "required",
+        "How long neither interface carries anything.",
+    ),
+    Param::manual(
+        "rate",
+        "rate, > 0",
+        "unchanged",
+        "The new interface's rate (both directions).",
+    ),
+    Param::manual(
+        "delay",
+        "time",
+        "unchanged",
+        "Its propagation delay (both directions).",
+    ),
+];
 
 /// One handoff: the link goes down at `at` for `interruption`, and comes back with
 /// `rate` and `delay` (unchanged when not given).
@@ -57,17 +195,69 @@ struct Handoff {
     delay: Option<Duration>,
 }
 
-const RED_KEYS: &[&str] = &[
-    "min_th",
-    "max_th",
-    "w_q",
-    "max_p",
-    "gentle",
-    "mean_pktsize",
-    "wait",
-    "bytes",
-    "queue_in_bytes",
-    "target_delay",
+/// Keys of a `red` table (ns-2.35's defaults, `tcl/lib/ns-default.tcl`, and
+/// `queue/red.cc`).
+pub(crate) const RED: &[Param<()>] = &[
+    Param::manual(
+        "min_th",
+        "packets (number ≥ 0) or `\"auto\"`",
+        "`\"auto\"` (ns-2.35 `thresh_ 0`)",
+        "Lower threshold of the average queue. `\"auto\"`: 5 packets, or half the queue that `target_delay` gives at the direction's initial rate in `mean_pktsize` packets, if more.",
+    ),
+    Param::manual(
+        "max_th",
+        "packets (number > `min_th`) or `\"auto\"`",
+        "`\"auto\"` (`maxthresh_ 0`)",
+        "Upper threshold. `\"auto\"`: 3 `min_th`.",
+    ),
+    Param::manual(
+        "w_q",
+        "number in (0, 1] or `\"auto\"`",
+        "`\"auto\"` (`q_weight_ -1`)",
+        "EWMA weight of the average queue. `\"auto\"`: 1 − exp(−1 / (10 · RTT · C)), C the initial rate in `mean_pktsize` packets per second, RTT = max(0.1 s, 3 (delay + 1/C)).",
+    ),
+    Param::manual(
+        "max_p",
+        "number in (0, 1]",
+        "0.1 (`linterm_ 10`)",
+        "Drop probability at `max_th`.",
+    ),
+    Param::manual(
+        "gentle",
+        "bool",
+        "true (`gentle_ true`)",
+        "Gentle RED: the probability ramps from `max_p` to 1 between `max_th` and 2 `max_th`.",
+    ),
+    Param::manual(
+        "mean_pktsize",
+        "bytes (integer > 0)",
+        "500 (`mean_pktsize_ 500`)",
+        "Average packet size: the idle-time decay, the automatic values, the byte modes.",
+    ),
+    Param::manual(
+        "wait",
+        "bool",
+        "true (`wait_ true`)",
+        "Wait between drops: no early drop until count · p ≥ 1, then p / (2 − count · p); off: p / (1 − count · p) (Floyd & Jacobson §7).",
+    ),
+    Param::manual(
+        "bytes",
+        "bool",
+        "true (`bytes_ true`)",
+        "Byte mode: `count` in mean-sized packets, and the probability scaled by the packet's size over `mean_pktsize`.",
+    ),
+    Param::manual(
+        "queue_in_bytes",
+        "bool",
+        "true (`queue_in_bytes_ true`)",
+        "The average follows the queue in bytes; the thresholds are then `min_th`, `max_th` times `mean_pktsize`.",
+    ),
+    Param::manual(
+        "target_delay",
+        "duration",
+        "`\"5ms\"` (`targetdelay_ 0.005`)",
+        "Target queueing delay of the automatic `min_th`.",
+    ),
 ];
 
 named_enum! {
@@ -182,7 +372,7 @@ fn as_node(v: &toml::Value) -> Result<String, String> {
 }
 
 fn parse_link(lt: &Tbl, i: usize, nodes: &mut Vec<String>, ctx: &mut Ctx) -> R<LinkSpec> {
-    let allowed: Vec<&str> = LINK_ONLY_KEYS.iter().chain(DIR_KEYS).copied().collect();
+    let allowed: Vec<&str> = keys(LINK_ONLY).into_iter().chain(keys(DIR)).collect();
     lt.check_keys(&allowed)?;
     let name = lt
         .opt("name", as_name)?
@@ -198,7 +388,7 @@ fn parse_link(lt: &Tbl, i: usize, nodes: &mut Vec<String>, ctx: &mut Ctx) -> R<L
     let ab = lt.table("ab")?;
     let ba = lt.table("ba")?;
     for d in ab.iter().chain(ba.iter()) {
-        d.check_keys(DIR_KEYS)?;
+        d.check_keys(&keys(DIR))?;
     }
     let mut used = HashSet::new();
     let mut defaults: [Vec<(&'static str, String)>; 2] = [Vec::new(), Vec::new()];
@@ -577,7 +767,7 @@ fn handoffs(lt: &Tbl, ab: &Option<Tbl>, ba: &Option<Tbl>) -> R<Vec<Handoff>> {
             )
         })?;
         let h = Tbl::new(t, path.clone());
-        h.check_keys(HANDOFF_KEYS)?;
+        h.check_keys(&keys(HANDOFF))?;
         let at = h.req("at", duration_value)?;
         let interruption = h.req("interruption", positive_duration)?;
         let rate = h.opt("rate", |v| match rate_value(v)? {
@@ -715,7 +905,7 @@ fn parse_queue(
     let mut reds: Vec<Tbl> = Vec::new();
     for l in layers {
         if let Some(r) = l.table("red")? {
-            r.check_keys(RED_KEYS)?;
+            r.check_keys(&keys(RED))?;
             used.insert(l.key("red"));
             reds.push(r);
         }

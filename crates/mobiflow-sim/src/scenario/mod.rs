@@ -65,7 +65,79 @@ impl fmt::Display for ScenarioError {
 impl std::error::Error for ScenarioError {}
 
 /// Top-level keys.
-const ROOT_KEYS: &[&str] = &["name", "run", "tcp", "links", "flows", "measure"];
+pub(crate) const ROOT: &[params::Param<()>] = &[
+    params::Param::manual(
+        "name",
+        "string",
+        "the file name without `.toml` (`\"scenario\"` for text without a file)",
+        "Name of the run, shown in the summary.",
+    ),
+    params::Param::manual("run", "table", "", "See [`[run]`](#run)."),
+    params::Param::manual(
+        "tcp",
+        "table",
+        "",
+        "Defaults for every TCP flow; see [`[tcp]`](#tcp-and-flowstcp).",
+    ),
+    params::Param::manual(
+        "links",
+        "array of tables",
+        "required, at least one",
+        "See [`[[links]]`](#links).",
+    ),
+    params::Param::manual(
+        "flows",
+        "array of tables",
+        "required, at least one",
+        "See [`[[flows]]`](#flows).",
+    ),
+    params::Param::manual("measure", "table", "", "See [`[measure]`](#measure)."),
+];
+
+/// `[measure]` keys.
+pub(crate) const MEASURE: &[params::Param<()>] = &[
+    params::Param::manual(
+        "sample_interval",
+        "time, or `false`",
+        "`\"100ms\"`",
+        "Period of the sampled time series (cwnd, rwnd, queues, ...). `\"0s\"` or `false` turns them off.",
+    )
+    .assumed(),
+    params::Param::manual(
+        "intervals",
+        "table: label -> `[start, end]`",
+        "none",
+        "Named intervals over which goodput is reported, for example `{ steady = [\"10s\", \"60s\"] }`. Each needs end > start and end ≤ `run.duration`. They are reported in order of start time.",
+    ),
+    params::Param::manual(
+        "capture",
+        "table",
+        "none",
+        "Packet captures (pcap files in the run's output folder, read by Wireshark and tshark); see below.",
+    ),
+];
+
+/// `[measure.capture]` keys.
+pub(crate) const CAPTURE: &[params::Param<()>] = &[
+    params::Param::manual(
+        "hosts",
+        "array of node names",
+        "`[]`",
+        "Every packet these hosts send or receive, stamped when it is sent or received: `<node>.pcap`.",
+    ),
+    params::Param::manual(
+        "links",
+        "array of `LINK.ab` / `LINK.ba`",
+        "`[]`",
+        "Every packet of that link direction as it arrives at the far end: `<link>.<ab\\|ba>.pcap`.",
+    ),
+    params::Param::manual(
+        "snaplen",
+        "bytes, 68..=65535",
+        "128",
+        "Bytes stored per packet (headers and options fit; the zero payload is cut).",
+    ),
+];
 
 /// Default run length: an assumption.
 pub const DEFAULT_DURATION: Duration = Duration::from_secs(60);
@@ -251,7 +323,7 @@ pub(crate) fn resolve_trace(base_dir: Option<&Path>, rel: &str) -> Result<PathBu
 
 fn build(doc: &toml::Table, source: Option<&Path>) -> R<Scenario> {
     let root = Tbl::new(doc, "");
-    root.check_keys(ROOT_KEYS)?;
+    root.check_keys(&params::keys(ROOT))?;
     let mut ctx = Ctx {
         base_dir: source.and_then(Path::parent).map(Path::to_path_buf),
         assumed: Vec::new(),
@@ -306,7 +378,7 @@ fn measure(
 ) -> R<MeasureSpec> {
     let m = root.table("measure")?;
     if let Some(m) = &m {
-        m.check_keys(&["sample_interval", "intervals", "capture"])?;
+        m.check_keys(&params::keys(MEASURE))?;
     }
     let capture = match m
         .as_ref()
@@ -377,7 +449,7 @@ pub const DEFAULT_SNAPLEN: u32 = 128;
 
 /// `[measure.capture]`: `hosts = ["phone"]`, `links = ["access.ab"]`, `snaplen = 128`.
 fn capture(c: &Tbl, nodes: &[String], links: &[crate::model::LinkSpec]) -> R<CaptureSpec> {
-    c.check_keys(&["hosts", "links", "snaplen"])?;
+    c.check_keys(&params::keys(CAPTURE))?;
     let names = |k: &str| -> R<Vec<(String, String)>> {
         Ok(c.opt(k, |v| match v {
             toml::Value::Array(a) => a

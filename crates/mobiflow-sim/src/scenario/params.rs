@@ -274,6 +274,12 @@ pub(crate) fn doc_table<C>(
     ps: &[Param<C>],
     columns: &[(&str, &C, &str)],
 ) -> String {
+    doc_rows(key_header, &ps.iter().collect::<Vec<_>>(), columns)
+}
+
+/// [`doc_table`] of rows taken from several declarations (a link's own keys, then
+/// those its directions share).
+fn doc_rows<C>(key_header: &str, ps: &[&Param<C>], columns: &[(&str, &C, &str)]) -> String {
     let mut out = format!("| {key_header} | unit |");
     for (h, _, _) in columns {
         out.push_str(&format!(" {h} |"));
@@ -309,7 +315,10 @@ fn doc_tables() -> Vec<(&'static str, String)> {
         ("`ns2` default", &ns2, "ns2"),
         ("`linux` default", &linux, "linux"),
     ];
+    use super::link::{DIR, HANDOFF, LINK_ONLY, RED};
+    let link_keys: Vec<&Param<()>> = LINK_ONLY.iter().chain(DIR).collect();
     vec![
+        ("top", single("key", super::ROOT)),
         ("run", single("key", super::RUN)),
         ("tcp", doc_table("key", TCP, &profiles)),
         (
@@ -330,6 +339,14 @@ fn doc_tables() -> Vec<(&'static str, String)> {
         ("flows.rsfc", single("`[flows.rsfc]` key", RSFC)),
         ("flows.web", single("`[flows.web]` key", WEB)),
         ("flows.tfrc", single("key", TFRC)),
+        (
+            "links",
+            doc_rows("key", &link_keys, &[("default", &(), "")]),
+        ),
+        ("links.red", single("key", RED)),
+        ("links.handoffs", single("key", HANDOFF)),
+        ("measure", single("key", super::MEASURE)),
+        ("measure.capture", single("key", super::CAPTURE)),
     ]
 }
 
