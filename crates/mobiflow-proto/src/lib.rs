@@ -24,6 +24,8 @@
 //!   BA-SST).
 //! * [`named`]: `named_enum!`, enums with names (`NAMES`, `name()`, parsing whose error
 //!   lists the names).
+//! * [`registry`]: what the registration lists of controllers, window policies and
+//!   sender extensions say about each item (name, aliases, documentation line).
 //! * [`mobility`]: the disconnection planner Freeze-TCP and Freeze-DCCP share.
 //! * [`tfrc`]: TFRC (RFC 5348) / DCCP CCID 3 (RFC 4342) sender and receiver with the
 //!   Freeze-DCCP states, and the analytical model of TFRC across a disconnection.
@@ -32,6 +34,7 @@ pub mod cc;
 pub mod flow;
 pub mod mobility;
 pub mod named;
+pub mod registry;
 pub mod tcp;
 pub mod tfrc;
 pub mod time;

@@ -55,7 +55,7 @@ pub(crate) const TCP: &[Tcp] = &[
     ),
     Tcp::new(
         "cc",
-        "`\"reno\"`, `\"newreno\"`, `\"cubic\"`, `\"relentless\"`, `\"fld\"`, `\"bbr\"`",
+        "a name of [Congestion controls](#congestion-controls-cc)",
         set!(cc, |v| as_str(v)?.parse::<CcKind>()),
         |d| d.cc.name().into(),
         "Congestion control. `cubic` takes its knobs from [`[tcp.cubic]`](#tcpcubic); `relentless` and `fld` take parameters from [`[tcp.relentless]` and `[tcp.fld]`](#tcprelentless-and-tcpfld). `bbr` is BBR v1 as Linux's `tcp_bbr.c`, with delivery-rate sampling and internal pacing at its pacing rate; its random start phase of the gain cycle is drawn from the run's seed.",
