@@ -84,6 +84,10 @@ fn error_with(text: &str, overrides: &[(&str, &str)]) -> String {
     }
 }
 
+fn load_with(text: &str, overrides: &[(&str, &str)]) -> Scenario {
+    load_str(text, Some(Path::new("x.toml")), &ov(overrides)).unwrap()
+}
+
 fn assert_starts(msg: &str, prefix: &str) {
     assert!(
         msg.starts_with(prefix),
@@ -689,6 +693,18 @@ fn override_errors_name_the_key() {
         e,
         "x.toml: flows.0.cc: unknown congestion control \"vegas\"; expected one of reno, \
          newreno, cubic, relentless, fld, bbr (set by override flows.bulk.cc=vegas)"
+    );
+    // Every registered name is accepted; an unknown one is refused with the list, and
+    // quoted lowercased.
+    for name in mobiflow_proto::flow::FlowControl::NAMES {
+        let s = load_with(BASE, &[("flows.0.flow_control", name)]);
+        assert_eq!(tcp(&s, 0).flow_control.name(), *name);
+    }
+    let e = error_with(BASE, &[("flows.0.flow_control", "Vegas")]);
+    assert_eq!(
+        e,
+        "x.toml: flows.0.flow_control: unknown flow control \"vegas\"; expected one of \
+         classic, afc, autotune, rsfc, linux (set by override flows.0.flow_control=Vegas)"
     );
     let e = error_with(BASE, &[("flows.0.redaer", "greedy")]);
     assert_starts(

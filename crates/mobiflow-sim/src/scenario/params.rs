@@ -325,6 +325,7 @@ fn doc_tables() -> Vec<(&'static str, String)> {
     use super::tcp::{CUBIC, FLD, RELENTLESS, TCP};
     use super::tfrc::TFRC;
     use mobiflow_proto::cc::{CcKind, CubicParams};
+    use mobiflow_proto::flow::FlowControl;
     use mobiflow_proto::tcp::TcpConfig;
     let (rfc, ns2, linux) = (TcpConfig::default(), TcpConfig::ns2(), TcpConfig::linux());
     let profiles = [
@@ -352,6 +353,10 @@ fn doc_tables() -> Vec<(&'static str, String)> {
         ),
         ("tcp.relentless", single("key", RELENTLESS)),
         ("tcp.fld", single("key", FLD)),
+        (
+            "flow_control",
+            registry_table("flow_control", FlowControl::ENTRIES),
+        ),
         ("flows.afc", single("`[flows.afc]` key", AFC)),
         ("flows.autotune", single("`[flows.autotune]` key", AUTOTUNE)),
         ("flows.rsfc", single("`[flows.rsfc]` key", RSFC)),
