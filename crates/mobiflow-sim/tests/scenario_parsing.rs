@@ -706,6 +706,21 @@ fn override_errors_name_the_key() {
         "x.toml: flows.0.flow_control: unknown flow control \"vegas\"; expected one of \
          classic, afc, autotune, rsfc, linux (set by override flows.0.flow_control=Vegas)"
     );
+    // `extensions` takes the extensions turned on by name, and refuses the others.
+    let s = load(&format!("{BASE}[flows.tcp]\nextensions = []\n")).unwrap();
+    assert!(tcp(&s, 0).extensions.is_empty());
+    let e = error(&format!("{BASE}[flows.tcp]\nextensions = [\"iett\"]\n"));
+    assert_eq!(
+        e,
+        "x.toml: flows.0.tcp.extensions.0: \"iett\" is turned on by other keys, not by name \
+         (see the sender extensions in docs/scenarios.md)"
+    );
+    let e = error(&format!("{BASE}[tcp]\nextensions = [\"warp\"]\n"));
+    assert_eq!(
+        e,
+        "x.toml: tcp.extensions.0: unknown sender extension \"warp\"; expected one of ba-sst, \
+         iett, afc, pacing"
+    );
     let e = error_with(BASE, &[("flows.0.redaer", "greedy")]);
     assert_starts(
         &e,

@@ -28,7 +28,7 @@ pub mod undo;
 pub use config::{InitialWindow, LossDetection, Recovery, RttSampling, TcpConfig};
 pub use delack::AckPolicy;
 pub use ext::ba_sst::PacketPair;
-pub use ext::{SenderExt, SenderExtension};
+pub use ext::{SenderExt, SenderExtName, SenderExtSet, SenderExtension};
 pub use handoff::{HandoffReaction, HandoffSignal, InterfaceChange};
 pub use idle::IdleRestart;
 pub use receiver::{ReceiverStats, TcpReceiver};

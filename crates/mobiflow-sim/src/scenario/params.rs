@@ -326,7 +326,7 @@ fn doc_tables() -> Vec<(&'static str, String)> {
     use super::tfrc::TFRC;
     use mobiflow_proto::cc::{CcKind, CubicParams};
     use mobiflow_proto::flow::FlowControl;
-    use mobiflow_proto::tcp::TcpConfig;
+    use mobiflow_proto::tcp::{SenderExt, TcpConfig};
     let (rfc, ns2, linux) = (TcpConfig::default(), TcpConfig::ns2(), TcpConfig::linux());
     let profiles = [
         ("`rfc` default", &rfc, "rfc"),
@@ -340,6 +340,10 @@ fn doc_tables() -> Vec<(&'static str, String)> {
         ("run", single("key", super::RUN)),
         ("tcp", doc_table("key", TCP, &profiles)),
         ("cc", registry_table("cc", CcKind::ENTRIES)),
+        (
+            "extensions",
+            registry_table("extensions", SenderExt::ENTRIES),
+        ),
         (
             "tcp.cubic",
             doc_table(

@@ -2,8 +2,8 @@
 //! one declaration per table ([`TCP`], [`CUBIC`], [`RELENTLESS`], [`FLD`]), read in layers (the profile, `[tcp]`,
 //! `[flows.tcp]`, the flow's `cc`).
 
-use super::params::{keys, read_layers, set, unset_assumed, Param};
-use super::walk::{as_bool, as_str, as_u32, expected, key_err, named, Tbl, R};
+use super::params::{keys, read_layers, set, unset_assumed, Bad, Param};
+use super::walk::{as_array, as_bool, as_str, as_u32, expected, key_err, named, Tbl, R};
 use crate::model::{FlowSpec, Transport};
 use crate::units::{duration_value, format_duration, format_size, size_value};
 use mobiflow_proto::cc::{
@@ -13,7 +13,7 @@ use mobiflow_proto::cc::{
 use mobiflow_proto::named_enum;
 use mobiflow_proto::tcp::{
     AckPolicy, HandoffReaction, HandoffSignal, IdleRestart, InitialWindow, LossDetection, Recovery,
-    RtoFormula, RttSampling, TcpConfig,
+    RtoFormula, RttSampling, SenderExtName, SenderExtSet, TcpConfig,
 };
 use toml::Value;
 
@@ -403,8 +403,43 @@ pub(crate) const TCP: &[Tcp] = &[
         |d| format_duration(d.freeze_warning),
         "How long before the disconnection the receiver freezes (ideally about one RTT). Reported as assumed when `freeze = true` and it is unset.",
     ).assumed_when(|c| c.freeze),
+    Tcp::new(
+        "extensions",
+        "array of names of [Sender extensions](#sender-extensions-extensions)",
+        |c, v| {
+            c.extensions = extensions(v)?;
+            Ok(())
+        },
+        |d| {
+            let names: Vec<&str> = d.extensions.iter().map(SenderExtName::name).collect();
+            names.join(", ")
+        },
+        "Sender extensions turned on by name: those of [Sender extensions](#sender-extensions-extensions) that say so (the others follow from other keys).",
+    )
+    .default_text("none"),
 
 ];
+
+/// `extensions`: names of sender extensions that are turned on by name.
+fn extensions(v: &Value) -> Result<SenderExtSet, Bad> {
+    let mut set = SenderExtSet::EMPTY;
+    for (i, x) in as_array(v)?.iter().enumerate() {
+        let at = |reason: String| Bad {
+            index: Some(i),
+            reason,
+        };
+        let e: SenderExtName = named(x).map_err(at)?;
+        if !e.listed() {
+            return Err(at(format!(
+                "{:?} is turned on by other keys, not by name (see the sender extensions in \
+                 docs/scenarios.md)",
+                e.name()
+            )));
+        }
+        set = set.with(e);
+    }
+    Ok(set)
+}
 
 fn reacts(c: &TcpConfig) -> bool {
     c.handoff_reaction != HandoffReaction::None
