@@ -969,6 +969,33 @@ fn error_missing_required_keys() {
 }
 
 #[test]
+fn every_registered_app_loads_by_its_name_or_by_the_example_its_error_gives() {
+    for kind in AppSpec::KINDS {
+        let bare = format!("{BASE}app = {kind:?}\n");
+        let spec = match load(&bare) {
+            Ok(s) => s.flows[0].app.clone(),
+            Err(e) => {
+                let e = e.to_string();
+                let prefix = format!(
+                    "x.toml: flows.0.app: app {kind:?} needs parameters; write e.g. app = "
+                );
+                let example = e.strip_prefix(&prefix).unwrap_or_else(|| panic!("{e}"));
+                let s = load(&format!("{BASE}app = {example}\n")).unwrap();
+                s.flows[0].app.clone()
+            }
+        };
+        // The spec is the kind's (the web app's is `Web`), and the run starts it.
+        let debug = format!("{spec:?}").to_ascii_lowercase();
+        assert!(debug.starts_with(kind), "{kind}: {debug}");
+    }
+    assert_eq!(
+        error(&format!("{BASE}app = \"ftp\"\n")),
+        "x.toml: flows.0.app: unknown app kind \"ftp\"; expected one of bulk, sized, bursts, \
+         onoff, web"
+    );
+}
+
+#[test]
 fn error_schedules() {
     let with = |s: &str| error(&BASE.replace("rate = \"15Mbps\"", s));
     assert_eq!(

@@ -364,6 +364,7 @@ fn doc_tables() -> Vec<(&'static str, String)> {
         ("flows.afc", single("`[flows.afc]` key", AFC)),
         ("flows.autotune", single("`[flows.autotune]` key", AUTOTUNE)),
         ("flows.rsfc", single("`[flows.rsfc]` key", RSFC)),
+        ("app", crate::engine::app::doc_table()),
         ("flows.web", single("`[flows.web]` key", WEB)),
         ("flows.tfrc", single("key", TFRC)),
         (
