@@ -23,13 +23,9 @@ use crate::time::{Duration, Instant};
 use std::fmt;
 use std::str::FromStr;
 
-pub mod bbr;
-pub mod cubic;
+// The registered controllers' modules are declared by `congestion_controls!` below.
 pub mod cubic_linux;
-pub mod fld;
 pub mod hystart;
-pub mod relentless;
-pub mod reno;
 #[cfg(test)]
 pub(crate) mod test_util;
 
@@ -393,10 +389,11 @@ impl Window {
 ///
 /// ```text
 /// /// Documentation line (also the row of docs/scenarios.md).
-/// Variant(ParamsType) = "name" | "alias" => |params, mss, p| expression,
+/// Variant(ParamsType) = "name" | "alias" in module => |params, mss, p| expression,
 /// ```
 ///
-/// `(ParamsType)` is left out for a controller without parameters of its own (then the
+/// `in module` declares the controller's file `cc/module.rs` (left out when another
+/// line's module has it, as NewReno is Reno's). `(ParamsType)` is left out for a controller without parameters of its own (then the
 /// closure takes `params, mss`); parsing a name gives `ParamsType::default()`. The
 /// expression builds the controller from the [`WindowParams`] `params`, the SMSS `mss`
 /// and the parameters `p`. Generated: the variant, [`CcName`] (the names and their
@@ -405,9 +402,11 @@ impl Window {
 macro_rules! congestion_controls {
     ($(
         $(#[doc = $doc:literal])*
-        $variant:ident $(($param:ty))? = $name:literal $(| $alias:literal)*
+        $variant:ident $(($param:ty))? = $name:literal $(| $alias:literal)* $(in $module:ident)?
             => |$wp:ident, $mss:ident $(, $p:ident)?| $build:expr
     ),+ $(,)?) => {
+        $($( pub mod $module; )?)+
+
         /// The closed set of built-in controllers, selectable by name (declared by
         /// `congestion_controls!` in `cc/mod.rs`, one line each).
         #[derive(Copy, Clone, PartialEq, Eq, Debug)]
@@ -461,24 +460,24 @@ macro_rules! congestion_controls {
 
 congestion_controls! {
     /// RFC 5681 Reno window rules (the recovery is `recovery`'s).
-    Reno = "reno" => |params, mss| Box::new(Reno::new(RenoConfig { params, name: "reno" }, mss)),
+    Reno = "reno" in reno => |params, mss| Box::new(Reno::new(RenoConfig { params, name: "reno" }, mss)),
     /// RFC 5681 window rules with RFC 6582 NewReno recovery (the window rules are Reno's).
     NewReno = "newreno" | "new_reno" | "new-reno"
         => |params, mss| Box::new(Reno::new(RenoConfig { params, name: "newreno" }, mss)),
     /// CUBIC: RFC 9438, or Linux's `tcp_cubic.c` (`CubicParams`, `[tcp.cubic]`).
-    Cubic(CubicParams) = "cubic" => |params, mss, p| p.build(params, mss),
+    Cubic(CubicParams) = "cubic" in cubic => |params, mss, p| p.build(params, mss),
     /// Relentless TCP (Mathis): cwnd reduced by the segments lost (`cc::relentless`,
     /// `[tcp.relentless]`).
-    Relentless(RelentlessParams) = "relentless"
+    Relentless(RelentlessParams) = "relentless" in relentless
         => |params, mss, p| Box::new(Relentless::new(RelentlessConfig { params, relentless: p }, mss)),
     /// FLD_TCP (Moktan, "In the Interest of the Short: An approach for e2e congestion
     /// control", talk slides, Aalto University, 2012): IW10, faster slow start and
     /// Relentless below a threshold of bytes sent, Reno above it (`cc::fld`, `[tcp.fld]`).
-    Fld(FldParams) = "fld" | "fld_tcp" | "fld-tcp"
+    Fld(FldParams) = "fld" | "fld_tcp" | "fld-tcp" in fld
         => |params, mss, p| Box::new(Fld::new(FldConfig { params, fld: p }, mss)),
     /// BBR version 1 as Linux's `net/ipv4/tcp_bbr.c` (`cc::bbr`), with delivery-rate
     /// sampling and internal pacing.
-    Bbr(BbrParams) = "bbr" => |params, mss, p| Box::new(Bbr::new(BbrConfig { params, bbr: p }, mss)),
+    Bbr(BbrParams) = "bbr" in bbr => |params, mss, p| Box::new(Bbr::new(BbrConfig { params, bbr: p }, mss)),
 }
 
 impl CcKind {

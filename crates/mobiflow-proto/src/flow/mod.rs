@@ -13,12 +13,8 @@ use crate::time::{Duration, Instant};
 use crate::wire::Segment;
 use std::fmt;
 
-pub mod afc;
-pub mod autotune;
-pub mod classic;
+// The registered policies' modules are declared by `flow_controls!` below.
 pub mod freeze;
-pub mod linux;
-pub mod rsfc;
 pub use afc::{Afc, AfcConfig, Placement};
 pub use autotune::{Autotune, AutotuneConfig};
 pub use classic::Classic;
@@ -161,10 +157,10 @@ pub trait RwndPolicy: Send + fmt::Debug {
 ///
 /// ```text
 /// /// Documentation line (also the row of docs/scenarios.md).
-/// Variant(c: Config) = "name" | "alias" => expression, offer |rcv_buf| expression;
+/// Variant(c: Config) = "name" | "alias" in module => expression, offer |rcv_buf| expression;
 /// ```
 ///
-/// `(c: Config)` is left out for a policy without parameters (parsing a name gives
+/// `in module` declares the policy's file `flow/module.rs`. `(c: Config)` is left out for a policy without parameters (parsing a name gives
 /// `Config::default()`, and `Config` has `validate(&self) -> Result<(), (&'static str,
 /// String)>`). The first expression is the policy for one connection (a type
 /// implementing [`RwndPolicy`], from `c`); the optional `offer` is the window it offers
@@ -177,8 +173,10 @@ macro_rules! flow_controls {
     ($(
         $(#[doc = $doc:literal])*
         $variant:ident $(($c:ident : $cfg:ty))? = $name:literal $(| $alias:literal)*
-            => $build:expr $(, offer |$buf:ident| $offer:expr)?;
+            $(in $module:ident)? => $build:expr $(, offer |$buf:ident| $offer:expr)?;
     )+) => {
+        $($( pub mod $module; )?)+
+
         /// Which receive-window policy a connection uses, with its parameters (declared
         /// by `flow_controls!` in `flow/mod.rs`, one line each).
         #[derive(Clone, Debug, PartialEq)]
@@ -257,27 +255,27 @@ macro_rules! flow_controls {
 
 flow_controls! {
     /// RFC 9293 §3.8.6: advertise the free space of the receive buffer.
-    Classic = "classic" => Classic;
+    Classic = "classic" in classic => Classic;
     /// Adaptive Flow Control (S. Sanadhya, R. Sivakumar, "Adaptive Flow Control for TCP
     /// on Mobile Phones", IEEE INFOCOM 2011; `flow::afc`, `[flows.afc]`): flow window =
     /// advertised window + the application's read rate × RTT.
-    Afc(c: AfcConfig) = "afc" => c.policy();
+    Afc(c: AfcConfig) = "afc" in afc => c.policy();
     /// Receive-buffer auto-tuning, `buffer = min(perceived NW, AAR) × RTT` (`flow::autotune`,
     /// `[flows.autotune]`).
-    Autotune(c: AutotuneConfig) = "autotune" => Autotune::new(c.clone()),
+    Autotune(c: AutotuneConfig) = "autotune" in autotune => Autotune::new(c.clone()),
         offer |rcv_buf| c.initial_buf.min(rcv_buf);
     /// Receiver-Side Flow Control for the phone's uplink buffer (Y. Xu, W. K. Leong, B.
     /// Leong, A. Razeen, "Dynamic Regulation of Mobile 3G/HSPA Uplink Buffer with
     /// Receiver-side Flow Control", IEEE ICNP 2012; `flow::rsfc`, `[flows.rsfc]`). Needs
     /// RFC 7323 timestamps.
-    Rsfc(c: RsfcConfig) = "rsfc" => Rsfc::new(c.clone());
+    Rsfc(c: RsfcConfig) = "rsfc" in rsfc => Rsfc::new(c.clone());
     /// Linux 6.18's receive window and buffer auto-tuning (`flow::linux`): `rcv_ssthresh`
     /// growing by two segments per segment, `tcp_rcv_space_adjust` / `tcp_rcvbuf_grow`
     /// once per receiver RTT, from `tcp_rmem[1]` = 128 KB with half of the buffer as
     /// window; `rcv_buf` is then the largest window (the `linux` profile's 3 MB is the
     /// window of `tcp_rmem[2]` = 6 MB), as `mobiflow live` sets the kernel's window
     /// clamp. No parameter table.
-    Linux(c: LinuxRcvConfig) = "linux" => LinuxRcv::new(c.clone()),
+    Linux(c: LinuxRcvConfig) = "linux" in linux => LinuxRcv::new(c.clone()),
         offer |rcv_buf| c.initial_window(rcv_buf);
 }
 

@@ -39,11 +39,7 @@ use crate::time::{Duration, Instant};
 use crate::wire::Segment;
 use std::fmt;
 
-pub mod afc;
-pub mod ba_sst;
-pub mod iett;
-pub mod pacing;
-
+// The extensions' modules are declared by `sender_extensions!` below.
 pub use afc::AfcSender;
 pub use ba_sst::BaSst;
 pub use iett::Iett;
@@ -193,11 +189,12 @@ pub trait SenderExtension: fmt::Debug + Send {
 ///
 /// ```text
 /// /// Documentation line (also the row of docs/scenarios.md).
-/// Variant(Type) = "name", on |cfg| expression;      // turned on by other keys
-/// Variant(Type) = "name", listed |cfg| expression;  // turned on by `extensions`
-/// Variant(Type) = "name";                           // added by the sender itself
+/// Variant(Type) = "name" in module, on |cfg| expression;      // turned on by other keys
+/// Variant(Type) = "name" in module, listed |cfg| expression;  // turned on by `extensions`
+/// Variant(Type) = "name" in module;                           // added by the sender itself
 /// ```
 ///
+/// `in module` declares the extension's file `tcp/ext/module.rs`.
 /// `Type` implements [`SenderExtension`] and its `name()` is `"name"`. With `on`, the
 /// expression is an `Option<Type>` from the connection's [`TcpConfig`] `cfg` (`Some`
 /// when other settings call for it, as `handoff_reaction` for IETT); with `listed`, it
@@ -210,9 +207,11 @@ pub trait SenderExtension: fmt::Debug + Send {
 macro_rules! sender_extensions {
     ($(
         $(#[doc = $doc:literal])*
-        $variant:ident($ty:ty) = $name:literal
+        $variant:ident($ty:ty) = $name:literal $(in $module:ident)?
             $(, on |$cfg:ident| $on:expr)? $(, listed |$lcfg:ident| $new:expr)?;
     )+) => {
+        $($( pub mod $module; )?)+
+
         /// The sender extensions mobiflow has (static dispatch; declared by
         /// `sender_extensions!` in `tcp/ext/mod.rs`, one line each).
         #[derive(Debug)]
@@ -290,16 +289,16 @@ macro_rules! sender_extensions {
 sender_extensions! {
     /// Bandwidth-aware ssthresh (the vertical-handoff paper, §IV.B): turned on by
     /// `handoff_reaction = "ba-sst"` or `"iett+ba-sst"`.
-    BaSst(BaSst) = "ba-sst", on |cfg| cfg.handoff_reaction.ba_sst().then(|| BaSst::new(cfg));
+    BaSst(BaSst) = "ba-sst" in ba_sst, on |cfg| cfg.handoff_reaction.ba_sst().then(|| BaSst::new(cfg));
     /// Immediate expiration of the retransmission timer (the vertical-handoff paper,
     /// §IV.A): turned on by `handoff_reaction = "iett"` or `"iett+ba-sst"`.
-    Iett(Iett) = "iett", on |cfg| cfg.handoff_reaction.iett().then(|| Iett::new(cfg));
+    Iett(Iett) = "iett" in iett, on |cfg| cfg.handoff_reaction.iett().then(|| Iett::new(cfg));
     /// AFC's sender half (Sanadhya and Sivakumar, INFOCOM 2011): the rate option, hidden
     /// buffer losses, pacing; turned on by `flow_control = "afc"`.
-    Afc(AfcSender) = "afc", on |cfg| cfg.flow_control.afc().map(|a| AfcSender::new(a.clone()));
+    Afc(AfcSender) = "afc" in afc, on |cfg| cfg.flow_control.afc().map(|a| AfcSender::new(a.clone()));
     /// Linux internal pacing (EDT): added by the sender for a controller that needs it
     /// (`cc = "bbr"`).
-    Pacing(Pacer) = "pacing";
+    Pacing(Pacer) = "pacing" in pacing;
 }
 
 /// A set of extensions named in [`TcpConfig::extensions`] (those that are

@@ -12,11 +12,6 @@
 //! which declares its [`AppSpec`] variant, its place in [`Apps`] and the `app` kinds a
 //! scenario may name (docs/architecture.md).
 
-mod bulk;
-mod bursts;
-mod onoff;
-mod sized;
-
 use super::endpoint::Endpoints;
 use super::Ev;
 use crate::engine::ids::FlowId;
@@ -25,11 +20,6 @@ use crate::scenario::walk::{key_err, Tbl, R};
 use mobiflow_proto::registry::Entry;
 use mobiflow_proto::time::{Duration, Instant};
 use std::sync::Arc;
-
-pub(super) use bulk::Bulk;
-pub(super) use bursts::Bursts;
-pub(super) use onoff::OnOff;
-pub(super) use sized::Transfer;
 
 /// An `Ev::AppWrite(f, k)` at `now` (nothing is written at or after the flow's `stop`).
 #[derive(Copy, Clone, Debug)]
@@ -106,10 +96,11 @@ pub(super) trait AppKind: App {
 ///
 /// ```text
 /// /// Documentation line (also the row of docs/scenarios.md).
-/// Variant { field: Type, ... } = "name" => file::Struct;
+/// Variant { field: Type, ... } = "name" in module::Struct;
 /// ```
 ///
-/// `{ ... }` is left out for an application without parameters. `Struct` implements
+/// `module` is the application's file, `engine/app/module.rs`. `{ ... }` is left out
+/// for an application without parameters. `Struct` implements
 /// [`App`] and [`AppKind`] and has the variant's fields. Generated: the variant of
 /// [`AppSpec`] (beside the web application's two, which `web.rs` drives), of [`Apps`]
 /// with its dispatch (`each!`), [`Apps::new`], [`AppSpec::KINDS`] (the names a
@@ -118,8 +109,11 @@ pub(super) trait AppKind: App {
 macro_rules! apps {
     ($(
         $(#[doc = $doc:literal])*
-        $variant:ident $({ $($field:ident : $fty:ty),* $(,)? })? = $name:literal => $ty:ident;
+        $variant:ident $({ $($field:ident : $fty:ty),* $(,)? })? = $name:literal
+            in $module:ident::$ty:ident;
     )+) => {
+        $( mod $module; )+
+
         /// What a sending application offers to its transport (declared by `apps!` in
         /// `engine/app/mod.rs`, one line each, and the web application's two variants).
         #[derive(Clone, Debug, PartialEq)]
@@ -154,8 +148,8 @@ macro_rules! apps {
             pub(crate) fn parse(kind: &str, t: Option<&Tbl>, start: Duration, at: &str) -> R<AppSpec> {
                 match (kind, t) {
                     $(
-                        ($name, None) => match <$ty as AppKind>::EXAMPLE {
-                            None => <$ty as AppKind>::parse(None, start),
+                        ($name, None) => match <$module::$ty as AppKind>::EXAMPLE {
+                            None => <$module::$ty as AppKind>::parse(None, start),
                             Some(e) => Err(key_err(
                                 at,
                                 format!("app {kind:?} needs parameters; write e.g. app = {e}"),
@@ -163,10 +157,10 @@ macro_rules! apps {
                         },
                         ($name, Some(t)) => {
                             let keys: Vec<&str> = std::iter::once("kind")
-                                .chain(<$ty as AppKind>::KEYS.iter().copied())
+                                .chain(<$module::$ty as AppKind>::KEYS.iter().copied())
                                 .collect();
                             t.check_keys(&keys)?;
-                            <$ty as AppKind>::parse(Some(t), start)
+                            <$module::$ty as AppKind>::parse(Some(t), start)
                         }
                     )+
                     _ => unreachable!("app kind {kind:?} is not registered"),
@@ -177,7 +171,7 @@ macro_rules! apps {
         /// The table of docs/scenarios.md: how a scenario writes each application.
         pub(crate) fn doc_table() -> String {
             let mut out = String::from("| form | meaning |\n|---|---|\n");
-            let forms: &[Option<&str>] = &[$(<$ty as AppKind>::EXAMPLE,)+ None];
+            let forms: &[Option<&str>] = &[$(<$module::$ty as AppKind>::EXAMPLE,)+ None];
             for (e, form) in AppSpec::ENTRIES.iter().zip(forms) {
                 let form = match form {
                     Some(f) => format!("`{f}`"),
@@ -190,7 +184,7 @@ macro_rules! apps {
 
         /// The application of a flow.
         pub(super) enum Apps {
-            $( $variant($ty), )+
+            $( $variant($module::$ty), )+
             Driven(Driven),
         }
 
@@ -207,7 +201,7 @@ macro_rules! apps {
         impl Apps {
             pub(super) fn new(spec: &AppSpec) -> Apps {
                 match spec {
-                    $( AppSpec::$variant $({ $($field),* })? => Apps::$variant($ty {
+                    $( AppSpec::$variant $({ $($field),* })? => Apps::$variant($module::$ty {
                         $($( $field: Clone::clone($field), )*)?
                     }), )+
                     AppSpec::Web(_) => Apps::Driven(Driven { web_main: true }),
@@ -220,15 +214,15 @@ macro_rules! apps {
 
 apps! {
     /// Always has data, like ns-2's FTP.
-    Bulk = "bulk" => Bulk;
+    Bulk = "bulk" in bulk::Bulk;
     /// One transfer of `size` bytes (> 0), at the flow's start.
-    Sized { size: u64 } = "sized" => Transfer;
+    Sized { size: u64 } = "sized" in sized::Transfer;
     /// Writes `sizes[i]` bytes at time `at[i]`. Times are since the start of the run,
     /// sorted, and not before the flow's `start`. `sizes` has one size per time, or is a
     /// single size used for all.
-    Bursts { at: Vec<Duration>, sizes: Vec<u64> } = "bursts" => Bursts;
+    Bursts { at: Vec<Duration>, sizes: Vec<u64> } = "bursts" in bursts::Bursts;
     /// Writes `burst` bytes every `period`, from the flow's start until `stop`.
-    OnOff { burst: u64, period: Duration } = "onoff" => OnOff;
+    OnOff { burst: u64, period: Duration } = "onoff" in onoff::OnOff;
 }
 
 /// The docs row of `app = "web"`.
