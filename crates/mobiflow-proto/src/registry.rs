@@ -16,11 +16,20 @@ pub struct Entry {
     pub aliases: &'static [&'static str],
     /// Its documentation line (the doc comment of its line in the list).
     pub doc: &'static str,
+    /// The module its line declares (`in module`: the file `module.rs` beside the
+    /// list), or `""` when it lives in another item's module.
+    pub module: &'static str,
 }
 
 impl Entry {
     /// The documentation line without the leading space of each `///` line.
     pub fn doc(&self) -> &'static str {
         self.doc.trim()
+    }
+
+    /// The file of its module, relative to the list's directory (`reno.rs`), if it has
+    /// one of its own.
+    pub fn file(&self) -> Option<String> {
+        (!self.module.is_empty()).then(|| format!("{}.rs", self.module))
     }
 }

@@ -434,7 +434,12 @@ macro_rules! congestion_controls {
         impl CcKind {
             /// Every controller: name, aliases, documentation line.
             pub const ENTRIES: &'static [Entry] = &[
-                $( Entry { name: $name, aliases: &[$($alias),*], doc: concat!($($doc),*) } ),+
+                $( Entry {
+                    name: $name,
+                    aliases: &[$($alias),*],
+                    doc: concat!($($doc),*),
+                    module: concat!("" $(, stringify!($module))?),
+                } ),+
             ];
 
             /// The name without the parameters.

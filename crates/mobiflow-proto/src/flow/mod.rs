@@ -204,7 +204,12 @@ macro_rules! flow_controls {
         impl FlowControl {
             /// Every policy: name, aliases, documentation line.
             pub const ENTRIES: &'static [Entry] = &[
-                $( Entry { name: $name, aliases: &[$($alias),*], doc: concat!($($doc),*) } ),+
+                $( Entry {
+                    name: $name,
+                    aliases: &[$($alias),*],
+                    doc: concat!($($doc),*),
+                    module: concat!("" $(, stringify!($module))?),
+                } ),+
             ];
 
             /// The name without the parameters.

@@ -243,7 +243,12 @@ macro_rules! sender_extensions {
         impl SenderExt {
             /// Every extension: name, documentation line.
             pub const ENTRIES: &'static [Entry] = &[
-                $( Entry { name: $name, aliases: &[], doc: concat!($($doc),*) } ),+
+                $( Entry {
+                    name: $name,
+                    aliases: &[],
+                    doc: concat!($($doc),*),
+                    module: concat!("" $(, stringify!($module))?),
+                } ),+
             ];
 
             /// Its name in the list.

@@ -139,8 +139,13 @@ macro_rules! apps {
 
             /// Every kind: name, documentation line.
             pub const ENTRIES: &'static [Entry] = &[
-                $( Entry { name: $name, aliases: &[], doc: concat!($($doc),*) }, )+
-                Entry { name: "web", aliases: &[], doc: WEB_DOC },
+                $( Entry {
+                    name: $name,
+                    aliases: &[],
+                    doc: concat!($($doc),*),
+                    module: stringify!($module),
+                }, )+
+                Entry { name: "web", aliases: &[], doc: WEB_DOC, module: "" },
             ];
 
             /// The application `kind` (one of [`Self::KINDS`] but `web`, lowercase) from
@@ -247,5 +252,29 @@ impl App for Apps {
     }
     fn offers_all_it_sends(&self) -> bool {
         each!(self, a => a.offers_all_it_sends())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::AppSpec;
+
+    #[test]
+    fn every_registered_app_has_its_file_on_the_architecture_map() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/architecture.md");
+        let doc = std::fs::read_to_string(path).unwrap();
+        let files: Vec<String> = AppSpec::ENTRIES.iter().filter_map(|e| e.file()).collect();
+        assert_eq!(
+            files.len(),
+            AppSpec::KINDS.len() - 1,
+            "every kind but web has a file"
+        );
+        for f in &files {
+            assert!(
+                doc.contains(&format!("`{f}`")),
+                "{f} is not in docs/architecture.md"
+            );
+        }
+        assert!(!doc.contains("`no_such_app.rs`"));
     }
 }
