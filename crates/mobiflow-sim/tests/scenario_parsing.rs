@@ -688,12 +688,17 @@ fn override_errors_name_the_key() {
          not a table",
     );
     // A value that is refused later points back at the override that set it.
+    // (The lists of names grow with the registration lists; today's names come first.)
     let e = error_with(BASE, &[("flows.bulk.cc", "vegas")]);
     assert_eq!(
         e,
-        "x.toml: flows.0.cc: unknown congestion control \"vegas\"; expected one of reno, \
-         newreno, cubic, relentless, fld, bbr (set by override flows.bulk.cc=vegas)"
+        format!(
+            "x.toml: flows.0.cc: unknown congestion control \"vegas\"; expected one of {} \
+             (set by override flows.bulk.cc=vegas)",
+            CcKind::NAMES.join(", ")
+        )
     );
+    assert!(CcKind::NAMES.starts_with(&["reno", "newreno", "cubic", "relentless", "fld", "bbr"]));
     // Every registered name is accepted; an unknown one is refused with the list, and
     // quoted lowercased.
     for name in mobiflow_proto::flow::FlowControl::NAMES {
@@ -701,11 +706,16 @@ fn override_errors_name_the_key() {
         assert_eq!(tcp(&s, 0).flow_control.name(), *name);
     }
     let e = error_with(BASE, &[("flows.0.flow_control", "Vegas")]);
+    let policies = mobiflow_proto::flow::FlowControl::NAMES;
     assert_eq!(
         e,
-        "x.toml: flows.0.flow_control: unknown flow control \"vegas\"; expected one of \
-         classic, afc, autotune, rsfc, linux (set by override flows.0.flow_control=Vegas)"
+        format!(
+            "x.toml: flows.0.flow_control: unknown flow control \"vegas\"; expected one of {} \
+             (set by override flows.0.flow_control=Vegas)",
+            policies.join(", ")
+        )
     );
+    assert!(policies.starts_with(&["classic", "afc", "autotune", "rsfc", "linux"]));
     // `extensions` takes the extensions turned on by name, and refuses the others.
     let s = load(&format!("{BASE}[flows.tcp]\nextensions = []\n")).unwrap();
     assert!(tcp(&s, 0).extensions.is_empty());
@@ -716,11 +726,15 @@ fn override_errors_name_the_key() {
          (see the sender extensions in docs/scenarios.md)"
     );
     let e = error(&format!("{BASE}[tcp]\nextensions = [\"warp\"]\n"));
+    let extensions = mobiflow_proto::tcp::SenderExtName::NAMES;
     assert_eq!(
         e,
-        "x.toml: tcp.extensions.0: unknown sender extension \"warp\"; expected one of ba-sst, \
-         iett, afc, pacing"
+        format!(
+            "x.toml: tcp.extensions.0: unknown sender extension \"warp\"; expected one of {}",
+            extensions.join(", ")
+        )
     );
+    assert!(extensions.starts_with(&["ba-sst", "iett", "afc", "pacing"]));
     let e = error_with(BASE, &[("flows.0.redaer", "greedy")]);
     assert_starts(
         &e,
@@ -990,9 +1004,13 @@ fn every_registered_app_loads_by_its_name_or_by_the_example_its_error_gives() {
     }
     assert_eq!(
         error(&format!("{BASE}app = \"ftp\"\n")),
-        "x.toml: flows.0.app: unknown app kind \"ftp\"; expected one of bulk, sized, bursts, \
-         onoff, web"
+        format!(
+            "x.toml: flows.0.app: unknown app kind \"ftp\"; expected one of {}",
+            AppSpec::KINDS.join(", ")
+        )
     );
+    assert!(AppSpec::KINDS.starts_with(&["bulk", "sized", "bursts", "onoff"]));
+    assert_eq!(AppSpec::KINDS.last(), Some(&"web"));
 }
 
 #[test]
@@ -1176,8 +1194,10 @@ fn error_tcp_validation_maps_to_the_dotted_key() {
     );
     assert_eq!(
         error(&format!("{BASE}cc = \"vegas\"\n")),
-        "x.toml: flows.0.cc: unknown congestion control \"vegas\"; expected one of reno, \
-         newreno, cubic, relentless, fld, bbr"
+        format!(
+            "x.toml: flows.0.cc: unknown congestion control \"vegas\"; expected one of {}",
+            CcKind::NAMES.join(", ")
+        )
     );
     assert_eq!(
         error(&format!(

@@ -555,9 +555,20 @@ mod tests {
         );
         assert_eq!(
             "vegas".parse::<CcKind>().unwrap_err(),
-            "unknown congestion control \"vegas\"; expected one of reno, newreno, cubic, \
-             relentless, fld, bbr"
+            format!(
+                "unknown congestion control \"vegas\"; expected one of {}",
+                CcKind::NAMES.join(", ")
+            )
         );
+        // Today's names, in this order, before any added later.
+        assert!(CcKind::NAMES.starts_with(&[
+            "reno",
+            "newreno",
+            "cubic",
+            "relentless",
+            "fld",
+            "bbr"
+        ]));
     }
 
     #[test]

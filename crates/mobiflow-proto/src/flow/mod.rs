@@ -342,7 +342,12 @@ mod tests {
         assert!(bad.validate().is_err());
         assert_eq!(
             FlowControlName::parse("Vegas").unwrap_err(),
-            "unknown flow control \"vegas\"; expected one of classic, afc, autotune, rsfc, linux"
+            format!(
+                "unknown flow control \"vegas\"; expected one of {}",
+                FlowControl::NAMES.join(", ")
+            )
         );
+        // Today's names, in this order, before any added later.
+        assert!(FlowControl::NAMES.starts_with(&["classic", "afc", "autotune", "rsfc", "linux"]));
     }
 }

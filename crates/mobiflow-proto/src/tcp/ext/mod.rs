@@ -502,8 +502,9 @@ mod tests {
             [SenderExtName::BaSst, SenderExtName::Afc]
         );
         assert!(SenderExtSet::EMPTY.is_empty());
-        // The extensions of the list today are all turned on by other settings.
-        assert!(SenderExtName::ALL.iter().all(|e| !e.listed()));
+        // Today's four are turned on by other settings, not by name.
+        use SenderExtName::{Afc, BaSst, Iett, Pacing};
+        assert!([BaSst, Iett, Afc, Pacing].iter().all(|e| !e.listed()));
     }
 
     #[test]
