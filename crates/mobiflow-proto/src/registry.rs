@@ -33,3 +33,55 @@ impl Entry {
         (!self.module.is_empty()).then(|| format!("{}.rs", self.module))
     }
 }
+
+/// The part of a registration list that every kind with default parameters shares:
+/// for the enum `$kind` (declared by the list), the `named_enum!` `$names` of its
+/// variants' names, `$names::kind` (the variant with its default parameters),
+/// `$kind::ENTRIES` and `$kind::id`. Called by `congestion_controls!` and
+/// `flow_controls!`; one item is `[doc lines] Variant (ParamsType or nothing) = "name"
+/// [aliases] [module or nothing]`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! registry_names {
+    (
+        $kind:ident, $names:ident ($what:literal $(, quoting $lower:ident)?),
+        $( [$($doc:literal)*] $variant:ident ($($param:ty)?) = $name:literal
+            [$($alias:literal)*] [$($module:ident)?] ),+
+    ) => {
+        $crate::named_enum! {
+            #[doc = concat!("The name of a [`", stringify!($kind), "`], without its parameters.")]
+            #[derive(Copy, Clone, PartialEq, Eq, Debug)]
+            pub enum $names ($what $(, quoting $lower)?) {
+                $( $variant = $name $(| $alias)* ),+
+            }
+        }
+
+        impl $names {
+            /// The item of this name with its default parameters.
+            pub fn kind(self) -> $kind {
+                match self {
+                    $( $names::$variant => $kind::$variant $((<$param>::default()))? ),+
+                }
+            }
+        }
+
+        impl $kind {
+            /// Every item of the list: name, aliases, documentation line, module.
+            pub const ENTRIES: &'static [$crate::registry::Entry] = &[
+                $( $crate::registry::Entry {
+                    name: $name,
+                    aliases: &[$($alias),*],
+                    doc: concat!($($doc),*),
+                    module: concat!("" $(, stringify!($module))?),
+                } ),+
+            ];
+
+            /// The name without the parameters.
+            pub fn id(&self) -> $names {
+                match self {
+                    $( $kind::$variant { .. } => $names::$variant ),+
+                }
+            }
+        }
+    };
+}

@@ -18,7 +18,6 @@
 //! below (variant, names, how it is built), which declares [`CcKind`].
 
 use crate::named::Named;
-use crate::registry::Entry;
 use crate::time::{Duration, Instant};
 use std::fmt;
 use std::str::FromStr;
@@ -414,41 +413,12 @@ macro_rules! congestion_controls {
             $( $(#[doc = $doc])* $variant $(($param))? ),+
         }
 
-        crate::named_enum! {
-            /// The name of a [`CcKind`], without its parameters.
-            #[derive(Copy, Clone, PartialEq, Eq, Debug)]
-            pub enum CcName ("congestion control") {
-                $( $variant = $name $(| $alias)* ),+
-            }
-        }
-
-        impl CcName {
-            /// The controller of this name with its default parameters.
-            pub fn kind(self) -> CcKind {
-                match self {
-                    $( CcName::$variant => CcKind::$variant $((<$param>::default()))? ),+
-                }
-            }
+        crate::registry_names! {
+            CcKind, CcName ("congestion control"),
+            $( [$($doc)*] $variant ($($param)?) = $name [$($alias)*] [$($module)?] ),+
         }
 
         impl CcKind {
-            /// Every controller: name, aliases, documentation line.
-            pub const ENTRIES: &'static [Entry] = &[
-                $( Entry {
-                    name: $name,
-                    aliases: &[$($alias),*],
-                    doc: concat!($($doc),*),
-                    module: concat!("" $(, stringify!($module))?),
-                } ),+
-            ];
-
-            /// The name without the parameters.
-            pub fn id(self) -> CcName {
-                match self {
-                    $( CcKind::$variant { .. } => CcName::$variant ),+
-                }
-            }
-
             /// A new controller of this kind.
             #[allow(unused_variables)]
             pub fn build(self, params: WindowParams, mss: u32) -> Box<dyn CongestionController> {

@@ -8,7 +8,6 @@
 //! policy shares (window scaling, never moving the right edge back unless the policy
 //! allows it, silly-window avoidance).
 
-use crate::registry::Entry;
 use crate::time::{Duration, Instant};
 use crate::wire::Segment;
 use std::fmt;
@@ -184,41 +183,12 @@ macro_rules! flow_controls {
             $( $(#[doc = $doc])* $variant $(($cfg))? ),+
         }
 
-        crate::named_enum! {
-            /// The name of a [`FlowControl`], without its parameters.
-            #[derive(Copy, Clone, PartialEq, Eq, Debug)]
-            pub enum FlowControlName ("flow control", quoting lowercase) {
-                $( $variant = $name $(| $alias)* ),+
-            }
-        }
-
-        impl FlowControlName {
-            /// The policy of this name with its default parameters.
-            pub fn kind(self) -> FlowControl {
-                match self {
-                    $( FlowControlName::$variant => FlowControl::$variant $((<$cfg>::default()))? ),+
-                }
-            }
+        crate::registry_names! {
+            FlowControl, FlowControlName ("flow control", quoting lowercase),
+            $( [$($doc)*] $variant ($($cfg)?) = $name [$($alias)*] [$($module)?] ),+
         }
 
         impl FlowControl {
-            /// Every policy: name, aliases, documentation line.
-            pub const ENTRIES: &'static [Entry] = &[
-                $( Entry {
-                    name: $name,
-                    aliases: &[$($alias),*],
-                    doc: concat!($($doc),*),
-                    module: concat!("" $(, stringify!($module))?),
-                } ),+
-            ];
-
-            /// The name without the parameters.
-            pub fn id(&self) -> FlowControlName {
-                match self {
-                    $( FlowControl::$variant { .. } => FlowControlName::$variant ),+
-                }
-            }
-
             /// A fresh policy for one connection.
             pub fn build(&self) -> Box<dyn RwndPolicy> {
                 match self {
