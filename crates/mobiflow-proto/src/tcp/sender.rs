@@ -1542,7 +1542,9 @@ impl TcpSender {
 
     /// `SEG.ACK = SND.UNA` with data outstanding and no payload: a duplicate ACK as
     /// RFC 5681 §2 defines it (same window, no SYN) or, with SACK, as RFC 6675 §2 does
-    /// (it SACKs new data); an ACK carrying a mobility notice is not one. Duplicate
+    /// (it SACKs new data, so an ACK whose only SACK information is a D-SACK is not
+    /// one: Linux `tcp_ack` with `FLAG_DSACKING_ACK`, ns-2's `Sack1TcpAgent::recv`
+    /// with `CheckUpdate`); an ACK carrying a mobility notice is not one. Duplicate
     /// ACKs start a fast retransmit (RFC 5681 §3.2, RFC 6582 §3.2 step 1, RFC 6675 §5)
     /// and, in a recovery, inflate the window or mark losses.
     fn on_duplicate_ack(&mut self, now: Instant, seg: &Segment, old_wnd: u64, newly_sacked: u64) {
