@@ -174,11 +174,16 @@ impl TcpSender {
         let ok = self.sack_ok && self.ca == CaState::Open && !self.sb.is_empty();
         let srtt = self.rtt.srtt();
         let one_in_flight = self.sb.len() == 1;
+        // Linux `tcp_schedule_loss_probe`: at most the whole RTO when an ACK restarts
+        // the timer, else what is left of the RTO counted from the latest transmission
+        // of the first unacknowledged segment (`tcp_rto_delta_us`), no cap when that
+        // is past.
         let rto_delta = if advancing_rto {
             self.rtt.rto()
         } else {
-            self.rto_at
-                .map_or(Duration::ZERO, |t| t.saturating_since(now))
+            self.sb.front().map_or(Duration::ZERO, |head| {
+                (head.sent_at + self.rtt.rto()).saturating_since(now)
+            })
         };
         if let Some(t) = self.tlp.as_mut() {
             if ok {
