@@ -275,9 +275,12 @@ impl TcpSender {
     }
 
     /// A recovery begins: PRR starts from the window before the reduction
-    /// (`tcp_init_cwnd_reduction`), and a probe episode ends.
+    /// (`tcp_init_cwnd_reduction`), and a probe episode ends. A controller that sets
+    /// cwnd itself from rate samples (BBR) gets no PRR: Linux `tcp_cong_control`
+    /// hands such a controller (`cong_control`) the ACK and returns before
+    /// `tcp_cwnd_reduction`.
     pub(super) fn loss_steps_on_recovery(&mut self, prior_cwnd: u64) {
-        if self.cfg.prr && self.sack_ok && !self.recovery_hidden {
+        if self.cfg.prr && self.sack_ok && !self.recovery_hidden && self.rate.is_none() {
             self.prr = Some(Prr::start(prior_cwnd, self.cc.ssthresh()));
         }
         if let Some(t) = self.tlp.as_mut() {
