@@ -15,6 +15,7 @@ pub mod dsack;
 pub mod ext;
 pub mod handoff;
 pub mod idle;
+pub mod jiffies;
 pub mod prr;
 pub mod rack;
 pub mod rate;

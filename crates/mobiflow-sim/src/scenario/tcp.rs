@@ -170,7 +170,7 @@ pub(crate) const TCP: &[Tcp] = &[
         "`\"rfc6298\"` or `\"linux\"`",
         set!(rto_formula, |v| as_str(v)?.parse::<RtoFormula>()),
         |d| d.rto_formula.name().into(),
-        "How the RTO follows from the RTT samples: RFC 6298 (SRTT + max(G, 4 RTTVAR), clamped to [`min_rto`, `max_rto`]) or Linux's `tcp_rtt_estimator` / `__tcp_set_rto` (SRTT + rttvar, where rttvar is 4 mdev held at its largest value of the last RTT, decays once per RTT and never falls below `min_rto`; a falling RTT raises mdev with gain 1/32).",
+        "How the RTO follows from the RTT samples: RFC 6298 (SRTT + max(G, 4 RTTVAR), clamped to [`min_rto`, `max_rto`]) or Linux's `tcp_rtt_estimator` / `__tcp_set_rto` (SRTT + rttvar, where rttvar is 4 mdev held at its largest value of the last RTT, decays once per RTT and never falls below `min_rto`; a falling RTT raises mdev with gain 1/32); with `\"linux\"` the RTO is also a whole number of jiffies (4 ms at the kernel's default HZ = 250) and the retransmission timer, the loss probe's too, runs on the kernel's timer wheel, which fires it up to one granularity of its level late (32 ms for RTOs under 2 s, 256 ms up to 16 s: `tcp::jiffies`).",
     ),
     Tcp::new(
         "rtt_sampling",
