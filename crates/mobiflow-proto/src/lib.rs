@@ -15,15 +15,18 @@
 //!
 //! * [`time`]: integer-nanosecond `Instant` and `Duration`.
 //! * [`wire`]: the segment representation (flags, timestamps, SACK blocks, options).
-//! * [`cc`]: the `CongestionController` trait and Reno, NewReno, CUBIC.
+//! * [`cc`]: the `CongestionController` trait and the controllers of its
+//!   `congestion_controls!` list (Reno, NewReno, CUBIC, Relentless, FLD_TCP, BBR).
 //! * [`tcp`]: the TCP sender (RFC 9293, 5681, 6582, 6675, 6298, 7323) and receiver
 //!   (finite buffer, delayed ACKs, SACK generation, window updates, SWS avoidance).
-//! * [`flow`]: receive-window policies: the classic one, and the hooks mobile schemes
-//!   (AFC, RSFC, auto-tuning, Freeze-TCP) plug into.
-//! * [`tcp::ext`]: sender extensions, the sender-side hooks (AFC's sender half, IETT,
-//!   BA-SST).
+//! * [`flow`]: receive-window policies, the `flow_controls!` list: the classic one, and
+//!   the hooks mobile schemes (AFC, RSFC, auto-tuning, Linux's, Freeze-TCP) plug into.
+//! * [`tcp::ext`]: sender extensions, the sender-side hooks, the `sender_extensions!`
+//!   list (AFC's sender half, IETT, BA-SST, Linux pacing).
 //! * [`named`]: `named_enum!`, enums with names (`NAMES`, `name()`, parsing whose error
 //!   lists the names).
+//! * [`registry`]: what the registration lists of controllers, window policies and
+//!   sender extensions say about each item (name, aliases, documentation line).
 //! * [`mobility`]: the disconnection planner Freeze-TCP and Freeze-DCCP share.
 //! * [`tfrc`]: TFRC (RFC 5348) / DCCP CCID 3 (RFC 4342) sender and receiver with the
 //!   Freeze-DCCP states, and the analytical model of TFRC across a disconnection.
@@ -32,6 +35,7 @@ pub mod cc;
 pub mod flow;
 pub mod mobility;
 pub mod named;
+pub mod registry;
 pub mod tcp;
 pub mod tfrc;
 pub mod time;

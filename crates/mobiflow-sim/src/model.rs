@@ -182,29 +182,9 @@ pub struct RedParams {
     pub target_delay: Duration,
 }
 
-/// What a sending application offers to its transport.
-#[derive(Clone, Debug, PartialEq)]
-pub enum AppSpec {
-    /// Always has data (a greedy FTP).
-    Bulk,
-    /// One transfer of `size` bytes at the flow's start.
-    Sized { size: u64 },
-    /// Transfers of `sizes[i]` bytes handed to the socket at `at[i]` (same length).
-    Bursts { at: Vec<Duration>, sizes: Vec<u64> },
-    /// On/off source: `burst` bytes every `period`, starting at the flow's start.
-    OnOff { burst: u64, period: Duration },
-    /// Web page loads: the flow carries the responses of connection 0 (server to
-    /// phone); its companion channels are flows of kind [`AppSpec::WebChannel`]
-    /// appended after the declared flows (see `engine/web.rs`).
-    Web(Arc<WebSpec>),
-    /// A companion channel of the web flow `main`: connection `conn`'s requests (phone
-    /// to server) when `request`, else its responses (connections 1 and up).
-    WebChannel {
-        main: usize,
-        conn: u32,
-        request: bool,
-    },
-}
+/// What a sending application offers to its transport: declared, one line per
+/// application, by the `apps!` list of `engine/app/mod.rs`.
+pub use crate::engine::app::AppSpec;
 
 /// The pages a web application loads (`[flows.web]`).
 #[derive(Clone, Debug, PartialEq)]

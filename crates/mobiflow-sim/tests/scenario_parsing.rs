@@ -84,6 +84,10 @@ fn error_with(text: &str, overrides: &[(&str, &str)]) -> String {
     }
 }
 
+fn load_with(text: &str, overrides: &[(&str, &str)]) -> Scenario {
+    load_str(text, Some(Path::new("x.toml")), &ov(overrides)).unwrap()
+}
+
 fn assert_starts(msg: &str, prefix: &str) {
     assert!(
         msg.starts_with(prefix),
@@ -684,12 +688,53 @@ fn override_errors_name_the_key() {
          not a table",
     );
     // A value that is refused later points back at the override that set it.
+    // (The lists of names grow with the registration lists; today's names come first.)
     let e = error_with(BASE, &[("flows.bulk.cc", "vegas")]);
     assert_eq!(
         e,
-        "x.toml: flows.0.cc: unknown congestion control \"vegas\"; expected one of reno, \
-         newreno, cubic, relentless, fld, bbr (set by override flows.bulk.cc=vegas)"
+        format!(
+            "x.toml: flows.0.cc: unknown congestion control \"vegas\"; expected one of {} \
+             (set by override flows.bulk.cc=vegas)",
+            CcKind::NAMES.join(", ")
+        )
     );
+    assert!(CcKind::NAMES.starts_with(&["reno", "newreno", "cubic", "relentless", "fld", "bbr"]));
+    // Every registered name is accepted; an unknown one is refused with the list, and
+    // quoted lowercased.
+    for name in mobiflow_proto::flow::FlowControl::NAMES {
+        let s = load_with(BASE, &[("flows.0.flow_control", name)]);
+        assert_eq!(tcp(&s, 0).flow_control.name(), *name);
+    }
+    let e = error_with(BASE, &[("flows.0.flow_control", "Vegas")]);
+    let policies = mobiflow_proto::flow::FlowControl::NAMES;
+    assert_eq!(
+        e,
+        format!(
+            "x.toml: flows.0.flow_control: unknown flow control \"vegas\"; expected one of {} \
+             (set by override flows.0.flow_control=Vegas)",
+            policies.join(", ")
+        )
+    );
+    assert!(policies.starts_with(&["classic", "afc", "autotune", "rsfc", "linux"]));
+    // `extensions` takes the extensions turned on by name, and refuses the others.
+    let s = load(&format!("{BASE}[flows.tcp]\nextensions = []\n")).unwrap();
+    assert!(tcp(&s, 0).extensions.is_empty());
+    let e = error(&format!("{BASE}[flows.tcp]\nextensions = [\"iett\"]\n"));
+    assert_eq!(
+        e,
+        "x.toml: flows.0.tcp.extensions.0: \"iett\" is turned on by other keys, not by name \
+         (see the sender extensions in docs/scenarios.md)"
+    );
+    let e = error(&format!("{BASE}[tcp]\nextensions = [\"warp\"]\n"));
+    let extensions = mobiflow_proto::tcp::SenderExtName::NAMES;
+    assert_eq!(
+        e,
+        format!(
+            "x.toml: tcp.extensions.0: unknown sender extension \"warp\"; expected one of {}",
+            extensions.join(", ")
+        )
+    );
+    assert!(extensions.starts_with(&["ba-sst", "iett", "afc", "pacing"]));
     let e = error_with(BASE, &[("flows.0.redaer", "greedy")]);
     assert_starts(
         &e,
@@ -938,6 +983,37 @@ fn error_missing_required_keys() {
 }
 
 #[test]
+fn every_registered_app_loads_by_its_name_or_by_the_example_its_error_gives() {
+    for kind in AppSpec::KINDS {
+        let bare = format!("{BASE}app = {kind:?}\n");
+        let spec = match load(&bare) {
+            Ok(s) => s.flows[0].app.clone(),
+            Err(e) => {
+                let e = e.to_string();
+                let prefix = format!(
+                    "x.toml: flows.0.app: app {kind:?} needs parameters; write e.g. app = "
+                );
+                let example = e.strip_prefix(&prefix).unwrap_or_else(|| panic!("{e}"));
+                let s = load(&format!("{BASE}app = {example}\n")).unwrap();
+                s.flows[0].app.clone()
+            }
+        };
+        // The spec is the kind's (the web app's is `Web`), and the run starts it.
+        let debug = format!("{spec:?}").to_ascii_lowercase();
+        assert!(debug.starts_with(kind), "{kind}: {debug}");
+    }
+    assert_eq!(
+        error(&format!("{BASE}app = \"ftp\"\n")),
+        format!(
+            "x.toml: flows.0.app: unknown app kind \"ftp\"; expected one of {}",
+            AppSpec::KINDS.join(", ")
+        )
+    );
+    assert!(AppSpec::KINDS.starts_with(&["bulk", "sized", "bursts", "onoff"]));
+    assert_eq!(AppSpec::KINDS.last(), Some(&"web"));
+}
+
+#[test]
 fn error_schedules() {
     let with = |s: &str| error(&BASE.replace("rate = \"15Mbps\"", s));
     assert_eq!(
@@ -1118,8 +1194,10 @@ fn error_tcp_validation_maps_to_the_dotted_key() {
     );
     assert_eq!(
         error(&format!("{BASE}cc = \"vegas\"\n")),
-        "x.toml: flows.0.cc: unknown congestion control \"vegas\"; expected one of reno, \
-         newreno, cubic, relentless, fld, bbr"
+        format!(
+            "x.toml: flows.0.cc: unknown congestion control \"vegas\"; expected one of {}",
+            CcKind::NAMES.join(", ")
+        )
     );
     assert_eq!(
         error(&format!(

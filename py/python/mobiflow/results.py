@@ -106,7 +106,8 @@ class FlowSummary(_FlowOptional):
     protocol: str
     cc: str
     flow_control: str
-    """Receive-window policy: "classic", "afc", "autotune" or "rsfc"."""
+    """Receive-window policy: a name of the `flow_control` table of docs/scenarios.md
+    ("classic", "afc", "autotune", "rsfc", "linux", ...)."""
     bytes_delivered: int
     """Payload bytes delivered in order to the receiving application."""
     bytes_offered: int

@@ -14,20 +14,17 @@
 //! `TcpRecoveryOps` from `TcpCongestionOps`. The controller only sets `ssthresh` on
 //! entry and `cwnd` on exit.
 //!
-//! Adding an algorithm: one file here, one variant of [`CcKind`], one arm in
-//! [`CcKind::build`].
+//! Adding an algorithm: one file here, and its line in the `congestion_controls!` list
+//! below (variant, names, how it is built), which declares [`CcKind`].
 
+use crate::named::Named;
 use crate::time::{Duration, Instant};
 use std::fmt;
 use std::str::FromStr;
 
-pub mod bbr;
-pub mod cubic;
+// The registered controllers' modules are declared by `congestion_controls!` below.
 pub mod cubic_linux;
-pub mod fld;
 pub mod hystart;
-pub mod relentless;
-pub mod reno;
 #[cfg(test)]
 pub(crate) mod test_util;
 
@@ -387,57 +384,83 @@ impl Window {
     }
 }
 
-/// The closed set of built-in controllers, selectable by name.
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub enum CcKind {
-    /// RFC 5681 Reno window rules (recovery is chosen separately).
-    Reno,
+/// Declares [`CcKind`] from one line per controller:
+///
+/// ```text
+/// /// Documentation line (also the row of docs/scenarios.md).
+/// Variant(ParamsType) = "name" | "alias" in module => |params, mss, p| expression,
+/// ```
+///
+/// `in module` declares the controller's file `cc/module.rs` (left out when another
+/// line's module has it, as NewReno is Reno's). `(ParamsType)` is left out for a controller without parameters of its own (then the
+/// closure takes `params, mss`); parsing a name gives `ParamsType::default()`. The
+/// expression builds the controller from the [`WindowParams`] `params`, the SMSS `mss`
+/// and the parameters `p`. Generated: the variant, [`CcName`] (the names and their
+/// parsing, a `named_enum!`), [`CcKind::name`], [`CcKind::build`], [`CcKind::ENTRIES`]
+/// (for the docs tables) and the parsing of `cc = "..."` ([`FromStr`], [`Named`]).
+macro_rules! congestion_controls {
+    ($(
+        $(#[doc = $doc:literal])*
+        $variant:ident $(($param:ty))? = $name:literal $(| $alias:literal)* $(in $module:ident)?
+            => |$wp:ident, $mss:ident $(, $p:ident)?| $build:expr
+    ),+ $(,)?) => {
+        $($( pub mod $module; )?)+
+
+        /// The closed set of built-in controllers, selectable by name (declared by
+        /// `congestion_controls!` in `cc/mod.rs`, one line each).
+        #[derive(Copy, Clone, PartialEq, Eq, Debug)]
+        pub enum CcKind {
+            $( $(#[doc = $doc])* $variant $(($param))? ),+
+        }
+
+        crate::registry_names! {
+            CcKind, CcName ("congestion control"),
+            $( [$($doc)*] $variant ($($param)?) = $name [$($alias)*] [$($module)?] ),+
+        }
+
+        impl CcKind {
+            /// A new controller of this kind.
+            #[allow(unused_variables)]
+            pub fn build(self, params: WindowParams, mss: u32) -> Box<dyn CongestionController> {
+                match self {
+                    $( CcKind::$variant $(($p))? => {
+                        let ($wp, $mss) = (params, mss);
+                        $build
+                    } ),+
+                }
+            }
+        }
+    };
+}
+
+congestion_controls! {
+    /// RFC 5681 Reno window rules (the recovery is `recovery`'s).
+    Reno = "reno" in reno => |params, mss| Box::new(Reno::new(RenoConfig { params, name: "reno" }, mss)),
     /// RFC 5681 window rules with RFC 6582 NewReno recovery (the window rules are Reno's).
-    NewReno,
-    /// CUBIC: RFC 9438, or Linux's `tcp_cubic.c` ([`CubicParams`]).
-    Cubic(CubicParams),
-    /// Relentless TCP (Mathis): cwnd reduced by the segments lost ([`relentless`]).
-    Relentless(RelentlessParams),
+    NewReno = "newreno" | "new_reno" | "new-reno"
+        => |params, mss| Box::new(Reno::new(RenoConfig { params, name: "newreno" }, mss)),
+    /// CUBIC: RFC 9438, or Linux's `tcp_cubic.c` (`CubicParams`, `[tcp.cubic]`).
+    Cubic(CubicParams) = "cubic" in cubic => |params, mss, p| p.build(params, mss),
+    /// Relentless TCP (Mathis): cwnd reduced by the segments lost (`cc::relentless`,
+    /// `[tcp.relentless]`).
+    Relentless(RelentlessParams) = "relentless" in relentless
+        => |params, mss, p| Box::new(Relentless::new(RelentlessConfig { params, relentless: p }, mss)),
     /// FLD_TCP (Moktan, "In the Interest of the Short: An approach for e2e congestion
     /// control", talk slides, Aalto University, 2012): IW10, faster slow start and
-    /// Relentless below a threshold of bytes sent, Reno above it ([`fld`]).
-    Fld(FldParams),
-    /// BBR version 1 as Linux's `net/ipv4/tcp_bbr.c` ([`bbr`]).
-    Bbr(BbrParams),
+    /// Relentless below a threshold of bytes sent, Reno above it (`cc::fld`, `[tcp.fld]`).
+    Fld(FldParams) = "fld" | "fld_tcp" | "fld-tcp" in fld
+        => |params, mss, p| Box::new(Fld::new(FldConfig { params, fld: p }, mss)),
+    /// BBR version 1 as Linux's `net/ipv4/tcp_bbr.c` (`cc::bbr`), with delivery-rate
+    /// sampling and internal pacing.
+    Bbr(BbrParams) = "bbr" in bbr => |params, mss, p| Box::new(Bbr::new(BbrConfig { params, bbr: p }, mss)),
 }
 
 impl CcKind {
-    pub const NAMES: &'static [&'static str] =
-        &["reno", "newreno", "cubic", "relentless", "fld", "bbr"];
+    /// The names, in declaration order.
+    pub const NAMES: &'static [&'static str] = CcName::NAMES;
 
     pub fn name(self) -> &'static str {
-        match self {
-            CcKind::Reno => "reno",
-            CcKind::NewReno => "newreno",
-            CcKind::Cubic(_) => "cubic",
-            CcKind::Relentless(_) => "relentless",
-            CcKind::Fld(_) => "fld",
-            CcKind::Bbr(_) => "bbr",
-        }
-    }
-
-    pub fn build(self, params: WindowParams, mss: u32) -> Box<dyn CongestionController> {
-        match self {
-            CcKind::Reno | CcKind::NewReno => Box::new(Reno::new(
-                RenoConfig {
-                    params,
-                    name: self.name(),
-                },
-                mss,
-            )),
-            CcKind::Cubic(cubic) => cubic.build(params, mss),
-            CcKind::Relentless(relentless) => Box::new(Relentless::new(
-                RelentlessConfig { params, relentless },
-                mss,
-            )),
-            CcKind::Fld(fld) => Box::new(Fld::new(FldConfig { params, fld }, mss)),
-            CcKind::Bbr(bbr) => Box::new(Bbr::new(BbrConfig { params, bbr }, mss)),
-        }
+        self.id().name()
     }
 }
 
@@ -455,19 +478,19 @@ impl CcKind {
 
 impl FromStr for CcKind {
     type Err = String;
+    /// A name of [`CcName`] (any case), with the default parameters.
     fn from_str(s: &str) -> Result<Self, String> {
-        match s.to_ascii_lowercase().as_str() {
-            "reno" => Ok(CcKind::Reno),
-            "newreno" | "new_reno" | "new-reno" => Ok(CcKind::NewReno),
-            "cubic" => Ok(CcKind::Cubic(CubicParams::default())),
-            "relentless" => Ok(CcKind::Relentless(RelentlessParams::default())),
-            "fld" | "fld_tcp" | "fld-tcp" => Ok(CcKind::Fld(FldParams::default())),
-            "bbr" => Ok(CcKind::Bbr(BbrParams::default())),
-            _ => Err(format!(
-                "unknown congestion control {s:?}; expected one of {}",
-                CcKind::NAMES.join(", ")
-            )),
-        }
+        CcName::parse(s).map(CcName::kind)
+    }
+}
+
+impl Named for CcKind {
+    const NAMES: &'static [&'static str] = CcName::NAMES;
+    fn name(self) -> &'static str {
+        self.id().name()
+    }
+    fn parse(s: &str) -> Result<Self, String> {
+        s.parse()
     }
 }
 
@@ -480,6 +503,43 @@ impl fmt::Display for CcKind {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_registered_controller_parses_by_each_of_its_names_and_builds() {
+        assert_eq!(CcKind::ENTRIES.len(), CcKind::NAMES.len());
+        for e in CcKind::ENTRIES {
+            let kind: CcKind = e.name.parse().unwrap();
+            assert_eq!(kind.name(), e.name);
+            assert_eq!(kind.to_string(), e.name);
+            assert_eq!(kind.id().kind(), kind, "{kind}");
+            for alias in e.aliases {
+                assert_eq!(alias.to_uppercase().parse::<CcKind>(), Ok(kind), "{alias}");
+            }
+            assert!(!e.doc().is_empty() && e.doc().ends_with('.'), "{}", e.name);
+            let built = kind.build(WindowParams::rfc5681(3000), 1000);
+            assert!(built.window() >= 1000, "{kind}");
+        }
+        assert_eq!(
+            <CcKind as Named>::parse("Fld-TCP"),
+            Ok(CcKind::Fld(FldParams::default()))
+        );
+        assert_eq!(
+            "vegas".parse::<CcKind>().unwrap_err(),
+            format!(
+                "unknown congestion control \"vegas\"; expected one of {}",
+                CcKind::NAMES.join(", ")
+            )
+        );
+        // Today's names, in this order, before any added later.
+        assert!(CcKind::NAMES.starts_with(&[
+            "reno",
+            "newreno",
+            "cubic",
+            "relentless",
+            "fld",
+            "bbr"
+        ]));
+    }
 
     #[test]
     fn kind_factory_builds_what_cc_kind_builds() {

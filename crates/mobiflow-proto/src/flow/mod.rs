@@ -12,12 +12,8 @@ use crate::time::{Duration, Instant};
 use crate::wire::Segment;
 use std::fmt;
 
-pub mod afc;
-pub mod autotune;
-pub mod classic;
+// The registered policies' modules are declared by `flow_controls!` below.
 pub mod freeze;
-pub mod linux;
-pub mod rsfc;
 pub use afc::{Afc, AfcConfig, Placement};
 pub use autotune::{Autotune, AutotuneConfig};
 pub use classic::Classic;
@@ -156,81 +152,172 @@ pub trait RwndPolicy: Send + fmt::Debug {
     }
 }
 
-/// Which receive-window policy a connection uses, with its parameters.
-#[derive(Clone, Debug, PartialEq, Default)]
-pub enum FlowControl {
-    /// RFC 9293 §3.8.6: advertise the free space of the buffer.
-    #[default]
-    Classic,
-    /// Adaptive Flow Control (Sanadhya and Sivakumar, "Adaptive Flow Control for TCP on
-    /// Mobile Phones", IEEE INFOCOM 2011), see [`afc`].
-    Afc(AfcConfig),
-    /// Receive-buffer auto-tuning, `buffer = min(perceived NW, AAR) × RTT`, see
-    /// [`autotune`].
-    Autotune(AutotuneConfig),
-    /// Receiver-Side Flow Control for the phone's uplink buffer (Xu, Leong, Leong and
-    /// Razeen, "Dynamic Regulation of Mobile 3G/HSPA Uplink Buffer with Receiver-side
-    /// Flow Control", IEEE ICNP 2012), see [`rsfc`]. Needs RFC 7323 timestamps.
-    Rsfc(RsfcConfig),
-    /// Linux's receive window and buffer auto-tuning (`rcv_ssthresh`,
-    /// `tcp_rcv_space_adjust`, `tcp_rcvbuf_grow`), see [`linux`]; the buffer grows up to
-    /// `TcpConfig::rcv_buf` (`tcp_rmem[2]`).
-    Linux(LinuxRcvConfig),
+/// Declares [`FlowControl`] from one line per policy:
+///
+/// ```text
+/// /// Documentation line (also the row of docs/scenarios.md).
+/// Variant(c: Config) = "name" | "alias" in module => expression, offer |rcv_buf| expression;
+/// ```
+///
+/// `in module` declares the policy's file `flow/module.rs`. `(c: Config)` is left out for a policy without parameters (parsing a name gives
+/// `Config::default()`, and `Config` has `validate(&self) -> Result<(), (&'static str,
+/// String)>`). The first expression is the policy for one connection (a type
+/// implementing [`RwndPolicy`], from `c`); the optional `offer` is the window it offers
+/// before any data for a buffer of `rcv_buf` bytes (default: the whole buffer).
+/// Generated: the variant, [`FlowControlName`] (the names and their parsing, a
+/// `named_enum!`), [`FlowControl::name`], [`FlowControl::build`],
+/// [`FlowControl::initial_offer`], [`FlowControl::validate`] and
+/// [`FlowControl::ENTRIES`] (for the docs tables).
+macro_rules! flow_controls {
+    ($(
+        $(#[doc = $doc:literal])*
+        $variant:ident $(($c:ident : $cfg:ty))? = $name:literal $(| $alias:literal)*
+            $(in $module:ident)? => $build:expr $(, offer |$buf:ident| $offer:expr)?;
+    )+) => {
+        $($( pub mod $module; )?)+
+
+        /// Which receive-window policy a connection uses, with its parameters (declared
+        /// by `flow_controls!` in `flow/mod.rs`, one line each).
+        #[derive(Clone, Debug, PartialEq)]
+        pub enum FlowControl {
+            $( $(#[doc = $doc])* $variant $(($cfg))? ),+
+        }
+
+        crate::registry_names! {
+            FlowControl, FlowControlName ("flow control", quoting lowercase),
+            $( [$($doc)*] $variant ($($cfg)?) = $name [$($alias)*] [$($module)?] ),+
+        }
+
+        impl FlowControl {
+            /// A fresh policy for one connection.
+            pub fn build(&self) -> Box<dyn RwndPolicy> {
+                match self {
+                    $( FlowControl::$variant $(($c))? => Box::new($build) ),+
+                }
+            }
+
+            /// The window this policy offers before any data has arrived, for a buffer
+            /// of `rcv_buf` bytes: what a SYN-ACK would advertise, and what both ends
+            /// take as the offer in force when the connection has no handshake (ns-2's
+            /// one-way agents). Auto-tuning starts from its initial grant (Linux's
+            /// `tcp_rmem[1]`), not from the physical buffer; the others offer the whole
+            /// empty buffer.
+            #[allow(unused_variables)]
+            pub fn initial_offer(&self, rcv_buf: u64) -> u64 {
+                match self {
+                    $( FlowControl::$variant $(($c))? => {
+                        let offer = rcv_buf;
+                        $( let $buf = rcv_buf; let offer = $offer; )?
+                        offer
+                    } ),+
+                }
+            }
+
+            /// Check the parameters; the error names the offending field.
+            #[allow(unused_variables)]
+            pub fn validate(&self) -> Result<(), (&'static str, String)> {
+                match self {
+                    $( FlowControl::$variant $(($c))? => {
+                        let checked: Result<(), (&'static str, String)> = Ok(());
+                        $( let checked = $c.validate(); )?
+                        checked
+                    } ),+
+                }
+            }
+        }
+    };
+}
+
+flow_controls! {
+    /// RFC 9293 §3.8.6: advertise the free space of the receive buffer.
+    Classic = "classic" in classic => Classic;
+    /// Adaptive Flow Control (S. Sanadhya, R. Sivakumar, "Adaptive Flow Control for TCP
+    /// on Mobile Phones", IEEE INFOCOM 2011; `flow::afc`, `[flows.afc]`): flow window =
+    /// advertised window + the application's read rate × RTT.
+    Afc(c: AfcConfig) = "afc" in afc => c.policy();
+    /// Receive-buffer auto-tuning, `buffer = min(perceived NW, AAR) × RTT` (`flow::autotune`,
+    /// `[flows.autotune]`).
+    Autotune(c: AutotuneConfig) = "autotune" in autotune => Autotune::new(c.clone()),
+        offer |rcv_buf| c.initial_buf.min(rcv_buf);
+    /// Receiver-Side Flow Control for the phone's uplink buffer (Y. Xu, W. K. Leong, B.
+    /// Leong, A. Razeen, "Dynamic Regulation of Mobile 3G/HSPA Uplink Buffer with
+    /// Receiver-side Flow Control", IEEE ICNP 2012; `flow::rsfc`, `[flows.rsfc]`). Needs
+    /// RFC 7323 timestamps.
+    Rsfc(c: RsfcConfig) = "rsfc" in rsfc => Rsfc::new(c.clone());
+    /// Linux 6.18's receive window and buffer auto-tuning (`flow::linux`): `rcv_ssthresh`
+    /// growing by two segments per segment, `tcp_rcv_space_adjust` / `tcp_rcvbuf_grow`
+    /// once per receiver RTT, from `tcp_rmem[1]` = 128 KB with half of the buffer as
+    /// window; `rcv_buf` is then the largest window (the `linux` profile's 3 MB is the
+    /// window of `tcp_rmem[2]` = 6 MB), as `mobiflow live` sets the kernel's window
+    /// clamp. No parameter table.
+    Linux(c: LinuxRcvConfig) = "linux" in linux => LinuxRcv::new(c.clone()),
+        offer |rcv_buf| c.initial_window(rcv_buf);
+}
+
+// Not `#[derive(Default)]`: the enum is declared by `flow_controls!`, whose lines carry no
+// attributes but their documentation.
+#[allow(clippy::derivable_impls)]
+impl Default for FlowControl {
+    fn default() -> Self {
+        FlowControl::Classic
+    }
 }
 
 impl FlowControl {
-    pub const NAMES: &'static [&'static str] = &["classic", "afc", "autotune", "rsfc", "linux"];
+    /// The names, in declaration order.
+    pub const NAMES: &'static [&'static str] = FlowControlName::NAMES;
 
     pub fn name(&self) -> &'static str {
-        match self {
-            FlowControl::Classic => "classic",
-            FlowControl::Afc(_) => "afc",
-            FlowControl::Autotune(_) => "autotune",
-            FlowControl::Rsfc(_) => "rsfc",
-            FlowControl::Linux(_) => "linux",
-        }
-    }
-
-    /// A fresh policy for one connection.
-    pub fn build(&self) -> Box<dyn RwndPolicy> {
-        match self {
-            FlowControl::Classic => Box::new(Classic),
-            FlowControl::Afc(c) => Box::new(c.policy()),
-            FlowControl::Autotune(c) => Box::new(Autotune::new(c.clone())),
-            FlowControl::Rsfc(c) => Box::new(Rsfc::new(c.clone())),
-            FlowControl::Linux(c) => Box::new(LinuxRcv::new(c.clone())),
-        }
+        self.id().name()
     }
 
     /// The AFC parameters, if this is AFC.
-    /// The window this policy offers before any data has arrived, for a buffer of
-    /// `rcv_buf` bytes: what a SYN-ACK would advertise, and what both ends take as the
-    /// offer in force when the connection has no handshake (ns-2's one-way agents).
-    /// Auto-tuning starts from its initial grant (Linux's `tcp_rmem[1]`), not from the
-    /// physical buffer; the others offer the whole empty buffer.
-    pub fn initial_offer(&self, rcv_buf: u64) -> u64 {
-        match self {
-            FlowControl::Autotune(c) => c.initial_buf.min(rcv_buf),
-            FlowControl::Linux(c) => c.initial_window(rcv_buf),
-            FlowControl::Classic | FlowControl::Afc(_) | FlowControl::Rsfc(_) => rcv_buf,
-        }
-    }
-
     pub fn afc(&self) -> Option<&AfcConfig> {
         match self {
             FlowControl::Afc(c) => Some(c),
             _ => None,
         }
     }
+}
 
-    /// Check the parameters; the error names the offending field.
-    pub fn validate(&self) -> Result<(), (&'static str, String)> {
-        match self {
-            FlowControl::Classic => Ok(()),
-            FlowControl::Afc(c) => c.validate(),
-            FlowControl::Autotune(c) => c.validate(),
-            FlowControl::Rsfc(c) => c.validate(),
-            FlowControl::Linux(c) => c.validate(),
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::named::Named;
+
+    #[test]
+    fn every_registered_policy_parses_builds_and_offers_under_its_name() {
+        assert_eq!(FlowControl::ENTRIES.len(), FlowControl::NAMES.len());
+        for e in FlowControl::ENTRIES {
+            let kind = FlowControlName::parse(&e.name.to_uppercase())
+                .unwrap()
+                .kind();
+            assert_eq!(kind.name(), e.name);
+            assert_eq!(kind.build().name(), e.name);
+            assert_eq!(kind.validate(), Ok(()), "{}", e.name);
+            let offer = kind.initial_offer(1 << 20);
+            assert!(offer > 0 && offer <= 1 << 20, "{}: {offer}", e.name);
+            assert!(!e.doc().is_empty() && e.doc().ends_with('.'), "{}", e.name);
         }
+        // The offers that are not the whole buffer, and a validation that fails.
+        let autotune = FlowControl::Autotune(AutotuneConfig::default());
+        assert_eq!(
+            autotune.initial_offer(u64::MAX),
+            AutotuneConfig::default().initial_buf
+        );
+        let bad = FlowControl::Afc(AfcConfig {
+            ar_alpha: 0.0,
+            ..AfcConfig::default()
+        });
+        assert!(bad.validate().is_err());
+        assert_eq!(
+            FlowControlName::parse("Vegas").unwrap_err(),
+            format!(
+                "unknown flow control \"vegas\"; expected one of {}",
+                FlowControl::NAMES.join(", ")
+            )
+        );
+        // Today's names, in this order, before any added later.
+        assert!(FlowControl::NAMES.starts_with(&["classic", "afc", "autotune", "rsfc", "linux"]));
     }
 }

@@ -4,6 +4,7 @@
 //! settings.
 
 use super::delack::AckPolicy;
+use super::ext::SenderExtSet;
 use super::handoff::{HandoffReaction, HandoffSignal};
 use super::idle::IdleRestart;
 use super::rtt::RtoFormula;
@@ -239,6 +240,9 @@ pub struct TcpConfig {
     /// and an undo if the next acknowledges data that was never retransmitted
     /// (`tcp::undo`).
     pub frto: bool,
+    /// Sender extensions turned on by name (`tcp::ext`; only those the list marks
+    /// `listed`: the others follow from the settings above).
+    pub extensions: SenderExtSet,
 }
 
 impl Default for TcpConfig {
@@ -299,6 +303,7 @@ impl Default for TcpConfig {
             dsack: false,
             undo: false,
             frto: false,
+            extensions: SenderExtSet::EMPTY,
         }
     }
 }
@@ -444,6 +449,7 @@ impl TcpConfig {
             dsack: true,
             undo: true,
             frto: true,
+            extensions: SenderExtSet::EMPTY,
             // `tcp_rmem` = 4096 131072 6291456: the buffer starts at 128 KB and
             // auto-tuning grows it up to 6 MB, whose window is half (`flow::linux`).
             rcv_buf: 3_145_728,

@@ -291,10 +291,15 @@ impl TcpReceiver {
         self.stats.bytes_received += seg.len as u64;
 
         // RFC 7323 §4.3: TS.Recent is the TSval of the segment that starts at or
-        // before the last ACK sent (the earliest unacknowledged one).
+        // before the last ACK sent (the earliest unacknowledged one). A segment that
+        // lies wholly below it is outside the window and rejected before TS.Recent is
+        // updated (RFC 7323 §5.3, R2 before R3; Linux `tcp_validate_incoming`:
+        // `tcp_sequence` fails against `rcv_wup`, `tcp_send_dupack` answers): the ACK
+        // of an old duplicate echoes the TSval of what came before it.
         if self.ts_ok {
             if let Some(ts) = seg.ts {
-                if seg.seq <= self.last_ack_sent {
+                let end = seg.seq + seg.len as u64;
+                if seg.seq <= self.last_ack_sent && end >= self.last_ack_sent {
                     self.ts_recent = ts.tsval;
                 }
             }

@@ -29,8 +29,9 @@
 //! ```
 //!
 //! The arithmetic is the kernel's fixed point (SRTT scaled by 8, mdev by 4), in
-//! nanoseconds rather than microseconds; the kernel then rounds the RTO up to a jiffy
-//! (`usecs_to_jiffies`), which is not modelled.
+//! nanoseconds rather than microseconds; the RTO is then rounded up to a jiffy
+//! (`usecs_to_jiffies`, 4 ms at the default HZ = 250: `tcp::jiffies`), and the sender
+//! runs the timer on the kernel's timer wheel (`jiffies::wheel_expiry`).
 
 use crate::time::Duration;
 
@@ -40,7 +41,9 @@ crate::named_enum! {
     pub enum RtoFormula ("rto_formula", ignoring "-_ ") {
         /// RFC 6298 §2: RTO = SRTT + max(G, 4 RTTVAR), clamped to [min_rto, max_rto].
         Rfc6298 = "rfc6298",
-        /// Linux's `tcp_rtt_estimator` + `__tcp_set_rto` (see the module documentation).
+        /// Linux's `tcp_rtt_estimator` + `__tcp_set_rto` (see the module documentation),
+        /// in jiffies, with the retransmission timer (and the loss probe's) run by the
+        /// timer wheel as the kernel runs `icsk_retransmit_timer` (`tcp::jiffies`).
         Linux = "linux",
     }
 }
@@ -180,8 +183,10 @@ impl RttEstimator {
         let srtt = Duration::from_nanos((l.srtt8 >> 3) as u64);
         self.srtt = Some(srtt);
         self.rttvar = Duration::from_nanos((l.rttvar / 4) as u64);
-        // __tcp_set_rto: SRTT + rttvar; tcp_bound_rto: at most the maximum.
-        self.base_rto = (srtt + Duration::from_nanos(l.rttvar as u64)).min(self.max_rto);
+        // __tcp_set_rto: SRTT + rttvar in whole jiffies (`usecs_to_jiffies` rounds up);
+        // tcp_bound_rto: at most the maximum.
+        let rto = super::jiffies::round_up(srtt + Duration::from_nanos(l.rttvar as u64));
+        self.base_rto = rto.min(self.max_rto);
     }
 
     fn round_to_granularity(&self, d: Duration) -> Duration {
@@ -352,8 +357,9 @@ mod tests {
     fn linux_first_rto_is_srtt_plus_at_least_rto_min() {
         let mut e = linux_est();
         at(&mut e, 50, 0, 10);
-        // RFC 6298: 50 + 4 × 25 = 150, raised to rto_min = 200 ms.
-        assert_eq!(e.rto(), Duration::from_millis(250));
+        // RFC 6298: 50 + 4 × 25 = 150, raised to rto_min = 200 ms. Linux: 250 ms,
+        // in whole jiffies of 4 ms (`usecs_to_jiffies` rounds up): 63 jiffies.
+        assert_eq!(e.rto(), Duration::from_millis(252));
         let mut e = linux_est();
         at(&mut e, 400, 0, 10);
         assert_eq!(e.rto(), Duration::from_millis(1200));
@@ -389,7 +395,11 @@ mod tests {
         at(&mut e, 400, 11, 20); // new RTT; mdev_max (800) is not below rttvar
         assert_eq!(e.rto(), Duration::from_millis(1200));
         at(&mut e, 400, 21, 30); // mdev_max = rto_min: 800 - (800 - 200) / 4 = 650
-        assert_eq!(e.rto(), Duration::from_millis(1050));
+        assert_eq!(
+            e.rto(),
+            Duration::from_millis(1052),
+            "1050 ms in whole jiffies"
+        );
     }
 
     /// Linux `tcp_rtt_estimator`: a falling RTT raises mdev with gain 1/32 instead
@@ -400,7 +410,8 @@ mod tests {
         at(&mut e, 100, 0, 10); // mdev4 = 200 ms
         at(&mut e, 20, 0, 10); // err -80: mdev4 += (80 - 50) / 8
         assert_eq!(e.srtt(), Some(Duration::from_millis(90)));
-        assert_eq!(e.rto(), Duration::from_micros(90_000 + 203_750));
+        // 293.75 ms, in whole jiffies of 4 ms.
+        assert_eq!(e.rto(), Duration::from_millis(296));
         let mut e = linux_est();
         at(&mut e, 100, 0, 10);
         at(&mut e, 180, 0, 10); // err +80: mdev4 += 80 - 50

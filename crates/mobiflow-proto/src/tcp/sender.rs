@@ -39,10 +39,11 @@ use super::cwv::CwndValidation;
 use super::dsack::dsack_block;
 use super::ext::{self, Pacer, Response, SenderCtx, SenderExt, SenderExtension};
 use super::handoff::InterfaceChange;
+use super::jiffies;
 use super::prr::Prr;
 use super::rack::Rack;
 use super::rate::{AckState, RateSampler, TxState};
-use super::rtt::RttEstimator;
+use super::rtt::{RtoFormula, RttEstimator};
 use super::sack::{Scoreboard, SegRec};
 use super::tlp::{Probe, Tlp};
 use super::undo::{self, AckView, Undo, Verdict};
@@ -355,7 +356,13 @@ impl TcpSender {
             zw_stall_from: None,
             ext,
             rack: (cfg.loss_detection == LossDetection::Rack).then(Rack::new),
-            tlp: cfg.tlp.then(Tlp::new),
+            tlp: cfg.tlp.then(|| {
+                if cfg.rto_formula == RtoFormula::Linux {
+                    Tlp::with_kernel_clock()
+                } else {
+                    Tlp::new()
+                }
+            }),
             probe: None,
             prr: None,
             undo: Undo::new(cfg.undo),
@@ -420,7 +427,14 @@ impl TcpSender {
     }
 
     fn arm_rto(&mut self, now: Instant) {
-        self.rto_at = Some(now + self.rtt.rto());
+        let rto = self.rtt.rto();
+        self.rto_at = Some(if self.cfg.rto_formula == RtoFormula::Linux {
+            // `icsk_retransmit_timer` on the kernel's timer wheel (`tcp::jiffies`):
+            // up to one granularity of its level late.
+            jiffies::wheel_expiry(now, jiffies::to_jiffies(rto))
+        } else {
+            now + rto
+        });
     }
 
     /// The flow-control window: the advertised window, plus what the extensions add
@@ -1317,6 +1331,7 @@ impl TcpSender {
         }
         if self.spurious_detection() {
             let dupack = self.dupacks > prior_dupacks;
+            let undos = self.stats.undos;
             self.spurious_after_ack(
                 seg,
                 prior_ca,
@@ -1324,6 +1339,13 @@ impl TcpSender {
                 orig_acked,
                 newly_sacked > 0 || dupack,
             );
+            if self.stats.undos > undos && seg.ack > prior_una {
+                // Linux `tcp_ack` arms the timers after `tcp_fastretrans_alert`
+                // (`FLAG_SET_XMIT_TIMER` -> `tcp_set_xmit_timer`): an ACK of new data
+                // that undid a reduction schedules the loss probe in the open state
+                // it restored, which the state before it did not allow.
+                self.schedule_probe(now, true);
+            }
         }
         if self.rate.is_some() && seg.ack >= self.snd_una {
             self.rate_sample(now, prior_in_flight);
@@ -1542,7 +1564,9 @@ impl TcpSender {
 
     /// `SEG.ACK = SND.UNA` with data outstanding and no payload: a duplicate ACK as
     /// RFC 5681 §2 defines it (same window, no SYN) or, with SACK, as RFC 6675 §2 does
-    /// (it SACKs new data); an ACK carrying a mobility notice is not one. Duplicate
+    /// (it SACKs new data, so an ACK whose only SACK information is a D-SACK is not
+    /// one: Linux `tcp_ack` with `FLAG_DSACKING_ACK`, ns-2's `Sack1TcpAgent::recv`
+    /// with `CheckUpdate`); an ACK carrying a mobility notice is not one. Duplicate
     /// ACKs start a fast retransmit (RFC 5681 §3.2, RFC 6582 §3.2 step 1, RFC 6675 §5)
     /// and, in a recovery, inflate the window or mark losses.
     fn on_duplicate_ack(&mut self, now: Instant, seg: &Segment, old_wnd: u64, newly_sacked: u64) {

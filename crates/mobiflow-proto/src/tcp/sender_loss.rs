@@ -174,11 +174,16 @@ impl TcpSender {
         let ok = self.sack_ok && self.ca == CaState::Open && !self.sb.is_empty();
         let srtt = self.rtt.srtt();
         let one_in_flight = self.sb.len() == 1;
+        // Linux `tcp_schedule_loss_probe`: at most the whole RTO when an ACK restarts
+        // the timer, else what is left of the RTO counted from the latest transmission
+        // of the first unacknowledged segment (`tcp_rto_delta_us`), no cap when that
+        // is past.
         let rto_delta = if advancing_rto {
             self.rtt.rto()
         } else {
-            self.rto_at
-                .map_or(Duration::ZERO, |t| t.saturating_since(now))
+            self.sb.front().map_or(Duration::ZERO, |head| {
+                (head.sent_at + self.rtt.rto()).saturating_since(now)
+            })
         };
         if let Some(t) = self.tlp.as_mut() {
             if ok {
@@ -270,9 +275,12 @@ impl TcpSender {
     }
 
     /// A recovery begins: PRR starts from the window before the reduction
-    /// (`tcp_init_cwnd_reduction`), and a probe episode ends.
+    /// (`tcp_init_cwnd_reduction`), and a probe episode ends. A controller that sets
+    /// cwnd itself from rate samples (BBR) gets no PRR: Linux `tcp_cong_control`
+    /// hands such a controller (`cong_control`) the ACK and returns before
+    /// `tcp_cwnd_reduction`.
     pub(super) fn loss_steps_on_recovery(&mut self, prior_cwnd: u64) {
-        if self.cfg.prr && self.sack_ok && !self.recovery_hidden {
+        if self.cfg.prr && self.sack_ok && !self.recovery_hidden && self.rate.is_none() {
             self.prr = Some(Prr::start(prior_cwnd, self.cc.ssthresh()));
         }
         if let Some(t) = self.tlp.as_mut() {

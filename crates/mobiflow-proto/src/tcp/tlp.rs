@@ -11,7 +11,13 @@
 //! the receiver's window allows, whatever cwnd says, else retransmits its last
 //! segment; the probe's ACK (a SACK of it) then lets RACK find the lost tail. One
 //! probe per episode: the episode ends when an ACK covers `tlp_high_seq` (§7.4).
+//!
+//! The cap is the kernel's: the retransmission timer counted from the latest
+//! transmission of the first unacknowledged segment (`tcp_rto_delta_us`), whole when
+//! an ACK restarts it; under `RtoFormula::Linux` the timeout is in jiffies and runs on
+//! the timer wheel (`tcp::jiffies`).
 
+use super::jiffies;
 use crate::time::{Duration, Instant};
 
 /// Linux `TCP_RTO_MIN`: the delayed-ACK allowance with one segment in flight
@@ -45,6 +51,9 @@ pub enum EpisodeEnd {
 /// The probe's state for one connection.
 #[derive(Clone, Debug, Default)]
 pub struct Tlp {
+    /// The kernel's clock: the timeout in jiffies on the timer wheel
+    /// (`tcp::jiffies`, with `RtoFormula::Linux`).
+    jiffies: bool,
     /// The probe timeout, if scheduled.
     pto_at: Option<Instant>,
     /// `SND.NXT` when the probe was sent, while its episode lasts (`tlp_high_seq`).
@@ -58,6 +67,14 @@ impl Tlp {
         Self::default()
     }
 
+    /// A probe timer in jiffies on the kernel's timer wheel (`tcp::jiffies`).
+    pub fn with_kernel_clock() -> Self {
+        Tlp {
+            jiffies: true,
+            ..Self::default()
+        }
+    }
+
     /// Schedule the probe (`tcp_schedule_loss_probe`): `srtt` if any, `one_in_flight`,
     /// and how far away the retransmission timer is (`rto_delta`: the whole RTO when
     /// the timer is being restarted).
@@ -68,6 +85,29 @@ impl Tlp {
         one_in_flight: bool,
         rto_delta: Duration,
     ) {
+        if self.jiffies {
+            // `timeout = usecs_to_jiffies(srtt_us >> 2)` plus `TCP_RTO_MIN` or
+            // `TCP_TIMEOUT_MIN` (2 jiffies), at most `usecs_to_jiffies(rto_delta_us)`,
+            // armed on the wheel (`tcp_reset_xmit_timer`).
+            let j = match srtt {
+                Some(s) => {
+                    jiffies::to_jiffies(s * 2)
+                        + if one_in_flight {
+                            jiffies::to_jiffies(MAX_ACK_DELAY)
+                        } else {
+                            jiffies::TIMEOUT_MIN_JIFFIES
+                        }
+                }
+                None => jiffies::to_jiffies(TIMEOUT_INIT),
+            };
+            let j = if rto_delta.is_zero() {
+                j
+            } else {
+                j.min(jiffies::to_jiffies(rto_delta))
+            };
+            self.pto_at = Some(jiffies::wheel_expiry(now, j));
+            return;
+        }
         let pto = match srtt {
             Some(s) => {
                 s * 2

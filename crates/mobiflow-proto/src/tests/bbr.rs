@@ -300,3 +300,25 @@ fn without_sack_a_recovery_inflates_the_cwnd_not_the_infinite_ssthresh() {
         "window {max_window} in recovery, cwnd {before} before"
     );
 }
+
+/// In a SACK recovery BBR's own cwnd governs the sender, not proportional rate
+/// reduction: Linux `tcp_cong_control` hands the ACK to a controller with
+/// `cong_control` and returns before `tcp_cwnd_reduction` (PRR), and BBR's
+/// `bbr_set_cwnd_to_recover_or_restore` does the packet conservation of the first
+/// round itself.
+#[test]
+fn a_recovery_under_bbr_uses_bbrs_cwnd_not_prr() {
+    let mut p = bbr_pair(10_000_000, ms(20));
+    // Twenty segments' first transmissions lost at 2 s, in steady state.
+    p.fwd
+        .drop_if(|t, s| s.len > 0 && !s.retransmission && t >= t_ms(2_000) && t < t_ms(2_017));
+    let mut in_recovery = 0;
+    drive_watching(&mut p, t_ms(4_000), |p| {
+        if p.snd.ca_state() == crate::cc::CaState::Recovery {
+            in_recovery += 1;
+            assert_eq!(p.snd.cwnd(), p.snd.cc().window(), "at {:?}", p.now);
+        }
+    });
+    assert!(in_recovery > 0, "a recovery");
+    assert_eq!(p.snd.stats().timeouts, 0);
+}

@@ -17,6 +17,7 @@ mod architecture;
 mod bbr;
 mod handoff;
 mod hystart;
+mod kernel_timers;
 mod rack_tlp;
 mod spurious;
 mod tcp_pair;

@@ -123,19 +123,21 @@ fn linux_1000() -> TcpConfig {
 #[test]
 fn tail_loss_is_repaired_by_a_probe_two_srtt_after_the_last_ack_instead_of_a_timeout() {
     // RFC 8985 §7: the last ACK (of segment 7) arrives at 80 ms; the PTO is
-    // 2·SRTT + TCP_TIMEOUT_MIN = 82 ms (Linux `tcp_schedule_loss_probe`, two segments
-    // out), so the last segment is resent at 162 ms; its SACK (202 ms) lets RACK mark
-    // segment 8 lost (sent at 40 ms, out for more than RACK.rtt + min_rtt/4), which
-    // is resent at once and acknowledged at 242 ms: four RTTs after the data left.
+    // 2·SRTT + TCP_TIMEOUT_MIN = 80 ms + 2 jiffies = 88 ms (Linux
+    // `tcp_schedule_loss_probe`, two segments out), which the timer wheel runs one
+    // jiffy after its expiry (`tcp::jiffies`), so the last segment is resent at 172
+    // ms; its SACK (212 ms) lets RACK mark segment 8 lost (sent at 40 ms, out for
+    // more than RACK.rtt + min_rtt/4), which is resent at once and acknowledged at
+    // 252 ms: about four RTTs after the data left.
     let p = tail_loss(linux_1000());
     let s = p.snd.stats();
     assert_eq!(s.timeouts, 0);
     assert_eq!(s.loss_probes, 1);
-    assert_eq!(p.fwd.tx_times(9 * MSS), vec![t_ms(40), t_ms(162)]);
-    assert_eq!(p.fwd.tx_times(8 * MSS), vec![t_ms(40), t_ms(202)]);
+    assert_eq!(p.fwd.tx_times(9 * MSS), vec![t_ms(40), t_ms(172)]);
+    assert_eq!(p.fwd.tx_times(8 * MSS), vec![t_ms(40), t_ms(212)]);
     assert_eq!(p.snd.snd_una(), 10 * MSS);
     let done = *ack_arrivals(&p).last().expect("acks");
-    assert_eq!(done, t_ms(242));
+    assert_eq!(done, t_ms(252));
 
     // Without the probe the retransmission timer (at least 200 ms after 80 ms) resends.
     let old = tail_loss(TcpConfig {
@@ -150,8 +152,9 @@ fn tail_loss_is_repaired_by_a_probe_two_srtt_after_the_last_ack_instead_of_a_tim
 fn a_probe_of_new_data_goes_out_beyond_cwnd_when_a_whole_window_is_lost() {
     // Linux `tcp_send_loss_probe`: new data if the receiver's window allows, whatever
     // cwnd says (`tcp_write_xmit` with push_one = 2). The whole initial window (sent
-    // at 40 ms) is lost and no ACK comes; the PTO, 2·SRTT + 2 ms after the last
-    // transmission, sends segment 10 at 122 ms, beyond the full cwnd; its SACK lets
+    // at 40 ms) is lost and no ACK comes; the PTO, 2·SRTT + 2 jiffies after the last
+    // transmission and run by the timer wheel a jiffy after that (`tcp::jiffies`),
+    // sends segment 10 at 132 ms, beyond the full cwnd; its SACK lets
     // RACK mark the ten lost, repaired without a timeout.
     let run = |cfg: TcpConfig| {
         let mut p = Pair::new(cfg, ms(20));
@@ -163,7 +166,7 @@ fn a_probe_of_new_data_goes_out_beyond_cwnd_when_a_whole_window_is_lost() {
     };
     let p = run(linux_1000());
     assert_eq!(p.snd.stats().loss_probes, 1);
-    assert_eq!(p.fwd.tx_times(10 * MSS), vec![t_ms(122)]);
+    assert_eq!(p.fwd.tx_times(10 * MSS), vec![t_ms(132)]);
     assert_eq!(p.snd.stats().timeouts, 0);
     assert_eq!(p.snd.snd_una(), 20 * MSS);
     let old = run(TcpConfig {

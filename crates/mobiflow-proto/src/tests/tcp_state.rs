@@ -356,13 +356,17 @@ fn test_established_sws_avoidance_holds_the_right_edge_for_small_reads() {
     sanity!(recv!(r, t_ms(23)), recv_templ(10 * MSS, MSS));
 }
 
+/// A 1000-byte data segment at `seq` carrying the timestamp `tsval`.
+fn with_ts(seq: u64, tsval: u32) -> Segment {
+    Segment {
+        ts: Some(Timestamps { tsval, tsecr: 0 }),
+        ..send_templ(seq, 1000)
+    }
+}
+
 #[test]
 fn test_established_ts_recent_echoes_the_earliest_unacknowledged_segment() {
     let mut r = receiver_established_rfc(100_000);
-    let with_ts = |seq, tsval| Segment {
-        ts: Some(Timestamps { tsval, tsecr: 0 }),
-        ..send_templ(seq, 1000)
-    };
     // RFC 7323 §4.3 (A): with a delayed ACK, echo the first of the two segments.
     send!(r, t_ms(0), with_ts(0, 100));
     send!(r, t_ms(1), with_ts(1000, 101));
@@ -373,6 +377,26 @@ fn test_established_ts_recent_echoes_the_earliest_unacknowledged_segment() {
     // ... until the segment that fills the hole, whose TSval is echoed.
     send!(r, t_ms(3), with_ts(2000, 103));
     assert_eq!(recv!(r, t_ms(3), ack: 4000).ts.unwrap().tsecr, 103);
+}
+
+#[test]
+fn test_established_an_old_duplicate_does_not_update_ts_recent() {
+    // RFC 7323 §5.3: a segment wholly below the window is rejected (R2) before
+    // TS.Recent is recorded (R3); Linux `tcp_validate_incoming` answers it with
+    // `tcp_send_dupack` without `tcp_replace_ts_recent`. The ACK of a late
+    // retransmission of data already acknowledged echoes the TSval of the segment
+    // that last advanced the window, so that the sender's Eifel test sees the
+    // original's (RFC 3522 §3.2).
+    let mut r = receiver_established_rfc(100_000);
+    send!(r, t_ms(0), with_ts(0, 100));
+    send!(r, t_ms(1), with_ts(1000, 101));
+    assert_eq!(recv!(r, t_ms(1), ack: 2000).ts.unwrap().tsecr, 100);
+    send!(r, t_ms(500), with_ts(0, 600));
+    assert_eq!(recv!(r, t_ms(500), ack: 2000).ts.unwrap().tsecr, 100);
+    // The next in-order segments are recorded as before.
+    send!(r, t_ms(501), with_ts(2000, 601));
+    send!(r, t_ms(501), with_ts(3000, 602));
+    assert_eq!(recv!(r, t_ms(501), ack: 4000).ts.unwrap().tsecr, 601);
 }
 
 // =====================================================================================

@@ -14,7 +14,7 @@
 //! packets in the network at once. Protocol machines are woken lazily: each endpoint
 //! has at most one pending wake-up that is earlier than all its timers.
 
-mod app;
+pub(crate) mod app;
 mod capture;
 mod endpoint;
 pub mod ids;

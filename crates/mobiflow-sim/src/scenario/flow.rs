@@ -3,8 +3,7 @@
 use super::flow_control::{flow_control, web};
 use super::tcp::{check_cc_tables_used, tcp_config, tcp_keys, Profile};
 use super::walk::{
-    as_array, as_f64, as_name, as_str, expected, key_err, named, positive_duration, positive_size,
-    Tbl, R,
+    as_array, as_f64, as_name, as_str, expected, key_err, named, positive_duration, Tbl, R,
 };
 use super::Ctx;
 use crate::model::{AppSpec, FlowSpec, LinkSpec, ReaderSpec, Transport, WebSpec};
@@ -325,117 +324,17 @@ fn kind<'a>(ft: &Tbl<'a>, key: &str, kinds: &[&str]) -> R<Option<(String, Option
 }
 
 fn app(ft: &Tbl, start: Duration) -> R<AppSpec> {
-    let kinds = ["bulk", "sized", "bursts", "onoff", "web"];
-    let Some((k, t)) = kind(ft, "app", &kinds)? else {
+    let Some((k, t)) = kind(ft, "app", AppSpec::KINDS)? else {
         return Ok(AppSpec::Bulk);
     };
-    // Placeholder: the web parameters come from `[flows.web]` (see `web`).
-    let web = || AppSpec::Web(std::sync::Arc::new(WebSpec::default()));
-    let Some(t) = t else {
-        return match k.as_str() {
-            "bulk" => Ok(AppSpec::Bulk),
-            "web" => Ok(web()),
-            _ => Err(key_err(
-                ft.key("app"),
-                format!(
-                    "app {k:?} needs parameters; write e.g. {}",
-                    match k.as_str() {
-                        "sized" => "app = { kind = \"sized\", size = \"1MB\" }",
-                        "bursts" => "app = { kind = \"bursts\", at = [\"1s\", \"5s\"], sizes = [\"512KB\", \"1MB\"] }",
-                        _ => "app = { kind = \"onoff\", burst = \"100KB\", period = \"1s\" }",
-                    }
-                ),
-            )),
-        };
-    };
-    match k.as_str() {
-        "bulk" => {
-            t.check_keys(&["kind"])?;
-            Ok(AppSpec::Bulk)
-        }
-        "web" => {
-            t.check_keys(&["kind"])?;
-            Ok(web())
-        }
-        "sized" => {
-            t.check_keys(&["kind", "size"])?;
-            Ok(AppSpec::Sized {
-                size: t.req("size", positive_size)?,
-            })
-        }
-        "onoff" => {
-            t.check_keys(&["kind", "burst", "period"])?;
-            Ok(AppSpec::OnOff {
-                burst: t.req("burst", positive_size)?,
-                period: t.req("period", positive_duration)?,
-            })
-        }
-        _ => {
-            t.check_keys(&["kind", "at", "sizes"])?;
-            let at_arr = t.req("at", as_array)?;
-            if at_arr.is_empty() {
-                return Err(key_err(t.key("at"), "needs at least one time"));
-            }
-            let mut at: Vec<Duration> = Vec::with_capacity(at_arr.len());
-            for (j, v) in at_arr.iter().enumerate() {
-                let k = format!("{}.{j}", t.key("at"));
-                let d = duration_value(v).map_err(|e| key_err(&k, e))?;
-                if d < start {
-                    return Err(key_err(
-                        k,
-                        format!(
-                            "{} is before the flow's start ({})",
-                            format_duration(d),
-                            format_duration(start)
-                        ),
-                    ));
-                }
-                if let Some(&prev) = at.last() {
-                    if d < prev {
-                        return Err(key_err(
-                            k,
-                            format!(
-                                "{} is before the previous burst ({}); times must be sorted",
-                                format_duration(d),
-                                format_duration(prev)
-                            ),
-                        ));
-                    }
-                }
-                at.push(d);
-            }
-            // `sizes` is one size per burst, or one size for all of them.
-            let sizes = match t.get("sizes") {
-                None => return Err(key_err(t.key("sizes"), "required key is missing")),
-                Some(Value::Array(a)) => {
-                    if a.len() != at.len() {
-                        return Err(key_err(
-                            t.key("sizes"),
-                            format!(
-                                "has {} sizes for {} burst times; give one per time, or a \
-                                 single size for all",
-                                a.len(),
-                                at.len()
-                            ),
-                        ));
-                    }
-                    let mut sizes = Vec::with_capacity(a.len());
-                    for (j, v) in a.iter().enumerate() {
-                        sizes.push(
-                            positive_size(v)
-                                .map_err(|e| key_err(format!("{}.{j}", t.key("sizes")), e))?,
-                        );
-                    }
-                    sizes
-                }
-                Some(v) => {
-                    let b = positive_size(v).map_err(|e| key_err(t.key("sizes"), e))?;
-                    vec![b; at.len()]
-                }
-            };
-            Ok(AppSpec::Bursts { at, sizes })
-        }
+    if k != "web" {
+        return AppSpec::parse(&k, t.as_ref(), start, &ft.key("app"));
     }
+    if let Some(t) = t {
+        t.check_keys(&["kind"])?;
+    }
+    // Placeholder: the web parameters come from `[flows.web]` (see `web`).
+    Ok(AppSpec::Web(std::sync::Arc::new(WebSpec::default())))
 }
 
 /// Appends the companion channels of every web flow after the declared flows: for

@@ -10,8 +10,10 @@ use super::Ctx;
 use crate::model::WebSpec;
 use crate::units::{format_duration, format_size};
 use mobiflow_proto::flow::{
-    AfcConfig, AutotuneConfig, Estimator, FlowControl, Growth, Placement, RsfcConfig,
+    AfcConfig, AutotuneConfig, Estimator, FlowControl, FlowControlName, Growth, Placement,
+    RsfcConfig,
 };
+use mobiflow_proto::named::Named;
 use toml::Value;
 
 /// `[flows.afc]` (Sanadhya and Sivakumar, "Adaptive Flow Control for TCP on Mobile
@@ -360,19 +362,9 @@ pub(crate) fn table<C: Default>(
 /// `[flows.rsfc]`). Defaults that are assumptions (the seeds give no value) are
 /// reported.
 pub(crate) fn flow_control(ft: &Tbl, ctx: &mut Ctx, profile: &FlowControl) -> R<FlowControl> {
-    let set = ft.opt("flow_control", |v| {
-        let s = as_str(v)?.to_ascii_lowercase();
-        if FlowControl::NAMES.contains(&s.as_str()) {
-            Ok(s)
-        } else {
-            Err(format!(
-                "unknown flow control {s:?}; expected one of {}",
-                FlowControl::NAMES.join(", ")
-            ))
-        }
-    })?;
+    let set = ft.opt("flow_control", |v| FlowControlName::parse(as_str(v)?))?;
     // Unset: the profile's (`linux` auto-tunes, the others are classic).
-    let kind = set.clone().unwrap_or_else(|| profile.name().into());
+    let kind = set.map_or_else(|| profile.name(), FlowControlName::name);
     for table in ["afc", "autotune", "rsfc"] {
         if ft.has(table) && kind != table {
             return Err(key_err(
@@ -381,21 +373,23 @@ pub(crate) fn flow_control(ft: &Tbl, ctx: &mut Ctx, profile: &FlowControl) -> R<
             ));
         }
     }
-    if set.is_none() {
+    let Some(name) = set else {
         return Ok(profile.clone());
-    }
-    Ok(match kind.as_str() {
-        "afc" => FlowControl::Afc(table(ft, "afc", AFC, AfcConfig::validate, ctx)?),
-        "autotune" => FlowControl::Autotune(table(
+    };
+    // A policy with a parameter table reads it; any other has its default parameters.
+    Ok(match name.kind() {
+        FlowControl::Afc(_) => FlowControl::Afc(table(ft, "afc", AFC, AfcConfig::validate, ctx)?),
+        FlowControl::Autotune(_) => FlowControl::Autotune(table(
             ft,
             "autotune",
             AUTOTUNE,
             AutotuneConfig::validate,
             ctx,
         )?),
-        "rsfc" => FlowControl::Rsfc(table(ft, "rsfc", RSFC, RsfcConfig::validate, ctx)?),
-        "linux" => FlowControl::Linux(Default::default()),
-        _ => FlowControl::Classic,
+        FlowControl::Rsfc(_) => {
+            FlowControl::Rsfc(table(ft, "rsfc", RSFC, RsfcConfig::validate, ctx)?)
+        }
+        other => other,
     })
 }
 

@@ -26,7 +26,7 @@ mod overrides;
 mod params;
 mod tcp;
 mod tfrc;
-mod walk;
+pub(crate) mod walk;
 
 pub use overrides::{apply_override, split_override};
 pub use params::update_doc_tables;

@@ -9,6 +9,7 @@
 //! there and a test fails when they differ from the declarations).
 
 use super::walk::{key_err, Tbl, R};
+use mobiflow_proto::registry::Entry;
 use toml::Value;
 
 /// Why a value was refused: the reason, and the index of the element at fault when
@@ -302,13 +303,30 @@ fn single<C: std::default::Default>(key_header: &str, ps: &[Param<C>]) -> String
     doc_table(key_header, ps, &[("default", &C::default(), "")])
 }
 
+/// The table of a registration list (`mobiflow_proto::registry`): each name a scenario
+/// may give `key`, the other names it accepts for it, and its documentation line.
+pub(crate) fn registry_table(key: &str, entries: &[Entry]) -> String {
+    let mut out = format!("| `{key}` | also accepted | meaning |\n|---|---|---|\n");
+    for e in entries {
+        let aliases: Vec<String> = e.aliases.iter().map(|a| format!("`{a:?}`")).collect();
+        out.push_str(&format!(
+            "| `{:?}` | {} | {} |\n",
+            e.name,
+            aliases.join(", "),
+            e.doc()
+        ));
+    }
+    out
+}
+
 /// The generated tables of `docs/scenarios.md`: (name in the marker, table).
 fn doc_tables() -> Vec<(&'static str, String)> {
     use super::flow_control::{AFC, AUTOTUNE, RSFC, WEB};
     use super::tcp::{CUBIC, FLD, RELENTLESS, TCP};
     use super::tfrc::TFRC;
-    use mobiflow_proto::cc::CubicParams;
-    use mobiflow_proto::tcp::TcpConfig;
+    use mobiflow_proto::cc::{CcKind, CubicParams};
+    use mobiflow_proto::flow::FlowControl;
+    use mobiflow_proto::tcp::{SenderExt, TcpConfig};
     let (rfc, ns2, linux) = (TcpConfig::default(), TcpConfig::ns2(), TcpConfig::linux());
     let profiles = [
         ("`rfc` default", &rfc, "rfc"),
@@ -321,6 +339,11 @@ fn doc_tables() -> Vec<(&'static str, String)> {
         ("top", single("key", super::ROOT)),
         ("run", single("key", super::RUN)),
         ("tcp", doc_table("key", TCP, &profiles)),
+        ("cc", registry_table("cc", CcKind::ENTRIES)),
+        (
+            "extensions",
+            registry_table("extensions", SenderExt::ENTRIES),
+        ),
         (
             "tcp.cubic",
             doc_table(
@@ -334,9 +357,14 @@ fn doc_tables() -> Vec<(&'static str, String)> {
         ),
         ("tcp.relentless", single("key", RELENTLESS)),
         ("tcp.fld", single("key", FLD)),
+        (
+            "flow_control",
+            registry_table("flow_control", FlowControl::ENTRIES),
+        ),
         ("flows.afc", single("`[flows.afc]` key", AFC)),
         ("flows.autotune", single("`[flows.autotune]` key", AUTOTUNE)),
         ("flows.rsfc", single("`[flows.rsfc]` key", RSFC)),
+        ("app", crate::engine::app::doc_table()),
         ("flows.web", single("`[flows.web]` key", WEB)),
         ("flows.tfrc", single("key", TFRC)),
         (

@@ -2,8 +2,8 @@
 //! one declaration per table ([`TCP`], [`CUBIC`], [`RELENTLESS`], [`FLD`]), read in layers (the profile, `[tcp]`,
 //! `[flows.tcp]`, the flow's `cc`).
 
-use super::params::{keys, read_layers, set, unset_assumed, Param};
-use super::walk::{as_bool, as_str, as_u32, expected, key_err, named, Tbl, R};
+use super::params::{keys, read_layers, set, unset_assumed, Bad, Param};
+use super::walk::{as_array, as_bool, as_str, as_u32, expected, key_err, named, Tbl, R};
 use crate::model::{FlowSpec, Transport};
 use crate::units::{duration_value, format_duration, format_size, size_value};
 use mobiflow_proto::cc::{
@@ -13,7 +13,7 @@ use mobiflow_proto::cc::{
 use mobiflow_proto::named_enum;
 use mobiflow_proto::tcp::{
     AckPolicy, HandoffReaction, HandoffSignal, IdleRestart, InitialWindow, LossDetection, Recovery,
-    RtoFormula, RttSampling, TcpConfig,
+    RtoFormula, RttSampling, SenderExtName, SenderExtSet, TcpConfig,
 };
 use toml::Value;
 
@@ -55,7 +55,7 @@ pub(crate) const TCP: &[Tcp] = &[
     ),
     Tcp::new(
         "cc",
-        "`\"reno\"`, `\"newreno\"`, `\"cubic\"`, `\"relentless\"`, `\"fld\"`, `\"bbr\"`",
+        "a name of [Congestion controls](#congestion-controls-cc)",
         set!(cc, |v| as_str(v)?.parse::<CcKind>()),
         |d| d.cc.name().into(),
         "Congestion control. `cubic` takes its knobs from [`[tcp.cubic]`](#tcpcubic); `relentless` and `fld` take parameters from [`[tcp.relentless]` and `[tcp.fld]`](#tcprelentless-and-tcpfld). `bbr` is BBR v1 as Linux's `tcp_bbr.c`, with delivery-rate sampling and internal pacing at its pacing rate; its random start phase of the gain cycle is drawn from the run's seed.",
@@ -170,7 +170,7 @@ pub(crate) const TCP: &[Tcp] = &[
         "`\"rfc6298\"` or `\"linux\"`",
         set!(rto_formula, |v| as_str(v)?.parse::<RtoFormula>()),
         |d| d.rto_formula.name().into(),
-        "How the RTO follows from the RTT samples: RFC 6298 (SRTT + max(G, 4 RTTVAR), clamped to [`min_rto`, `max_rto`]) or Linux's `tcp_rtt_estimator` / `__tcp_set_rto` (SRTT + rttvar, where rttvar is 4 mdev held at its largest value of the last RTT, decays once per RTT and never falls below `min_rto`; a falling RTT raises mdev with gain 1/32).",
+        "How the RTO follows from the RTT samples: RFC 6298 (SRTT + max(G, 4 RTTVAR), clamped to [`min_rto`, `max_rto`]) or Linux's `tcp_rtt_estimator` / `__tcp_set_rto` (SRTT + rttvar, where rttvar is 4 mdev held at its largest value of the last RTT, decays once per RTT and never falls below `min_rto`; a falling RTT raises mdev with gain 1/32); with `\"linux\"` the RTO is also a whole number of jiffies (4 ms at the kernel's default HZ = 250) and the retransmission timer, the loss probe's too, runs on the kernel's timer wheel, which fires it up to one granularity of its level late (32 ms for RTOs under 2 s, 256 ms up to 16 s: `tcp::jiffies`).",
     ),
     Tcp::new(
         "rtt_sampling",
@@ -403,8 +403,43 @@ pub(crate) const TCP: &[Tcp] = &[
         |d| format_duration(d.freeze_warning),
         "How long before the disconnection the receiver freezes (ideally about one RTT). Reported as assumed when `freeze = true` and it is unset.",
     ).assumed_when(|c| c.freeze),
+    Tcp::new(
+        "extensions",
+        "array of names of [Sender extensions](#sender-extensions-extensions)",
+        |c, v| {
+            c.extensions = extensions(v)?;
+            Ok(())
+        },
+        |d| {
+            let names: Vec<&str> = d.extensions.iter().map(SenderExtName::name).collect();
+            names.join(", ")
+        },
+        "Sender extensions turned on by name: those of [Sender extensions](#sender-extensions-extensions) that say so (the others follow from other keys).",
+    )
+    .default_text("none"),
 
 ];
+
+/// `extensions`: names of sender extensions that are turned on by name.
+fn extensions(v: &Value) -> Result<SenderExtSet, Bad> {
+    let mut set = SenderExtSet::EMPTY;
+    for (i, x) in as_array(v)?.iter().enumerate() {
+        let at = |reason: String| Bad {
+            index: Some(i),
+            reason,
+        };
+        let e: SenderExtName = named(x).map_err(at)?;
+        if !e.listed() {
+            return Err(at(format!(
+                "{:?} is turned on by other keys, not by name (see the sender extensions in \
+                 docs/scenarios.md)",
+                e.name()
+            )));
+        }
+        set = set.with(e);
+    }
+    Ok(set)
+}
 
 fn reacts(c: &TcpConfig) -> bool {
     c.handoff_reaction != HandoffReaction::None

@@ -25,8 +25,8 @@
 //!
 //! Dispatch is static ([`SenderExt`] is an enum): the hooks are on the per-packet
 //! path. To add an extension: a file here with a type implementing
-//! [`SenderExtension`], a variant of [`SenderExt`] (and its arm in `each!`), and the
-//! line of [`build`] that creates it from [`TcpConfig`] (docs/architecture.md).
+//! [`SenderExtension`], and its line in the `sender_extensions!` list below, which
+//! declares [`SenderExt`], its dispatch and [`build`] (docs/architecture.md).
 
 use super::config::TcpConfig;
 use super::handoff::InterfaceChange;
@@ -34,15 +34,12 @@ use super::rtt::RttEstimator;
 use super::sack::Acked;
 use super::sender::SenderStats;
 use crate::cc::{CaState, CongestionController};
+use crate::registry::Entry;
 use crate::time::{Duration, Instant};
 use crate::wire::Segment;
 use std::fmt;
 
-pub mod afc;
-pub mod ba_sst;
-pub mod iett;
-pub mod pacing;
-
+// The extensions' modules are declared by `sender_extensions!` below.
 pub use afc::AfcSender;
 pub use ba_sst::BaSst;
 pub use iett::Iett;
@@ -188,30 +185,163 @@ pub trait SenderExtension: fmt::Debug + Send {
     }
 }
 
-/// The sender extensions mobiflow has (static dispatch).
-#[derive(Debug)]
-pub enum SenderExt {
-    /// Bandwidth-aware ssthresh (the vertical-handoff paper, §IV.B).
-    BaSst(BaSst),
-    /// Immediate expiration of the retransmission timer (the vertical-handoff paper,
-    /// §IV.A).
-    Iett(Iett),
-    /// AFC's sender half (Sanadhya and Sivakumar, INFOCOM 2011).
-    Afc(AfcSender),
-    /// Linux internal TCP pacing, for a controller that needs it (BBR).
-    Pacing(Pacer),
-}
+/// Declares [`SenderExt`] from one line per extension:
+///
+/// ```text
+/// /// Documentation line (also the row of docs/scenarios.md).
+/// Variant(Type) = "name" in module, on |cfg| expression;      // turned on by other keys
+/// Variant(Type) = "name" in module, listed |cfg| expression;  // turned on by `extensions`
+/// Variant(Type) = "name" in module;                           // added by the sender itself
+/// ```
+///
+/// `in module` declares the extension's file `tcp/ext/module.rs`.
+/// `Type` implements [`SenderExtension`] and its `name()` is `"name"`. With `on`, the
+/// expression is an `Option<Type>` from the connection's [`TcpConfig`] `cfg` (`Some`
+/// when other settings call for it, as `handoff_reaction` for IETT); with `listed`, it
+/// is the `Type`, built when `cfg.extensions` names it (`extensions = ["name"]` in a
+/// scenario). [`build`] creates them in the order of the lines, which is the order their
+/// hooks are called. Generated: the variant, [`SenderExtName`] (the names, a
+/// `named_enum!`), the static dispatch of every hook of [`SenderExtension`] to the
+/// variant's type, [`build`], [`SenderExt::ENTRIES`] (for the docs tables) and
+/// [`SenderExtName::listed`].
+macro_rules! sender_extensions {
+    ($(
+        $(#[doc = $doc:literal])*
+        $variant:ident($ty:ty) = $name:literal $(in $module:ident)?
+            $(, on |$cfg:ident| $on:expr)? $(, listed |$lcfg:ident| $new:expr)?;
+    )+) => {
+        $($( pub mod $module; )?)+
 
-/// `each!(self, e => expr)`: `expr` for the extension inside the variant.
-macro_rules! each {
-    ($s:expr, $e:ident => $body:expr) => {
-        match $s {
-            SenderExt::BaSst($e) => $body,
-            SenderExt::Iett($e) => $body,
-            SenderExt::Afc($e) => $body,
-            SenderExt::Pacing($e) => $body,
+        /// The sender extensions mobiflow has (static dispatch; declared by
+        /// `sender_extensions!` in `tcp/ext/mod.rs`, one line each).
+        #[derive(Debug)]
+        pub enum SenderExt {
+            $( $(#[doc = $doc])* $variant($ty) ),+
+        }
+
+        crate::named_enum! {
+            /// The name of a [`SenderExt`].
+            #[derive(Copy, Clone, PartialEq, Eq, Debug)]
+            pub enum SenderExtName ("sender extension") {
+                $( $variant = $name ),+
+            }
+        }
+
+        impl SenderExtName {
+            /// Every extension, in the order of the list.
+            pub const ALL: &'static [SenderExtName] = &[$(SenderExtName::$variant),+];
+
+            /// Turned on by naming it in `TcpConfig::extensions` (rather than by other
+            /// settings, or by the sender).
+            pub fn listed(self) -> bool {
+                match self {
+                    $( SenderExtName::$variant => false $(|| { let _ = stringify!($lcfg); true })? ),+
+                }
+            }
+        }
+
+        impl SenderExt {
+            /// Every extension: name, documentation line.
+            pub const ENTRIES: &'static [Entry] = &[
+                $( Entry {
+                    name: $name,
+                    aliases: &[],
+                    doc: concat!($($doc),*),
+                    module: concat!("" $(, stringify!($module))?),
+                } ),+
+            ];
+
+            /// Its name in the list.
+            pub fn id(&self) -> SenderExtName {
+                match self {
+                    $( SenderExt::$variant(_) => SenderExtName::$variant ),+
+                }
+            }
+        }
+
+        /// `each!(self, e => expr)`: `expr` for the extension inside the variant.
+        macro_rules! each {
+            ($s:expr, $e:ident => $body:expr) => {
+                match $s {
+                    $( SenderExt::$variant($e) => $body, )+
+                }
+            };
+        }
+
+        /// The extensions a connection with `cfg` uses, in the order their hooks are
+        /// called (the sender adds the pacer last when its controller needs pacing).
+        #[allow(unused_variables)]
+        pub fn build(cfg: &TcpConfig) -> Vec<SenderExt> {
+            let mut v = Vec::new();
+            $(
+                $(
+                    let $cfg = cfg;
+                    if let Some(e) = $on {
+                        v.push(SenderExt::$variant(e));
+                    }
+                )?
+                $(
+                    let $lcfg = cfg;
+                    if cfg.extensions.contains(SenderExtName::$variant) {
+                        v.push(SenderExt::$variant($new));
+                    }
+                )?
+            )+
+            v
         }
     };
+}
+
+sender_extensions! {
+    /// Bandwidth-aware ssthresh (the vertical-handoff paper, §IV.B): turned on by
+    /// `handoff_reaction = "ba-sst"` or `"iett+ba-sst"`.
+    BaSst(BaSst) = "ba-sst" in ba_sst, on |cfg| cfg.handoff_reaction.ba_sst().then(|| BaSst::new(cfg));
+    /// Immediate expiration of the retransmission timer (the vertical-handoff paper,
+    /// §IV.A): turned on by `handoff_reaction = "iett"` or `"iett+ba-sst"`.
+    Iett(Iett) = "iett" in iett, on |cfg| cfg.handoff_reaction.iett().then(|| Iett::new(cfg));
+    /// AFC's sender half (Sanadhya and Sivakumar, INFOCOM 2011): the rate option, hidden
+    /// buffer losses, pacing; turned on by `flow_control = "afc"`.
+    Afc(AfcSender) = "afc" in afc, on |cfg| cfg.flow_control.afc().map(|a| AfcSender::new(a.clone()));
+    /// Linux internal pacing (EDT): added by the sender for a controller that needs it
+    /// (`cc = "bbr"`).
+    Pacing(Pacer) = "pacing" in pacing;
+}
+
+/// A set of extensions named in [`TcpConfig::extensions`] (those that are
+/// [`SenderExtName::listed`]).
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
+pub struct SenderExtSet(u32);
+
+impl SenderExtSet {
+    /// No extension.
+    pub const EMPTY: SenderExtSet = SenderExtSet(0);
+
+    pub fn contains(self, e: SenderExtName) -> bool {
+        self.0 & (1 << e as u32) != 0
+    }
+
+    /// The set with `e` in it.
+    pub fn with(self, e: SenderExtName) -> SenderExtSet {
+        SenderExtSet(self.0 | 1 << e as u32)
+    }
+
+    /// Its extensions, in the order of the list.
+    pub fn iter(self) -> impl Iterator<Item = SenderExtName> {
+        SenderExtName::ALL
+            .iter()
+            .copied()
+            .filter(move |&e| self.contains(e))
+    }
+
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+}
+
+impl FromIterator<SenderExtName> for SenderExtSet {
+    fn from_iter<I: IntoIterator<Item = SenderExtName>>(it: I) -> Self {
+        it.into_iter().fold(SenderExtSet::EMPTY, SenderExtSet::with)
+    }
 }
 
 impl SenderExt {
@@ -296,22 +426,6 @@ impl SenderExtension for SenderExt {
     }
 }
 
-/// The extensions a connection with `cfg` uses, in the order their hooks are called
-/// (the sender adds the pacer last when its controller needs pacing).
-pub fn build(cfg: &TcpConfig) -> Vec<SenderExt> {
-    let mut v = Vec::new();
-    if cfg.handoff_reaction.ba_sst() {
-        v.push(SenderExt::BaSst(BaSst::new(cfg)));
-    }
-    if cfg.handoff_reaction.iett() {
-        v.push(SenderExt::Iett(Iett::new(cfg)));
-    }
-    if let Some(a) = cfg.flow_control.afc() {
-        v.push(SenderExt::Afc(AfcSender::new(a.clone())));
-    }
-    v
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -339,6 +453,63 @@ mod tests {
         // BA-SST arms its estimator before IETT's expiry runs (the sender applies the
         // expiry after every extension has answered), AFC comes last.
         assert_eq!(names(&cfg), ["ba-sst", "iett", "afc"]);
+    }
+
+    #[test]
+    fn every_registered_extension_is_built_under_its_name() {
+        use crate::cc::{BbrParams, CcKind};
+        use crate::tcp::TcpSender;
+        let cfg = TcpConfig {
+            handoff_reaction: HandoffReaction::IettBaSst,
+            flow_control: FlowControl::Afc(AfcConfig::default()),
+            cc: CcKind::Bbr(BbrParams::default()),
+            extensions: SenderExtName::ALL
+                .iter()
+                .copied()
+                .filter(|e| e.listed())
+                .collect(),
+            ..TcpConfig::default()
+        };
+        let sender = TcpSender::new(cfg);
+        let built: Vec<_> = sender.extensions().iter().map(|e| e.id()).collect();
+        // Every extension, in the list's order, but the pacer, which the sender adds last.
+        let pacing = SenderExtName::Pacing;
+        let expected: Vec<_> = SenderExtName::ALL
+            .iter()
+            .copied()
+            .filter(|&e| e != pacing)
+            .chain([pacing])
+            .collect();
+        assert_eq!(built, expected);
+        for e in sender.extensions() {
+            assert_eq!(e.name(), e.id().name());
+        }
+        assert_eq!(SenderExt::ENTRIES.len(), SenderExtName::ALL.len());
+        for (entry, id) in SenderExt::ENTRIES.iter().zip(SenderExtName::ALL) {
+            assert_eq!(entry.name, id.name());
+            assert!(
+                entry.doc().ends_with('.') || entry.doc().ends_with(')'),
+                "{}",
+                entry.name
+            );
+        }
+    }
+
+    #[test]
+    fn an_extension_set_holds_what_was_put_in_it() {
+        let set: SenderExtSet = [SenderExtName::Afc, SenderExtName::BaSst]
+            .into_iter()
+            .collect();
+        assert!(set.contains(SenderExtName::Afc) && set.contains(SenderExtName::BaSst));
+        assert!(!set.contains(SenderExtName::Iett) && !set.is_empty());
+        assert_eq!(
+            set.iter().collect::<Vec<_>>(),
+            [SenderExtName::BaSst, SenderExtName::Afc]
+        );
+        assert!(SenderExtSet::EMPTY.is_empty());
+        // Today's four are turned on by other settings, not by name.
+        use SenderExtName::{Afc, BaSst, Iett, Pacing};
+        assert!([BaSst, Iett, Afc, Pacing].iter().all(|e| !e.listed()));
     }
 
     #[test]

@@ -1,7 +1,9 @@
 //! `app = "bulk"`: always has data (a greedy FTP).
 
-use super::App;
+use super::{App, AppKind, AppSpec};
 use crate::engine::endpoint::{Endpoints, FlowEnds};
+use crate::scenario::walk::{Tbl, R};
+use mobiflow_proto::time::Duration;
 
 pub(in crate::engine) struct Bulk;
 
@@ -12,5 +14,11 @@ impl App for Bulk {
     }
     fn offers_all_it_sends(&self) -> bool {
         true
+    }
+}
+
+impl AppKind for Bulk {
+    fn parse(_: Option<&Tbl>, _: Duration) -> R<AppSpec> {
+        Ok(AppSpec::Bulk)
     }
 }

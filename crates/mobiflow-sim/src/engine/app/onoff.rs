@@ -1,8 +1,9 @@
 //! `on_off`: `burst` bytes every `period` from the flow's start until its stop.
 
-use super::{App, Write};
+use super::{App, AppKind, AppSpec, Write};
 use crate::engine::ids::FlowId;
 use crate::engine::Ev;
+use crate::scenario::walk::{positive_duration, positive_size, Tbl, R};
 use mobiflow_proto::time::{Duration, Instant};
 
 pub(in crate::engine) struct OnOff {
@@ -20,5 +21,18 @@ impl App for OnOff {
             at(next, Ev::AppWrite(w.f, w.k + 1));
         }
         self.burst
+    }
+}
+
+impl AppKind for OnOff {
+    const KEYS: &'static [&'static str] = &["burst", "period"];
+    const EXAMPLE: Option<&'static str> =
+        Some("{ kind = \"onoff\", burst = \"100KB\", period = \"1s\" }");
+    fn parse(t: Option<&Tbl>, _: Duration) -> R<AppSpec> {
+        let t = t.expect("onoff needs its table");
+        Ok(AppSpec::OnOff {
+            burst: t.req("burst", positive_size)?,
+            period: t.req("period", positive_duration)?,
+        })
     }
 }
