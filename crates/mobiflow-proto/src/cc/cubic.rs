@@ -91,7 +91,7 @@ impl Default for CubicParams {
         let h = HystartParams::default();
         CubicParams {
             arithmetic: CubicArithmetic::Rfc9438,
-            hz: 1000,
+            hz: crate::tcp::jiffies::HZ as u32,
             hystart: false,
             hystart_detect: h.detect,
             hystart_low_window: h.low_window,
@@ -103,7 +103,8 @@ impl Default for CubicParams {
 impl CubicParams {
     /// Linux 6.x's `tcp_cubic.c` with its module defaults (`hystart = 1`,
     /// `hystart_detect = 3`, `hystart_low_window = 16`, `hystart_ack_delta_us = 2000`)
-    /// and `CONFIG_HZ = 1000`.
+    /// and the kernel's default `CONFIG_HZ = 250` (`kernel/Kconfig.hz`), the clock the
+    /// linux profile's retransmission timer runs on too (`tcp::jiffies`).
     pub fn linux() -> Self {
         CubicParams {
             arithmetic: CubicArithmetic::Linux,

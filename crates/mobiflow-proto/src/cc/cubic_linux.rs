@@ -462,10 +462,12 @@ mod tests {
     const MSS: u32 = 1000;
     const M: u64 = MSS as u64;
 
+    /// The kernel's CUBIC at HZ = 1000, the clock the hand computations below use.
     fn linux(hystart: bool) -> LinuxCubic {
         LinuxCubic::new(
             CubicParams {
                 hystart,
+                hz: 1000,
                 ..CubicParams::linux()
             },
             WindowParams::rfc5681(10 * M),
@@ -634,6 +636,32 @@ mod tests {
             c.epoch_start().is_some(),
             "the two remaining segments started an epoch"
         );
+    }
+
+    #[test]
+    fn the_default_clock_is_the_kernels_default_hz() {
+        // kernel/Kconfig.hz: HZ_250 by default, as the linux profile's timers.
+        assert_eq!(CubicParams::linux().hz, 250);
+        let mut c = LinuxCubic::new(CubicParams::linux(), WindowParams::rfc5681(10 * M), MSS);
+        c.set_window(100 * M);
+        c.on_congestion_event(&congestion(
+            CongestionKind::FastRetransmit,
+            Instant::ZERO,
+            100 * M,
+            MSS,
+        ));
+        let mut now = Instant::ZERO;
+        rounds(&mut c, &mut now, Duration::from_millis(100), 2);
+        let ep = c.epoch_start().unwrap();
+        now += Duration::from_secs(5);
+        c.on_event(
+            now,
+            CaEvent::TxStart {
+                idle: Duration::from_millis(4_500),
+            },
+        );
+        // 4.5 s idle is 1125 jiffies of 4 ms (4500 at HZ = 1000).
+        assert_eq!(c.epoch_start(), Some(ep + 1_125));
     }
 
     #[test]
