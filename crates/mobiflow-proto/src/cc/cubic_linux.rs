@@ -481,7 +481,20 @@ mod tests {
 
     /// cwnd = `segs` segments, then a fast retransmit and the end of its recovery.
     fn after_loss(segs: u64) -> LinuxCubic {
-        let mut c = linux(false);
+        after_loss_at(1000, segs)
+    }
+
+    /// [`after_loss`] on a kernel clock of `hz` jiffies per second.
+    fn after_loss_at(hz: u32, segs: u64) -> LinuxCubic {
+        let mut c = LinuxCubic::new(
+            CubicParams {
+                hystart: false,
+                hz,
+                ..CubicParams::linux()
+            },
+            WindowParams::rfc5681(10 * M),
+            MSS,
+        );
         c.set_window(segs * M);
         c.set_ssthresh(segs * M / 2);
         c.on_congestion_event(&congestion(
@@ -642,44 +655,31 @@ mod tests {
     fn the_default_clock_is_the_kernels_default_hz() {
         // kernel/Kconfig.hz: HZ_250 by default, as the linux profile's timers.
         assert_eq!(CubicParams::linux().hz, 250);
-        let mut c = LinuxCubic::new(CubicParams::linux(), WindowParams::rfc5681(10 * M), MSS);
-        c.set_window(100 * M);
-        c.on_congestion_event(&congestion(
-            CongestionKind::FastRetransmit,
-            Instant::ZERO,
-            100 * M,
-            MSS,
-        ));
-        let mut now = Instant::ZERO;
-        rounds(&mut c, &mut now, Duration::from_millis(100), 2);
-        let ep = c.epoch_start().unwrap();
-        now += Duration::from_secs(5);
-        c.on_event(
-            now,
-            CaEvent::TxStart {
-                idle: Duration::from_millis(4_500),
-            },
-        );
-        // 4.5 s idle is 1125 jiffies of 4 ms (4500 at HZ = 1000).
-        assert_eq!(c.epoch_start(), Some(ep + 1_125));
     }
 
     #[test]
     fn idle_time_shifts_the_epoch_start() {
-        // cubictcp_cwnd_event(CA_EVENT_TX_START): epoch_start += idle jiffies.
+        // cubictcp_cwnd_event(CA_EVENT_TX_START): epoch_start += idle jiffies (4.5 s is
+        // 4500 jiffies at HZ = 1000, 1125 of 4 ms at the default HZ = 250).
         let rtt = Duration::from_millis(100);
+        for (hz, shift) in [(250, 1_125), (1000, 4_500)] {
+            let mut c = after_loss_at(hz, 100);
+            let mut now = Instant::ZERO;
+            rounds(&mut c, &mut now, rtt, 2);
+            let ep = c.epoch_start().unwrap();
+            now += Duration::from_secs(5);
+            c.on_event(
+                now,
+                CaEvent::TxStart {
+                    idle: Duration::from_millis(4_500),
+                },
+            );
+            assert_eq!(c.epoch_start(), Some(ep + shift), "HZ = {hz}");
+        }
         let mut c = after_loss(100);
         let mut now = Instant::ZERO;
         rounds(&mut c, &mut now, rtt, 2);
-        let ep = c.epoch_start().unwrap();
         now += Duration::from_secs(5);
-        c.on_event(
-            now,
-            CaEvent::TxStart {
-                idle: Duration::from_millis(4_500),
-            },
-        );
-        assert_eq!(c.epoch_start(), Some(ep + 4_500));
         // Never past now.
         c.on_event(
             now,
