@@ -30,7 +30,9 @@
 
 use crate::engine::RunResult;
 pub use crate::results::SSTHRESH_INFINITE;
-use crate::results::{FlowSeries, LinkSeries, Series, SeriesTable, Summary, TcpSeries, TfrcSeries};
+use crate::results::{
+    Cell, FlowSeries, LinkSeries, Series, SeriesTable, Summary, TcpSeries, TfrcSeries,
+};
 use std::fs;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -71,29 +73,19 @@ pub fn series_csv(series: &Series, summary: &Summary) -> io::Result<[(&'static s
     check(&series.tcp)?;
     check(&series.tfrc)?;
     check(&series.link)?;
-    let csv = |f: &dyn Fn(&mut Vec<u8>) -> io::Result<()>| -> io::Result<Vec<u8>> {
-        let mut out = Vec::new();
-        f(&mut out)?;
-        Ok(out)
-    };
     Ok([
-        (
-            FLOW_SERIES_FILE,
-            csv(&|w| write_series(w, &series.flow, summary))?,
-        ),
-        (
-            TCP_SERIES_FILE,
-            csv(&|w| write_series(w, &series.tcp, summary))?,
-        ),
-        (
-            TFRC_SERIES_FILE,
-            csv(&|w| write_series(w, &series.tfrc, summary))?,
-        ),
-        (
-            LINK_SERIES_FILE,
-            csv(&|w| write_series(w, &series.link, summary))?,
-        ),
+        (FLOW_SERIES_FILE, csv(&series.flow, summary)?),
+        (TCP_SERIES_FILE, csv(&series.tcp, summary)?),
+        (TFRC_SERIES_FILE, csv(&series.tfrc, summary)?),
+        (LINK_SERIES_FILE, csv(&series.link, summary)?),
     ])
+}
+
+/// One series table as CSV bytes.
+fn csv<T: SeriesTable>(table: &T, summary: &Summary) -> io::Result<Vec<u8>> {
+    let mut out = Vec::new();
+    write_series(&mut out, table, summary)?;
+    Ok(out)
 }
 
 /// [`write_run`] for a summary and series held separately.
@@ -143,25 +135,14 @@ pub fn write_series<W: Write, T: SeriesTable>(w: W, s: &T, summary: &Summary) ->
     for i in 0..rows {
         let (t, ix) = s.key(i);
         let name = names.get(ix as usize).copied().unwrap_or("");
-        write!(w, "{},{},", F(t), ix)?;
+        // The time is a float cell as any other (`results::Cell`).
+        Cell::write_cell(&t, &mut w)?;
+        write!(w, ",{ix},")?;
         write_field(&mut w, name)?;
         s.write_cells(i, &mut w)?;
         writeln!(w)?;
     }
     w.flush()
-}
-
-/// A float as a CSV field: shortest round-trip decimal, empty if not finite.
-struct F(f64);
-
-impl std::fmt::Display for F {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if self.0.is_finite() {
-            write!(f, "{}", self.0)
-        } else {
-            Ok(())
-        }
-    }
 }
 
 /// A text field, quoted as RFC 4180 asks when it holds a comma, a quote or a line break.
