@@ -6,7 +6,7 @@ use super::walk::{
     as_array, as_f64, as_name, as_str, expected, key_err, named, positive_duration, Tbl, R,
 };
 use super::Ctx;
-use crate::model::{AppSpec, FlowSpec, LinkSpec, ReaderSpec, Transport, WebSpec};
+use crate::model::{AppSpec, FlowSpec, LinkSpec, ReaderSpec, Transport};
 use crate::units::{duration_value, format_duration, rate_value};
 use mobiflow_proto::flow::FlowControl;
 use mobiflow_proto::named_enum;
@@ -200,7 +200,7 @@ fn parse_flow(
             ));
         }
         let app = app(ft, start)?;
-        if matches!(app, AppSpec::Web(_)) {
+        if matches!(app, AppSpec::Web { .. }) {
             return Err(key_err(
                 ft.key("app"),
                 "a web app needs TCP (requests and responses on reliable connections);                  this flow's transport is TFRC/DCCP",
@@ -230,7 +230,9 @@ fn parse_flow(
     }
     let app = app(ft, start)?;
     let app = match app {
-        AppSpec::Web(_) => AppSpec::Web(std::sync::Arc::new(web(ft, ctx)?)),
+        AppSpec::Web { .. } => AppSpec::Web {
+            spec: std::sync::Arc::new(web(ft, ctx)?),
+        },
         a => {
             if ft.has("web") {
                 return Err(key_err(
@@ -242,7 +244,7 @@ fn parse_flow(
         }
     };
     let reader = reader(ft, ctx)?;
-    if matches!(app, AppSpec::Web(_)) && reader != ReaderSpec::Greedy {
+    if matches!(app, AppSpec::Web { .. }) && reader != ReaderSpec::Greedy {
         return Err(key_err(
             ft.key("reader"),
             "a web flow's reader must be greedy (a browser reads responses as they come)",
@@ -327,14 +329,8 @@ fn app(ft: &Tbl, start: Duration) -> R<AppSpec> {
     let Some((k, t)) = kind(ft, "app", AppSpec::KINDS)? else {
         return Ok(AppSpec::Bulk);
     };
-    if k != "web" {
-        return AppSpec::parse(&k, t.as_ref(), start, &ft.key("app"));
-    }
-    if let Some(t) = t {
-        t.check_keys(&["kind"])?;
-    }
-    // Placeholder: the web parameters come from `[flows.web]` (see `web`).
-    Ok(AppSpec::Web(std::sync::Arc::new(WebSpec::default())))
+    // The web application's parameters come from `[flows.web]` (see `web`).
+    AppSpec::parse(&k, t.as_ref(), start, &ft.key("app"))
 }
 
 /// Appends the companion channels of every web flow after the declared flows: for
@@ -344,7 +340,7 @@ fn app(ft: &Tbl, start: Duration) -> R<AppSpec> {
 fn add_web_channels(flows: &mut Vec<FlowSpec>) -> R<()> {
     let declared = flows.len();
     for m in 0..declared {
-        let AppSpec::Web(spec) = &flows[m].app else {
+        let AppSpec::Web { spec } = &flows[m].app else {
             continue;
         };
         let main = flows[m].clone();
