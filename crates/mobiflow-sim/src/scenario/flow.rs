@@ -1,6 +1,7 @@
 //! `[[flows]]`: endpoints, timing, the application, the reader and TCP settings.
 
 use super::flow_control::{flow_control, web};
+use super::params::Param;
 use super::tcp::{check_cc_tables_used, tcp_config, tcp_keys, Profile};
 use super::walk::{
     as_array, as_f64, as_name, as_str, expected, key_err, named, positive_duration, Tbl, R,
@@ -13,24 +14,139 @@ use mobiflow_proto::named_enum;
 use mobiflow_proto::time::Duration;
 use toml::Value;
 
-const FLOW_KEYS: &[&str] = &[
-    "name",
-    "from",
-    "to",
-    "transport",
-    "start",
-    "stop",
-    "cc",
-    "app",
-    "reader",
-    "tcp",
-    "flow_control",
-    "afc",
-    "autotune",
-    "rsfc",
-    "web",
-    "tfrc",
+/// A key of `[[flows]]`, read by the hand-written code below (its checks depend on the
+/// flow's other keys), and whether only a TCP flow takes it.
+pub(crate) struct FlowKey {
+    pub param: Param<()>,
+    pub tcp_only: bool,
+}
+
+impl FlowKey {
+    const fn any(param: Param<()>) -> Self {
+        FlowKey {
+            param,
+            tcp_only: false,
+        }
+    }
+
+    /// A key that a TFRC/DCCP flow refuses.
+    const fn tcp(param: Param<()>) -> Self {
+        FlowKey {
+            param,
+            tcp_only: true,
+        }
+    }
+}
+
+/// `[[flows]]`: its keys, in the order of the docs and of the "expected one of" list.
+pub(crate) const FLOW: &[FlowKey] = &[
+    FlowKey::any(Param::manual(
+        "name",
+        "string",
+        "`\"flow<i>\"`",
+        "Unique. No `.`, not all digits.",
+    )),
+    FlowKey::any(Param::manual(
+        "from",
+        "node name",
+        "required",
+        "Sending node.",
+    )),
+    FlowKey::any(Param::manual(
+        "to",
+        "node name",
+        "required",
+        "Receiving node. It must differ from `from` and be connected to it by a chain of links.",
+    )),
+    FlowKey::any(Param::manual(
+        "transport",
+        "`\"tcp\"`, `\"tfrc\"`, `\"dccp-ccid3\"`",
+        "`\"tcp\"`",
+        "TCP, TFRC (RFC 5348) over UDP, or DCCP CCID 3 (RFC 4342). TFRC/DCCP settings go in [`[flows.tfrc]`](#tfrc-and-dccp-ccid-3-flowstfrc); the TCP keys (`cc`, `tcp`, `flow_control`, `afc`, `autotune`, `rsfc`) are refused there, and the reader must be `\"greedy\"`.",
+    )),
+    FlowKey::any(Param::manual(
+        "start",
+        "time",
+        "`\"0s\"`",
+        "When the flow starts (connection set-up, then data). It must be before `run.duration`.",
+    )),
+    FlowKey::any(Param::manual(
+        "stop",
+        "time",
+        "none",
+        "The sender stops offering new data at this time (bulk and on-off apps); a web app starts no page at or after it. It must be after `start`.",
+    )),
+    FlowKey::tcp(Param::manual(
+        "cc",
+        "a name of [Congestion controls](#congestion-controls-cc)",
+        "the TCP configuration's",
+        "Shorthand for `tcp.cc`. It may not be combined with `[flows.tcp] cc`.",
+    )),
+    FlowKey::any(Param::manual(
+        "app",
+        "see below",
+        "`\"bulk\"`",
+        "What the sender offers.",
+    )),
+    FlowKey::any(Param::manual(
+        "reader",
+        "see below",
+        "`\"greedy\"`",
+        "How the receiving application reads.",
+    )),
+    FlowKey::tcp(Param::manual(
+        "tcp",
+        "table",
+        "",
+        "Per-flow TCP settings; see [`[tcp]`](#tcp-and-flowstcp).",
+    )),
+    FlowKey::tcp(Param::manual(
+        "flow_control",
+        "a name of [Flow control](#flow-control-flows-afc-flows-autotune-and-flows-rsfc)",
+        "`\"classic\"` (`\"linux\"` under the `linux` profile)",
+        "Receive-window policy.",
+    )),
+    FlowKey::tcp(Param::manual(
+        "afc",
+        "table",
+        "",
+        "AFC's parameters; only with `flow_control = \"afc\"`.",
+    )),
+    FlowKey::tcp(Param::manual(
+        "autotune",
+        "table",
+        "",
+        "Auto-tuning's parameters; only with `flow_control = \"autotune\"`.",
+    )),
+    FlowKey::tcp(Param::manual(
+        "rsfc",
+        "table",
+        "",
+        "RSFC's parameters; only with `flow_control = \"rsfc\"`.",
+    )),
+    FlowKey::any(Param::manual(
+        "web",
+        "table",
+        "",
+        "The pages of a web app; only with `app = \"web\"`. See [Web pages](#web-pages-app--web-and-flowsweb).",
+    )),
+    FlowKey::any(Param::manual(
+        "tfrc",
+        "table",
+        "",
+        "TFRC / DCCP CCID 3 / Freeze-DCCP settings; only with `transport = \"tfrc\"` or `\"dccp-ccid3\"`.",
+    )),
 ];
+
+/// The keys of `[[flows]]`.
+fn flow_keys() -> Vec<&'static str> {
+    FLOW.iter().map(|k| k.param.key).collect()
+}
+
+/// The keys of `[[flows]]` that only a TCP flow takes, in declaration order.
+pub(crate) fn tcp_only_flow_keys() -> impl Iterator<Item = &'static str> {
+    FLOW.iter().filter(|k| k.tcp_only).map(|k| k.param.key)
+}
 
 named_enum! {
     /// `transport`.
@@ -120,7 +236,7 @@ fn parse_flow(
     global_tcp: Option<&Tbl>,
     ctx: &mut Ctx,
 ) -> R<(FlowSpec, Vec<(String, String)>)> {
-    ft.check_keys(FLOW_KEYS)?;
+    ft.check_keys(&flow_keys())?;
     let name = ft
         .opt("name", as_name)?
         .unwrap_or_else(|| format!("flow{i}"));
@@ -459,5 +575,22 @@ fn reader(ft: &Tbl, ctx: &mut Ctx) -> R<ReaderSpec> {
                 interval,
             })
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{tcp_only_flow_keys, FLOW};
+
+    #[test]
+    fn the_transport_row_names_the_keys_a_tfrc_flow_refuses() {
+        let transport = FLOW.iter().find(|k| k.param.key == "transport").unwrap();
+        let listed: Vec<String> = tcp_only_flow_keys().map(|k| format!("`{k}`")).collect();
+        let want = format!("the TCP keys ({}) are refused there", listed.join(", "));
+        assert!(
+            transport.param.doc.contains(&want),
+            "{:?} does not say {want:?}",
+            transport.param.doc
+        );
     }
 }
