@@ -1,12 +1,13 @@
 //! `[[flows]]`: endpoints, timing, the application, the reader and TCP settings.
 
-use super::flow_control::{flow_control, web};
+use super::flow_control::flow_control;
 use super::params::Param;
 use super::tcp::{check_cc_tables_used, tcp_config, tcp_keys, Profile};
 use super::walk::{
     as_array, as_f64, as_name, as_str, expected, key_err, named, positive_duration, Tbl, R,
 };
 use super::Ctx;
+use crate::engine::app::FlowCx;
 use crate::model::{AppSpec, FlowSpec, LinkSpec, ReaderSpec, Transport};
 use crate::units::{duration_value, format_duration, rate_value};
 use mobiflow_proto::flow::FlowControl;
@@ -211,7 +212,7 @@ pub(crate) fn parse_flows(
     if let Some(g) = &global_tcp {
         check_cc_tables_used(g, &flows)?;
     }
-    add_web_channels(&mut flows)?;
+    add_channels(&mut flows)?;
     // An assumed TCP default shared by every flow is reported once, as `tcp.<field>`.
     let shared = |kv: &(String, String)| tcp_assumed.iter().all(|(_, a)| a.contains(kv));
     if let Some((_, first)) = tcp_assumed.first() {
@@ -315,13 +316,7 @@ fn parse_flow(
                  arrives: only reader = \"greedy\" applies",
             ));
         }
-        let app = app(ft, start)?;
-        if matches!(app, AppSpec::Web { .. }) {
-            return Err(key_err(
-                ft.key("app"),
-                "a web app needs TCP (requests and responses on reliable connections);                  this flow's transport is TFRC/DCCP",
-            ));
-        }
+        let app = app(ft, start, false, ctx)?;
         let flow = FlowSpec {
             name,
             src,
@@ -344,21 +339,13 @@ fn parse_flow(
              timestamps = true; the ns2 profile turns them off)",
         ));
     }
-    let app = app(ft, start)?;
-    let app = match app {
-        AppSpec::Web { .. } => AppSpec::Web {
-            spec: std::sync::Arc::new(web(ft, ctx)?),
-        },
-        a => {
-            if ft.has("web") {
-                return Err(key_err(
-                    ft.key("web"),
-                    "only used with app = \"web\" (this flow's app is another kind)",
-                ));
-            }
-            a
-        }
-    };
+    let app = app(ft, start, true, ctx)?;
+    if !matches!(app, AppSpec::Web { .. }) && ft.has("web") {
+        return Err(key_err(
+            ft.key("web"),
+            "only used with app = \"web\" (this flow's app is another kind)",
+        ));
+    }
     let reader = reader(ft, ctx)?;
     if matches!(app, AppSpec::Web { .. }) && reader != ReaderSpec::Greedy {
         return Err(key_err(
@@ -441,67 +428,34 @@ fn kind<'a>(ft: &Tbl<'a>, key: &str, kinds: &[&str]) -> R<Option<(String, Option
     }
 }
 
-fn app(ft: &Tbl, start: Duration) -> R<AppSpec> {
+fn app(ft: &Tbl, start: Duration, tcp: bool, ctx: &mut Ctx) -> R<AppSpec> {
     let Some((k, t)) = kind(ft, "app", AppSpec::KINDS)? else {
         return Ok(AppSpec::Bulk);
     };
-    // The web application's parameters come from `[flows.web]` (see `web`).
-    AppSpec::parse(&k, t.as_ref(), start, &ft.key("app"))
+    let mut cx = FlowCx {
+        flow: ft,
+        start,
+        tcp,
+        ctx,
+    };
+    AppSpec::parse(&k, t.as_ref(), &mut cx, &ft.key("app"))
 }
 
-/// Appends the companion channels of every web flow after the declared flows: for
-/// connection `k`, a request flow (phone to server) named `NAME.req` (k = 0) or
-/// `NAME.cK.req`, and for k >= 1 a response flow `NAME.cK`. They use the web flow's
-/// TCP settings with classic flow control and a greedy reader.
-fn add_web_channels(flows: &mut Vec<FlowSpec>) -> R<()> {
-    let declared = flows.len();
-    for m in 0..declared {
-        let AppSpec::Web { spec } = &flows[m].app else {
-            continue;
-        };
-        let main = flows[m].clone();
-        let conns = spec.connections;
-        for conn in 0..conns {
-            let base = if conn == 0 {
-                main.name.clone()
-            } else {
-                format!("{}.c{conn}", main.name)
-            };
-            // Web flows are TCP (a TFRC/DCCP flow with app = "web" is refused above).
-            let Some(cfg) = main.transport.tcp() else {
-                continue;
-            };
-            let mut cfg = cfg.clone();
-            cfg.flow_control = mobiflow_proto::flow::FlowControl::Classic;
-            let mut chans = Vec::new();
-            if conn > 0 {
-                chans.push((base.clone(), main.src, main.dst, false));
+/// Appends the channels every declared flow's application opens (the web
+/// application's connections, `AppKind::channels`) after the declared flows.
+fn add_channels(flows: &mut Vec<FlowSpec>) -> R<()> {
+    for m in 0..flows.len() {
+        for chan in AppSpec::channels(&flows[m], m) {
+            if let Some(j) = flows.iter().position(|f| f.name == chan.name) {
+                return Err(key_err(
+                    format!("flows.{j}.name"),
+                    format!(
+                        "{:?} is the name of a channel of web flow flows.{m}; rename one",
+                        chan.name
+                    ),
+                ));
             }
-            chans.push((format!("{base}.req"), main.dst, main.src, true));
-            for (name, src, dst, request) in chans {
-                if let Some(j) = flows.iter().position(|f| f.name == name) {
-                    return Err(key_err(
-                        format!("flows.{j}.name"),
-                        format!(
-                            "{name:?} is the name of a channel of web flow flows.{m}; rename one"
-                        ),
-                    ));
-                }
-                flows.push(FlowSpec {
-                    name,
-                    src,
-                    dst,
-                    start: main.start,
-                    stop: None,
-                    transport: Transport::Tcp(Box::new(cfg.clone())),
-                    app: AppSpec::WebChannel {
-                        main: m,
-                        conn,
-                        request,
-                    },
-                    reader: ReaderSpec::Greedy,
-                });
-            }
+            flows.push(chan);
         }
     }
     Ok(())

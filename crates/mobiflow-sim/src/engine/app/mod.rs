@@ -27,6 +27,7 @@ use crate::engine::ids::FlowId;
 use crate::model::{FlowSpec, WebSpec};
 use crate::results::FlowSummary;
 use crate::scenario::walk::{key_err, Tbl, R};
+use crate::scenario::Ctx;
 use mobiflow_proto::registry::Entry;
 use mobiflow_proto::time::{Duration, Instant};
 use std::sync::Arc;
@@ -127,6 +128,18 @@ impl App for Channel {
     }
 }
 
+/// What an application's parser sees of its flow besides its `app` table.
+pub(crate) struct FlowCx<'c, 't> {
+    /// The flow's `[[flows]]` entry (an application with a table of its own there,
+    /// as `[flows.web]`, reads it).
+    pub flow: &'c Tbl<'t>,
+    /// The flow's start.
+    pub start: Duration,
+    /// Is the flow TCP?
+    pub tcp: bool,
+    pub ctx: &'c mut Ctx,
+}
+
 /// How a scenario writes a registered application: `app = "NAME"` or
 /// `app = { kind = "NAME", KEY = VALUE, ... }`.
 pub(super) trait AppKind: App {
@@ -136,8 +149,13 @@ pub(super) trait AppKind: App {
     /// parameters): the error of a bare name shows it, and so do the docs.
     const EXAMPLE: Option<&'static str> = None;
     /// Its [`AppSpec`] from its table (`None`: the bare name, only without `EXAMPLE`),
-    /// whose keys are checked; `start` is the flow's start.
-    fn parse(t: Option<&Tbl>, start: Duration) -> R<AppSpec>;
+    /// whose keys are checked, at key `at`.
+    fn parse(t: Option<&Tbl>, cx: &mut FlowCx, at: &str) -> R<AppSpec>;
+    /// The flows it opens as channels (specs of its `opens` variant), appended after
+    /// the declared flows, for its flow `main`, the `m`-th declared.
+    fn channels(_main: &FlowSpec, _m: usize) -> Vec<FlowSpec> {
+        Vec::new()
+    }
 }
 
 /// The application of one line of `apps!`: `Struct { field: clone, ... }`, or with
@@ -203,11 +221,11 @@ macro_rules! apps {
 
             /// The application `kind` (one of [`Self::KINDS`], lowercase) from its table
             /// `t` (`None`: the bare name) at key `at`.
-            pub(crate) fn parse(kind: &str, t: Option<&Tbl>, start: Duration, at: &str) -> R<AppSpec> {
+            pub(crate) fn parse(kind: &str, t: Option<&Tbl>, cx: &mut FlowCx, at: &str) -> R<AppSpec> {
                 match (kind, t) {
                     $(
                         ($name, None) => match <$module::$ty as AppKind>::EXAMPLE {
-                            None => <$module::$ty as AppKind>::parse(None, start),
+                            None => <$module::$ty as AppKind>::parse(None, cx, at),
                             Some(e) => Err(key_err(
                                 at,
                                 format!("app {kind:?} needs parameters; write e.g. app = {e}"),
@@ -218,10 +236,18 @@ macro_rules! apps {
                                 .chain(<$module::$ty as AppKind>::KEYS.iter().copied())
                                 .collect();
                             t.check_keys(&keys)?;
-                            <$module::$ty as AppKind>::parse(Some(t), start)
+                            <$module::$ty as AppKind>::parse(Some(t), cx, at)
                         }
                     )+
                     _ => unreachable!("app kind {kind:?} is not registered"),
+                }
+            }
+
+            /// The channels the application of flow `main` (the `m`-th declared) opens.
+            pub(crate) fn channels(main: &FlowSpec, m: usize) -> Vec<FlowSpec> {
+                match &main.app {
+                    $( AppSpec::$variant { .. } => <$module::$ty as AppKind>::channels(main, m), )+
+                    _ => Vec::new(),
                 }
             }
         }

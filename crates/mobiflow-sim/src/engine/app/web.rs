@@ -1,7 +1,7 @@
 //! Web page loads over persistent HTTP/1.1-like connections (`app = "web"`).
 //!
-//! A web flow (server to phone) and its companion channels (see
-//! `scenario::flow::add_web_channels`) form `connections` connections; connection `k`
+//! A web flow (server to phone) and its companion channels (`channels`, appended
+//! after the declared flows) form `connections` connections; connection `k`
 //! is a response flow (server to phone: the web flow itself for k = 0) and a request
 //! flow (phone to server). A page is `objects` objects. For each object the phone
 //! writes a request of `request_size` bytes on a free connection's request flow, so
@@ -23,13 +23,15 @@
 //! are [`Channel`](super::Channel)s whose reads the engine hands to it (`on_read`), and
 //! each page starts as an `Ev::App(main, 0)` of its own.
 
-use super::{App, AppKind, AppSpec, Io};
+use super::{App, AppKind, AppSpec, FlowCx, Io};
 use crate::engine::ids::FlowId;
 use crate::engine::Ev;
-use crate::model::{FlowSpec, WebSpec};
+use crate::model::{FlowSpec, ReaderSpec, Transport, WebSpec};
 use crate::results::FlowSummary;
-use crate::scenario::walk::{Tbl, R};
-use mobiflow_proto::time::{Duration, Instant};
+use crate::scenario::flow_control::web;
+use crate::scenario::walk::{key_err, Tbl, R};
+use mobiflow_proto::flow::FlowControl;
+use mobiflow_proto::time::Instant;
 use std::collections::VecDeque;
 use std::sync::Arc;
 
@@ -211,11 +213,56 @@ impl App for WebApp {
 }
 
 impl AppKind for WebApp {
-    /// Its parameters are `[flows.web]` (`scenario::flow_control::WEB`), which the
-    /// flow's parser reads into the spec this placeholder stands for.
-    fn parse(_: Option<&Tbl>, _: Duration) -> R<AppSpec> {
+    /// Its parameters are the flow's `[flows.web]` (`scenario::flow_control::WEB`).
+    fn parse(_: Option<&Tbl>, cx: &mut FlowCx, at: &str) -> R<AppSpec> {
+        if !cx.tcp {
+            return Err(key_err(
+                at,
+                "a web app needs TCP (requests and responses on reliable connections);                  this flow's transport is TFRC/DCCP",
+            ));
+        }
         Ok(AppSpec::Web {
-            spec: Arc::new(WebSpec::default()),
+            spec: Arc::new(web(cx.flow, cx.ctx)?),
         })
+    }
+
+    /// For connection `k`, a request flow (phone to server) named `NAME.req` (k = 0)
+    /// or `NAME.cK.req`, and for k >= 1 a response flow `NAME.cK`. They use the web
+    /// flow's TCP settings with classic flow control and a greedy reader.
+    fn channels(main: &FlowSpec, m: usize) -> Vec<FlowSpec> {
+        let (AppSpec::Web { spec }, Some(cfg)) = (&main.app, main.transport.tcp()) else {
+            return Vec::new(); // a web flow is TCP (`parse`)
+        };
+        let mut cfg = cfg.clone();
+        cfg.flow_control = FlowControl::Classic;
+        let mut chans = Vec::new();
+        for conn in 0..spec.connections {
+            let base = if conn == 0 {
+                main.name.clone()
+            } else {
+                format!("{}.c{conn}", main.name)
+            };
+            if conn > 0 {
+                chans.push((base.clone(), main.src, main.dst, conn, false));
+            }
+            chans.push((format!("{base}.req"), main.dst, main.src, conn, true));
+        }
+        chans
+            .into_iter()
+            .map(|(name, src, dst, conn, request)| FlowSpec {
+                name,
+                src,
+                dst,
+                start: main.start,
+                stop: None,
+                transport: Transport::Tcp(Box::new(cfg.clone())),
+                app: AppSpec::WebChannel {
+                    main: m,
+                    conn,
+                    request,
+                },
+                reader: ReaderSpec::Greedy,
+            })
+            .collect()
     }
 }
