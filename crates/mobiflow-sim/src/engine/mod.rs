@@ -181,6 +181,10 @@ impl Ord for Entry {
 
 struct FlowRt {
     ep: Endpoints,
+    /// The flow whose application hears this flow's reads (`App::on_read`): itself or
+    /// the flow of the application that opened it as a channel; `None` when that
+    /// application does not listen (checked once per read, on the packet path).
+    read_hook: Option<FlowId>,
     /// Earliest pending wake-up of the sender and the receiver.
     wake: [Option<Instant>; 2],
     start: Instant,
@@ -313,6 +317,9 @@ impl<'a> World<'a> {
             let start = Instant::ZERO + f.start;
             let app = Apps::new(FlowId::new(flows.len()), f);
             let total = app.total();
+            let read_hook = app
+                .hears_reads()
+                .then(|| app.driver().unwrap_or(FlowId::new(flows.len())));
             flows.push(FlowRt {
                 // A seed per connection for a controller's random choices (BBR), apart
                 // from the link directions' streams.
@@ -320,6 +327,7 @@ impl<'a> World<'a> {
                     &f.transport,
                     splitmix(sc.seed ^ splitmix((1 << 32) + flows.len() as u64)),
                 ),
+                read_hook,
                 wake: [None, None],
                 start,
                 total,
@@ -657,9 +665,11 @@ impl<'a> World<'a> {
             fr.ep.finish(now);
             fr.finished = true;
         }
-        // The application that writes `f` hears of it (the web application's
-        // requests and responses; the others ignore it).
-        let driver = self.apps[f].driver().unwrap_or(f);
+        // The application that writes `f` hears of it if it listens (the web
+        // application's requests and responses).
+        let Some(driver) = fr.read_hook else {
+            return;
+        };
         let mut io = app::Io {
             now,
             flows: &mut self.flows,

@@ -109,8 +109,12 @@ pub(super) trait App {
     fn adopt(&mut self, _f: FlowId, _spec: &AppSpec) {}
     /// An `Ev::App(f, k)` it scheduled for its flow `f`.
     fn on_event(&mut self, _k: u32, _io: &mut Io) {}
+    /// Does it want `on_read` of its flow (a channel: of the flow it belongs to)?
+    fn hears_reads(&self) -> bool {
+        false
+    }
     /// The receiving application of flow `f` (its own or one of its channels) read
-    /// data: `read` bytes in all.
+    /// data: `read` bytes in all. Only if it `hears_reads`.
     fn on_read(&mut self, _f: FlowId, _read: u64, _io: &mut Io) {}
     /// What it measured, into its flow's summary.
     fn report(&self, _s: &mut FlowSummary) {}
@@ -125,6 +129,10 @@ pub(super) struct Channel {
 impl App for Channel {
     fn driver(&self) -> Option<FlowId> {
         Some(self.driver)
+    }
+    fn hears_reads(&self) -> bool {
+        // Its application does (it writes the channel in answer to reads).
+        true
     }
 }
 
@@ -348,6 +356,9 @@ impl App for Apps {
     }
     fn on_event(&mut self, k: u32, io: &mut Io) {
         each!(self, a => a.on_event(k, io))
+    }
+    fn hears_reads(&self) -> bool {
+        each!(self, a => a.hears_reads())
     }
     fn on_read(&mut self, f: FlowId, read: u64, io: &mut Io) {
         each!(self, a => a.on_read(f, read, io))

@@ -174,6 +174,9 @@ impl App for WebApp {
             }
         }
     }
+    fn hears_reads(&self) -> bool {
+        true
+    }
     fn on_event(&mut self, _: u32, io: &mut Io) {
         self.page(io);
     }
