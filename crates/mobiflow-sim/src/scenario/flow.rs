@@ -537,6 +537,18 @@ mod tests {
     use super::{tcp_only_flow_keys, FLOW};
 
     #[test]
+    fn an_unknown_flow_key_lists_the_declared_keys_in_their_order() {
+        let text = "[[links]]\na = \"s\"\nb = \"r\"\nrate = \"1Mbps\"\ndelay = \"10ms\"\n\
+                    [[flows]]\nfrom = \"s\"\nto = \"r\"\nzzz = 1\n";
+        let e = crate::scenario::load_str(text, None, &[]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "flows.0.zzz: unknown key; expected one of name, from, to, transport, start, \
+             stop, cc, app, reader, tcp, flow_control, afc, autotune, rsfc, web, tfrc"
+        );
+    }
+
+    #[test]
     fn the_transport_row_names_the_keys_a_tfrc_flow_refuses() {
         let transport = FLOW.iter().find(|k| k.param.key == "transport").unwrap();
         let listed: Vec<String> = tcp_only_flow_keys().map(|k| format!("`{k}`")).collect();
