@@ -115,11 +115,9 @@ pub struct TcpConfig {
     /// Upper bound on the sender's window regardless of the receiver (ns-2 `window_`,
     /// in bytes); `u64::MAX` for none.
     pub max_send_window: u64,
-    /// Count the window in whole segments as ns-2 does: cwnd grows per ACK by whole
-    /// segments rather than by bytes acknowledged, and a reduction truncates ssthresh
-    /// to whole segments (ns-2's `ssthresh_` is an int count of packets,
-    /// `TcpAgent::slowdown`).
-    pub per_ack_counting: bool,
+    /// How the window-based controllers count what an ACK acknowledged: bytes (RFC
+    /// 5681), ACKs (ns-2) or segments delivered (Linux) ([`crate::cc::Counting`]).
+    pub window_counting: crate::cc::Counting,
     /// RTO lower bound (RFC 6298 §2.4: 1 s; Linux 200 ms).
     pub min_rto: Duration,
     /// RTO upper bound (RFC 6298 §2.5: at least 60 s).
@@ -263,7 +261,7 @@ impl Default for TcpConfig {
             initial_ssthresh: u64::MAX,
             max_cwnd: u64::MAX,
             max_send_window: u64::MAX,
-            per_ack_counting: false,
+            window_counting: crate::cc::Counting::Bytes,
             min_rto: Duration::from_secs(1),
             max_rto: Duration::from_secs(60),
             initial_rto: Duration::from_secs(1),
@@ -337,7 +335,7 @@ impl TcpConfig {
             cc: CcKind::NewReno,
             recovery: Recovery::NewReno,
             initial_window: InitialWindow::Segments(2),
-            per_ack_counting: true,
+            window_counting: crate::cc::Counting::PerAck,
             min_rto: Duration::from_millis(200),
             max_rto: Duration::from_secs(60),
             initial_rto: Duration::from_secs(3),
@@ -415,6 +413,9 @@ impl TcpConfig {
             header_bytes: 40,
             count_option_bytes: true,
             cc: CcKind::Cubic(CubicParams::linux()),
+            // Windows in segments (`tcp_slow_start`, `tcp_cong_avoid_ai`,
+            // `tcp_reno_ssthresh`): Reno and NewReno grow as the kernel's `reno`.
+            window_counting: crate::cc::Counting::Segments,
             recovery: Recovery::Sack,
             initial_window: InitialWindow::Segments(10),
             min_rto: Duration::from_millis(200),
@@ -475,7 +476,7 @@ impl TcpConfig {
             initial_ssthresh: self.initial_ssthresh,
             loss_window_segments: 1,
             max_window: self.max_cwnd,
-            per_ack_counting: self.per_ack_counting,
+            counting: self.window_counting,
         }
     }
 

@@ -368,7 +368,7 @@ fn gen_flow(r: &mut Rng, i: usize, nodes: usize, dur_ms: u64, case: &mut Case) {
                 ("idle_restart", "false"),
                 ("sender_sws", "true"),
                 ("receiver_sws", "false"),
-                ("per_ack_counting", "true"),
+                ("window_counting", "\"per_ack\""),
                 ("window_updates", "false"),
                 ("hold_ssthresh_on_repeated_rto", "false"),
                 ("rtt_sampling", "\"timed-segment\""),
