@@ -39,11 +39,11 @@ use super::cwv::CwndValidation;
 use super::dsack::dsack_block;
 use super::ext::{self, Pacer, Response, SenderCtx, SenderExt, SenderExtension};
 use super::handoff::InterfaceChange;
-use super::jiffies;
+use super::jiffies::{self, Clock};
 use super::prr::Prr;
 use super::rack::Rack;
 use super::rate::{AckState, RateSampler, TxState};
-use super::rtt::{RtoFormula, RttEstimator};
+use super::rtt::RttEstimator;
 use super::sack::{Scoreboard, SegRec};
 use super::tlp::{Probe, Tlp};
 use super::undo::{self, AckView, Undo, Verdict};
@@ -279,6 +279,8 @@ pub struct TcpSender {
     /// Delivery-rate estimation (`tcp::rate`), for a controller that wants rate
     /// samples.
     rate: Option<RateSampler>,
+    /// The clock of the timers (`TcpConfig::clock`), decided when the sender is built.
+    clock: Clock,
     stats: SenderStats,
 }
 
@@ -300,6 +302,7 @@ impl TcpSender {
         )
         .with_formula(cfg.rto_formula);
         let handshake = cfg.handshake;
+        let clock = cfg.clock();
         let first_offer = cfg.flow_control.initial_offer(cfg.rcv_buf);
         let rate = cc.wants_rate_samples().then(RateSampler::new);
         let mut ext = ext::build(&cfg);
@@ -356,17 +359,12 @@ impl TcpSender {
             zw_stall_from: None,
             ext,
             rack: (cfg.loss_detection == LossDetection::Rack).then(Rack::new),
-            tlp: cfg.tlp.then(|| {
-                if cfg.rto_formula == RtoFormula::Linux {
-                    Tlp::with_kernel_clock()
-                } else {
-                    Tlp::new()
-                }
-            }),
+            tlp: cfg.tlp.then(|| Tlp::new(clock)),
             probe: None,
             prr: None,
             undo: Undo::new(cfg.undo),
             rate,
+            clock,
             stats: SenderStats::default(),
             cfg,
         }
@@ -428,7 +426,7 @@ impl TcpSender {
 
     fn arm_rto(&mut self, now: Instant) {
         let rto = self.rtt.rto();
-        self.rto_at = Some(if self.cfg.rto_formula == RtoFormula::Linux {
+        self.rto_at = Some(if self.clock == Clock::Jiffies {
             // `icsk_retransmit_timer` on the kernel's timer wheel (`tcp::jiffies`):
             // up to one granularity of its level late.
             jiffies::wheel_expiry(now, jiffies::to_jiffies(rto))
