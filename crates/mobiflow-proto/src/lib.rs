@@ -28,10 +28,14 @@
 //! * [`registry`]: what the registration lists of controllers, window policies and
 //!   sender extensions say about each item (name, aliases, documentation line).
 //! * [`mobility`]: the disconnection planner Freeze-TCP and Freeze-DCCP share.
+//! * [`event`]: the queue of discrete happenings a machine hands its caller
+//!   (`poll_event`); the TCP machines' events are in `tcp::event`, TFRC's in
+//!   `tfrc::event`.
 //! * [`tfrc`]: TFRC (RFC 5348) / DCCP CCID 3 (RFC 4342) sender and receiver with the
 //!   Freeze-DCCP states, and the analytical model of TFRC across a disconnection.
 
 pub mod cc;
+pub mod event;
 pub mod flow;
 pub mod mobility;
 pub mod named;
