@@ -194,3 +194,190 @@ impl TfrcObserved {
         }
     }
 }
+
+/// Where the observer's counters differ from the machines' own stats (`None` if
+/// nowhere): a happening the machines counted and did not queue, or the reverse.
+#[cfg(test)]
+pub(super) fn disagreement(ep: &super::endpoint::Endpoints) -> Option<String> {
+    use super::endpoint::Endpoints;
+    let (what, pairs): (&str, Vec<(&str, u64, u64)>) = match ep {
+        Endpoints::Tcp(t) => {
+            let (o, ss, rs) = (&t.observed, t.snd.stats(), t.rcv.stats());
+            let last = (ss.ba_sst_estimates > 0).then_some((
+                ss.ba_sst_last_bps,
+                ss.ba_sst_last_rtt,
+                ss.ba_sst_last_ssthresh,
+            ));
+            if o.ba_sst_last != last {
+                return Some(format!(
+                    "BA-SST's last estimate {:?} vs {last:?}",
+                    o.ba_sst_last
+                ));
+            }
+            let time = (o.zero_window_stall_time, ss.zero_window_stall_time);
+            if time.0 != time.1 {
+                return Some(format!(
+                    "zero-window stall time {:?} vs {:?}",
+                    time.0, time.1
+                ));
+            }
+            (
+                "TCP",
+                vec![
+                    ("timeouts", o.timeouts, ss.timeouts),
+                    ("fast retransmits", o.fast_retransmits, ss.fast_retransmits),
+                    (
+                        "hidden",
+                        o.hidden_congestion_events,
+                        ss.hidden_congestion_events,
+                    ),
+                    ("window probes", o.window_probes, ss.window_probes),
+                    ("undos", o.undos, ss.undos),
+                    ("stalls", o.zero_window_stalls, ss.zero_window_stalls),
+                    (
+                        "stall RTTs",
+                        o.zero_window_stall_rtts,
+                        ss.zero_window_stall_rtts,
+                    ),
+                    (
+                        "interface changes",
+                        o.interface_changes,
+                        ss.interface_changes,
+                    ),
+                    (
+                        "forced expirations",
+                        o.forced_expirations,
+                        ss.forced_expirations,
+                    ),
+                    ("BA-SST estimates", o.ba_sst_estimates, ss.ba_sst_estimates),
+                    ("zero windows", o.zero_windows, rs.zero_window_episodes),
+                    ("policy updates", o.policy_updates, rs.policy_updates),
+                    ("freezes", o.freezes, rs.freezes),
+                    ("TR-ACKs", o.tr_acks, rs.tr_acks),
+                    ("notices", o.notices, rs.handoff_notices),
+                ],
+            )
+        }
+        Endpoints::Tfrc(tf) => {
+            let (o, ss, rs) = (&tf.observed, tf.snd.stats(), tf.rcv.stats());
+            let state = (tf.snd.state(), tf.rcv.state());
+            if o.state != state {
+                return Some(format!("states {:?} vs {state:?}", o.state));
+            }
+            (
+                "TFRC",
+                vec![
+                    (
+                        "nofeedback expiries",
+                        o.nofeedback_expiries,
+                        ss.nofeedback_expiries,
+                    ),
+                    ("freezes", o.freezes, ss.freezes),
+                    ("restorations", o.restorations, ss.restorations),
+                    ("probings", o.probings, ss.probings),
+                    ("fallbacks", o.fallbacks, ss.fallbacks),
+                    ("loss events", o.loss_events, rs.loss_events),
+                ],
+            )
+        }
+    };
+    pairs
+        .into_iter()
+        .find(|p| p.1 != p.2)
+        .map(|(n, a, b)| format!("{what}: the observer counted {a} {n}, the machines {b}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::endpoint::Endpoints;
+    use super::super::ids::FlowId;
+    use super::super::World;
+    use super::disagreement;
+    use std::path::Path;
+
+    /// Run a shipped scenario with `sets` to its end and hand the world to `check`
+    /// (not finished, so that its machines can be read).
+    fn world_of(file: &str, sets: &[(&str, &str)], check: impl Fn(&World)) {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../scenarios")
+            .join(file);
+        let sets: Vec<(String, String)> = sets
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let sc = crate::scenario::load_file(&path, &sets).expect("a shipped scenario");
+        let mut w = World::build(&sc).expect("it builds");
+        w.run();
+        check(&w);
+    }
+
+    #[test]
+    fn the_observer_counts_what_the_tcp_machines_count_through_handoffs() {
+        // Four handoffs with both reactions, the notice on an ACK: timeouts, recoveries,
+        // interface changes, IETT's expirations, BA-SST's estimates and the notices all
+        // happen, and every count agrees with the machines' own.
+        world_of(
+            "handoff/multiple.toml",
+            &[("tcp.handoff_reaction", "iett+ba-sst")],
+            |w| {
+                let ep = &w.flows[FlowId::new(0)].ep;
+                assert_eq!(disagreement(ep), None);
+                let Endpoints::Tcp(t) = ep else {
+                    panic!("a TCP flow")
+                };
+                let o = &t.observed;
+                assert!(o.timeouts > 0 && o.fast_retransmits > 0, "{o:?}");
+                assert_eq!(
+                    (o.interface_changes, o.forced_expirations, o.notices),
+                    (4, 4, 4)
+                );
+                assert!(o.ba_sst_estimates > 0 && o.ba_sst_last.is_some(), "{o:?}");
+            },
+        );
+        // Freeze-TCP on the Linux profile: a freeze, its TR-ACKs, a zero window and
+        // an undo.
+        world_of(
+            "handoff/wlan_to_imt.toml",
+            &[("tcp.freeze", "true"), ("tcp.profile", "linux")],
+            |w| {
+                let ep = &w.flows[FlowId::new(0)].ep;
+                assert_eq!(disagreement(ep), None);
+                let Endpoints::Tcp(t) = ep else {
+                    panic!("a TCP flow")
+                };
+                let o = &t.observed;
+                assert_eq!((o.freezes, o.tr_acks), (1, 3), "{o:?}");
+                assert!(o.zero_windows > 0 && o.undos > 0, "{o:?}");
+            },
+        );
+    }
+
+    #[test]
+    fn the_observer_follows_the_freeze_dccp_states() {
+        // A Freeze-DCCP handoff: a freeze, a restoration and a fallback, each a state
+        // change the observer saw, and the states it recorded end where the machines
+        // are.
+        world_of(
+            "freeze_dccp/handoff_80211b_to_umts.toml",
+            &[("flows.dccp.tfrc.freeze", "true")],
+            |w| {
+                let ep = &w.flows[FlowId::new(0)].ep;
+                assert_eq!(disagreement(ep), None);
+                let Endpoints::Tfrc(tf) = ep else {
+                    panic!("a TFRC flow")
+                };
+                let o = &tf.observed;
+                assert_eq!((o.freezes, o.restorations, o.fallbacks), (1, 1, 1), "{o:?}");
+                assert!(o.states.len() > 3, "{:?}", o.states);
+                let last = o.states.last().expect("states");
+                assert_eq!(
+                    (last.1.as_str(), last.2.as_str()),
+                    (
+                        tf.snd.state().to_string().as_str(),
+                        tf.rcv.state().to_string().as_str()
+                    )
+                );
+            },
+        );
+    }
+}

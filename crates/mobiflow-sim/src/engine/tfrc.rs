@@ -104,7 +104,7 @@ pub(super) struct TfrcFlow {
     /// Payload bytes received per BIN since time zero.
     rx_bins: Vec<u64>,
     /// What the observer made of the machines' events (counters, Freeze-DCCP states).
-    observed: TfrcObserved,
+    pub(super) observed: TfrcObserved,
     prev_sample_rx: u64,
 }
 
