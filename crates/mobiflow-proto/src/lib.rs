@@ -6,7 +6,9 @@
 //!
 //! * input: `handle_segment(now, seg)` and `handle_timeout(now)`;
 //! * application commands: `write` / `read` of byte *counts* (payload is virtual);
-//! * output: `poll_transmit(now)`, `poll_timeout()`;
+//! * output: `poll_transmit(now)`, `poll_timeout()`, and `poll_event()` for the
+//!   machine's discrete happenings (a timeout, a recovery, an undo, a state change:
+//!   [`event`]);
 //! * getters taking `&self`.
 //!
 //! Time is an [`time::Instant`] handed in by the caller and never decreases.
