@@ -292,12 +292,12 @@ mod tests {
     use super::super::endpoint::Endpoints;
     use super::super::ids::FlowId;
     use super::super::World;
-    use super::disagreement;
+    use super::{disagreement, TcpObserved, TfrcObserved};
     use std::path::Path;
 
-    /// Run a shipped scenario with `sets` to its end and hand the world to `check`
-    /// (not finished, so that its machines can be read).
-    fn world_of(file: &str, sets: &[(&str, &str)], check: impl Fn(&World)) {
+    /// Run a shipped scenario with `sets` to its end, check that the observer of its
+    /// first flow agrees with that flow's machines, and hand their endpoints to `check`.
+    fn first_flow(file: &str, sets: &[(&str, &str)], check: impl FnOnce(&Endpoints)) {
         let path = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../../scenarios")
             .join(file);
@@ -308,7 +308,19 @@ mod tests {
         let sc = crate::scenario::load_file(&path, &sets).expect("a shipped scenario");
         let mut w = World::build(&sc).expect("it builds");
         w.run();
-        check(&w);
+        let ep = &w.flows[FlowId::new(0)].ep;
+        assert_eq!(disagreement(ep), None);
+        check(ep);
+    }
+
+    /// What the observer of a TCP first flow counted.
+    fn tcp_observed(file: &str, sets: &[(&str, &str)]) -> TcpObserved {
+        let mut o = None;
+        first_flow(file, sets, |ep| match ep {
+            Endpoints::Tcp(t) => o = Some(t.observed.clone()),
+            _ => panic!("a TCP flow"),
+        });
+        o.expect("observed")
     }
 
     #[test]
@@ -316,40 +328,24 @@ mod tests {
         // Four handoffs with both reactions, the notice on an ACK: timeouts, recoveries,
         // interface changes, IETT's expirations, BA-SST's estimates and the notices all
         // happen, and every count agrees with the machines' own.
-        world_of(
+        let o = tcp_observed(
             "handoff/multiple.toml",
             &[("tcp.handoff_reaction", "iett+ba-sst")],
-            |w| {
-                let ep = &w.flows[FlowId::new(0)].ep;
-                assert_eq!(disagreement(ep), None);
-                let Endpoints::Tcp(t) = ep else {
-                    panic!("a TCP flow")
-                };
-                let o = &t.observed;
-                assert!(o.timeouts > 0 && o.fast_retransmits > 0, "{o:?}");
-                assert_eq!(
-                    (o.interface_changes, o.forced_expirations, o.notices),
-                    (4, 4, 4)
-                );
-                assert!(o.ba_sst_estimates > 0 && o.ba_sst_last.is_some(), "{o:?}");
-            },
         );
+        assert!(o.timeouts > 0 && o.fast_retransmits > 0, "{o:?}");
+        assert_eq!(
+            (o.interface_changes, o.forced_expirations, o.notices),
+            (4, 4, 4)
+        );
+        assert!(o.ba_sst_estimates > 0 && o.ba_sst_last.is_some(), "{o:?}");
         // Freeze-TCP on the Linux profile: a freeze, its TR-ACKs, a zero window and
         // an undo.
-        world_of(
+        let o = tcp_observed(
             "handoff/wlan_to_imt.toml",
             &[("tcp.freeze", "true"), ("tcp.profile", "linux")],
-            |w| {
-                let ep = &w.flows[FlowId::new(0)].ep;
-                assert_eq!(disagreement(ep), None);
-                let Endpoints::Tcp(t) = ep else {
-                    panic!("a TCP flow")
-                };
-                let o = &t.observed;
-                assert_eq!((o.freezes, o.tr_acks), (1, 3), "{o:?}");
-                assert!(o.zero_windows > 0 && o.undos > 0, "{o:?}");
-            },
         );
+        assert_eq!((o.freezes, o.tr_acks), (1, 3), "{o:?}");
+        assert!(o.zero_windows > 0 && o.undos > 0, "{o:?}");
     }
 
     #[test]
@@ -357,26 +353,19 @@ mod tests {
         // A Freeze-DCCP handoff: a freeze, a restoration and a fallback, each a state
         // change the observer saw, and the states it recorded end where the machines
         // are.
-        world_of(
+        first_flow(
             "freeze_dccp/handoff_80211b_to_umts.toml",
             &[("flows.dccp.tfrc.freeze", "true")],
-            |w| {
-                let ep = &w.flows[FlowId::new(0)].ep;
-                assert_eq!(disagreement(ep), None);
+            |ep| {
                 let Endpoints::Tfrc(tf) = ep else {
                     panic!("a TFRC flow")
                 };
-                let o = &tf.observed;
+                let o: &TfrcObserved = &tf.observed;
                 assert_eq!((o.freezes, o.restorations, o.fallbacks), (1, 1, 1), "{o:?}");
                 assert!(o.states.len() > 3, "{:?}", o.states);
                 let last = o.states.last().expect("states");
-                assert_eq!(
-                    (last.1.as_str(), last.2.as_str()),
-                    (
-                        tf.snd.state().to_string().as_str(),
-                        tf.rcv.state().to_string().as_str()
-                    )
-                );
+                let now = (tf.snd.state().to_string(), tf.rcv.state().to_string());
+                assert_eq!((&last.1, &last.2), (&now.0, &now.1));
             },
         );
     }
