@@ -7,6 +7,7 @@ use super::delack::AckPolicy;
 use super::ext::SenderExtSet;
 use super::handoff::{HandoffReaction, HandoffSignal};
 use super::idle::IdleRestart;
+use super::jiffies::Clock;
 use super::rtt::RtoFormula;
 use crate::cc::{CcKind, CubicParams};
 use crate::flow::FlowControl;
@@ -307,6 +308,18 @@ impl Default for TcpConfig {
 }
 
 impl TcpConfig {
+    /// The clock the sender's timers run on, the one place that decides it: Linux's
+    /// RTO formula comes with the kernel's timer wheel (`tcp::jiffies`), which arms the
+    /// retransmission timer (`icsk_retransmit_timer`) and the loss probe's; every other
+    /// profile fires timers at exactly their time. The sender reads it once, when it is
+    /// built.
+    pub fn clock(&self) -> Clock {
+        match self.rto_formula {
+            RtoFormula::Linux => Clock::Jiffies,
+            RtoFormula::Rfc6298 => Clock::Exact,
+        }
+    }
+
     /// The conventions of ns-2.35's Agent/TCP/Newreno with a TCPSink, as the seed
     /// documents' simulations used them: no timestamps, no SACK, no delayed ACKs,
     /// window growth counted per ACK in packets, 1000-byte packets with a 40-byte
