@@ -53,8 +53,8 @@
 
 use super::hystart::{Hystart, HystartAck, HystartDetect, HystartParams};
 use super::{
-    AckSample, CaEvent, CongestionController, CongestionEvent, CongestionKind, RecoveryExit,
-    Window, WindowParams,
+    AckSample, CaEvent, CongestionController, CongestionEvent, CongestionKind, Counting,
+    RecoveryExit, Window, WindowParams,
 };
 use crate::time::{Duration, Instant};
 
@@ -449,16 +449,23 @@ impl CongestionController for Cubic {
         }
         self.last_ack = Some(ack.now);
         // With per-ACK counting (ns-2) each ACK counts as one full segment.
-        let n = if self.cfg.params.per_ack_counting {
+        let counting = self.cfg.params.counting;
+        let n = if counting == Counting::PerAck {
             self.win.mss
         } else {
             ack.acked_bytes
         };
         if self.win.cwnd < self.win.ssthresh {
             // RFC 9438 §4.10: slow start as RFC 5681 §3.1 eq. (2),
-            // cwnd += min(N, SMSS). The epoch begins when slow start ends.
+            // cwnd += min(N, SMSS) (Linux's `tcp_slow_start` with segment counting:
+            // all of N). The epoch begins when slow start ends.
             self.epoch = None;
-            self.win.cwnd = self.win.cwnd.saturating_add(n.min(self.win.mss));
+            let inc = if counting == Counting::Segments {
+                n
+            } else {
+                n.min(self.win.mss)
+            };
+            self.win.cwnd = self.win.cwnd.saturating_add(inc);
         } else {
             self.congestion_avoidance(ack, n);
         }
@@ -675,9 +682,9 @@ mod tests {
 
     #[test]
     fn slow_start_matches_reno() {
-        for per_ack in [false, true] {
+        for counting in [Counting::Bytes, Counting::PerAck] {
             let mut p = params();
-            p.per_ack_counting = per_ack;
+            p.counting = counting;
             let mut r = Reno::new(
                 RenoConfig {
                     params: p,
@@ -689,7 +696,7 @@ mod tests {
             for bytes in [1000, 2000, 100, 1500, 999, 1000, 1, 3000] {
                 r.on_ack(&ack(bytes));
                 c.on_ack(&ack(bytes));
-                assert_eq!(c.window(), r.window(), "per_ack_counting={per_ack}");
+                assert_eq!(c.window(), r.window(), "{counting:?}");
                 assert!(c.in_slow_start());
             }
         }

@@ -9,7 +9,7 @@
 //!              segments it delivers, cumulatively or by SACK
 //!   slow start cwnd += segments acked, up to ssthresh; the rest of the ACK goes to
 //!              congestion avoidance (tcp_slow_start: no min(N, SMSS) limit)
-//!   time       in jiffies (CONFIG_HZ, 1000 here), t and K in 1/1024 s (BICTCP_HZ)
+//!   time       in jiffies (CONFIG_HZ, 250 by default: `hz`), t and K in 1/1024 s (BICTCP_HZ)
 //!   beta       717/1024; W_max = cwnd*(1024+717)/2048 with fast convergence
 //!   C          bic_scale 41/1024 → cube_rtt_scale = 410, K = cbrt(cube_factor *
 //!              (W_max - cwnd)) with cube_factor = 2^40 / 410

@@ -8,7 +8,9 @@
 use super::pair::Pair;
 use super::{ns2_profile, rfc};
 use crate::cc::CaState;
-use crate::tcp::{InitialWindow, LossDetection, Recovery, TcpConfig, TcpSender};
+use crate::tcp::{
+    Detector, InitialWindow, LossDetection, Recovery, SenderEvent, TcpConfig, TcpSender,
+};
 use crate::time::test_util::{ms, t_ms};
 use crate::time::Instant;
 use crate::wire::{Flags, SackBlocks, Segment};
@@ -50,6 +52,20 @@ fn reordered(cfg: TcpConfig, seq: u64) -> Pair {
     p.fwd.delay_first_tx_of(seq, ms(40));
     p.write(40 * MSS);
     p
+}
+
+/// The undo events the sender queued: which detector, and whether after a timeout.
+fn undos(p: &Pair) -> Vec<(Detector, bool)> {
+    p.snd_events
+        .iter()
+        .filter_map(|(_, e)| match *e {
+            SenderEvent::Undo {
+                detector,
+                after_timeout,
+            } => Some((detector, after_timeout)),
+            _ => None,
+        })
+        .collect()
 }
 
 /// cwnd just before the first fast recovery began.
@@ -117,6 +133,7 @@ fn a_fully_dsacked_recovery_is_undone_and_cwnd_returns() {
     let before = cwnd_before_recovery(&p);
     let s = p.snd.stats();
     assert_eq!((s.fast_retransmits, s.dsacks_received, s.undos), (1, 1, 1));
+    assert_eq!(undos(&p), [(Detector::Dsack, false)], "found by the D-SACK");
     let reduced = p.trace.iter().map(|c| c.cwnd).min().unwrap();
     assert!(reduced < before, "the fast retransmit reduced cwnd");
     let undone = p
@@ -158,6 +175,7 @@ fn eifel_undoes_the_recovery_on_the_ack_of_the_original() {
     let (undo_at, dsack_at) = (undo_at.expect("undone"), dsack_at.expect("D-SACKed"));
     assert!(undo_at < dsack_at, "{undo_at:?} before {dsack_at:?}");
     assert_eq!(p.snd.stats().undos, 1);
+    assert_eq!(undos(&p), [(Detector::Timestamps, false)], "found by Eifel");
     assert_eq!(p.snd.ssthresh(), u64::MAX);
 }
 
@@ -187,6 +205,7 @@ fn frto_detects_a_spurious_timeout_and_sends_new_data_instead_of_resending() {
     // (RFC 6298 §5.5); each timeout resends the head only.
     assert!(s.timeouts >= 1);
     assert_eq!((s.undos, s.rto_undos), (1, 1), "one episode, undone");
+    assert_eq!(undos(&p), [(Detector::Frto, true)], "found by F-RTO");
     assert_eq!(s.retransmits, s.timeouts, "the head only, once per timeout");
     assert_eq!(p.rcv.stats().spurious_retransmits, s.retransmits);
 
@@ -222,6 +241,11 @@ fn eifel_undoes_a_spurious_timeout_with_timestamps() {
     // needless; none is a go-back-N resend of the window, which without undo and
     // F-RTO follows each timeout.
     assert_eq!((s.rto_undos, s.undos, s.fast_retransmits), (1, 2, 1));
+    assert_eq!(
+        undos(&p)[0],
+        (Detector::Timestamps, true),
+        "the timeout's, by Eifel"
+    );
     assert_eq!(p.rcv.stats().spurious_retransmits, s.retransmits);
     let mut q = delay_spike(linux_with(false, true), t_ms(600));
     q.drive_until(t_ms(4_000));

@@ -7,7 +7,7 @@
 use super::pair::{Fate, Pair, Reader, Sent};
 use super::{ns2, ns2_profile, rfc};
 use crate::cc::{CaState, CcKind};
-use crate::tcp::{InitialWindow, Recovery, TcpConfig};
+use crate::tcp::{InitialWindow, Recovery, SenderEvent, TcpConfig};
 use crate::time::test_util::{ms, t_ms};
 use crate::time::{Duration, Instant};
 use crate::wire::Flags;
@@ -451,6 +451,30 @@ fn without_delayed_acks_every_segment_is_acknowledged_at_once() {
             .unwrap();
         assert_eq!(arrival(data), s.at);
     }
+}
+
+#[test]
+fn a_fast_recovery_and_a_timeout_are_queued_as_events_in_their_order() {
+    // `tcp::event`: one loss repaired by fast retransmit (entry, then exit on the full
+    // ACK), then a blackout that only the retransmission timer ends.
+    let mut p = Pair::new(rfc(), ms(50));
+    p.fwd.drop_first_tx_of(10_000);
+    p.fwd.blackout(t_ms(1_000), t_ms(3_000));
+    p.set_unlimited();
+    p.drive_until(t_ms(4_000));
+    let kinds: Vec<SenderEvent> = p.snd_events.iter().map(|e| e.1).collect();
+    let first = |e: SenderEvent| kinds.iter().position(|k| *k == e);
+    let (entered, exited, timeout) = (
+        first(SenderEvent::RecoveryEntered).expect("a fast retransmit"),
+        first(SenderEvent::RecoveryExited).expect("its end"),
+        first(SenderEvent::Timeout).expect("a timeout"),
+    );
+    assert!(entered < exited && exited < timeout, "{kinds:?}");
+    let count = |e: SenderEvent| kinds.iter().filter(|k| **k == e).count() as u64;
+    let s = p.snd.stats();
+    assert_eq!(count(SenderEvent::RecoveryEntered), s.fast_retransmits);
+    assert_eq!(count(SenderEvent::Timeout), s.timeouts);
+    assert_eq!(p.snd.poll_event(), None, "the pair drained them all");
 }
 
 // =====================================================================================

@@ -22,6 +22,7 @@ pub mod link;
 pub mod linkdir;
 mod mobility;
 mod net;
+mod observe;
 mod reader;
 mod sample;
 mod summary;
