@@ -187,12 +187,13 @@ macro_rules! app_new {
 /// `module` is the application's file, `engine/app/module.rs`. `{ ... }` is left out
 /// for an application without parameters. `Struct` implements [`App`] and
 /// [`AppKind`] and has the variant's fields, or, with `, built by new` after it, is
-/// built by `Struct::new(flow id, &FlowSpec, &field, ...)`. `, opens Channel { main: usize, ...
-/// }` declares the spec of the flows it opens as channels (`main`: the index of the
-/// application's flow; the rest is for the application's `adopt`). Generated: the
-/// variants of [`AppSpec`], of [`Apps`] with its dispatch (`each!`), [`Apps::new`],
-/// [`AppSpec::KINDS`] (the names a scenario may give `app`), [`AppSpec::parse`] and
-/// [`AppSpec::ENTRIES`] with [`doc_table`] (docs/scenarios.md).
+/// built by `Struct::new(flow id, &FlowSpec, &field, ...)`. `, opens Channel { main:
+/// usize, ... }` declares the spec of the flows it opens as channels (`main`: the index
+/// of the application's flow; the rest is for the application's `adopt`), which its
+/// `AppKind::channels` gives. Generated: the variants of [`AppSpec`], of [`Apps`] with
+/// its dispatch (`each!`), [`Apps::new`], [`AppSpec::KINDS`] (the names a scenario may
+/// give `app`), [`AppSpec::parse`], [`AppSpec::channels`] and [`AppSpec::ENTRIES`] with
+/// [`doc_table`] (docs/scenarios.md).
 macro_rules! apps {
     ($(
         $(#[doc = $doc:literal])*
@@ -253,6 +254,7 @@ macro_rules! apps {
 
             /// The channels the application of flow `main` (the `m`-th declared) opens.
             pub(crate) fn channels(main: &FlowSpec, m: usize) -> Vec<FlowSpec> {
+                #[allow(unreachable_patterns)] // no line `opens` channels
                 match &main.app {
                     $( AppSpec::$variant { .. } => <$module::$ty as AppKind>::channels(main, m), )+
                     _ => Vec::new(),
