@@ -915,7 +915,7 @@ fn describe_app(a: &AppSpec) -> AppDesc {
             burst_bytes: *burst,
             period_s: period.as_secs_f64(),
         },
-        AppSpec::Web(w) => AppDesc::Web {
+        AppSpec::Web { spec: w } => AppDesc::Web {
             pages: w.pages,
             think_s: w.think.as_secs_f64(),
             objects: w.objects,

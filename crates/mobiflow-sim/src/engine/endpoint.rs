@@ -8,7 +8,7 @@
 //! variant of [`Endpoints`] (and of `net::Body` for its packets), and its arm in
 //! `Endpoints::new` and in the `each!` macro below.
 
-use super::ids::DirId;
+use super::ids::{DirId, FlowId};
 use super::net::Body;
 use super::observe::TcpObserved;
 use super::tfrc::TfrcFlow;
@@ -70,7 +70,7 @@ pub(super) trait FlowEnds {
     fn bytes_sent(&self) -> u64;
     /// One row of the flow series and one of its transport's series, at time `t`
     /// (`dt` the sampling period, both in s).
-    fn sample(&mut self, s: &mut Series, t: f64, flow: u32, dt: f64);
+    fn sample(&mut self, s: &mut Series, t: f64, flow: FlowId, dt: f64);
     /// The flow's summary: `common` holds what the engine measured (name, bytes,
     /// goodput, intervals, completions, pages) and zeros; the transport fills in the rest.
     fn summary(&self, spec: &FlowSpec, ctx: &SummaryCtx, common: FlowSummary) -> FlowSummary;
@@ -172,13 +172,13 @@ impl FlowEnds for TcpEnds {
     fn bytes_sent(&self) -> u64 {
         self.snd.snd_nxt()
     }
-    fn sample(&mut self, s: &mut Series, t: f64, flow: u32, dt: f64) {
+    fn sample(&mut self, s: &mut Series, t: f64, flow: FlowId, dt: f64) {
         let (snd, rcv) = (&self.snd, &self.rcv);
         let read = rcv.bytes_read();
         let rn = rcv.rcv_nxt();
         let fs = &mut s.flow;
         fs.time_s.push(t);
-        fs.flow.push(flow);
+        fs.flow.push(flow.0);
         fs.srtt_ms
             .push(snd.rtt().srtt().map_or(f64::NAN, |d| d.as_millis_f64()));
         fs.read_rate_bps
@@ -187,7 +187,7 @@ impl FlowEnds for TcpEnds {
             .push((rn - self.prev_sample_rcv_nxt) as f64 * 8.0 / dt);
         let ts = &mut s.tcp;
         ts.time_s.push(t);
-        ts.flow.push(flow);
+        ts.flow.push(flow.0);
         ts.cwnd_bytes.push(snd.cwnd());
         ts.ssthresh_bytes
             .push(Ssthresh(snd.ssthresh().min(SSTHRESH_INFINITE)));
@@ -348,7 +348,7 @@ impl FlowEnds for Endpoints {
     fn bytes_sent(&self) -> u64 {
         each!(self, e => e.bytes_sent())
     }
-    fn sample(&mut self, s: &mut Series, t: f64, flow: u32, dt: f64) {
+    fn sample(&mut self, s: &mut Series, t: f64, flow: FlowId, dt: f64) {
         each!(self, e => e.sample(s, t, flow, dt))
     }
     fn summary(&self, spec: &FlowSpec, ctx: &SummaryCtx, common: FlowSummary) -> FlowSummary {

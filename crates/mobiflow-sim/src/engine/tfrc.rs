@@ -324,21 +324,21 @@ impl FlowEnds for TfrcFlow {
     }
 
     /// One sample row of a TFRC flow.
-    fn sample(&mut self, s: &mut Series, t: f64, flow: u32, dt: f64) {
+    fn sample(&mut self, s: &mut Series, t: f64, flow: FlowId, dt: f64) {
         let tf = self;
         let rx = tf.bytes_received();
         let rate = (rx - tf.prev_sample_rx) as f64 * 8.0 / dt;
         tf.prev_sample_rx = rx;
         let fs = &mut s.flow;
         fs.time_s.push(t);
-        fs.flow.push(flow);
+        fs.flow.push(flow.0);
         fs.srtt_ms
             .push(tf.snd.rtt().map_or(f64::NAN, |d| d.as_millis_f64()));
         fs.read_rate_bps.push(rate);
         fs.goodput_bps.push(rate);
         let ts = &mut s.tfrc;
         ts.time_s.push(t);
-        ts.flow.push(flow);
+        ts.flow.push(flow.0);
         ts.x_bps
             .push(BitsPerSec::from(BytesPerSec(tf.snd.rate_bytes_per_s())).into());
         ts.x_recv_bps

@@ -358,6 +358,17 @@ fn doc_tables() -> Vec<(&'static str, String)> {
         ("tcp.relentless", single("key", RELENTLESS)),
         ("tcp.fld", single("key", FLD)),
         (
+            "flows",
+            doc_rows(
+                "key",
+                &super::flow::FLOW
+                    .iter()
+                    .map(|k| &k.param)
+                    .collect::<Vec<_>>(),
+                &[("default", &(), "")],
+            ),
+        ),
+        (
             "flow_control",
             registry_table("flow_control", FlowControl::ENTRIES),
         ),
