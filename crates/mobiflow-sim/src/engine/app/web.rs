@@ -221,7 +221,7 @@ impl AppKind for WebApp {
         if !cx.tcp {
             return Err(key_err(
                 at,
-                "a web app needs TCP (requests and responses on reliable connections);                  this flow's transport is TFRC/DCCP",
+                "a web app needs TCP (requests and responses on reliable connections); this flow's transport is TFRC/DCCP",
             ));
         }
         Ok(AppSpec::Web {
