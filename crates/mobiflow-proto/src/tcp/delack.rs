@@ -220,7 +220,10 @@ impl LinuxAck {
         }
         self.lrcvtime = Some(now);
         if grew {
-            self.quick = self.quick.max(1);
+            // `tcp_grow_window`: `icsk_ack.quick |= 1`, a bitwise or. An even budget
+            // gains one that this segment's ACK spends again, so while the window
+            // grows the budget does not run down.
+            self.quick |= 1;
         }
     }
 
@@ -256,7 +259,7 @@ impl LinuxAck {
         info: &RcvInfo,
     ) -> AckDecision {
         if grew {
-            self.quick = self.quick.max(1);
+            self.quick |= 1; // `tcp_grow_window`, as in `on_data`
         }
         if self.in_quickack_mode() || self.compressed_ack >= COMP_SACK_NR {
             return AckDecision::Now;
@@ -467,6 +470,33 @@ mod tests {
             a.on_in_order(t_ms(1), 1448, 1448, false, true, true, &i),
             AckDecision::Now
         );
+    }
+
+    /// `quick |= 1` is a bitwise or: while every segment grows the window the
+    /// budget of 16 does not run down (each ACK spends the one the growth added), and
+    /// once the window stops growing all 16 are still there: 10 + 16 single ACKs here.
+    #[test]
+    fn a_growing_window_keeps_the_quick_ack_budget() {
+        let mut a = LinuxAck::new(1448, 12);
+        let i = info(65535);
+        for k in 0..10u64 {
+            let d = a.on_in_order(t_ms(k), 1448, 1448, false, true, true, &i);
+            assert_eq!(d, AckDecision::Now);
+            a.on_ack_sent(true);
+        }
+        assert_eq!(a.quick(), 16);
+        for k in 10..26u64 {
+            let d = a.on_in_order(t_ms(k), 1448, 1448, false, false, true, &i);
+            assert_eq!(d, AckDecision::Now, "segment {k}");
+            a.on_ack_sent(true);
+        }
+        assert_eq!((a.quick_acks, a.quick()), (26, 0));
+        // An odd budget is not raised by a growth: 15 | 1 = 15.
+        let mut b = LinuxAck::new(1448, 12);
+        b.on_in_order(t_ms(0), 1448, 1448, false, false, true, &i);
+        b.on_ack_sent(true);
+        b.on_in_order(t_ms(1), 1448, 1448, false, true, true, &i);
+        assert_eq!(b.quick(), 15);
     }
 
     /// SACK compression (`__tcp_ack_snd_check`): three duplicate ACKs at once, then
