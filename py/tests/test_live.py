@@ -302,3 +302,19 @@ def test_the_scenario_congestion_control_maps_to_the_kernel_module() -> None:
     assert live.kernel_cc("bbr") == "bbr"
     with pytest.raises(ValueError, match="no Linux counterpart"):
         live.kernel_cc("fld")
+
+
+def test_the_simulator_takes_the_kernels_measured_scaling_ratio() -> None:
+    """The receiver's first window fit (t, window clamp, sk_rcvbuf) gives the kernel's
+    scaling ratio in 1/256 steps, for a flow with the simulator's linux receive buffer
+    only; without a fit there is nothing to take."""
+    linux = {"transport": {"flow_control": "linux"}}
+    classic = {"transport": {"flow_control": "classic"}}
+    fit: dict[str, Any] = {"window_fits": [[0.17, 5242880, 6710886]]}
+    kernel: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
+        "a": ({}, fit),
+        "b": ({}, fit),
+        "c": ({}, {"window_fits": []}),
+    }
+    ratios = live._scaling_ratios(kernel, {"a": linux, "b": classic, "c": linux})
+    assert ratios == {"a": 200 / 256}

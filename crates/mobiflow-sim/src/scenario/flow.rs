@@ -63,7 +63,7 @@ pub(crate) const FLOW: &[FlowKey] = &[
         "transport",
         "`\"tcp\"`, `\"tfrc\"`, `\"dccp-ccid3\"`",
         "`\"tcp\"`",
-        "TCP, TFRC (RFC 5348) over UDP, or DCCP CCID 3 (RFC 4342). TFRC/DCCP settings go in [`[flows.tfrc]`](#tfrc-and-dccp-ccid-3-flowstfrc); the TCP keys (`cc`, `tcp`, `flow_control`, `afc`, `autotune`, `rsfc`) are refused there, and the reader must be `\"greedy\"`.",
+        "TCP, TFRC (RFC 5348) over UDP, or DCCP CCID 3 (RFC 4342). TFRC/DCCP settings go in [`[flows.tfrc]`](#tfrc-and-dccp-ccid-3-flowstfrc); the TCP keys (`cc`, `tcp`, `flow_control`, `afc`, `autotune`, `rsfc`, `linux`) are refused there, and the reader must be `\"greedy\"`.",
     )),
     FlowKey::any(Param::manual(
         "start",
@@ -103,7 +103,7 @@ pub(crate) const FLOW: &[FlowKey] = &[
     )),
     FlowKey::tcp(Param::manual(
         "flow_control",
-        "a name of [Flow control](#flow-control-flows-afc-flows-autotune-and-flows-rsfc)",
+        "a name of [Flow control](#flow-control-flows-afc-flows-autotune-flows-rsfc-and-flows-linux)",
         "`\"classic\"` (`\"linux\"` under the `linux` profile)",
         "Receive-window policy.",
     )),
@@ -124,6 +124,12 @@ pub(crate) const FLOW: &[FlowKey] = &[
         "table",
         "",
         "RSFC's parameters; only with `flow_control = \"rsfc\"`.",
+    )),
+    FlowKey::tcp(Param::manual(
+        "linux",
+        "table",
+        "",
+        "The parameters of Linux's receive buffer; only with `flow_control = \"linux\"` (the `linux` profile's).",
     )),
     FlowKey::any(Param::manual(
         "web",
@@ -544,7 +550,7 @@ mod tests {
         assert_eq!(
             e.to_string(),
             "flows.0.zzz: unknown key; expected one of name, from, to, transport, start, \
-             stop, cc, app, reader, tcp, flow_control, afc, autotune, rsfc, web, tfrc"
+             stop, cc, app, reader, tcp, flow_control, afc, autotune, rsfc, linux, web, tfrc"
         );
     }
 
