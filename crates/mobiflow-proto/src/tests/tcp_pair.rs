@@ -254,6 +254,17 @@ fn lost_syn_ack_is_repaired_by_the_syn_retransmission() {
     assert_eq!(p.rcv.bytes_read(), 20_000);
 }
 
+/// The RFC profile without a handshake and with an initial window of 4 segments, 50 ms
+/// each way: the set-up of the slow-start, idle-restart and delayed-ACK tests.
+fn iw4_pair() -> Pair {
+    let cfg = TcpConfig {
+        handshake: false,
+        initial_window: InitialWindow::Segments(4),
+        ..rfc()
+    };
+    Pair::new(cfg, ms(50))
+}
+
 // =====================================================================================
 // Congestion window: slow start, congestion avoidance, idle restart, CUBIC's
 // reduction (RFC 5681 §3.1 and §4.1, RFC 9438 §4.6)
@@ -276,12 +287,7 @@ fn slow_start_doubles_the_window_every_rtt_without_delayed_acks() {
 
 #[test]
 fn slow_start_grows_about_one_and_a_half_times_per_rtt_with_delayed_acks() {
-    let cfg = TcpConfig {
-        handshake: false,
-        initial_window: InitialWindow::Segments(4),
-        ..rfc()
-    };
-    let mut p = Pair::new(cfg, ms(50));
+    let mut p = iw4_pair();
     p.set_unlimited();
     p.drive_until(t_ms(750));
     // RFC 5681 §3.1 eq. (2): cwnd += min(N, SMSS) per ACK, and an ACK covers two
@@ -349,12 +355,7 @@ fn slow_start_gives_way_to_congestion_avoidance_at_ssthresh() {
 
 #[test]
 fn idle_restart_begins_again_from_the_initial_window() {
-    let cfg = TcpConfig {
-        handshake: false,
-        initial_window: InitialWindow::Segments(4),
-        ..rfc()
-    };
-    let mut p = Pair::new(cfg, ms(50));
+    let mut p = iw4_pair();
     p.write(100_000);
     p.drive();
     assert!(p.snd.cwnd() > 20 * MSS);
@@ -391,18 +392,9 @@ fn cubic_fast_retransmit_keeps_seven_tenths_of_the_window() {
 // Delayed ACKs (RFC 5681 §4.2, RFC 1122 §4.2.3.2)
 // =====================================================================================
 
-fn delack_pair() -> Pair {
-    let cfg = TcpConfig {
-        handshake: false,
-        initial_window: InitialWindow::Segments(4),
-        ..rfc()
-    };
-    Pair::new(cfg, ms(50))
-}
-
 #[test]
 fn delayed_ack_acknowledges_every_second_full_sized_segment() {
-    let mut p = delack_pair();
+    let mut p = iw4_pair();
     p.write(40_000);
     p.drive();
     let acks: Vec<u64> = p.acks().map(|s| s.seg.ack).collect();
@@ -429,7 +421,7 @@ fn delayed_ack_acknowledges_every_second_full_sized_segment() {
 
 #[test]
 fn delayed_ack_timer_acknowledges_a_lone_segment() {
-    let mut p = delack_pair();
+    let mut p = iw4_pair();
     p.write(3000);
     p.drive();
     let acks: Vec<(Instant, u64)> = p.acks().map(|s| (s.at, s.seg.ack)).collect();
@@ -459,7 +451,7 @@ fn without_delayed_acks_every_segment_is_acknowledged_at_once() {
 
 #[test]
 fn out_of_order_segment_triggers_an_immediate_dupack_with_a_sack_block() {
-    let mut p = delack_pair();
+    let mut p = iw4_pair();
     p.fwd.drop_first_tx_of(1000);
     p.write(4000);
     p.drive_until(t_ms(50));
@@ -510,7 +502,7 @@ fn first_sack_block_holds_the_most_recently_received_segment() {
 
 #[test]
 fn segment_that_fills_a_hole_is_acknowledged_at_once() {
-    let mut p = delack_pair();
+    let mut p = iw4_pair();
     p.fwd.delay_first_tx_of(1000, ms(10));
     p.write(4000);
     p.drive();
