@@ -24,6 +24,7 @@ mod tcp_pair;
 mod tcp_state;
 
 use crate::tcp::TcpConfig;
+use crate::wire::{Flags, SackBlocks, Segment};
 
 /// ns-2's one-way agents (no SACK, timestamps or delayed ACKs) with 1000-byte
 /// segments, as a plain sender for unit tests: without the `ns2` profile's SYN
@@ -49,5 +50,32 @@ pub fn rfc() -> TcpConfig {
     TcpConfig {
         mss: 1000,
         ..TcpConfig::default()
+    }
+}
+
+/// SACK blocks from `(left, right)` pairs, first one first.
+pub fn sack_of(blocks: &[(u64, u64)]) -> SackBlocks {
+    let mut sack = SackBlocks::new();
+    for &(l, r) in blocks {
+        sack.push(l, r);
+    }
+    sack
+}
+
+/// A pure ACK of `ack` advertising the window `wnd`.
+pub fn ack(ack: u64, wnd: u64) -> Segment {
+    Segment {
+        ack,
+        wnd,
+        flags: Flags::ACK,
+        ..Segment::default()
+    }
+}
+
+/// [`ack`] with the SACK blocks `blocks`, first one first.
+pub fn sack_ack(a: u64, wnd: u64, blocks: &[(u64, u64)]) -> Segment {
+    Segment {
+        sack: sack_of(blocks),
+        ..ack(a, wnd)
     }
 }
