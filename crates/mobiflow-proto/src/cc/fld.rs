@@ -479,21 +479,15 @@ mod tests {
     }
 
     #[test]
-    fn slow_start_factor_2_is_reno_s_doubling() {
-        let mut c = fld(|p| {
-            p.ss_factor = 2;
-        });
-        round_trip(&mut c);
-        assert_eq!(c.window(), 20 * M);
-    }
-
-    #[test]
-    fn slow_start_factor_5_multiplies_by_5() {
-        let mut c = fld(|p| {
-            p.ss_factor = 5;
-        });
-        round_trip(&mut c);
-        assert_eq!(c.window(), 50 * M);
+    fn slow_start_multiplies_the_window_by_the_factor_per_rtt() {
+        // Factor 2 is Reno's doubling.
+        for factor in [2, 5] {
+            let mut c = fld(|p| {
+                p.ss_factor = factor;
+            });
+            round_trip(&mut c);
+            assert_eq!(c.window(), factor as u64 * 10 * M, "ss_factor {factor}");
+        }
     }
 
     #[test]
