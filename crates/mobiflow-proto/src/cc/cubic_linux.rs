@@ -459,9 +459,6 @@ mod tests {
     use crate::cc::test_util::*;
     use crate::cc::CcKind;
 
-    const MSS: u32 = 1000;
-    const M: u64 = MSS as u64;
-
     /// The kernel's CUBIC at HZ = 1000, the clock the hand computations below use.
     fn linux(hystart: bool) -> LinuxCubic {
         LinuxCubic::new(

@@ -210,9 +210,6 @@ mod tests {
     use crate::cc::test_util::*;
     use crate::time::{Duration, Instant};
 
-    const MSS: u32 = 1000;
-    const M: u64 = MSS as u64;
-
     fn relentless() -> Relentless {
         Relentless::new(
             RelentlessConfig {

@@ -163,8 +163,6 @@ mod tests {
     use crate::cc::test_util::*;
     use crate::time::{Duration, Instant};
 
-    const MSS: u32 = 1000;
-
     fn reno() -> Reno {
         Reno::new(
             RenoConfig {
