@@ -407,6 +407,7 @@ impl CongestionController for Fld {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tests::refused;
     use crate::cc::test_util::*;
     use crate::cc::CongestionKind;
     use crate::time::Duration;
@@ -680,16 +681,11 @@ mod tests {
 
     #[test]
     fn validation_names_the_parameter() {
-        let p = FldParams {
-            ss_factor: 1,
-            ..FldParams::default()
-        };
-        assert_eq!(p.validate().unwrap_err().0, "ss_factor");
-        let p = FldParams {
-            initial_window: FldInitialWindow::Segments(0),
-            ..FldParams::default()
-        };
-        assert_eq!(p.validate().unwrap_err().0, "initial_window");
+        assert_eq!(refused(FldParams::validate, |p| p.ss_factor = 1), "ss_factor");
+        assert_eq!(
+            refused(FldParams::validate, |p| p.initial_window = FldInitialWindow::Segments(0)),
+            "initial_window"
+        );
         assert!(FldParams::default().validate().is_ok());
     }
 

@@ -656,6 +656,7 @@ impl RwndPolicy for Rsfc {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tests::refused;
     use crate::time::test_util::ms;
     use crate::wire::Timestamps;
 
@@ -1266,52 +1267,21 @@ mod tests {
     #[test]
     fn config_validation_names_the_field() {
         assert!(RsfcConfig::default().validate().is_ok());
-        for (bad, field) in [
-            (
-                RsfcConfig {
-                    ts_tick: Some(Duration::ZERO),
-                    ..RsfcConfig::default()
-                },
-                "ts_tick",
-            ),
-            (
-                RsfcConfig {
-                    rho_window: Some(Duration::ZERO),
-                    ..RsfcConfig::default()
-                },
-                "rho_window",
-            ),
-            (
-                RsfcConfig {
-                    rtt_min_window: Duration::ZERO,
-                    ..RsfcConfig::default()
-                },
-                "rtt_min_window",
-            ),
-            (
-                RsfcConfig {
-                    threshold_factor: 0.0,
-                    ..RsfcConfig::default()
-                },
-                "threshold_factor",
-            ),
-            (
-                RsfcConfig {
-                    rho_rise: -0.1,
-                    ..RsfcConfig::default()
-                },
-                "rho_rise",
-            ),
-            (
-                RsfcConfig {
-                    initial_rwnd_segments: Some(0),
-                    ..RsfcConfig::default()
-                },
-                "initial_rwnd",
-            ),
-        ] {
-            assert_eq!(bad.validate().unwrap_err().0, field);
-        }
+        assert_eq!(refused(RsfcConfig::validate, |c| c.ts_tick = Some(Duration::ZERO)), "ts_tick");
+        assert_eq!(
+            refused(RsfcConfig::validate, |c| c.rho_window = Some(Duration::ZERO)),
+            "rho_window"
+        );
+        assert_eq!(
+            refused(RsfcConfig::validate, |c| c.rtt_min_window = Duration::ZERO),
+            "rtt_min_window"
+        );
+        assert_eq!(refused(RsfcConfig::validate, |c| c.threshold_factor = 0.0), "threshold_factor");
+        assert_eq!(refused(RsfcConfig::validate, |c| c.rho_rise = -0.1), "rho_rise");
+        assert_eq!(
+            refused(RsfcConfig::validate, |c| c.initial_rwnd_segments = Some(0)),
+            "initial_rwnd"
+        );
         assert_eq!("ECHO".parse::<Estimator>(), Ok(Estimator::Echo));
         assert!("gps".parse::<Estimator>().is_err());
         assert_eq!("per_ack".parse::<Growth>(), Ok(Growth::PerAck));

@@ -79,3 +79,13 @@ pub fn sack_ack(a: u64, wnd: u64, blocks: &[(u64, u64)]) -> Segment {
         ..ack(a, wnd)
     }
 }
+
+/// The key `validate` names in refusing the defaults of `T` with `change` applied.
+pub fn refused<T: Default>(
+    validate: fn(&T) -> Result<(), (&'static str, String)>,
+    change: impl FnOnce(&mut T),
+) -> &'static str {
+    let mut params = T::default();
+    change(&mut params);
+    validate(&params).expect_err("refused").0
+}
