@@ -38,7 +38,7 @@ from __future__ import annotations
 import json
 import math
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -668,46 +668,51 @@ def page(
     def h(a: str, b: str) -> dict[str, Any] | None:
         return handoffs.get(f"{a}->{b}")
 
-    def lost_cell(i: int, j: int, a: str, b: str) -> str | None:
-        r = h(a, b)
-        if r is None:
-            return None
+    def handoff_grid(
+        title: str, cell: Callable[[int, int, Mapping[str, Any]], str | None]
+    ) -> list[Block]:
+        """A grid of the handoffs from network i to network j: ``cell(i, j, results of
+        that handoff)``, empty where it was not run."""
+
+        def lookup(i: int, j: int, a: str, b: str) -> str | None:
+            r = h(a, b)
+            return None if r is None else cell(i, j, r)
+
+        return _grid(title, lookup)
+
+    def lost_cell(i: int, j: int, r: Mapping[str, Any]) -> str | None:
         return f"{PAPER_SIM_LOSSES[i][j]:g} / {r['dccp']['lost']} (Freeze: {r['freeze']['lost']})"
 
-    out += _grid("Packet losses (DCCP/TFRC; Freeze-DCCP in brackets)", lost_cell)
+    out += handoff_grid("Packet losses (DCCP/TFRC; Freeze-DCCP in brackets)", lost_cell)
 
     def unused_cell(variant: str, paper_t: list[list[float]]) -> Any:
-        def f(i: int, j: int, a: str, b: str) -> str | None:
-            r = h(a, b)
-            if r is None:
-                return None
+        def f(i: int, j: int, r: Mapping[str, Any]) -> str | None:
             v = r[variant]
             mark = "" if v["restored_after_s"] is not None else "†"
             return f"{paper_t[i][j]:g} / {v['unused_packets']:.0f}{mark}"
 
         return f
 
-    out += _grid(
+    out += handoff_grid(
         "Unused bandwidth, DCCP/TFRC [500 B packets]",
         unused_cell("dccp", PAPER_SIM_UNUSED_DCCP),
     )
-    out += _grid(
+    out += handoff_grid(
         "Unused bandwidth, Freeze-DCCP [500 B packets]",
         unused_cell("freeze", PAPER_SIM_UNUSED_FREEZE),
     )
-    out += _grid(
+    out += handoff_grid(
         f"Unused bandwidth with ns-2's p floor (min_p = {NS2_MIN_P:g}), DCCP/TFRC [500 B packets]",
         unused_cell("dccp_floor", PAPER_SIM_UNUSED_DCCP),
     )
-    out += _grid(
+    out += handoff_grid(
         f"Unused bandwidth with ns-2's p floor (min_p = {NS2_MIN_P:g}), Freeze-DCCP "
         "[500 B packets]",
         unused_cell("freeze_floor", PAPER_SIM_UNUSED_FREEZE),
     )
 
-    def recovery(i: int, j: int, a: str, b: str) -> str | None:
-        r = h(a, b)
-        if r is None or "dccp_floor" not in r:
+    def recovery(i: int, j: int, r: Mapping[str, Any]) -> str | None:
+        if "dccp_floor" not in r:
             return None
 
         def t(v: Mapping[str, Any]) -> str:
@@ -716,7 +721,7 @@ def page(
 
         return " / ".join(t(r[v]) for v in ("dccp", "freeze", "dccp_floor", "freeze_floor"))
 
-    out += _grid(
+    out += handoff_grid(
         "Recovery interval (s from the reconnection until the receive rate first reaches "
         "90 % of the target): DCCP / Freeze; with the p floor: DCCP / Freeze "
         "(- not within the simulated 60 s)",
@@ -752,13 +757,25 @@ def page(
         "",
     ]
 
-    def received(i: int, j: int, a: str, b: str) -> str | None:
-        r = h(a, b)
-        if r is None:
-            return None
-        return f"{r['dccp']['received_after']} / {r['freeze']['received_after']}"
+    def side_by_side(
+        key: str,
+        fmt: Callable[[Any], str] = str,
+        variants: tuple[str, str] = ("dccp", "freeze"),
+    ) -> Callable[[int, int, Mapping[str, Any]], str | None]:
+        """A cell: ``key`` of each of ``variants``, as ``fmt`` writes it, "A / B"
+        (empty where a variant was not run)."""
 
-    out += _grid("Packets received in the 10 s after the reconnection: DCCP / Freeze", received)
+        def cell(i: int, j: int, r: Mapping[str, Any]) -> str | None:
+            if any(v not in r for v in variants):
+                return None
+            return " / ".join(fmt(r[v][key]) for v in variants)
+
+        return cell
+
+    out += handoff_grid(
+        "Packets received in the 10 s after the reconnection: DCCP / Freeze",
+        side_by_side("received_after"),
+    )
     more = [
         k
         for k, r in handoffs.items()
@@ -772,28 +789,17 @@ def page(
         "",
     ]
 
-    def goodput_after(i: int, j: int, a: str, b: str) -> str | None:
-        r = h(a, b)
-        if r is None:
-            return None
-        return f"{r['dccp']['after_bps'] / 1e6:.2f} / {r['freeze']['after_bps'] / 1e6:.2f}"
+    def mbps(bps: float) -> str:
+        return f"{bps / 1e6:.2f}"
 
-    out += _grid(
-        "Goodput over the 60 s after the reconnection (Mb/s): DCCP / Freeze", goodput_after
+    out += handoff_grid(
+        "Goodput over the 60 s after the reconnection (Mb/s): DCCP / Freeze",
+        side_by_side("after_bps", mbps),
     )
-
-    def goodput_after_floor(i: int, j: int, a: str, b: str) -> str | None:
-        r = h(a, b)
-        if r is None or "dccp_floor" not in r:
-            return None
-        return (
-            f"{r['dccp_floor']['after_bps'] / 1e6:.2f} / {r['freeze_floor']['after_bps'] / 1e6:.2f}"
-        )
-
-    out += _grid(
+    out += handoff_grid(
         f"Goodput over the 60 s after the reconnection with ns-2's p floor (min_p = "
         f"{NS2_MIN_P:g}) (Mb/s): DCCP / Freeze",
-        goodput_after_floor,
+        side_by_side("after_bps", mbps, ("dccp_floor", "freeze_floor")),
     )
     faster = [
         k
@@ -841,15 +847,12 @@ def page(
         "",
     ]
 
-    def before(i: int, j: int, a: str, b: str) -> str | None:
-        r = h(a, b)
-        if r is None:
-            return None
+    def before(i: int, j: int, r: Mapping[str, Any]) -> str | None:
         d = r["dccp"]
         share = d["first_nofeedback_s"] / (4 * d["rtt_before_ms"] / 1000)
         return f"{d['x_before_bps'] / 1e6:.3f}, {d['rtt_before_ms']:.0f}, {share:.2f}"
 
-    out += _grid(
+    out += handoff_grid(
         "Before the disconnection (DCCP): sender X (Mb/s), R (ms), and the share of the "
         "first no-feedback interval (4R) that falls in the disconnection ((1) takes 7/8)",
         before,
@@ -866,10 +869,7 @@ def page(
         "",
     ]
 
-    def lost_vs_model(i: int, j: int, a: str, b: str) -> str | None:
-        r = h(a, b)
-        if r is None:
-            return None
+    def lost_vs_model(i: int, j: int, r: Mapping[str, Any]) -> str | None:
         d = r["dccp"]
         sent_into = d["lost"] - d["lost_in_network"]
         err = (d["model"]["n_lost"] - sent_into) / sent_into if sent_into else float("nan")
@@ -878,20 +878,19 @@ def page(
             "in the network"
         )
 
-    out += _grid(
+    out += handoff_grid(
         "Packets lost during the disconnection: (1) / sent into the down link (model "
         "error) + queued or in flight when it went down",
         lost_vs_model,
     )
 
-    def unused_vs_model(i: int, j: int, a: str, b: str) -> str | None:
-        r = h(a, b)
-        if r is None:
-            return None
+    def unused_vs_model(i: int, j: int, r: Mapping[str, Any]) -> str | None:
         d = r["dccp"]
         return f"{d['model']['unused']:.0f} / {d['unused_packets']:.0f}"
 
-    out += _grid("Unused after reconnection: (2)+(3) / simulated [500 B packets]", unused_vs_model)
+    out += handoff_grid(
+        "Unused after reconnection: (2)+(3) / simulated [500 B packets]", unused_vs_model
+    )
     out += [
         "Where the model applies, and why the numbers differ. (1) describes the sender "
         "during the disconnection, and with the run's own X_d and R it is close to what "
