@@ -24,7 +24,9 @@ mod tcp_pair;
 mod tcp_state;
 
 use crate::tcp::TcpConfig;
+use crate::time::test_util::ms;
 use crate::wire::{Flags, SackBlocks, Segment};
+use pair::Pair;
 
 /// ns-2's one-way agents (no SACK, timestamps or delayed ACKs) with 1000-byte
 /// segments, as a plain sender for unit tests: without the `ns2` profile's SYN
@@ -88,4 +90,15 @@ pub fn refused<T: Default>(
     let mut params = T::default();
     change(&mut params);
     validate(&params).expect_err("refused").0
+}
+
+/// A bottleneck of one 1000-byte segment (plus 40 bytes of header) per millisecond,
+/// so that segments sent together arrive one millisecond apart.
+pub const ONE_SEG_PER_MS: u64 = 8_320_000;
+
+/// A [`Pair`] of `cfg`, 50 ms each way, behind a bottleneck of [`ONE_SEG_PER_MS`].
+pub fn bottlenecked(cfg: TcpConfig) -> Pair {
+    let mut p = Pair::new(cfg, ms(50));
+    p.fwd.rate_bps = Some(ONE_SEG_PER_MS);
+    p
 }

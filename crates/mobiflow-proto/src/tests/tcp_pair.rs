@@ -5,7 +5,7 @@
 //! bytes, and the receiving application reads greedily.
 
 use super::pair::{Fate, Pair, Reader, Sent};
-use super::{ns2, ns2_profile, rfc};
+use super::{bottlenecked, ns2, ns2_profile, rfc, ONE_SEG_PER_MS};
 use crate::cc::{CaState, CcKind};
 use crate::tcp::{InitialWindow, Recovery, TcpConfig};
 use crate::time::test_util::{ms, t_ms};
@@ -13,10 +13,6 @@ use crate::time::{Duration, Instant};
 use crate::wire::Flags;
 
 const MSS: u64 = 1000;
-
-/// A bottleneck of one 1000-byte segment (plus 40 bytes of header) per millisecond,
-/// so that segments sent together arrive one millisecond apart.
-const ONE_SEG_PER_MS: u64 = 8_320_000;
 
 fn arrival(s: &Sent) -> Instant {
     match s.fate {
@@ -60,9 +56,7 @@ fn ns2_ten_segment_window_with(recovery: Recovery) -> Pair {
         recovery,
         ..ns2()
     };
-    let mut p = Pair::new(cfg, ms(50));
-    p.fwd.rate_bps = Some(ONE_SEG_PER_MS);
-    p
+    bottlenecked(cfg)
 }
 
 // =====================================================================================
@@ -375,8 +369,7 @@ fn cubic_fast_retransmit_keeps_seven_tenths_of_the_window() {
         limited_transmit: false,
         ..rfc()
     };
-    let mut p = Pair::new(cfg, ms(50));
-    p.fwd.rate_bps = Some(ONE_SEG_PER_MS);
+    let mut p = bottlenecked(cfg);
     p.fwd.drop_first_tx_of(60_000);
     p.set_unlimited();
     p.drive_until(Instant::from_secs(3));
@@ -475,8 +468,7 @@ fn first_sack_block_holds_the_most_recently_received_segment() {
         initial_window: InitialWindow::Segments(8),
         ..rfc()
     };
-    let mut p = Pair::new(cfg, ms(50));
-    p.fwd.rate_bps = Some(ONE_SEG_PER_MS);
+    let mut p = bottlenecked(cfg);
     p.fwd.drop_first_tx_of(1000);
     p.fwd.drop_first_tx_of(3000);
     p.fwd.drop_first_tx_of(6000);
@@ -643,9 +635,7 @@ fn sack_twenty_segment_window() -> Pair {
         max_send_window: 20 * MSS,
         ..rfc()
     };
-    let mut p = Pair::new(cfg, ms(50));
-    p.fwd.rate_bps = Some(ONE_SEG_PER_MS);
-    p
+    bottlenecked(cfg)
 }
 
 #[test]
@@ -740,8 +730,7 @@ fn sack_recovery_repairs_a_hole_near_the_end_of_the_data_without_a_timeout() {
             initial_window: InitialWindow::Segments(20),
             ..rfc()
         };
-        let mut p = Pair::new(cfg, ms(50));
-        p.fwd.rate_bps = Some(ONE_SEG_PER_MS);
+        let mut p = bottlenecked(cfg);
         p.fwd.drop_first_tx_of(5_000);
         p.fwd.drop_first_tx_of(18_000);
         p.write(20_000);
@@ -777,8 +766,7 @@ fn limited_transmit_pair(sack: bool, limited_transmit: bool) -> Pair {
 /// A greedy connection with `cfg` over a bottleneck of one segment per ms whose first
 /// transmission of sequence 30 000 is lost, driven for 2 s.
 fn segment_30000_lost_once(cfg: TcpConfig) -> Pair {
-    let mut p = Pair::new(cfg, ms(50));
-    p.fwd.rate_bps = Some(ONE_SEG_PER_MS);
+    let mut p = bottlenecked(cfg);
     p.fwd.drop_first_tx_of(30_000);
     p.set_unlimited();
     p.drive_until(Instant::from_secs(2));
