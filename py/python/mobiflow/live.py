@@ -248,6 +248,12 @@ class FlowPlan:
     send_out: str = ""
 
 
+def json_fields(obj: object, *names: str) -> dict[str, Any]:
+    """``{name: obj.name}`` for each of ``names``, in order: the fields a ``to_json``
+    copies as they are."""
+    return {name: getattr(obj, name) for name in names}
+
+
 @dataclass
 class Comparison:
     """Everything ``compare`` measured; ``rows`` is the side-by-side table."""
@@ -267,11 +273,7 @@ class Comparison:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "scenario": self.scenario,
-            "cc": self.cc,
-            "valid": self.valid,
-            "invalid_reasons": self.invalid_reasons,
-            "sim_error": self.sim_error,
+            **json_fields(self, "scenario", "cc", "valid", "invalid_reasons", "sim_error"),
             "rows": [
                 {"flow": f, "metric": m, "kernel": k, "simulator": s} for f, m, k, s in self.rows
             ],

@@ -585,9 +585,6 @@ mod tests {
     use crate::cc::test_util::*;
     use crate::cc::{CcKind, Reno, RenoConfig};
 
-    const MSS: u32 = 1000;
-    const M: u64 = MSS as u64;
-
     fn params() -> WindowParams {
         WindowParams::rfc5681(2 * M)
     }
@@ -603,6 +600,11 @@ mod tests {
 
     fn cubic() -> Cubic {
         cubic_with(|_| {})
+    }
+
+    /// The pure cubic curve, without the Reno-friendly region.
+    fn pure_cubic() -> Cubic {
+        cubic_with(|cfg| cfg.tcp_friendly = false)
     }
 
     fn ack_at(now: Instant, bytes: u64, rtt: Duration) -> AckSample {
@@ -621,6 +623,13 @@ mod tests {
     fn in_ca(mut c: Cubic, cwnd: u64) -> Cubic {
         c.set_window(cwnd);
         c.set_ssthresh(cwnd / 2);
+        c
+    }
+
+    /// `c` in congestion avoidance at `cwnd` bytes, after a loss at time zero.
+    fn after_loss_at_zero(c: Cubic, cwnd: u64) -> Cubic {
+        let mut c = in_ca(c, cwnd);
+        loss_at(&mut c, Instant::ZERO);
         c
     }
 
@@ -655,9 +664,8 @@ mod tests {
     /// A controller that lost a segment at time zero with cwnd = 100 kB and then
     /// took `rounds` rounds of ACKs; with the time after them.
     fn rounds_after_loss(rtt: Duration, rounds: usize) -> (Cubic, Instant) {
-        let mut c = in_ca(cubic(), 100_000);
+        let mut c = after_loss_at_zero(cubic(), 100_000);
         let mut now = Instant::ZERO;
-        loss_at(&mut c, now);
         run_rounds(&mut c, &mut now, rtt, rounds);
         (c, now)
     }
@@ -713,8 +721,7 @@ mod tests {
 
     #[test]
     fn loss_reduces_cwnd_by_beta() {
-        let mut c = in_ca(cubic(), 100_000);
-        loss_at(&mut c, Instant::ZERO);
+        let c = after_loss_at_zero(cubic(), 100_000);
         assert_eq!(c.ssthresh(), 70_000);
         assert_eq!(c.window(), 70_000);
         assert_eq!(c.w_max(), Some(100_000));
@@ -765,9 +772,8 @@ mod tests {
     fn concave_then_convex_growth() {
         let rtt = Duration::from_millis(100);
         // Pure cubic curve: the Reno-friendly estimate would take over later on.
-        let mut c = in_ca(cubic_with(|cfg| cfg.tcp_friendly = false), 100_000);
+        let mut c = after_loss_at_zero(pure_cubic(), 100_000);
         let mut now = Instant::ZERO;
-        loss_at(&mut c, now);
         let k_rounds = (c.k_secs() / rtt.as_secs_f64()).round() as usize; // ~42
         let w = run_rounds(&mut c, &mut now, rtt, 2 * k_rounds);
         let h = k_rounds / 2;
@@ -792,8 +798,7 @@ mod tests {
         // §4.4: at the epoch start W_cubic(t) = cwnd_epoch, so growth on the first
         // ACK comes only from evaluating W_cubic at t + RTT (RTT = srtt).
         let srtt = Duration::from_millis(100);
-        let mut c = in_ca(cubic_with(|cfg| cfg.tcp_friendly = false), 100_000);
-        loss_at(&mut c, Instant::ZERO);
+        let mut c = after_loss_at_zero(pure_cubic(), 100_000);
         let k = c.k_secs();
         let mut a = ack_at(Instant::from_millis(1), M, srtt);
         a.min_rtt = Duration::from_millis(5); // srtt, not min_rtt, is used
@@ -806,9 +811,8 @@ mod tests {
     #[test]
     fn target_is_capped_at_one_and_a_half_cwnd() {
         let rtt = Duration::from_millis(100);
-        let mut c = in_ca(cubic_with(|cfg| cfg.tcp_friendly = false), 20_000);
+        let mut c = after_loss_at_zero(pure_cubic(), 20_000);
         let mut now = Instant::ZERO;
-        loss_at(&mut c, now);
         run_rounds(&mut c, &mut now, rtt, 1);
         // Far beyond K, W_cubic(t + RTT) is enormous: one round grows at most 1.5x.
         now += Duration::from_secs(100);
@@ -821,8 +825,7 @@ mod tests {
     #[test]
     fn fast_convergence_lowers_w_max() {
         for (fc, expected) in [(true, 59_500), (false, 70_000)] {
-            let mut c = in_ca(cubic_with(|cfg| cfg.fast_convergence = fc), 100_000);
-            loss_at(&mut c, Instant::ZERO);
+            let mut c = after_loss_at_zero(cubic_with(|cfg| cfg.fast_convergence = fc), 100_000);
             assert_eq!(c.w_max(), Some(100_000));
             // A second loss before cwnd got back to W_max.
             loss_at(&mut c, Instant::from_millis(10));
@@ -833,8 +836,7 @@ mod tests {
 
     #[test]
     fn no_fast_convergence_when_above_previous_w_max() {
-        let mut c = in_ca(cubic(), 100_000);
-        loss_at(&mut c, Instant::ZERO);
+        let mut c = after_loss_at_zero(cubic(), 100_000);
         c.set_window(120_000);
         loss_at(&mut c, Instant::from_millis(10));
         assert_eq!(c.w_max(), Some(120_000));
@@ -844,12 +846,10 @@ mod tests {
     fn reno_friendly_region_dominates_on_short_rtt_small_bdp() {
         let rtt = Duration::from_millis(10);
         let alpha = CubicConfig::default().alpha();
-        let mut c = in_ca(cubic(), 10_000);
-        let mut pure = in_ca(cubic_with(|cfg| cfg.tcp_friendly = false), 10_000);
+        let mut c = after_loss_at_zero(cubic(), 10_000);
+        let mut pure = after_loss_at_zero(pure_cubic(), 10_000);
         let mut now = Instant::ZERO;
         let mut now_pure = Instant::ZERO;
-        loss_at(&mut c, now);
-        loss_at(&mut pure, now_pure);
         // K = cbrt(3 / 0.4) ~ 1.96 s, ~196 RTTs: cubic growth is slow while Reno's
         // alpha*SMSS per RTT (~529 bytes) is not.
         let w = run_rounds(&mut c, &mut now, rtt, 4);
@@ -873,9 +873,8 @@ mod tests {
     #[test]
     fn timeout_resets_epoch_and_collapses_cwnd() {
         let rtt = Duration::from_millis(100);
-        let mut c = in_ca(cubic(), 100_000);
+        let mut c = after_loss_at_zero(cubic(), 100_000);
         let mut now = Instant::ZERO;
-        loss_at(&mut c, now);
         c.on_recovery_exit(&RecoveryExit {
             now,
             in_flight: 0,
@@ -1031,8 +1030,7 @@ mod tests {
 
     #[test]
     fn acks_during_recovery_do_not_grow_the_window() {
-        let mut c = in_ca(cubic(), 100_000);
-        loss_at(&mut c, Instant::ZERO);
+        let mut c = after_loss_at_zero(cubic(), 100_000);
         let mut a = ack_at(Instant::from_secs(1), M, Duration::from_millis(100));
         a.in_recovery = true;
         c.on_ack(&a);
@@ -1042,8 +1040,7 @@ mod tests {
 
     #[test]
     fn recovery_exit_deflates_to_ssthresh_and_starts_a_new_epoch() {
-        let mut c = in_ca(cubic(), 100_000);
-        loss_at(&mut c, Instant::ZERO);
+        let mut c = after_loss_at_zero(cubic(), 100_000);
         c.set_window(95_000); // inflated by the sender during recovery
         c.on_recovery_exit(&RecoveryExit {
             now: Instant::from_secs(1),

@@ -203,8 +203,6 @@ mod tests {
     use crate::cc::test_util::*;
     use crate::time::{Duration, Instant};
 
-    const MSS: u32 = 1000;
-
     fn reno() -> Reno {
         Reno::new(
             RenoConfig {
@@ -261,11 +259,18 @@ mod tests {
         assert_eq!(r.window(), 11_000);
     }
 
+    /// RFC 5681 §3.2 and §3.1: ssthresh is half the flight either way; cwnd is ssthresh
+    /// after a fast retransmit and the loss window (one segment) after a timeout.
     #[test]
-    fn fast_retransmit_halves_flight_size() {
-        let r = after_loss(CongestionKind::FastRetransmit, 20_000);
-        assert_eq!(r.ssthresh(), 10_000);
-        assert_eq!(r.window(), 10_000);
+    fn a_loss_halves_the_flight_size_and_a_timeout_collapses_cwnd() {
+        for (kind, cwnd) in [
+            (CongestionKind::FastRetransmit, 10_000),
+            (CongestionKind::Timeout, 1_000),
+        ] {
+            let r = after_loss(kind, 20_000);
+            assert_eq!(r.ssthresh(), 10_000, "{kind:?}");
+            assert_eq!(r.window(), cwnd, "{kind:?}");
+        }
     }
 
     /// ns-2 `TcpAgent::slowdown`: `ssthresh_` is an int, so half of 53.5 packets is
@@ -342,13 +347,6 @@ mod tests {
         let mut r = reno();
         r.on_congestion_event(&loss(CongestionKind::FastRetransmit, 1_000));
         assert_eq!(r.ssthresh(), 2_000);
-    }
-
-    #[test]
-    fn timeout_collapses_cwnd_to_the_loss_window() {
-        let r = after_loss(CongestionKind::Timeout, 20_000);
-        assert_eq!(r.window(), 1_000);
-        assert_eq!(r.ssthresh(), 10_000);
     }
 
     #[test]

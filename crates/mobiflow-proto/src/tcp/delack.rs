@@ -361,6 +361,20 @@ mod tests {
         }
     }
 
+    /// An engine (1448-byte MSS) that received its first full segment at time zero.
+    fn started(i: &RcvInfo) -> LinuxAck {
+        let mut a = LinuxAck::new(1448, 12);
+        a.on_in_order(t_ms(0), 1448, 0, false, false, true, i);
+        a
+    }
+
+    /// [`started`], with its quick ACKs used up.
+    fn out_of_quickack(i: &RcvInfo) -> LinuxAck {
+        let mut a = started(i);
+        a.quick = 0;
+        a
+    }
+
     /// `tcp_incr_quickack`: the first data segment allows rcv_wnd / (2 rcv_mss)
     /// quick ACKs, at most `TCP_MAX_QUICKACKS`; each ACK of data uses one.
     #[test]
@@ -400,9 +414,8 @@ mod tests {
     /// ato/2 + 20 ms, i.e. towards 40 ms; 30 ms apart, towards 2 × 30 = 60 ms.
     #[test]
     fn ato_adapts_to_the_inter_arrival_time() {
-        let mut a = LinuxAck::new(1448, 12);
         let i = info(65535);
-        a.on_in_order(t_ms(0), 1448, 0, false, false, true, &i);
+        let mut a = started(&i);
         assert_eq!(a.ato(), Some(ATO_MIN));
         for k in 1..10u64 {
             a.on_in_order(t_ms(30 * k), 1448, 0, false, false, true, &i);
@@ -410,8 +423,7 @@ mod tests {
         // 40 → 50 → 55 → ... → 60 ms (m = 30 ms < ato: ato = ato/2 + 30 ms).
         let ato = a.ato().unwrap();
         assert!(ato > ms(59) && ato <= ms(60), "{ato:?}");
-        let mut a = LinuxAck::new(1448, 12);
-        a.on_in_order(t_ms(0), 1448, 0, false, false, true, &i);
+        let mut a = started(&i);
         a.ato = Some(ms(120));
         a.on_in_order(t_ms(10), 1448, 0, false, false, true, &i);
         assert_eq!(a.ato(), Some(ms(80))); // 120/2 + 20
@@ -421,14 +433,12 @@ mod tests {
     /// `tcp_send_delayed_ack` bounds the timer by SRTT and `TCP_DELACK_MAX`.
     #[test]
     fn missed_delayed_acks_inflate_ato_but_the_timer_stays_within_bounds() {
-        let mut a = LinuxAck::new(1448, 12);
         let slow = RcvInfo {
             rcv_wnd: 65535,
             rtt: Some(ms(1000)),
             min_rto: ms(200),
         };
-        a.on_in_order(t_ms(0), 1448, 0, false, false, true, &slow);
-        a.quick = 0;
+        let mut a = out_of_quickack(&slow);
         for _ in 0..6 {
             a.on_timer(&slow);
         }
@@ -443,10 +453,8 @@ mod tests {
     /// (`tcp_event_data_recv`).
     #[test]
     fn an_idle_gap_longer_than_the_rto_reenters_quickack_mode() {
-        let mut a = LinuxAck::new(1448, 12);
         let i = info(65535);
-        a.on_in_order(t_ms(0), 1448, 0, false, false, true, &i);
-        a.quick = 0;
+        let mut a = out_of_quickack(&i);
         // RTO = 100 + max(200, 200) = 300 ms.
         assert!(matches!(
             a.on_in_order(t_ms(250), 1448, 0, false, false, true, &i),
@@ -462,10 +470,8 @@ mod tests {
     /// at once.
     #[test]
     fn a_segment_that_grows_the_window_is_acked_at_once() {
-        let mut a = LinuxAck::new(1448, 12);
         let i = info(65535);
-        a.on_in_order(t_ms(0), 1448, 0, false, false, true, &i);
-        a.quick = 0;
+        let mut a = out_of_quickack(&i);
         assert_eq!(
             a.on_in_order(t_ms(1), 1448, 1448, false, true, true, &i),
             AckDecision::Now
@@ -503,10 +509,8 @@ mod tests {
     /// one held for min(1 ms, RTT/20).
     #[test]
     fn out_of_order_data_sends_three_dupacks_then_compresses() {
-        let mut a = LinuxAck::new(1448, 12);
         let i = info(65535);
-        a.on_in_order(t_ms(0), 1448, 0, false, false, true, &i);
-        a.quick = 0;
+        let mut a = out_of_quickack(&i);
         for _ in 0..3 {
             assert_eq!(
                 a.on_out_of_order(t_ms(10), 1448, false, &i),

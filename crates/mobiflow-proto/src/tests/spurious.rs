@@ -6,16 +6,17 @@
 //! a test says otherwise.
 
 use super::pair::Pair;
-use super::{ns2_profile, rfc};
+use super::{ns2_profile, rfc, sack_ack};
 use crate::cc::CaState;
 use crate::tcp::{
     Detector, InitialWindow, LossDetection, Recovery, SenderEvent, TcpConfig, TcpSender,
 };
 use crate::time::test_util::{ms, t_ms};
 use crate::time::Instant;
-use crate::wire::{Flags, SackBlocks, Segment};
 
 const MSS: u64 = 1000;
+/// The window the scripted ACKs advertise, 1 MB (as the receive buffer).
+const RWND: u64 = 1_000_000;
 
 fn linux() -> TcpConfig {
     TcpConfig {
@@ -284,30 +285,15 @@ fn scripted_sender(cfg: TcpConfig) -> TcpSender {
         timestamps: false,
         handshake: false,
         initial_window: InitialWindow::Segments(10),
-        rcv_buf: 1_000_000,
+        rcv_buf: RWND,
         ..cfg
     });
     s.set_unlimited();
     while s.poll_transmit(t_ms(0)).is_some() {}
-    s.handle_segment(t_ms(100), &sack_ack(MSS, &[]));
+    s.handle_segment(t_ms(100), &sack_ack(MSS, RWND, &[]));
     while s.poll_transmit(t_ms(100)).is_some() {}
     assert_eq!(s.ca_state(), CaState::Open);
     s
-}
-
-/// An ACK of `ack` with a window of 1 MB and SACK blocks `blocks`, first one first.
-fn sack_ack(ack: u64, blocks: &[(u64, u64)]) -> Segment {
-    let mut sack = SackBlocks::new();
-    for &(l, r) in blocks {
-        sack.push(l, r);
-    }
-    Segment {
-        ack,
-        wnd: 1_000_000,
-        flags: Flags::ACK,
-        sack,
-        ..Segment::default()
-    }
 }
 
 /// The senders that use SACK with duplicate-ACK loss detection: the `rfc` profile,
@@ -341,13 +327,16 @@ fn a_dsack_only_ack_is_not_a_duplicate_ack() {
         let mut s = scripted_sender(cfg.clone());
         // One ordinary SACK (a duplicate ACK), then five D-SACK-only ACKs: below the
         // cumulative ACK, and inside the block SACKed already.
-        s.handle_segment(t_ms(110), &sack_ack(MSS, &[(3 * MSS, 4 * MSS)]));
+        s.handle_segment(t_ms(110), &sack_ack(MSS, RWND, &[(3 * MSS, 4 * MSS)]));
         for k in 0..3 {
-            s.handle_segment(t_ms(111 + k), &sack_ack(MSS, &[(0, MSS)]));
+            s.handle_segment(t_ms(111 + k), &sack_ack(MSS, RWND, &[(0, MSS)]));
         }
         for k in 0..2 {
             let dsack = (3 * MSS, 4 * MSS);
-            s.handle_segment(t_ms(114 + k), &sack_ack(MSS, &[dsack, (3 * MSS, 4 * MSS)]));
+            s.handle_segment(
+                t_ms(114 + k),
+                &sack_ack(MSS, RWND, &[dsack, (3 * MSS, 4 * MSS)]),
+            );
         }
         assert_eq!(s.stats().dsacks_received, 5, "{name}");
         assert_eq!(s.stats().fast_retransmits, 0, "{name}: no fast retransmit");
@@ -355,8 +344,8 @@ fn a_dsack_only_ack_is_not_a_duplicate_ack() {
 
         // The same sender with two more ACKs that SACK new data: three duplicate
         // ACKs, a fast retransmit (RFC 6675 §5).
-        s.handle_segment(t_ms(120), &sack_ack(MSS, &[(3 * MSS, 5 * MSS)]));
-        s.handle_segment(t_ms(121), &sack_ack(MSS, &[(3 * MSS, 6 * MSS)]));
+        s.handle_segment(t_ms(120), &sack_ack(MSS, RWND, &[(3 * MSS, 5 * MSS)]));
+        s.handle_segment(t_ms(121), &sack_ack(MSS, RWND, &[(3 * MSS, 6 * MSS)]));
         assert_eq!(s.stats().fast_retransmits, 1, "{name}");
         assert_eq!(s.ca_state(), CaState::Recovery, "{name}");
     }
@@ -384,15 +373,15 @@ fn a_dsack_during_frto_is_not_taken_for_a_real_loss() {
     // Step 2b: the original of the head arrives after all; SND.UNA advances and new
     // data goes out instead of resending.
     let t = rto_at + ms(10);
-    s.handle_segment(t, &sack_ack(2 * MSS, &[]));
+    s.handle_segment(t, &sack_ack(2 * MSS, RWND, &[]));
     let new = s.poll_transmit(t).expect("new data (step 2b)");
     assert!(new.seq >= 11 * MSS, "new data, not a resend: {}", new.seq);
     while s.poll_transmit(t).is_some() {}
     // The resent head arrives as a duplicate: a D-SACK-only ACK.
-    s.handle_segment(t + ms(1), &sack_ack(2 * MSS, &[(MSS, 2 * MSS)]));
+    s.handle_segment(t + ms(1), &sack_ack(2 * MSS, RWND, &[(MSS, 2 * MSS)]));
     assert_eq!(s.ca_state(), CaState::Loss);
     // Step 3b: never-retransmitted data acknowledged: the timeout was spurious.
-    s.handle_segment(t + ms(2), &sack_ack(3 * MSS, &[]));
+    s.handle_segment(t + ms(2), &sack_ack(3 * MSS, RWND, &[]));
     let st = s.stats();
     assert_eq!((st.undos, st.rto_undos), (1, 1), "undone by F-RTO");
     assert_eq!(s.ca_state(), CaState::Open);
