@@ -184,6 +184,8 @@ impl Ord for Entry {
 struct FlowRt {
     ep: Endpoints,
     app: Apps,
+    /// The sender's node and the receiver's (`flush` sends from one to the other).
+    nodes: [NodeId; 2],
     /// Earliest pending wake-up of the sender and the receiver.
     wake: [Option<Instant>; 2],
     start: Instant,
@@ -319,6 +321,7 @@ impl<'a> World<'a> {
                     splitmix(sc.seed ^ splitmix((1 << 32) + flows.len() as u64)),
                 ),
                 app,
+                nodes: [NodeId::new(f.src), NodeId::new(f.dst)],
                 wake: [None, None],
                 start,
                 total,
@@ -647,13 +650,11 @@ impl<'a> World<'a> {
     /// its next wake-up.
     fn flush(&mut self, f: FlowId, side: Side) {
         let now = self.net.now;
-        let spec = &self.sc.flows[f.index()];
-        let (from, dst) = match side {
-            Side::Sender => (spec.src, spec.dst),
-            Side::Receiver => (spec.dst, spec.src),
-        };
-        let (from, dst) = (NodeId::new(from), NodeId::new(dst));
         let fr = &mut self.flows[f];
+        let [from, dst] = match side {
+            Side::Sender => fr.nodes,
+            Side::Receiver => [fr.nodes[1], fr.nodes[0]],
+        };
         let net = &mut self.net;
         let capture = &mut self.capture;
         #[cfg(test)]
