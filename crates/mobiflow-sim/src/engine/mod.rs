@@ -595,11 +595,10 @@ impl<'a> World<'a> {
                 cap.record(w, now, p);
             }
         }
-        let (f, to_receiver, body) = {
-            let p = &self.net.pkts[id as usize];
-            (p.flow, p.to_receiver, p.body)
-        };
-        self.net.free.push(id);
+        // The body is read in place (no copy of the segment out of the slab); its slot
+        // is freed after the endpoint took it, before anything is allocated again.
+        let p = &self.net.pkts[id as usize];
+        let (f, to_receiver, body) = (p.flow, p.to_receiver, &p.body);
         let to = if to_receiver {
             Side::Receiver
         } else {
@@ -613,15 +612,16 @@ impl<'a> World<'a> {
             .then(|| self.flows[f].ep.tfrc_mut())
             .flatten()
             .map(|tf| tf.feedback_state());
-        let read = self.flows[f].ep.handle_packet(now, to, &body, greedy);
+        let read = self.flows[f].ep.handle_packet(now, to, body, greedy);
         #[cfg(test)]
         if let (Some(log), Some(before), Body::TfrcFeedback(_)) =
-            (&mut self.fb_log, fb_before, &body)
+            (&mut self.fb_log, fb_before, body)
         {
             if let Some(tf) = self.flows[f].ep.tfrc_mut() {
                 log.push(tfrc::FeedbackStep::new(f, before, tf));
             }
         }
+        self.net.free.push(id);
         if read {
             self.after_read(f);
         }
