@@ -659,14 +659,16 @@ impl<'a> World<'a> {
         let capture = &mut self.capture;
         #[cfg(test)]
         let seg_log = &mut self.seg_log;
-        fr.ep.transmit(now, side, &mut |body, bytes| {
+        let to_receiver = side == Side::Sender;
+        // `move`: the closure holds the ids by value, not references to them.
+        fr.ep.transmit(now, side, &mut move |body, bytes| {
             #[cfg(test)]
             if let (Some(log), Body::Tcp(seg)) = (seg_log.as_mut(), &body) {
-                log.push((f, side == Side::Receiver, *seg));
+                log.push((f, !to_receiver, *seg));
             }
             let id = net.alloc(Pkt {
                 flow: f,
-                to_receiver: side == Side::Sender,
+                to_receiver,
                 dst,
                 bytes,
                 body,
