@@ -523,9 +523,10 @@ impl<'a> World<'a> {
                 }
                 let lost = &mut self.scratch_lost;
                 let q = &mut self.net.queue;
-                let arrived = self.net.dirs[d].handle_timeout(now, timer, lost, &mut |t, timer| {
-                    q.at(t, now, Ev::Link(d, timer))
-                });
+                let arrived =
+                    self.net.dirs[d].handle_timeout(now, timer, lost, &mut move |t, timer| {
+                        q.at(t, now, Ev::Link(d, timer))
+                    });
                 if !lost.is_empty() {
                     // An outage started: what it destroyed counts against its flows.
                     for &id in lost.iter() {
