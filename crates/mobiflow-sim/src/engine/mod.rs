@@ -566,25 +566,30 @@ impl<'a> World<'a> {
     /// Packet `id` reached the far end of direction `d` (twice if `dup`).
     #[inline]
     fn arrive(&mut self, d: DirId, id: PktId, dup: bool) {
-        let now = self.net.now;
         let node = self.net.dirs[d].dir().to;
         // A duplicated packet: a copy arrives right after the original.
         let copy = dup.then(|| {
             let p = self.net.pkts[id as usize].clone();
             self.net.alloc(p)
         });
-        for id in std::iter::once(id).chain(copy) {
-            if let Some(cap) = &mut self.capture {
-                if let Some(w) = cap.dir[d.index()] {
-                    cap.record(w, now, &self.net.pkts[id as usize]);
-                }
+        self.arrive_one(d, node, id);
+        if let Some(copy) = copy {
+            self.arrive_one(d, node, copy);
+        }
+    }
+
+    /// One packet at `node`, the far end of direction `d`: captured, then delivered or
+    /// forwarded.
+    fn arrive_one(&mut self, d: DirId, node: NodeId, id: PktId) {
+        if let Some(cap) = &mut self.capture {
+            if let Some(w) = cap.dir[d.index()] {
+                cap.record(w, self.net.now, &self.net.pkts[id as usize]);
             }
-            let pkt = &self.net.pkts[id as usize];
-            if pkt.dst == node {
-                self.deliver(id);
-            } else {
-                self.net.forward(node, id);
-            }
+        }
+        if self.net.pkts[id as usize].dst == node {
+            self.deliver(id);
+        } else {
+            self.net.forward(node, id);
         }
     }
 
