@@ -14,7 +14,6 @@ import os
 import shutil
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -32,15 +31,21 @@ needs_live = pytest.mark.skipif(REASON is not None, reason=f"live mode unavailab
 
 
 def _run_link(
-    tmp_path: Path, link: str, duration: float, rcv_buf: int = 4 << 20, cc: str = "cubic"
+    tmp_path: Path,
+    duration: float,
+    rcv_buf: int = 4 << 20,
+    cc: str = "cubic",
+    **link: str | list[list[str]],
 ) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
     """One bulk TCP flow server -> phone for ``duration`` s through one link with the
-    keys ``link`` (rate, delay, ...); the emulator's report, the sender's tcp_info
-    samples and the receiver's byte counts."""
+    keys ``link`` (rate, delay, ...: strings, or arrays of them, which JSON writes as
+    TOML does); the emulator's report, the sender's tcp_info samples and the
+    receiver's byte counts."""
+    keys = "".join(f"{k} = {json.dumps(v)}\n" for k, v in link.items())
     sc = tmp_path / "link.toml"
     sc.write_text(
         f'[run]\nduration = "{duration:g}s"\n'
-        f'[[links]]\na = "server"\nb = "phone"\n{textwrap.dedent(link)}'
+        f'[[links]]\na = "server"\nb = "phone"\n{keys}'
         '[[flows]]\nfrom = "server"\nto = "phone"\napp = "bulk"\n'
     )
     spec = {
@@ -82,15 +87,7 @@ def _no_loss_outside_the_link(report: dict[str, Any]) -> None:
 
 @needs_live
 def test_rate_delay_and_queue_limits_hold(tmp_path: Path) -> None:
-    report, send, _ = _run_link(
-        tmp_path,
-        """
-        rate = "10Mbps"
-        delay = "50ms"
-        queue_limit = "50p"
-        """,
-        8.0,
-    )
+    report, send, _ = _run_link(tmp_path, 8.0, rate="10Mbps", delay="50ms", queue_limit="50p")
     _no_loss_outside_the_link(report)
     ab = report["dirs"][0]
     # Queue: never beyond its limit, and a greedy flow overflows it.
@@ -111,14 +108,7 @@ def test_rate_delay_and_queue_limits_hold(tmp_path: Path) -> None:
 @needs_live
 def test_outage_stops_delivery_and_the_flow_recovers(tmp_path: Path) -> None:
     report, _, recv = _run_link(
-        tmp_path,
-        """
-        rate = "8Mbps"
-        delay = "20ms"
-        queue_limit = "100p"
-        outages = [["3s", "5s"]]
-        """,
-        12.0,
+        tmp_path, 12.0, rate="8Mbps", delay="20ms", queue_limit="100p", outages=[["3s", "5s"]]
     )
     _no_loss_outside_the_link(report)
     by_t = {s["t_s"]: s for s in report["seconds"]}
@@ -302,3 +292,19 @@ def test_the_scenario_congestion_control_maps_to_the_kernel_module() -> None:
     assert live.kernel_cc("bbr") == "bbr"
     with pytest.raises(ValueError, match="no Linux counterpart"):
         live.kernel_cc("fld")
+
+
+def test_the_simulator_takes_the_kernels_measured_scaling_ratio() -> None:
+    """The receiver's first window fit (t, window clamp, sk_rcvbuf) gives the kernel's
+    scaling ratio in 1/256 steps, for a flow with the simulator's linux receive buffer
+    only; without a fit there is nothing to take."""
+    linux = {"transport": {"flow_control": "linux"}}
+    classic = {"transport": {"flow_control": "classic"}}
+    fit: dict[str, Any] = {"window_fits": [[0.17, 5242880, 6710886]]}
+    kernel: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
+        "a": ({}, fit),
+        "b": ({}, fit),
+        "c": ({}, {"window_fits": []}),
+    }
+    ratios = live._scaling_ratios(kernel, {"a": linux, "b": classic, "c": linux})
+    assert ratios == {"a": 200 / 256}

@@ -6,7 +6,9 @@
 //!
 //! * input: `handle_segment(now, seg)` and `handle_timeout(now)`;
 //! * application commands: `write` / `read` of byte *counts* (payload is virtual);
-//! * output: `poll_transmit(now)`, `poll_timeout()`;
+//! * output: `poll_transmit(now)`, `poll_timeout()`, and `poll_event()` for the
+//!   machine's discrete happenings (a timeout, a recovery, an undo, a state change:
+//!   [`event`]);
 //! * getters taking `&self`.
 //!
 //! Time is an [`time::Instant`] handed in by the caller and never decreases.
@@ -28,10 +30,14 @@
 //! * [`registry`]: what the registration lists of controllers, window policies and
 //!   sender extensions say about each item (name, aliases, documentation line).
 //! * [`mobility`]: the disconnection planner Freeze-TCP and Freeze-DCCP share.
+//! * [`event`]: the queue of discrete happenings a machine hands its caller
+//!   (`poll_event`); the TCP machines' events are in `tcp::event`, TFRC's in
+//!   `tfrc::event`.
 //! * [`tfrc`]: TFRC (RFC 5348) / DCCP CCID 3 (RFC 4342) sender and receiver with the
 //!   Freeze-DCCP states, and the analytical model of TFRC across a disconnection.
 
 pub mod cc;
+pub mod event;
 pub mod flow;
 pub mod mobility;
 pub mod named;

@@ -95,50 +95,34 @@ impl Duration {
     }
 }
 
-impl Add<Duration> for Instant {
-    type Output = Instant;
-    fn add(self, d: Duration) -> Instant {
-        Instant(self.0.saturating_add(d.0))
-    }
+/// `T + Duration`, `T - Duration` and their assigning forms for `T` = `Instant` and
+/// `Duration`, saturating at zero and at `u64::MAX` nanoseconds.
+macro_rules! saturating_ops {
+    ($($t:ident: $op:ident::$f:ident, $op_assign:ident::$f_assign:ident, $sat:ident;)*) => {$(
+        impl $op<Duration> for $t {
+            type Output = $t;
+            fn $f(self, d: Duration) -> $t {
+                $t(self.0.$sat(d.0))
+            }
+        }
+        impl $op_assign<Duration> for $t {
+            fn $f_assign(&mut self, d: Duration) {
+                self.0 = self.0.$sat(d.0);
+            }
+        }
+    )*};
 }
-impl AddAssign<Duration> for Instant {
-    fn add_assign(&mut self, d: Duration) {
-        self.0 = self.0.saturating_add(d.0);
-    }
-}
-impl Sub<Duration> for Instant {
-    type Output = Instant;
-    fn sub(self, d: Duration) -> Instant {
-        Instant(self.0.saturating_sub(d.0))
-    }
+saturating_ops! {
+    Instant: Add::add, AddAssign::add_assign, saturating_add;
+    Instant: Sub::sub, SubAssign::sub_assign, saturating_sub;
+    Duration: Add::add, AddAssign::add_assign, saturating_add;
+    Duration: Sub::sub, SubAssign::sub_assign, saturating_sub;
 }
 impl Sub<Instant> for Instant {
     type Output = Duration;
     /// Saturating: an earlier minus a later instant is zero.
     fn sub(self, rhs: Instant) -> Duration {
         Duration(self.0.saturating_sub(rhs.0))
-    }
-}
-impl Add for Duration {
-    type Output = Duration;
-    fn add(self, d: Duration) -> Duration {
-        Duration(self.0.saturating_add(d.0))
-    }
-}
-impl AddAssign for Duration {
-    fn add_assign(&mut self, d: Duration) {
-        self.0 = self.0.saturating_add(d.0);
-    }
-}
-impl Sub for Duration {
-    type Output = Duration;
-    fn sub(self, d: Duration) -> Duration {
-        Duration(self.0.saturating_sub(d.0))
-    }
-}
-impl SubAssign for Duration {
-    fn sub_assign(&mut self, d: Duration) {
-        self.0 = self.0.saturating_sub(d.0);
     }
 }
 impl Mul<u64> for Duration {

@@ -611,6 +611,8 @@ enum TransportDesc {
         sack: bool,
         timestamps: bool,
         delayed_ack: bool,
+        /// The receive-window policy's name (`flow_control`).
+        flow_control: &'static str,
     },
     /// TFRC (`protocol = "tfrc"`) or DCCP CCID 3 (`"dccp_ccid3"`).
     Tfrc(TfrcDesc),
@@ -873,6 +875,7 @@ fn describe_transport(t: &Transport) -> TransportDesc {
             sack: cfg.sack,
             timestamps: cfg.timestamps,
             delayed_ack: cfg.delayed_ack,
+            flow_control: cfg.flow_control.name(),
         },
         Transport::Tfrc(t) => {
             let desc = TfrcDesc {
@@ -915,7 +918,7 @@ fn describe_app(a: &AppSpec) -> AppDesc {
             burst_bytes: *burst,
             period_s: period.as_secs_f64(),
         },
-        AppSpec::Web(w) => AppDesc::Web {
+        AppSpec::Web { spec: w } => AppDesc::Web {
             pages: w.pages,
             think_s: w.think.as_secs_f64(),
             objects: w.objects,

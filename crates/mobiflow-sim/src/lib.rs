@@ -15,8 +15,8 @@
 //!   timeline (`linkdir.rs`) around its queue and pipe (`link.rs`: DropTail and RED
 //!   queues, rate and delay schedules, Mahimahi traces, outages, loss, reordering);
 //!   the endpoint adapter every transport implements (`endpoint.rs`: TCP; `tfrc.rs`:
-//!   TFRC / DCCP CCID 3); applications (`app/`, and `web.rs`); reader models
-//!   (`reader.rs`); mobility events (`mobility.rs`); sampling (`sample.rs`), summaries
+//!   TFRC / DCCP CCID 3); applications (`app/`, the web application among them);
+//!   reader models (`reader.rs`); mobility events (`mobility.rs`); sampling (`sample.rs`), summaries
 //!   (`summary.rs`) and packet captures (`capture.rs`). docs/architecture.md walks one
 //!   packet through them.
 //! * [`budget`]: what a scenario will need (series rows, packets, memory), before it

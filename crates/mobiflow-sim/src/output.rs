@@ -309,6 +309,11 @@ mod tests {
         }
     }
 
+    /// `table` written as CSV (the summary names the flows and directions).
+    fn csv_text<T: SeriesTable>(table: &T) -> String {
+        String::from_utf8(csv(table, &summary()).unwrap()).unwrap()
+    }
+
     fn scratch(name: &str) -> PathBuf {
         let dir =
             std::env::temp_dir().join(format!("mobiflow-output-{}-{}", name, std::process::id()));
@@ -318,47 +323,30 @@ mod tests {
 
     #[test]
     fn flow_series_has_header_names_and_quoted_fields() {
-        let mut out = Vec::new();
-        write_series(&mut out, &series().flow, &summary()).unwrap();
-        let text = String::from_utf8(out).unwrap();
-        let lines: Vec<&str> = text.lines().collect();
         assert_eq!(
-            lines[0],
-            "time_s,flow_index,flow,srtt_ms,read_rate_bps,goodput_bps"
+            csv_text(&series().flow),
+            "time_s,flow_index,flow,srtt_ms,read_rate_bps,goodput_bps\n\
+             0.1,0,bulk,,6000000,0.0000001\n\
+             0.2,1,\"odd, \"\"name\"\"\",100.25,0,1000000000000000000000\n"
         );
-        assert_eq!(lines[1], "0.1,0,bulk,,6000000,0.0000001");
-        assert_eq!(
-            lines[2],
-            "0.2,1,\"odd, \"\"name\"\"\",100.25,0,1000000000000000000000"
-        );
-        assert_eq!(lines.len(), 3);
     }
 
     #[test]
     fn tcp_series_writes_an_infinite_ssthresh_and_nan_as_empty_fields() {
-        let mut out = Vec::new();
-        write_series(&mut out, &series().tcp, &summary()).unwrap();
-        let text = String::from_utf8(out).unwrap();
-        let lines: Vec<&str> = text.lines().collect();
         assert_eq!(
-            lines[0],
+            csv_text(&series().tcp),
             "time_s,flow_index,flow,cwnd_bytes,ssthresh_bytes,rwnd_bytes,flight_bytes,\
              rcv_buffer_bytes,snd_una,snd_nxt,flow_window_bytes,ar_bps,rcv_buf_limit_bytes,\
-             t_buff_ms,policy_state"
-        );
-        assert_eq!(lines[1], "0.1,0,bulk,1460,,65535,0,0,1,3,65535,,262144,,-1");
-        assert_eq!(
-            lines[2],
-            "0.2,1,\"odd, \"\"name\"\"\",2920,65535,0,1460,10,2,4,0,4000000,262144,12.5,2"
+             t_buff_ms,policy_state\n\
+             0.1,0,bulk,1460,,65535,0,0,1,3,65535,,262144,,-1\n\
+             0.2,1,\"odd, \"\"name\"\"\",2920,65535,0,1460,10,2,4,0,4000000,262144,12.5,2\n"
         );
     }
 
     #[test]
     fn link_series_names_directions() {
-        let mut out = Vec::new();
-        write_series(&mut out, &series().link, &summary()).unwrap();
         assert_eq!(
-            String::from_utf8(out).unwrap(),
+            csv_text(&series().link),
             "time_s,dir_index,dir,queue_packets,queue_bytes,rate_bps\n\
              0.1,0,wan:server->phone,3,4500,15000000\n"
         );
@@ -366,16 +354,12 @@ mod tests {
 
     #[test]
     fn empty_series_still_have_a_header() {
-        let mut out = Vec::new();
-        write_series(&mut out, &LinkSeries::default(), &summary()).unwrap();
         assert_eq!(
-            String::from_utf8(out).unwrap(),
+            csv_text(&LinkSeries::default()),
             "time_s,dir_index,dir,queue_packets,queue_bytes,rate_bps\n"
         );
-        let mut out = Vec::new();
-        write_series(&mut out, &TfrcSeries::default(), &summary()).unwrap();
         assert_eq!(
-            String::from_utf8(out).unwrap(),
+            csv_text(&TfrcSeries::default()),
             "time_s,flow_index,flow,x_bps,x_recv_bps,p,bytes_sent,bytes_received,state,rx_state\n"
         );
     }

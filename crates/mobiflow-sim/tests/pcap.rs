@@ -6,17 +6,19 @@ mod common;
 
 use common::{frames, run_captured};
 use mobiflow_sim::results::FlowSummary;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-/// tshark and a run of `toml` with its captures in a fresh folder; None, saying so,
-/// where tshark is not installed.
-fn captured(toml: &str, name: &str) -> Option<(PathBuf, FlowSummary, PathBuf)> {
+/// Runs `toml` with its captures in a fresh folder, hands tshark, the flow's summary and
+/// the folder to `check`, then removes the folder; skips, saying so, where tshark is
+/// not installed.
+fn with_capture(toml: &str, name: &str, check: impl FnOnce(&Path, &FlowSummary, &Path)) {
     let Some(ts) = common::tshark() else {
         eprintln!("skipped: tshark is not installed (apt-get install -y tshark)");
-        return None;
+        return;
     };
     let (f, dir) = run_captured(toml, &format!("pcap-{name}"));
-    Some((ts, f, dir))
+    check(&ts, &f, &dir);
+    let _ = std::fs::remove_dir_all(dir);
 }
 
 /// tshark finds nothing malformed and no error in `file`.
@@ -90,67 +92,61 @@ capture = { hosts = ["server"] }
 
 #[test]
 fn lossy_transfer_capture_is_well_formed_and_agrees_with_the_counters() {
-    let Some((ts, f, dir)) = captured(LOSSY, "lossy") else {
-        return;
-    };
-    let server = dir.join("server.pcap");
-    for file in [&server, &dir.join("phone.pcap"), &dir.join("l.ab.pcap")] {
-        assert!(frames(&ts, file, "frame") > 1000, "{}", file.display());
-        assert_well_formed(&ts, file);
-    }
-    assert!(f.retransmits > 0, "the scenario must lose packets: {f:?}");
-    let wants = [
-        // At the sender every segment appears once, as it was sent, so tshark's flags
-        // on data that goes backwards in sequence count exactly the segments mobiflow
-        // resent. (Wireshark calls a resend that follows the previous one within an
-        // RTT "out-of-order": at the sender, where nothing can be reordered, it is a
-        // retransmission too.)
-        (RESENT, f.retransmits),
-        // ACKs are never lost here, so the sender sees every duplicate ACK sent.
-        ("tcp.analysis.duplicate_ack", f.dup_acks),
-        ("tcp.flags.syn == 1", 2),
-    ];
-    assert_counts(&ts, &server, &wants, &format!("{f:?}"));
-    let _ = std::fs::remove_dir_all(dir);
+    with_capture(LOSSY, "lossy", |ts, f, dir| {
+        let server = dir.join("server.pcap");
+        for file in [&server, &dir.join("phone.pcap"), &dir.join("l.ab.pcap")] {
+            assert!(frames(ts, file, "frame") > 1000, "{}", file.display());
+            assert_well_formed(ts, file);
+        }
+        assert!(f.retransmits > 0, "the scenario must lose packets: {f:?}");
+        let wants = [
+            // At the sender every segment appears once, as it was sent, so tshark's flags
+            // on data that goes backwards in sequence count exactly the segments mobiflow
+            // resent. (Wireshark calls a resend that follows the previous one within an
+            // RTT "out-of-order": at the sender, where nothing can be reordered, it is a
+            // retransmission too.)
+            (RESENT, f.retransmits),
+            // ACKs are never lost here, so the sender sees every duplicate ACK sent.
+            ("tcp.analysis.duplicate_ack", f.dup_acks),
+            ("tcp.flags.syn == 1", 2),
+        ];
+        assert_counts(ts, &server, &wants, &format!("{f:?}"));
+    });
 }
 
 #[test]
 fn zero_window_capture_agrees_with_the_counters() {
-    let Some((ts, f, dir)) = captured(ZERO_WINDOWS, "zero") else {
-        return;
-    };
-    let server = dir.join("server.pcap");
-    assert_well_formed(&ts, &server);
-    assert!(f.zero_window_acks > 0, "{f:?}");
-    let wants = [
-        ("tcp.analysis.zero_window", f.zero_window_acks),
-        ("tcp.analysis.window_update", f.window_updates),
-        (RESENT, f.retransmits),
-    ];
-    assert_counts(&ts, &server, &wants, &format!("{f:?}"));
-    let _ = std::fs::remove_dir_all(dir);
+    with_capture(ZERO_WINDOWS, "zero", |ts, f, dir| {
+        let server = dir.join("server.pcap");
+        assert_well_formed(ts, &server);
+        assert!(f.zero_window_acks > 0, "{f:?}");
+        let wants = [
+            ("tcp.analysis.zero_window", f.zero_window_acks),
+            ("tcp.analysis.window_update", f.window_updates),
+            (RESENT, f.retransmits),
+        ];
+        assert_counts(ts, &server, &wants, &format!("{f:?}"));
+    });
 }
 
 #[test]
 fn handshake_carries_no_ack_number_without_the_ack_flag() {
-    let Some((ts, _, dir)) = captured(LOSSY, "handshake") else {
-        return;
-    };
-    let server = dir.join("server.pcap");
-    let wants = [
-        // tshark's expert note "The acknowledgment number field is nonzero while the
-        // ACK flag is not set" (tcp.ack.nonzero).
-        ("tcp.ack.nonzero", 0),
-        ("_ws.expert.severity >= warning && tcp.flags.syn == 1", 0),
-        // The opening SYN, then the SYN-ACK: the second has the ACK flag and
-        // acknowledges the first's sequence number + 1.
-        ("tcp.flags.syn == 1 && tcp.flags.ack == 0", 1),
-        ("tcp.flags.syn == 1 && tcp.flags.ack == 1", 1),
-        (
-            "tcp.flags.syn == 1 && tcp.flags.ack == 1 && tcp.ack == 1",
-            1,
-        ),
-    ];
-    assert_counts(&ts, &server, &wants, "the handshake");
-    let _ = std::fs::remove_dir_all(dir);
+    with_capture(LOSSY, "handshake", |ts, _, dir| {
+        let server = dir.join("server.pcap");
+        let wants = [
+            // tshark's expert note "The acknowledgment number field is nonzero while the
+            // ACK flag is not set" (tcp.ack.nonzero).
+            ("tcp.ack.nonzero", 0),
+            ("_ws.expert.severity >= warning && tcp.flags.syn == 1", 0),
+            // The opening SYN, then the SYN-ACK: the second has the ACK flag and
+            // acknowledges the first's sequence number + 1.
+            ("tcp.flags.syn == 1 && tcp.flags.ack == 0", 1),
+            ("tcp.flags.syn == 1 && tcp.flags.ack == 1", 1),
+            (
+                "tcp.flags.syn == 1 && tcp.flags.ack == 1 && tcp.ack == 1",
+                1,
+            ),
+        ];
+        assert_counts(ts, &server, &wants, "the handshake");
+    });
 }

@@ -469,6 +469,31 @@ fn linux_profile_receiver_and_timer_keys() {
     );
 }
 
+/// `[flows.linux]`: Linux's receive buffer, read under the linux profile whether or
+/// not the flow names its `flow_control`, refused with any other policy, checked.
+#[test]
+fn flows_linux_table_sets_the_receive_buffer() {
+    use mobiflow_proto::flow::{FlowControl, LinuxRcvConfig};
+    let table = "[flows.linux]\nscaling_ratio = 0.78125\ninitial_buf = \"64KB\"\n";
+    let want = FlowControl::Linux(LinuxRcvConfig {
+        initial_buf: 65_536, // KB is 1024 bytes (docs/scenarios.md, units)
+        scaling_ratio: 0.78125,
+    });
+    let s = load(&format!("[tcp]\nprofile = \"linux\"\n{BASE}{table}")).unwrap();
+    assert_eq!(tcp(&s, 0).flow_control, want);
+    let s = load(&format!("{BASE}flow_control = \"linux\"\n{table}")).unwrap();
+    assert_eq!(tcp(&s, 0).flow_control, want);
+    let e = error(&format!("{BASE}{table}"));
+    assert_eq!(
+        e,
+        "x.toml: flows.0.linux: only used with flow_control = \"linux\" (flow_control is \"classic\")"
+    );
+    let e = error(&format!(
+        "[tcp]\nprofile = \"linux\"\n{BASE}[flows.linux]\nscaling_ratio = 0\n"
+    ));
+    assert_eq!(e, "x.toml: flows.0.linux.scaling_ratio: must be in (0, 1]");
+}
+
 #[test]
 fn tcp_cubic_table_sets_the_knobs_over_the_profiles_cubic() {
     use mobiflow_proto::cc::{CubicArithmetic, HystartDetect};
@@ -821,7 +846,7 @@ fn error_unknown_keys_everywhere() {
         e,
         "x.toml: flows.0.redaer: unknown key (did you mean \"reader\"?); expected one of name, \
          from, to, transport, start, stop, cc, app, reader, tcp, flow_control, afc, autotune, rsfc, \
-         web, tfrc"
+         linux, web, tfrc"
     );
     assert_starts(
         &error(&format!("nmae = 1\n{BASE}")),

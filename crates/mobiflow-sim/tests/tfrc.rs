@@ -264,7 +264,7 @@ fn bad_tfrc_settings_name_the_file_the_key_and_the_reason() {
         (
             tfrc,
             "transport = \"tfrc\"\napp = \"web\"",
-            "flows.0.app: a web app needs TCP",
+            "flows.0.app: a web app needs TCP (requests and responses on reliable connections); this flow's transport is TFRC/DCCP",
         ),
         (s, "pacing = true", "flows.0.tfrc.pacing: "),
         (

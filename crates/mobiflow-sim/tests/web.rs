@@ -1,4 +1,4 @@
-//! The web page-load application (`app = "web"`, engine/web.rs): page load times on
+//! The web page-load application (`app = "web"`, engine/app/web.rs): page load times on
 //! worlds small enough to compute by hand, the companion channels, and what a
 //! concurrent upload does to a page.
 
@@ -170,7 +170,7 @@ fn web_keys_are_checked_and_unset_guesses_are_assumed() {
     let text = web(BASE, "");
     let sc = load_str(&text, None, &[]).unwrap();
     match &sc.flows[0].app {
-        AppSpec::Web(w) => {
+        AppSpec::Web { spec: w } => {
             assert_eq!((w.objects, w.object_sizes.as_slice()), (44, &[7475u64][..]));
             assert_eq!(
                 (w.connections, w.request_size, w.main_first),

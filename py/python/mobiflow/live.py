@@ -248,6 +248,12 @@ class FlowPlan:
     send_out: str = ""
 
 
+def json_fields(obj: object, *names: str) -> dict[str, Any]:
+    """``{name: obj.name}`` for each of ``names``, in order: the fields a ``to_json``
+    copies as they are."""
+    return {name: getattr(obj, name) for name in names}
+
+
 @dataclass
 class Comparison:
     """Everything ``compare`` measured; ``rows`` is the side-by-side table."""
@@ -267,11 +273,7 @@ class Comparison:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "scenario": self.scenario,
-            "cc": self.cc,
-            "valid": self.valid,
-            "invalid_reasons": self.invalid_reasons,
-            "sim_error": self.sim_error,
+            **json_fields(self, "scenario", "cc", "valid", "invalid_reasons", "sim_error"),
             "rows": [
                 {"flow": f, "metric": m, "kernel": k, "simulator": s} for f, m, k, s in self.rows
             ],
@@ -475,6 +477,15 @@ def compare(
             )
         except OSError as e:
             raise RuntimeError(f"flow {p.name}: the kernel run left no results ({e})") from e
+    # The simulator's Linux receive buffer takes the part of the buffer that is window
+    # as the kernel measured it on the TUN device (payload / skb truesize, 200/256
+    # there; the simulator's default is the kernel's starting value, 1/2): it decides
+    # how far the first windows can grow, and with them the quick ACKs
+    # (`tcp_grow_window`) that Linux's HyStart sees as an ACK train.
+    ratios = _scaling_ratios(kernel, by_name)
+    ratio_sets = [(f"flows.{name}.linux.scaling_ratio", repr(r)) for name, r in ratios.items()]
+    for name, r in ratios.items():
+        say(f"sim: {name}: the kernel's measured scaling ratio {r:g}")
     starts: list[tuple[str, str]] = []
     if align_start:
         for p in plans:
@@ -489,7 +500,7 @@ def compare(
     series: Any = None
     if sim_error is None:
         say("sim: the same scenario in the simulator")
-        sim_sets = sets + cc_sets + starts
+        sim_sets = sets + cc_sets + ratio_sets + starts
         if capture:
             hosts = sorted({by_name[p.name]["dst"] for p in plans})
             sim_sets = [*sim_sets, ("measure.capture.hosts", json.dumps(hosts))]
@@ -616,6 +627,11 @@ def compare(
             f"{fin.get('sndbuf_limited_us', 0) / 1e6:.1f} s; tcp_info total_rto "
             f"{fin.get('total_rto', '-')}, DSACKs received {fin.get('dsack_dups', '-')}"
             + (f"; both flows start at {p.start_s:.3f} s (the kernel's SYN)" if starts else "")
+            + (
+                f"; the simulator's scaling ratio is the kernel's, {ratios[p.name]:g}"
+                if p.name in ratios
+                else ""
+            )
         )
         ns = snd.get("netstat", {})
         cmp.notes.append(
@@ -725,6 +741,25 @@ def _kernel_run(
         tail = (out_abs / "live.log").read_text(errors="replace").strip().splitlines()[-5:]
         raise RuntimeError("the live run failed:\n" + "\n".join(tail))
     return json.loads(report_path.read_text()), returncode
+
+
+def _scaling_ratios(
+    kernel: dict[str, tuple[dict[str, Any], dict[str, Any]]], by_name: dict[str, Any]
+) -> dict[str, float]:
+    """Per flow with the simulator's ``flow_control = "linux"``, the kernel receiver's
+    ``scaling_ratio`` (window / ``sk_rcvbuf``) as the receiver's first window fit read
+    it, rounded to the kernel's 1/256 steps (``TCP_RMEM_TO_WIN_SCALE``)."""
+    out: dict[str, float] = {}
+    for name, (_, rcv) in kernel.items():
+        if by_name[name]["transport"].get("flow_control") != "linux":
+            continue
+        fits = rcv.get("window_fits") or []
+        if not fits or not fits[0][2]:
+            continue
+        ratio = round(256 * fits[0][1] / fits[0][2]) / 256
+        if 0 < ratio <= 1:
+            out[name] = ratio
+    return out
 
 
 def _float(v: Any) -> float | None:

@@ -133,10 +133,7 @@ class Check:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "metric": self.metric,
-            "kernel": self.kernel,
-            "simulator": self.simulator,
-            "target": self.target,
+            **live.json_fields(self, "metric", "kernel", "simulator", "target"),
             "verdict": None if self.ok is None else ("PASS" if self.ok else "MISS"),
         }
 
@@ -172,19 +169,20 @@ class Row:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "case": self.case,
-            "scenario": self.scenario,
-            "cc": self.cc,
-            "valid": self.valid,
-            "invalid_reasons": self.invalid_reasons,
-            "sim_error": self.sim_error,
-            "error": self.error,
-            "verdict": self.verdict,
-            "misses": self.misses,
+            **live.json_fields(
+                self,
+                "case",
+                "scenario",
+                "cc",
+                "valid",
+                "invalid_reasons",
+                "sim_error",
+                "error",
+                "verdict",
+                "misses",
+            ),
             "checks": [c.to_json() for c in self.checks],
-            "figure": self.figure,
-            "out": self.out,
-            "notes": self.notes,
+            **live.json_fields(self, "figure", "out", "notes"),
         }
 
 
@@ -199,10 +197,7 @@ class SuiteResult:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "suite": self.suite,
-            "date": self.date,
-            "commit": self.commit,
-            "machine": self.machine,
+            **live.json_fields(self, "suite", "date", "commit", "machine"),
             "targets": {
                 "goodput": f"simulator within {GOODPUT_TOL:.0%} of the kernel's "
                 "(whole run and each steady interval)",

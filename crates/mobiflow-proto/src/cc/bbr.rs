@@ -896,8 +896,7 @@ impl CongestionController for Bbr {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    const MSS: u32 = 1000;
+    use crate::cc::test_util::MSS;
 
     fn bbr() -> Bbr {
         Bbr::new(

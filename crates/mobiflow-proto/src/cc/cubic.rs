@@ -53,8 +53,8 @@
 
 use super::hystart::{Hystart, HystartAck, HystartDetect, HystartParams};
 use super::{
-    AckSample, CaEvent, CongestionController, CongestionEvent, CongestionKind, RecoveryExit,
-    Window, WindowParams,
+    AckSample, CaEvent, CongestionController, CongestionEvent, CongestionKind, Counting,
+    RecoveryExit, Window, WindowParams,
 };
 use crate::time::{Duration, Instant};
 
@@ -449,16 +449,23 @@ impl CongestionController for Cubic {
         }
         self.last_ack = Some(ack.now);
         // With per-ACK counting (ns-2) each ACK counts as one full segment.
-        let n = if self.cfg.params.per_ack_counting {
+        let counting = self.cfg.params.counting;
+        let n = if counting == Counting::PerAck {
             self.win.mss
         } else {
             ack.acked_bytes
         };
         if self.win.cwnd < self.win.ssthresh {
             // RFC 9438 §4.10: slow start as RFC 5681 §3.1 eq. (2),
-            // cwnd += min(N, SMSS). The epoch begins when slow start ends.
+            // cwnd += min(N, SMSS) (Linux's `tcp_slow_start` with segment counting:
+            // all of N). The epoch begins when slow start ends.
             self.epoch = None;
-            self.win.cwnd = self.win.cwnd.saturating_add(n.min(self.win.mss));
+            let inc = if counting == Counting::Segments {
+                n
+            } else {
+                n.min(self.win.mss)
+            };
+            self.win.cwnd = self.win.cwnd.saturating_add(inc);
         } else {
             self.congestion_avoidance(ack, n);
         }
@@ -578,9 +585,6 @@ mod tests {
     use crate::cc::test_util::*;
     use crate::cc::{CcKind, Reno, RenoConfig};
 
-    const MSS: u32 = 1000;
-    const M: u64 = MSS as u64;
-
     fn params() -> WindowParams {
         WindowParams::rfc5681(2 * M)
     }
@@ -596,6 +600,11 @@ mod tests {
 
     fn cubic() -> Cubic {
         cubic_with(|_| {})
+    }
+
+    /// The pure cubic curve, without the Reno-friendly region.
+    fn pure_cubic() -> Cubic {
+        cubic_with(|cfg| cfg.tcp_friendly = false)
     }
 
     fn ack_at(now: Instant, bytes: u64, rtt: Duration) -> AckSample {
@@ -614,6 +623,13 @@ mod tests {
     fn in_ca(mut c: Cubic, cwnd: u64) -> Cubic {
         c.set_window(cwnd);
         c.set_ssthresh(cwnd / 2);
+        c
+    }
+
+    /// `c` in congestion avoidance at `cwnd` bytes, after a loss at time zero.
+    fn after_loss_at_zero(c: Cubic, cwnd: u64) -> Cubic {
+        let mut c = in_ca(c, cwnd);
+        loss_at(&mut c, Instant::ZERO);
         c
     }
 
@@ -648,9 +664,8 @@ mod tests {
     /// A controller that lost a segment at time zero with cwnd = 100 kB and then
     /// took `rounds` rounds of ACKs; with the time after them.
     fn rounds_after_loss(rtt: Duration, rounds: usize) -> (Cubic, Instant) {
-        let mut c = in_ca(cubic(), 100_000);
+        let mut c = after_loss_at_zero(cubic(), 100_000);
         let mut now = Instant::ZERO;
-        loss_at(&mut c, now);
         run_rounds(&mut c, &mut now, rtt, rounds);
         (c, now)
     }
@@ -675,9 +690,9 @@ mod tests {
 
     #[test]
     fn slow_start_matches_reno() {
-        for per_ack in [false, true] {
+        for counting in [Counting::Bytes, Counting::PerAck] {
             let mut p = params();
-            p.per_ack_counting = per_ack;
+            p.counting = counting;
             let mut r = Reno::new(
                 RenoConfig {
                     params: p,
@@ -689,7 +704,7 @@ mod tests {
             for bytes in [1000, 2000, 100, 1500, 999, 1000, 1, 3000] {
                 r.on_ack(&ack(bytes));
                 c.on_ack(&ack(bytes));
-                assert_eq!(c.window(), r.window(), "per_ack_counting={per_ack}");
+                assert_eq!(c.window(), r.window(), "{counting:?}");
                 assert!(c.in_slow_start());
             }
         }
@@ -706,8 +721,7 @@ mod tests {
 
     #[test]
     fn loss_reduces_cwnd_by_beta() {
-        let mut c = in_ca(cubic(), 100_000);
-        loss_at(&mut c, Instant::ZERO);
+        let c = after_loss_at_zero(cubic(), 100_000);
         assert_eq!(c.ssthresh(), 70_000);
         assert_eq!(c.window(), 70_000);
         assert_eq!(c.w_max(), Some(100_000));
@@ -758,9 +772,8 @@ mod tests {
     fn concave_then_convex_growth() {
         let rtt = Duration::from_millis(100);
         // Pure cubic curve: the Reno-friendly estimate would take over later on.
-        let mut c = in_ca(cubic_with(|cfg| cfg.tcp_friendly = false), 100_000);
+        let mut c = after_loss_at_zero(pure_cubic(), 100_000);
         let mut now = Instant::ZERO;
-        loss_at(&mut c, now);
         let k_rounds = (c.k_secs() / rtt.as_secs_f64()).round() as usize; // ~42
         let w = run_rounds(&mut c, &mut now, rtt, 2 * k_rounds);
         let h = k_rounds / 2;
@@ -785,8 +798,7 @@ mod tests {
         // §4.4: at the epoch start W_cubic(t) = cwnd_epoch, so growth on the first
         // ACK comes only from evaluating W_cubic at t + RTT (RTT = srtt).
         let srtt = Duration::from_millis(100);
-        let mut c = in_ca(cubic_with(|cfg| cfg.tcp_friendly = false), 100_000);
-        loss_at(&mut c, Instant::ZERO);
+        let mut c = after_loss_at_zero(pure_cubic(), 100_000);
         let k = c.k_secs();
         let mut a = ack_at(Instant::from_millis(1), M, srtt);
         a.min_rtt = Duration::from_millis(5); // srtt, not min_rtt, is used
@@ -799,9 +811,8 @@ mod tests {
     #[test]
     fn target_is_capped_at_one_and_a_half_cwnd() {
         let rtt = Duration::from_millis(100);
-        let mut c = in_ca(cubic_with(|cfg| cfg.tcp_friendly = false), 20_000);
+        let mut c = after_loss_at_zero(pure_cubic(), 20_000);
         let mut now = Instant::ZERO;
-        loss_at(&mut c, now);
         run_rounds(&mut c, &mut now, rtt, 1);
         // Far beyond K, W_cubic(t + RTT) is enormous: one round grows at most 1.5x.
         now += Duration::from_secs(100);
@@ -814,8 +825,7 @@ mod tests {
     #[test]
     fn fast_convergence_lowers_w_max() {
         for (fc, expected) in [(true, 59_500), (false, 70_000)] {
-            let mut c = in_ca(cubic_with(|cfg| cfg.fast_convergence = fc), 100_000);
-            loss_at(&mut c, Instant::ZERO);
+            let mut c = after_loss_at_zero(cubic_with(|cfg| cfg.fast_convergence = fc), 100_000);
             assert_eq!(c.w_max(), Some(100_000));
             // A second loss before cwnd got back to W_max.
             loss_at(&mut c, Instant::from_millis(10));
@@ -826,8 +836,7 @@ mod tests {
 
     #[test]
     fn no_fast_convergence_when_above_previous_w_max() {
-        let mut c = in_ca(cubic(), 100_000);
-        loss_at(&mut c, Instant::ZERO);
+        let mut c = after_loss_at_zero(cubic(), 100_000);
         c.set_window(120_000);
         loss_at(&mut c, Instant::from_millis(10));
         assert_eq!(c.w_max(), Some(120_000));
@@ -837,12 +846,10 @@ mod tests {
     fn reno_friendly_region_dominates_on_short_rtt_small_bdp() {
         let rtt = Duration::from_millis(10);
         let alpha = CubicConfig::default().alpha();
-        let mut c = in_ca(cubic(), 10_000);
-        let mut pure = in_ca(cubic_with(|cfg| cfg.tcp_friendly = false), 10_000);
+        let mut c = after_loss_at_zero(cubic(), 10_000);
+        let mut pure = after_loss_at_zero(pure_cubic(), 10_000);
         let mut now = Instant::ZERO;
         let mut now_pure = Instant::ZERO;
-        loss_at(&mut c, now);
-        loss_at(&mut pure, now_pure);
         // K = cbrt(3 / 0.4) ~ 1.96 s, ~196 RTTs: cubic growth is slow while Reno's
         // alpha*SMSS per RTT (~529 bytes) is not.
         let w = run_rounds(&mut c, &mut now, rtt, 4);
@@ -866,9 +873,8 @@ mod tests {
     #[test]
     fn timeout_resets_epoch_and_collapses_cwnd() {
         let rtt = Duration::from_millis(100);
-        let mut c = in_ca(cubic(), 100_000);
+        let mut c = after_loss_at_zero(cubic(), 100_000);
         let mut now = Instant::ZERO;
-        loss_at(&mut c, now);
         c.on_recovery_exit(&RecoveryExit {
             now,
             in_flight: 0,
@@ -1024,8 +1030,7 @@ mod tests {
 
     #[test]
     fn acks_during_recovery_do_not_grow_the_window() {
-        let mut c = in_ca(cubic(), 100_000);
-        loss_at(&mut c, Instant::ZERO);
+        let mut c = after_loss_at_zero(cubic(), 100_000);
         let mut a = ack_at(Instant::from_secs(1), M, Duration::from_millis(100));
         a.in_recovery = true;
         c.on_ack(&a);
@@ -1035,8 +1040,7 @@ mod tests {
 
     #[test]
     fn recovery_exit_deflates_to_ssthresh_and_starts_a_new_epoch() {
-        let mut c = in_ca(cubic(), 100_000);
-        loss_at(&mut c, Instant::ZERO);
+        let mut c = after_loss_at_zero(cubic(), 100_000);
         c.set_window(95_000); // inflated by the sender during recovery
         c.on_recovery_exit(&RecoveryExit {
             now: Instant::from_secs(1),

@@ -9,7 +9,7 @@
 //!              segments it delivers, cumulatively or by SACK
 //!   slow start cwnd += segments acked, up to ssthresh; the rest of the ACK goes to
 //!              congestion avoidance (tcp_slow_start: no min(N, SMSS) limit)
-//!   time       in jiffies (CONFIG_HZ, 1000 here), t and K in 1/1024 s (BICTCP_HZ)
+//!   time       in jiffies (CONFIG_HZ, 250 by default: `hz`), t and K in 1/1024 s (BICTCP_HZ)
 //!   beta       717/1024; W_max = cwnd*(1024+717)/2048 with fast convergence
 //!   C          bic_scale 41/1024 → cube_rtt_scale = 410, K = cbrt(cube_factor *
 //!              (W_max - cwnd)) with cube_factor = 2^40 / 410
@@ -459,9 +459,6 @@ mod tests {
     use crate::cc::test_util::*;
     use crate::cc::CcKind;
 
-    const MSS: u32 = 1000;
-    const M: u64 = MSS as u64;
-
     /// The kernel's CUBIC at HZ = 1000, the clock the hand computations below use.
     fn linux(hystart: bool) -> LinuxCubic {
         LinuxCubic::new(
@@ -526,6 +523,15 @@ mod tests {
                 c.cwnd_segments()
             })
             .collect()
+    }
+
+    /// [`after_loss`] of a 100-segment window, then `n` rounds of 100 ms from time zero;
+    /// with the time after them.
+    fn rounds_after_loss(n: usize) -> (LinuxCubic, Instant) {
+        let mut c = after_loss(100);
+        let mut now = Instant::ZERO;
+        rounds(&mut c, &mut now, Duration::from_millis(100), n);
+        (c, now)
     }
 
     #[test]
@@ -603,9 +609,7 @@ mod tests {
     fn growth_is_capped_at_one_segment_per_two_acks() {
         // Far beyond K the cubic target is huge: cnt = max(cnt, 2), 1.5x per round.
         let rtt = Duration::from_millis(100);
-        let mut c = after_loss(100);
-        let mut now = Instant::ZERO;
-        rounds(&mut c, &mut now, rtt, 1);
+        let (mut c, mut now) = rounds_after_loss(1);
         now += Duration::from_secs(60);
         let before = c.cwnd_segments();
         let after = rounds(&mut c, &mut now, rtt, 1)[0];
@@ -723,10 +727,7 @@ mod tests {
     fn timeout_forgets_the_cubic_state() {
         // tcp_enter_loss: ssthresh first (recalc), then TCP_CA_Loss resets bictcp:
         // last_max_cwnd = 0, delay_min = 0, no epoch.
-        let rtt = Duration::from_millis(100);
-        let mut c = after_loss(100);
-        let mut now = Instant::ZERO;
-        rounds(&mut c, &mut now, rtt, 2);
+        let (mut c, now) = rounds_after_loss(2);
         let cwnd = c.cwnd_segments();
         c.on_congestion_event(&congestion(CongestionKind::Timeout, now, cwnd * M, MSS));
         assert_eq!(c.cwnd_segments(), 1);
@@ -739,10 +740,7 @@ mod tests {
     #[test]
     fn delay_samples_are_ignored_for_a_second_after_the_epoch_starts() {
         // cubictcp_acked: "Discard delay samples right after fast recovery".
-        let rtt = Duration::from_millis(100);
-        let mut c = after_loss(100);
-        let mut now = Instant::ZERO;
-        rounds(&mut c, &mut now, rtt, 1);
+        let (mut c, mut now) = rounds_after_loss(1);
         assert_eq!(c.delay_min_us(), 100_000);
         now += Duration::from_millis(1);
         c.on_ack(&ack_at(now, M, Duration::from_millis(60)));

@@ -407,6 +407,7 @@ impl CongestionController for Fld {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tests::refused;
     use crate::cc::test_util::*;
     use crate::cc::CongestionKind;
     use crate::time::Duration;
@@ -479,21 +480,15 @@ mod tests {
     }
 
     #[test]
-    fn slow_start_factor_2_is_reno_s_doubling() {
-        let mut c = fld(|p| {
-            p.ss_factor = 2;
-        });
-        round_trip(&mut c);
-        assert_eq!(c.window(), 20 * M);
-    }
-
-    #[test]
-    fn slow_start_factor_5_multiplies_by_5() {
-        let mut c = fld(|p| {
-            p.ss_factor = 5;
-        });
-        round_trip(&mut c);
-        assert_eq!(c.window(), 50 * M);
+    fn slow_start_multiplies_the_window_by_the_factor_per_rtt() {
+        // Factor 2 is Reno's doubling.
+        for factor in [2, 5] {
+            let mut c = fld(|p| {
+                p.ss_factor = factor;
+            });
+            round_trip(&mut c);
+            assert_eq!(c.window(), factor as u64 * 10 * M, "ss_factor {factor}");
+        }
     }
 
     #[test]
@@ -686,16 +681,11 @@ mod tests {
 
     #[test]
     fn validation_names_the_parameter() {
-        let p = FldParams {
-            ss_factor: 1,
-            ..FldParams::default()
-        };
-        assert_eq!(p.validate().unwrap_err().0, "ss_factor");
-        let p = FldParams {
-            initial_window: FldInitialWindow::Segments(0),
-            ..FldParams::default()
-        };
-        assert_eq!(p.validate().unwrap_err().0, "initial_window");
+        assert_eq!(refused(FldParams::validate, |p| p.ss_factor = 1), "ss_factor");
+        assert_eq!(
+            refused(FldParams::validate, |p| p.initial_window = FldInitialWindow::Segments(0)),
+            "initial_window"
+        );
         assert!(FldParams::default().validate().is_ok());
     }
 

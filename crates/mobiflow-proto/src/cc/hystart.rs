@@ -256,14 +256,19 @@ mod tests {
         }
     }
 
+    /// HyStart with the default parameters but only the detectors `detect`.
+    fn detecting(detect: HystartDetect) -> Hystart {
+        Hystart::new(HystartParams {
+            detect,
+            ..HystartParams::default()
+        })
+    }
+
     #[test]
     fn delay_detector_compares_the_round_minimum_after_eight_samples() {
         // hystart_update: delay_min 40 ms gives a threshold of clamp(5 ms, 4, 16) =
         // 5 ms. Samples 46 ms (> 45 ms) spaced 3 ms apart (no train).
-        let mut h = Hystart::new(HystartParams {
-            detect: HystartDetect::Delay,
-            ..HystartParams::default()
-        });
+        let mut h = detecting(HystartDetect::Delay);
         let t0 = Instant::from_secs(1);
         let mut now = t0;
         for i in 0..HYSTART_MIN_SAMPLES as u64 {
@@ -292,10 +297,7 @@ mod tests {
 
     #[test]
     fn a_new_round_restarts_the_sample_count() {
-        let mut h = Hystart::new(HystartParams {
-            detect: HystartDetect::Delay,
-            ..HystartParams::default()
-        });
+        let mut h = detecting(HystartDetect::Delay);
         let mut now = Instant::from_secs(1);
         for i in 0..8 {
             now += MS(3);
@@ -320,10 +322,7 @@ mod tests {
         // ACKs 1 ms apart (within hystart_ack_delta = 2 ms) from the round start:
         // delay_min 40 ms, ack_delay 1 ms (the pacing rate is low), threshold
         // (40 + 1) / 2 = 20.5 ms: the ACK at 21 ms is the first past it.
-        let mut h = Hystart::new(HystartParams {
-            detect: HystartDetect::Train,
-            ..HystartParams::default()
-        });
+        let mut h = detecting(HystartDetect::Train);
         let t0 = Instant::from_secs(1);
         assert_eq!(h.update(&ack(t0, 1, 1000, MS(40), MS(40))), None);
         for i in 1..=20 {
@@ -338,10 +337,7 @@ mod tests {
 
     #[test]
     fn spaced_acks_break_the_train() {
-        let mut h = Hystart::new(HystartParams {
-            detect: HystartDetect::Train,
-            ..HystartParams::default()
-        });
+        let mut h = detecting(HystartDetect::Train);
         let t0 = Instant::from_secs(1);
         for i in 0..=40 {
             // 3 ms apart: never within 2 ms of the last ACK of the train.

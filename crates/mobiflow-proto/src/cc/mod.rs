@@ -300,11 +300,31 @@ pub struct WindowParams {
     pub loss_window_segments: u64,
     /// Upper bound on cwnd in bytes (ns-2's `maxcwnd_`; u64::MAX for none).
     pub max_window: u64,
-    /// Count the window in whole segments, as ns-2 does: the increase per ACK in
-    /// segments instead of bytes (RFC 5681 §3.1 appropriate byte counting), and
-    /// ssthresh truncated to whole segments on a reduction (ns-2's `ssthresh_` is an
-    /// int, `TcpAgent::slowdown`).
-    pub per_ack_counting: bool,
+    /// How acknowledged data opens the window and how a reduction sets ssthresh
+    /// ([`Counting`]).
+    pub counting: Counting,
+}
+
+crate::named_enum! {
+    /// How a window-based controller counts what an ACK acknowledged (the window
+    /// rules of the three profiles).
+    #[derive(Copy, Clone, PartialEq, Eq, Debug)]
+    pub enum Counting ("window_counting", reading "-" as "_") {
+        /// RFC 5681 §3.1: in slow start cwnd += min(N, SMSS) per ACK (eq. 2), in
+        /// congestion avoidance SMSS per cwnd of bytes acknowledged; a reduction sets
+        /// ssthresh = max(FlightSize / 2, 2 SMSS) (eq. 4).
+        Bytes = "bytes",
+        /// ns-2: every ACK that advances the window adds one segment in slow start and
+        /// SMSS²/cwnd in congestion avoidance (`TcpAgent::opencwnd`), and ssthresh is
+        /// truncated to whole segments (`ssthresh_` is an int, `TcpAgent::slowdown`).
+        PerAck = "per_ack",
+        /// Linux: cwnd in segments, grown by the segments an ACK delivered, cumulatively
+        /// or by SACK, with no per-ACK limit (`tcp_slow_start`, then
+        /// `tcp_cong_avoid_ai` for the rest of the ACK), so delayed ACKs still double
+        /// the window each round trip; a reduction sets ssthresh = max(cwnd / 2, 2)
+        /// segments (`tcp_reno_ssthresh`).
+        Segments = "segments",
+    }
 }
 
 impl WindowParams {
@@ -317,7 +337,7 @@ impl WindowParams {
             initial_ssthresh: u64::MAX,
             loss_window_segments: 1,
             max_window: u64::MAX,
-            per_ack_counting: false,
+            counting: Counting::Bytes,
         }
     }
 

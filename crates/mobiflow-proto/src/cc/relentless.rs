@@ -210,9 +210,6 @@ mod tests {
     use crate::cc::test_util::*;
     use crate::time::{Duration, Instant};
 
-    const MSS: u32 = 1000;
-    const M: u64 = MSS as u64;
-
     fn relentless() -> Relentless {
         Relentless::new(
             RelentlessConfig {
@@ -225,6 +222,16 @@ mod tests {
 
     fn ack(bytes: u64) -> AckSample {
         ack_sample(Instant::ZERO, bytes, None, Duration::from_millis(100), MSS)
+    }
+
+    /// An ACK of one segment inside a recovery episode, `prior_in_flight` bytes out
+    /// before it.
+    fn recovery_ack(prior_in_flight: u64) -> AckSample {
+        AckSample {
+            in_recovery: true,
+            prior_in_flight,
+            ..ack(M)
+        }
     }
 
     fn signal(kind: CongestionKind, in_flight: u64) -> CongestionEvent {
@@ -251,12 +258,21 @@ mod tests {
         assert_eq!(r.ssthresh(), 20 * M);
     }
 
+    /// At the end of the episode cwnd = ssthresh = the window at entry less the segments
+    /// lost, never below two segments; an ECN signal without losses leaves the window.
     #[test]
-    fn relentless_reduces_cwnd_by_lost_segments() {
-        let mut r = signalled(CongestionKind::FastRetransmit, 20);
-        r.on_recovery_exit(&exit(3));
-        assert_eq!(r.window(), 17 * M);
-        assert_eq!(r.ssthresh(), 17 * M);
+    fn relentless_reduces_cwnd_by_lost_segments_down_to_two() {
+        for (kind, segments, lost, after) in [
+            (CongestionKind::FastRetransmit, 20, 3, 17),
+            (CongestionKind::FastRetransmit, 5, 9, 2),
+            (CongestionKind::Ecn, 12, 0, 12),
+        ] {
+            let mut r = signalled(kind, segments);
+            r.on_recovery_exit(&exit(lost));
+            let case = format!("{kind:?} at {segments} segments, {lost} lost");
+            assert_eq!(r.window(), after * M, "{case}");
+            assert_eq!(r.ssthresh(), after * M, "{case}");
+        }
     }
 
     #[test]
@@ -265,21 +281,6 @@ mod tests {
         r.set_window(25 * M); // whatever happens to cwnd inside the episode
         r.on_recovery_exit(&exit(1));
         assert_eq!(r.window(), 19 * M);
-    }
-
-    #[test]
-    fn relentless_reduction_floors_at_two_segments() {
-        let mut r = signalled(CongestionKind::FastRetransmit, 5);
-        r.on_recovery_exit(&exit(9));
-        assert_eq!(r.window(), 2 * M);
-        assert_eq!(r.ssthresh(), 2 * M);
-    }
-
-    #[test]
-    fn ecn_without_losses_leaves_the_window() {
-        let mut r = signalled(CongestionKind::Ecn, 12);
-        r.on_recovery_exit(&exit(0));
-        assert_eq!(r.window(), 12 * M);
     }
 
     #[test]
@@ -303,10 +304,7 @@ mod tests {
     #[test]
     fn acks_during_recovery_do_not_grow_the_window() {
         let mut r = signalled(CongestionKind::FastRetransmit, 10);
-        let mut a = ack(M);
-        a.in_recovery = true;
-        a.prior_in_flight = 12 * M;
-        r.on_ack(&a);
+        r.on_ack(&recovery_ack(12 * M));
         assert_eq!(r.window(), 10 * M);
     }
 
@@ -314,10 +312,7 @@ mod tests {
     fn recovery_conserves_packets_and_exit_still_subtracts_losses() {
         let mut r = signalled(CongestionKind::FastRetransmit, 20);
         // Three segments were lost: 17 remain in flight; an ACK SACKs one of them.
-        let mut a = ack(M);
-        a.in_recovery = true;
-        a.prior_in_flight = 17 * M;
-        r.on_ack(&a);
+        r.on_ack(&recovery_ack(17 * M));
         assert_eq!(
             r.window(),
             17 * M,

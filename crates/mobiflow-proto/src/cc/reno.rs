@@ -5,6 +5,9 @@
 //!   cwnd < ssthresh ── slow start: cwnd += min(N, SMSS) per ACK      (RFC 5681 eq. 2)
 //!   cwnd >= ssthresh ─ congestion avoidance: cwnd += SMSS*SMSS/cwnd   (RFC 5681 eq. 3)
 //!   fast retransmit ── ssthresh = max(FlightSize/2, 2*SMSS)          (RFC 5681 eq. 4)
+//!   (window_counting = "segments", Linux `tcp_reno_cong_avoid`: slow start adds
+//!   every segment delivered, congestion avoidance one per cwnd segments delivered,
+//!   ssthresh = max(cwnd/2, 2) segments, `tcp_reno_ssthresh`)
 //!   timeout ────────── ssthresh as above, cwnd = loss window (1 SMSS)
 //!   recovery exit ──── cwnd = ssthresh                               (RFC 6582 §3.2 step 3)
 //!   spurious signal ── cwnd = max(cwnd, prior cwnd), ssthresh = max(ssthresh, prior)
@@ -15,8 +18,8 @@
 //! the sender.
 
 use super::{
-    AckSample, CongestionController, CongestionEvent, CongestionKind, RecoveryExit, Window,
-    WindowParams,
+    AckSample, CongestionController, CongestionEvent, CongestionKind, Counting, RecoveryExit,
+    Window, WindowParams,
 };
 
 #[derive(Clone, Debug)]
@@ -30,8 +33,10 @@ pub struct RenoConfig {
 pub struct Reno {
     cfg: RenoConfig,
     win: Window,
-    /// Bytes acknowledged in congestion avoidance not yet turned into window growth
-    /// (RFC 5681 §3.1, the byte-counting form of eq. 3).
+    /// What congestion avoidance has counted but not yet turned into window growth:
+    /// bytes acknowledged (RFC 5681 §3.1, the byte-counting form of eq. 3), the
+    /// remainder of SMSS² / cwnd steps (ns-2), or segments delivered (Linux's
+    /// `snd_cwnd_cnt`).
     ca_acked: u64,
     /// cwnd and ssthresh before the last reduction, for an undo (Linux `prior_cwnd`,
     /// `prior_ssthresh`).
@@ -51,6 +56,36 @@ impl Reno {
     fn clamp(&mut self) {
         self.win.clamp(&self.cfg.params);
     }
+
+    /// Linux `tcp_reno_cong_avoid` in whole segments: `tcp_slow_start` (cwnd +=
+    /// segments delivered, up to ssthresh), then `tcp_cong_avoid_ai` with w = cwnd for
+    /// what is left of the ACK.
+    fn segments_on_ack(&mut self, acked_bytes: u64) {
+        let mss = self.win.mss;
+        // A short segment counts as one (`tcp_skb_pcount`).
+        let mut acked = acked_bytes.div_ceil(mss);
+        let mut cwnd = self.win.cwnd / mss;
+        let ssthresh = self.win.ssthresh / mss;
+        if cwnd < ssthresh {
+            let grown = (cwnd + acked).min(ssthresh);
+            acked -= grown - cwnd;
+            cwnd = grown;
+        }
+        if acked > 0 {
+            let w = cwnd.max(1);
+            if self.ca_acked >= w {
+                self.ca_acked = 0;
+                cwnd += 1;
+            }
+            self.ca_acked += acked;
+            if self.ca_acked >= w {
+                let delta = self.ca_acked / w;
+                self.ca_acked -= delta * w;
+                cwnd += delta;
+            }
+        }
+        self.win.cwnd = cwnd * mss;
+    }
 }
 
 /// RFC 5681 eq. (4): ssthresh = max(FlightSize / 2, 2*SMSS).
@@ -69,16 +104,18 @@ impl CongestionController for Reno {
         if ack.in_recovery || ack.acked_bytes == 0 || ack.app_limited {
             return;
         }
-        if self.win.cwnd < self.win.ssthresh {
+        if self.cfg.params.counting == Counting::Segments {
+            self.segments_on_ack(ack.acked_bytes);
+        } else if self.win.cwnd < self.win.ssthresh {
             // RFC 5681 §3.1 eq. (2): cwnd += min(N, SMSS). With per-ACK counting
             // (ns-2), every ACK that advances the window adds one segment.
-            let inc = if self.cfg.params.per_ack_counting {
+            let inc = if self.cfg.params.counting == Counting::PerAck {
                 self.win.mss
             } else {
                 ack.acked_bytes.min(self.win.mss)
             };
             self.win.cwnd += inc;
-        } else if self.cfg.params.per_ack_counting {
+        } else if self.cfg.params.counting == Counting::PerAck {
             // RFC 5681 eq. (3), cwnd += SMSS*SMSS/cwnd per ACK, as ns-2's opencwnd()
             // does in floating point; the remainder is carried so nothing is lost.
             self.ca_acked += self.win.mss * self.win.mss;
@@ -102,12 +139,15 @@ impl CongestionController for Reno {
             // `prior_ssthresh = tcp_current_ssthresh()` = max(ssthresh, 3/4 cwnd).
             let c = self.win.cwnd;
             self.prior = Some((c, self.win.ssthresh.max((c >> 1) + (c >> 2))));
-            self.win.ssthresh = halve_flight(ev.in_flight, self.win.mss);
-            if self.cfg.params.per_ack_counting {
+            let mss = self.win.mss;
+            self.win.ssthresh = match self.cfg.params.counting {
+                Counting::Bytes => halve_flight(ev.in_flight, mss),
                 // ns-2 `TcpAgent::slowdown`: `ssthresh_ = (int) halfwin`, whole packets.
-                self.win.ssthresh =
-                    (self.win.ssthresh / self.win.mss * self.win.mss).max(2 * self.win.mss);
-            }
+                Counting::PerAck => (halve_flight(ev.in_flight, mss) / mss * mss).max(2 * mss),
+                // Linux `tcp_reno_ssthresh`: max(snd_cwnd >> 1, 2), from cwnd, not
+                // from what is in flight.
+                Counting::Segments => (c / mss / 2).max(2) * mss,
+            };
         }
         self.ca_acked = 0;
         match ev.kind {
@@ -162,8 +202,6 @@ mod tests {
     use super::*;
     use crate::cc::test_util::*;
     use crate::time::{Duration, Instant};
-
-    const MSS: u32 = 1000;
 
     fn reno() -> Reno {
         Reno::new(
@@ -221,11 +259,18 @@ mod tests {
         assert_eq!(r.window(), 11_000);
     }
 
+    /// RFC 5681 §3.2 and §3.1: ssthresh is half the flight either way; cwnd is ssthresh
+    /// after a fast retransmit and the loss window (one segment) after a timeout.
     #[test]
-    fn fast_retransmit_halves_flight_size() {
-        let r = after_loss(CongestionKind::FastRetransmit, 20_000);
-        assert_eq!(r.ssthresh(), 10_000);
-        assert_eq!(r.window(), 10_000);
+    fn a_loss_halves_the_flight_size_and_a_timeout_collapses_cwnd() {
+        for (kind, cwnd) in [
+            (CongestionKind::FastRetransmit, 10_000),
+            (CongestionKind::Timeout, 1_000),
+        ] {
+            let r = after_loss(kind, 20_000);
+            assert_eq!(r.ssthresh(), 10_000, "{kind:?}");
+            assert_eq!(r.window(), cwnd, "{kind:?}");
+        }
     }
 
     /// ns-2 `TcpAgent::slowdown`: `ssthresh_` is an int, so half of 53.5 packets is
@@ -233,7 +278,7 @@ mod tests {
     #[test]
     fn per_ack_counting_truncates_ssthresh_to_whole_segments() {
         let mut r = reno();
-        r.cfg.params.per_ack_counting = true;
+        r.cfg.params.counting = Counting::PerAck;
         r.on_congestion_event(&loss(CongestionKind::Timeout, 53_500));
         assert_eq!(r.ssthresh(), 26_000);
         r.on_congestion_event(&loss(CongestionKind::FastRetransmit, 53_500));
@@ -243,18 +288,65 @@ mod tests {
         assert_eq!(bytes.ssthresh(), 26_750);
     }
 
+    fn linux_reno() -> Reno {
+        let mut r = reno();
+        r.cfg.params.counting = Counting::Segments;
+        r
+    }
+
+    /// Linux `tcp_slow_start`: a delayed ACK of two segments adds two, so the window
+    /// doubles each round trip whatever the ACK ratio (RFC 5681's eq. 2 adds one);
+    /// a short segment counts as one (`tcp_skb_pcount`).
+    #[test]
+    fn segment_counting_slow_start_adds_every_segment_delivered() {
+        let mut r = linux_reno();
+        r.on_ack(&ack(2000));
+        assert_eq!(r.window(), 4000);
+        r.on_ack(&ack(100));
+        assert_eq!(r.window(), 5000);
+        // Up to ssthresh; the rest of the ACK is congestion avoidance's.
+        r.set_ssthresh(6000);
+        r.on_ack(&ack(3000));
+        assert_eq!(r.window(), 6000);
+    }
+
+    /// Linux `tcp_cong_avoid_ai` with w = cwnd: one segment per cwnd segments
+    /// delivered, and a stretch ACK may add more than one.
+    #[test]
+    fn segment_counting_avoidance_adds_one_per_window_of_segments() {
+        let mut r = linux_reno();
+        r.set_window(4000);
+        r.set_ssthresh(4000);
+        for _ in 0..3 {
+            r.on_ack(&ack(1000));
+        }
+        assert_eq!(r.window(), 4000);
+        r.on_ack(&ack(1000));
+        assert_eq!(r.window(), 5000);
+        r.on_ack(&ack(10_000)); // ten segments at w = 5: two more
+        assert_eq!(r.window(), 7000);
+    }
+
+    /// Linux `tcp_reno_ssthresh`: half of cwnd in whole segments, not half of what is
+    /// in flight.
+    #[test]
+    fn segment_counting_halves_cwnd_not_flight() {
+        let mut r = linux_reno();
+        r.set_window(21_000);
+        r.on_congestion_event(&loss(CongestionKind::FastRetransmit, 30_000));
+        assert_eq!(r.ssthresh(), 10_000);
+        let mut small = linux_reno();
+        small.set_window(3_000);
+        small.on_congestion_event(&loss(CongestionKind::Timeout, 3_000));
+        assert_eq!(small.ssthresh(), 2_000);
+        assert_eq!(small.window(), 1_000);
+    }
+
     #[test]
     fn ssthresh_never_falls_below_two_segments() {
         let mut r = reno();
         r.on_congestion_event(&loss(CongestionKind::FastRetransmit, 1_000));
         assert_eq!(r.ssthresh(), 2_000);
-    }
-
-    #[test]
-    fn timeout_collapses_cwnd_to_the_loss_window() {
-        let r = after_loss(CongestionKind::Timeout, 20_000);
-        assert_eq!(r.window(), 1_000);
-        assert_eq!(r.ssthresh(), 10_000);
     }
 
     #[test]
@@ -292,7 +384,7 @@ mod tests {
     #[test]
     fn per_ack_counting_adds_a_segment_per_ack_in_slow_start() {
         let mut r = reno();
-        r.cfg.params.per_ack_counting = true;
+        r.cfg.params.counting = Counting::PerAck;
         r.on_ack(&ack(100));
         assert_eq!(r.window(), 3000);
     }

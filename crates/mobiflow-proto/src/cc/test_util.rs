@@ -3,6 +3,11 @@
 use super::{AckSample, CongestionEvent, CongestionKind, RecoveryExit};
 use crate::time::{Duration, Instant};
 
+/// The segment size of the controllers' unit tests (FLD_TCP's use their own), and the
+/// same as a byte count.
+pub(crate) const MSS: u32 = 1000;
+pub(crate) const M: u64 = MSS as u64;
+
 /// An ACK of `bytes` at `now` on a path whose RTT is `srtt` (no sample unless `rtt`).
 pub(crate) fn ack_sample(
     now: Instant,

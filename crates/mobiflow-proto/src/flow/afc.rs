@@ -416,6 +416,7 @@ impl RwndPolicy for Afc {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tests::refused;
     use crate::time::test_util::{ms, t_ms};
 
     fn st(now: Instant, rtt: Option<Duration>) -> RcvState {
@@ -627,16 +628,8 @@ mod tests {
 
     #[test]
     fn config_validation_names_the_field() {
-        let bad = AfcConfig {
-            ar_alpha: 0.0,
-            ..AfcConfig::default()
-        };
-        assert_eq!(bad.validate().unwrap_err().0, "ar_alpha");
-        let bad = AfcConfig {
-            burst_segments: 0,
-            ..AfcConfig::default()
-        };
-        assert_eq!(bad.validate().unwrap_err().0, "burst_segments");
+        assert_eq!(refused(AfcConfig::validate, |c| c.ar_alpha = 0.0), "ar_alpha");
+        assert_eq!(refused(AfcConfig::validate, |c| c.burst_segments = 0), "burst_segments");
         assert!(AfcConfig::default().validate().is_ok());
         assert_eq!("Sender".parse::<Placement>(), Ok(Placement::Sender));
         assert!("middle".parse::<Placement>().is_err());

@@ -211,10 +211,17 @@ mod tests {
         }
     }
 
+    /// An autotuner of `cfg(headroom, grow_only)` that got its first segment at time
+    /// zero.
+    fn started(headroom: f64, grow_only: bool) -> Autotune {
+        let mut a = Autotune::new(cfg(headroom, grow_only));
+        a.on_segment(t_ms(0), &Segment::default(), &st(t_ms(0), 0, 0));
+        a
+    }
+
     #[test]
     fn buffer_is_min_of_perceived_network_rate_and_average_read_rate_times_rtt() {
-        let mut a = Autotune::new(cfg(2.0, true));
-        a.on_segment(t_ms(0), &Segment::default(), &st(t_ms(0), 0, 0));
+        let mut a = started(2.0, true);
         // In 500 ms: 150 kB arrived (300 kB/s), 100 kB read (200 kB/s).
         a.on_read(t_ms(250), 100_000, &st(t_ms(250), 100_000, 100_000));
         a.on_timeout(t_ms(500), &st(t_ms(500), 150_000, 100_000));
@@ -230,8 +237,7 @@ mod tests {
     #[test]
     fn with_the_seeds_headroom_the_buffer_cannot_outgrow_its_window() {
         // Window-limited: 100 kB per 500 ms arrive and are read.
-        let mut a = Autotune::new(cfg(1.0, true));
-        a.on_segment(t_ms(0), &Segment::default(), &st(t_ms(0), 0, 0));
+        let mut a = started(1.0, true);
         for k in 1..=20u64 {
             let t = t_ms(500 * k);
             a.on_read(t, 100_000, &st(t, 100_000 * k, 100_000 * (k - 1)));
@@ -242,8 +248,7 @@ mod tests {
 
     #[test]
     fn shrinks_when_not_grow_only_and_keeps_the_floor() {
-        let mut a = Autotune::new(cfg(1.0, false));
-        a.on_segment(t_ms(0), &Segment::default(), &st(t_ms(0), 0, 0));
+        let mut a = started(1.0, false);
         // The application reads nothing: AAR = 0, the buffer falls to the floor.
         a.on_timeout(t_ms(500), &st(t_ms(500), 100_000, 0));
         assert_eq!(a.granted(), 4_000);
@@ -252,8 +257,7 @@ mod tests {
 
     #[test]
     fn grant_never_exceeds_the_physical_buffer() {
-        let mut a = Autotune::new(cfg(100.0, true));
-        a.on_segment(t_ms(0), &Segment::default(), &st(t_ms(0), 0, 0));
+        let mut a = started(100.0, true);
         a.on_read(t_ms(100), 2_000_000, &st(t_ms(100), 2_000_000, 2_000_000));
         a.on_timeout(t_ms(500), &st(t_ms(500), 2_000_000, 2_000_000));
         assert_eq!(a.granted(), 4 << 20);

@@ -656,6 +656,7 @@ impl RwndPolicy for Rsfc {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tests::refused;
     use crate::time::test_util::ms;
     use crate::wire::Timestamps;
 
@@ -831,11 +832,13 @@ mod tests {
     }
 
     impl Drive {
-        fn new(cfg: RsfcConfig) -> Self {
-            let cfg = RsfcConfig {
+        /// RSFC with the `echo` estimator and the defaults changed by `change`.
+        fn with(change: impl FnOnce(&mut RsfcConfig)) -> Self {
+            let mut cfg = RsfcConfig {
                 estimator: Estimator::Echo,
-                ..cfg
+                ..RsfcConfig::default()
             };
+            change(&mut cfg);
             Drive {
                 p: Rsfc::new(cfg),
                 t_us: 1_000_000,
@@ -866,7 +869,7 @@ mod tests {
 
     #[test]
     fn slow_state_with_short_queue_starts_at_ten_segments_and_grows_one_per_rtt() {
-        let mut d = Drive::new(RsfcConfig::default());
+        let mut d = Drive::with(|_| {});
         d.seg_len(0, MSS);
         assert_eq!(d.rwnd(), 10 * MSS as u64, "initial rwnd: 10 segments");
         d.run(0, 1000);
@@ -881,10 +884,7 @@ mod tests {
 
     #[test]
     fn initial_rwnd_buffer_starts_at_the_whole_buffer_and_stays_capped_there() {
-        let mut d = Drive::new(RsfcConfig {
-            initial_rwnd_segments: None,
-            ..RsfcConfig::default()
-        });
+        let mut d = Drive::with(|c| c.initial_rwnd_segments = None);
         d.run(0, 1000);
         assert_eq!(d.p.state(), RsfcState::Slow);
         assert_eq!(
@@ -907,7 +907,7 @@ mod tests {
     #[test]
     fn no_clamp_before_rho_is_known() {
         // t_buff far above T from the first segment, but ρ needs one window (500 ms).
-        let mut d = Drive::new(RsfcConfig::default());
+        let mut d = Drive::with(|_| {});
         d.run(0, 4); // RTT_min = 100 ms from the first echo
         d.run(400, 400);
         assert_eq!((d.p.state(), d.p.clamps), (RsfcState::Slow, 0));
@@ -923,10 +923,7 @@ mod tests {
         // constant 150 ms "queue" by the echo estimator): t_buff > T and RSFC clamps,
         // until RTT_min (10 s window) forgets the old base; then t_buff ≈ 0 and SLOW.
         // (MONITOR's rebase, off here, shortcuts this: `monitor_rebases_*`.)
-        let mut d = Drive::new(RsfcConfig {
-            rebase_after: 0,
-            ..RsfcConfig::default()
-        });
+        let mut d = Drive::with(|c| c.rebase_after = 0);
         d.run(0, 2000);
         d.run(150, 1000);
         assert_ne!(d.p.state(), RsfcState::Slow);
@@ -940,10 +937,7 @@ mod tests {
     #[test]
     fn traced_state_codes_follow_the_state() {
         for (monitor, code) in [(true, 2u8), (false, 1u8)] {
-            let mut d = Drive::new(RsfcConfig {
-                monitor,
-                ..RsfcConfig::default()
-            });
+            let mut d = Drive::with(|c| c.monitor = monitor);
             d.run(0, 1000);
             d.run(150, 4);
             assert_eq!(d.p.state_code(), Some(code));
@@ -955,10 +949,7 @@ mod tests {
     #[test]
     fn slow_to_fast_when_t_buff_exceeds_threshold_sets_rwnd_to_rho_times_rtt_min() {
         for monitor in [true, false] {
-            let mut d = Drive::new(RsfcConfig {
-                monitor,
-                ..RsfcConfig::default()
-            });
+            let mut d = Drive::with(|c| c.monitor = monitor);
             d.run(0, 1000);
             d.run(90, 4); // t_buff = 90 ms < T = 100 ms
             assert_eq!(d.p.state(), RsfcState::Slow);
@@ -978,10 +969,7 @@ mod tests {
 
     #[test]
     fn threshold_factor_scales_the_threshold() {
-        let mut d = Drive::new(RsfcConfig {
-            threshold_factor: 2.0,
-            ..RsfcConfig::default()
-        });
+        let mut d = Drive::with(|c| c.threshold_factor = 2.0);
         d.run(0, 1000);
         d.run(150, 40);
         assert_eq!(d.p.state(), RsfcState::Slow);
@@ -991,7 +979,7 @@ mod tests {
 
     #[test]
     fn slow_growth_is_one_mss_per_rtt() {
-        let mut d = Drive::new(RsfcConfig::default());
+        let mut d = Drive::with(|_| {});
         d.run(0, 1000);
         d.run(150, 4); // clamp to 25 000
         d.run(0, 104); // MONITOR ends after one RTT with t_buff < T: SLOW
@@ -1003,10 +991,7 @@ mod tests {
 
     #[test]
     fn slow_growth_per_ack_adds_one_mss_per_segment() {
-        let mut d = Drive::new(RsfcConfig {
-            growth: Growth::PerAck,
-            ..RsfcConfig::default()
-        });
+        let mut d = Drive::with(|c| c.growth = Growth::PerAck);
         d.run(0, 1000);
         d.run(150, 4);
         d.run(0, 104);
@@ -1020,10 +1005,7 @@ mod tests {
     fn monitor_holds_one_rtt_then_back_to_fast_when_t_buff_stays_high() {
         // A constant t_buff under clamped windows would be taken for a longer path
         // after two holds (see `rebase_*`); here the queue is the point.
-        let mut d = Drive::new(RsfcConfig {
-            rebase_after: 0,
-            ..RsfcConfig::default()
-        });
+        let mut d = Drive::with(|c| c.rebase_after = 0);
         d.run(0, 1000);
         d.run(150, 4);
         assert_eq!(d.p.clamps, 1);
@@ -1042,7 +1024,7 @@ mod tests {
 
     #[test]
     fn monitor_to_slow_when_t_buff_falls_below_threshold() {
-        let mut d = Drive::new(RsfcConfig::default());
+        let mut d = Drive::with(|_| {});
         d.run(0, 1000);
         d.run(150, 4);
         d.run(50, 100);
@@ -1053,12 +1035,11 @@ mod tests {
     /// A clamp at ρ = 200 kB/s, then ρ climbs to 250 kB/s (+25 %) over 500 ms while
     /// t_buff stays above T. Returns the driver and whether SLOW was seen meanwhile.
     fn rho_rise_after_clamp(rho_check: bool, monitor: bool) -> (Drive, bool) {
-        let mut d = Drive::new(RsfcConfig {
-            rho_check,
-            monitor,
-            rebase_after: 0,
-            ..RsfcConfig::default()
-        });
+        let mut d = Drive::with(|c| {
+c.rho_check = rho_check;
+c.monitor = monitor;
+c.rebase_after = 0;
+});
         d.run(0, 1000);
         for _ in 0..125 {
             d.seg_len(0, 800); // ρ settles at 200 kB/s
@@ -1093,11 +1074,10 @@ mod tests {
 
     #[test]
     fn monitor_off_reclamps_at_every_segment_while_t_buff_high() {
-        let mut d = Drive::new(RsfcConfig {
-            monitor: false,
-            rho_check: false,
-            ..RsfcConfig::default()
-        });
+        let mut d = Drive::with(|c| {
+c.monitor = false;
+c.rho_check = false;
+});
         d.run(0, 1000);
         d.run(150, 40); // ten segments
         assert_eq!(d.p.clamps, 10);
@@ -1111,7 +1091,7 @@ mod tests {
 
     #[test]
     fn window_is_capped_by_free_space_and_floored_at_two_mss() {
-        let mut d = Drive::new(RsfcConfig::default());
+        let mut d = Drive::with(|_| {});
         d.run(0, 1000);
         // A trickle: 50 bytes every 4 ms = 12.5 kB/s, ρ × RTT_min = 1.25 kB < 2 MSS.
         for _ in 0..200 {
@@ -1179,7 +1159,7 @@ mod tests {
     fn monitor_rebases_after_a_large_delay_increase_and_goes_slow() {
         // Base RTT 100 ms, then 150 ms more for good: clamps, two holds in which the
         // "queue" does not shrink under the clamped window, then RTT_min restarts.
-        let mut d = Drive::new(RsfcConfig::default());
+        let mut d = Drive::with(|_| {});
         d.run(0, 1000);
         d.run(150, 4);
         assert_eq!((d.p.state(), d.p.clamps), (RsfcState::Monitor, 1));
@@ -1200,7 +1180,7 @@ mod tests {
     #[test]
     fn no_rebase_while_the_queue_shrinks_under_the_clamp() {
         // A real queue: 300 ms at the clamp, draining by 40 ms every 100 ms hold.
-        let mut d = Drive::new(RsfcConfig::default());
+        let mut d = Drive::with(|_| {});
         d.run(0, 1000);
         let mut q = 300;
         while q > 100 {
@@ -1216,7 +1196,7 @@ mod tests {
     fn no_rebase_while_the_queue_grows_under_the_clamp() {
         // The rate fell: the clamped window is still too large and the queue grows by
         // 20 % a hold.
-        let mut d = Drive::new(RsfcConfig::default());
+        let mut d = Drive::with(|_| {});
         d.run(0, 1000);
         let mut q = 150.0f64;
         for _ in 0..8 {
@@ -1232,10 +1212,7 @@ mod tests {
     fn no_rebase_before_the_clamped_window_is_in_force() {
         // The whole buffer was offered first: until rcv_nxt reaches that edge less the
         // clamped window, a queue that does not shrink says nothing about the path.
-        let mut d = Drive::new(RsfcConfig {
-            initial_rwnd_segments: None,
-            ..RsfcConfig::default()
-        });
+        let mut d = Drive::with(|c| c.initial_rwnd_segments = None);
         d.run(0, 1000);
         let mut s = st(Instant::ZERO, ms(1));
         (s.rcv_nxt, s.rcv_read) = (d.seq, d.seq);
@@ -1250,11 +1227,10 @@ mod tests {
     #[test]
     fn rebase_after_zero_never_rebases_and_fast_never_does() {
         for (monitor, rebase_after) in [(true, 0), (false, 2)] {
-            let mut d = Drive::new(RsfcConfig {
-                monitor,
-                rebase_after,
-                ..RsfcConfig::default()
-            });
+            let mut d = Drive::with(|c| {
+c.monitor = monitor;
+c.rebase_after = rebase_after;
+});
             d.run(0, 1000);
             d.run(150, 5000);
             assert_eq!(d.p.rebases, 0);
@@ -1266,52 +1242,21 @@ mod tests {
     #[test]
     fn config_validation_names_the_field() {
         assert!(RsfcConfig::default().validate().is_ok());
-        for (bad, field) in [
-            (
-                RsfcConfig {
-                    ts_tick: Some(Duration::ZERO),
-                    ..RsfcConfig::default()
-                },
-                "ts_tick",
-            ),
-            (
-                RsfcConfig {
-                    rho_window: Some(Duration::ZERO),
-                    ..RsfcConfig::default()
-                },
-                "rho_window",
-            ),
-            (
-                RsfcConfig {
-                    rtt_min_window: Duration::ZERO,
-                    ..RsfcConfig::default()
-                },
-                "rtt_min_window",
-            ),
-            (
-                RsfcConfig {
-                    threshold_factor: 0.0,
-                    ..RsfcConfig::default()
-                },
-                "threshold_factor",
-            ),
-            (
-                RsfcConfig {
-                    rho_rise: -0.1,
-                    ..RsfcConfig::default()
-                },
-                "rho_rise",
-            ),
-            (
-                RsfcConfig {
-                    initial_rwnd_segments: Some(0),
-                    ..RsfcConfig::default()
-                },
-                "initial_rwnd",
-            ),
-        ] {
-            assert_eq!(bad.validate().unwrap_err().0, field);
-        }
+        assert_eq!(refused(RsfcConfig::validate, |c| c.ts_tick = Some(Duration::ZERO)), "ts_tick");
+        assert_eq!(
+            refused(RsfcConfig::validate, |c| c.rho_window = Some(Duration::ZERO)),
+            "rho_window"
+        );
+        assert_eq!(
+            refused(RsfcConfig::validate, |c| c.rtt_min_window = Duration::ZERO),
+            "rtt_min_window"
+        );
+        assert_eq!(refused(RsfcConfig::validate, |c| c.threshold_factor = 0.0), "threshold_factor");
+        assert_eq!(refused(RsfcConfig::validate, |c| c.rho_rise = -0.1), "rho_rise");
+        assert_eq!(
+            refused(RsfcConfig::validate, |c| c.initial_rwnd_segments = Some(0)),
+            "initial_rwnd"
+        );
         assert_eq!("ECHO".parse::<Estimator>(), Ok(Estimator::Echo));
         assert!("gps".parse::<Estimator>().is_err());
         assert_eq!("per_ack".parse::<Growth>(), Ok(Growth::PerAck));

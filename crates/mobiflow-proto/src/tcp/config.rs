@@ -7,6 +7,7 @@ use super::delack::AckPolicy;
 use super::ext::SenderExtSet;
 use super::handoff::{HandoffReaction, HandoffSignal};
 use super::idle::IdleRestart;
+use super::jiffies::Clock;
 use super::rtt::RtoFormula;
 use crate::cc::{CcKind, CubicParams};
 use crate::flow::FlowControl;
@@ -115,11 +116,9 @@ pub struct TcpConfig {
     /// Upper bound on the sender's window regardless of the receiver (ns-2 `window_`,
     /// in bytes); `u64::MAX` for none.
     pub max_send_window: u64,
-    /// Count the window in whole segments as ns-2 does: cwnd grows per ACK by whole
-    /// segments rather than by bytes acknowledged, and a reduction truncates ssthresh
-    /// to whole segments (ns-2's `ssthresh_` is an int count of packets,
-    /// `TcpAgent::slowdown`).
-    pub per_ack_counting: bool,
+    /// How the window-based controllers count what an ACK acknowledged: bytes (RFC
+    /// 5681), ACKs (ns-2) or segments delivered (Linux) ([`crate::cc::Counting`]).
+    pub window_counting: crate::cc::Counting,
     /// RTO lower bound (RFC 6298 §2.4: 1 s; Linux 200 ms).
     pub min_rto: Duration,
     /// RTO upper bound (RFC 6298 §2.5: at least 60 s).
@@ -263,7 +262,7 @@ impl Default for TcpConfig {
             initial_ssthresh: u64::MAX,
             max_cwnd: u64::MAX,
             max_send_window: u64::MAX,
-            per_ack_counting: false,
+            window_counting: crate::cc::Counting::Bytes,
             min_rto: Duration::from_secs(1),
             max_rto: Duration::from_secs(60),
             initial_rto: Duration::from_secs(1),
@@ -309,6 +308,18 @@ impl Default for TcpConfig {
 }
 
 impl TcpConfig {
+    /// The clock the sender's timers run on, the one place that decides it: Linux's
+    /// RTO formula comes with the kernel's timer wheel (`tcp::jiffies`), which arms the
+    /// retransmission timer (`icsk_retransmit_timer`) and the loss probe's; every other
+    /// profile fires timers at exactly their time. The sender reads it once, when it is
+    /// built.
+    pub fn clock(&self) -> Clock {
+        match self.rto_formula {
+            RtoFormula::Linux => Clock::Jiffies,
+            RtoFormula::Rfc6298 => Clock::Exact,
+        }
+    }
+
     /// The conventions of ns-2.35's Agent/TCP/Newreno with a TCPSink, as the seed
     /// documents' simulations used them: no timestamps, no SACK, no delayed ACKs,
     /// window growth counted per ACK in packets, 1000-byte packets with a 40-byte
@@ -337,7 +348,7 @@ impl TcpConfig {
             cc: CcKind::NewReno,
             recovery: Recovery::NewReno,
             initial_window: InitialWindow::Segments(2),
-            per_ack_counting: true,
+            window_counting: crate::cc::Counting::PerAck,
             min_rto: Duration::from_millis(200),
             max_rto: Duration::from_secs(60),
             initial_rto: Duration::from_secs(3),
@@ -415,6 +426,9 @@ impl TcpConfig {
             header_bytes: 40,
             count_option_bytes: true,
             cc: CcKind::Cubic(CubicParams::linux()),
+            // Windows in segments (`tcp_slow_start`, `tcp_cong_avoid_ai`,
+            // `tcp_reno_ssthresh`): Reno and NewReno grow as the kernel's `reno`.
+            window_counting: crate::cc::Counting::Segments,
             recovery: Recovery::Sack,
             initial_window: InitialWindow::Segments(10),
             min_rto: Duration::from_millis(200),
@@ -475,7 +489,7 @@ impl TcpConfig {
             initial_ssthresh: self.initial_ssthresh,
             loss_window_segments: 1,
             max_window: self.max_cwnd,
-            per_ack_counting: self.per_ack_counting,
+            counting: self.window_counting,
         }
     }
 

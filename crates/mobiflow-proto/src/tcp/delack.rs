@@ -220,7 +220,10 @@ impl LinuxAck {
         }
         self.lrcvtime = Some(now);
         if grew {
-            self.quick = self.quick.max(1);
+            // `tcp_grow_window`: `icsk_ack.quick |= 1`, a bitwise or. An even budget
+            // gains one that this segment's ACK spends again, so while the window
+            // grows the budget does not run down.
+            self.quick |= 1;
         }
     }
 
@@ -256,7 +259,7 @@ impl LinuxAck {
         info: &RcvInfo,
     ) -> AckDecision {
         if grew {
-            self.quick = self.quick.max(1);
+            self.quick |= 1; // `tcp_grow_window`, as in `on_data`
         }
         if self.in_quickack_mode() || self.compressed_ack >= COMP_SACK_NR {
             return AckDecision::Now;
@@ -358,6 +361,20 @@ mod tests {
         }
     }
 
+    /// An engine (1448-byte MSS) that received its first full segment at time zero.
+    fn started(i: &RcvInfo) -> LinuxAck {
+        let mut a = LinuxAck::new(1448, 12);
+        a.on_in_order(t_ms(0), 1448, 0, false, false, true, i);
+        a
+    }
+
+    /// [`started`], with its quick ACKs used up.
+    fn out_of_quickack(i: &RcvInfo) -> LinuxAck {
+        let mut a = started(i);
+        a.quick = 0;
+        a
+    }
+
     /// `tcp_incr_quickack`: the first data segment allows rcv_wnd / (2 rcv_mss)
     /// quick ACKs, at most `TCP_MAX_QUICKACKS`; each ACK of data uses one.
     #[test]
@@ -397,9 +414,8 @@ mod tests {
     /// ato/2 + 20 ms, i.e. towards 40 ms; 30 ms apart, towards 2 × 30 = 60 ms.
     #[test]
     fn ato_adapts_to_the_inter_arrival_time() {
-        let mut a = LinuxAck::new(1448, 12);
         let i = info(65535);
-        a.on_in_order(t_ms(0), 1448, 0, false, false, true, &i);
+        let mut a = started(&i);
         assert_eq!(a.ato(), Some(ATO_MIN));
         for k in 1..10u64 {
             a.on_in_order(t_ms(30 * k), 1448, 0, false, false, true, &i);
@@ -407,8 +423,7 @@ mod tests {
         // 40 → 50 → 55 → ... → 60 ms (m = 30 ms < ato: ato = ato/2 + 30 ms).
         let ato = a.ato().unwrap();
         assert!(ato > ms(59) && ato <= ms(60), "{ato:?}");
-        let mut a = LinuxAck::new(1448, 12);
-        a.on_in_order(t_ms(0), 1448, 0, false, false, true, &i);
+        let mut a = started(&i);
         a.ato = Some(ms(120));
         a.on_in_order(t_ms(10), 1448, 0, false, false, true, &i);
         assert_eq!(a.ato(), Some(ms(80))); // 120/2 + 20
@@ -418,14 +433,12 @@ mod tests {
     /// `tcp_send_delayed_ack` bounds the timer by SRTT and `TCP_DELACK_MAX`.
     #[test]
     fn missed_delayed_acks_inflate_ato_but_the_timer_stays_within_bounds() {
-        let mut a = LinuxAck::new(1448, 12);
         let slow = RcvInfo {
             rcv_wnd: 65535,
             rtt: Some(ms(1000)),
             min_rto: ms(200),
         };
-        a.on_in_order(t_ms(0), 1448, 0, false, false, true, &slow);
-        a.quick = 0;
+        let mut a = out_of_quickack(&slow);
         for _ in 0..6 {
             a.on_timer(&slow);
         }
@@ -440,10 +453,8 @@ mod tests {
     /// (`tcp_event_data_recv`).
     #[test]
     fn an_idle_gap_longer_than_the_rto_reenters_quickack_mode() {
-        let mut a = LinuxAck::new(1448, 12);
         let i = info(65535);
-        a.on_in_order(t_ms(0), 1448, 0, false, false, true, &i);
-        a.quick = 0;
+        let mut a = out_of_quickack(&i);
         // RTO = 100 + max(200, 200) = 300 ms.
         assert!(matches!(
             a.on_in_order(t_ms(250), 1448, 0, false, false, true, &i),
@@ -459,24 +470,47 @@ mod tests {
     /// at once.
     #[test]
     fn a_segment_that_grows_the_window_is_acked_at_once() {
-        let mut a = LinuxAck::new(1448, 12);
         let i = info(65535);
-        a.on_in_order(t_ms(0), 1448, 0, false, false, true, &i);
-        a.quick = 0;
+        let mut a = out_of_quickack(&i);
         assert_eq!(
             a.on_in_order(t_ms(1), 1448, 1448, false, true, true, &i),
             AckDecision::Now
         );
     }
 
+    /// `quick |= 1` is a bitwise or: while every segment grows the window the
+    /// budget of 16 does not run down (each ACK spends the one the growth added), and
+    /// once the window stops growing all 16 are still there: 10 + 16 single ACKs here.
+    #[test]
+    fn a_growing_window_keeps_the_quick_ack_budget() {
+        let mut a = LinuxAck::new(1448, 12);
+        let i = info(65535);
+        for k in 0..10u64 {
+            let d = a.on_in_order(t_ms(k), 1448, 1448, false, true, true, &i);
+            assert_eq!(d, AckDecision::Now);
+            a.on_ack_sent(true);
+        }
+        assert_eq!(a.quick(), 16);
+        for k in 10..26u64 {
+            let d = a.on_in_order(t_ms(k), 1448, 1448, false, false, true, &i);
+            assert_eq!(d, AckDecision::Now, "segment {k}");
+            a.on_ack_sent(true);
+        }
+        assert_eq!((a.quick_acks, a.quick()), (26, 0));
+        // An odd budget is not raised by a growth: 15 | 1 = 15.
+        let mut b = LinuxAck::new(1448, 12);
+        b.on_in_order(t_ms(0), 1448, 1448, false, false, true, &i);
+        b.on_ack_sent(true);
+        b.on_in_order(t_ms(1), 1448, 1448, false, true, true, &i);
+        assert_eq!(b.quick(), 15);
+    }
+
     /// SACK compression (`__tcp_ack_snd_check`): three duplicate ACKs at once, then
     /// one held for min(1 ms, RTT/20).
     #[test]
     fn out_of_order_data_sends_three_dupacks_then_compresses() {
-        let mut a = LinuxAck::new(1448, 12);
         let i = info(65535);
-        a.on_in_order(t_ms(0), 1448, 0, false, false, true, &i);
-        a.quick = 0;
+        let mut a = out_of_quickack(&i);
         for _ in 0..3 {
             assert_eq!(
                 a.on_out_of_order(t_ms(10), 1448, false, &i),

@@ -71,7 +71,7 @@ pub fn dsack_block(seg: &Segment) -> Option<(u64, u64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wire::{Flags, SackBlocks};
+    use crate::tests::sack_ack;
 
     #[test]
     fn an_old_segment_is_a_duplicate_whole() {
@@ -112,30 +112,23 @@ mod tests {
         assert_eq!(duplicate_range(1000, &ooo, 1000, 2000), (None, false));
     }
 
-    fn ack(ack: u64, blocks: &[(u64, u64)]) -> Segment {
-        let mut sack = SackBlocks::new();
-        for &(l, r) in blocks {
-            sack.push(l, r);
-        }
-        Segment {
-            ack,
-            flags: Flags::ACK,
-            sack,
-            ..Segment::default()
-        }
-    }
-
     #[test]
     fn the_sender_recognises_a_dsack_block() {
         // RFC 2883 §4.1 / Linux `tcp_check_dsack`: below the cumulative ACK ...
-        assert_eq!(dsack_block(&ack(5000, &[(1000, 2000)])), Some((1000, 2000)));
+        assert_eq!(
+            dsack_block(&sack_ack(5000, 0, &[(1000, 2000)])),
+            Some((1000, 2000))
+        );
         // ... or inside the second block.
         assert_eq!(
-            dsack_block(&ack(1000, &[(4000, 5000), (3000, 6000)])),
+            dsack_block(&sack_ack(1000, 0, &[(4000, 5000), (3000, 6000)])),
             Some((4000, 5000))
         );
         // An ordinary SACK block is not one.
-        assert_eq!(dsack_block(&ack(1000, &[(3000, 6000), (8000, 9000)])), None);
-        assert_eq!(dsack_block(&ack(1000, &[])), None);
+        assert_eq!(
+            dsack_block(&sack_ack(1000, 0, &[(3000, 6000), (8000, 9000)])),
+            None
+        );
+        assert_eq!(dsack_block(&sack_ack(1000, 0, &[])), None);
     }
 }

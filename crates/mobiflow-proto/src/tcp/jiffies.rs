@@ -36,6 +36,18 @@ const LVL_CLK_SHIFT: u32 = 3;
 /// Levels of the wheel at HZ = 250 (`LVL_DEPTH`).
 const LVL_DEPTH: u32 = 9;
 
+/// The clock a sender's timers (retransmission, loss probe) run on, decided once when
+/// the sender is built (`TcpConfig::clock`).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum Clock {
+    /// A timer fires at exactly the time it was armed for (RFC 6298, ns-2).
+    #[default]
+    Exact,
+    /// The kernel's: timeouts in whole jiffies, run on the timer wheel
+    /// ([`wheel_expiry`]), as Linux arms `icsk_retransmit_timer`.
+    Jiffies,
+}
+
 /// `usecs_to_jiffies`: a duration in whole jiffies, rounded up.
 pub fn to_jiffies(d: Duration) -> u64 {
     d.as_nanos().div_ceil(JIFFY.as_nanos())

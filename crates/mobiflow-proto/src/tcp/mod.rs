@@ -12,6 +12,7 @@ pub mod config;
 pub mod cwv;
 pub mod delack;
 pub mod dsack;
+pub mod event;
 pub mod ext;
 pub mod handoff;
 pub mod idle;
@@ -28,6 +29,7 @@ pub mod undo;
 
 pub use config::{InitialWindow, LossDetection, Recovery, RttSampling, TcpConfig};
 pub use delack::AckPolicy;
+pub use event::{Detector, ReceiverEvent, SenderEvent};
 pub use ext::ba_sst::PacketPair;
 pub use ext::{SenderExt, SenderExtName, SenderExtSet, SenderExtension};
 pub use handoff::{HandoffReaction, HandoffSignal, InterfaceChange};

@@ -229,6 +229,14 @@ mod tests {
                 min_rtt: Some(Duration::from_millis(50)),
             }
         }
+        /// A connection that sent `n` segments 1 ms apart from time zero.
+        fn sent(n: u64) -> Conn {
+            let mut c = Conn::new();
+            for k in 0..n {
+                c.send(t_ms(k));
+            }
+            c
+        }
         fn send(&mut self, at: Instant) {
             let tx = self.r.on_sent(at, self.sb.is_empty());
             self.sb.push(SegRec {
@@ -278,10 +286,7 @@ mod tests {
     /// 10 segments over max(send_elapsed, ack_elapsed) = 100 ms.
     #[test]
     fn a_flight_clocked_by_acks_is_measured_over_its_round_trip() {
-        let mut c = Conn::new();
-        for k in 0..10 {
-            c.send(t_ms(k));
-        }
+        let mut c = Conn::sent(10);
         for k in 0..10 {
             let rs = c.ack(t_ms(100 + k), (k + 1) * SEG);
             // The first flight started the measurement at the first send: the
@@ -304,10 +309,7 @@ mod tests {
     /// data was sent at, not the rate its ACKs came back at.
     #[test]
     fn compressed_acks_do_not_raise_the_rate_above_the_sending_rate() {
-        let mut c = Conn::new();
-        for k in 0..10 {
-            c.send(t_ms(k));
-        }
+        let mut c = Conn::sent(10);
         for k in 0..10 {
             c.ack(t_ms(100 + k), (k + 1) * SEG);
             c.send(t_ms(100 + k));
@@ -326,10 +328,7 @@ mod tests {
     /// it does not count it again.
     #[test]
     fn the_most_recently_sent_delivered_segment_gives_the_sample() {
-        let mut c = Conn::new();
-        for k in 0..4 {
-            c.send(t_ms(k));
-        }
+        let mut c = Conn::sent(4);
         // Segment 0 is lost; segments 2..4 are SACKed by one ACK.
         let rs = c.sack(t_ms(103), 2 * SEG, 4 * SEG);
         assert_eq!(rs.acked_sacked, 2 * SEG);

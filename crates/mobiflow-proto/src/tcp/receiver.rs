@@ -36,6 +36,8 @@
 use super::config::TcpConfig;
 use super::delack::{AckDecision, AckPolicy, LinuxAck, RcvInfo};
 use super::dsack;
+use super::event::ReceiverEvent;
+use crate::event::Events;
 use crate::flow::{FreezeTcp, RcvState, RwndPolicy};
 use crate::time::{Duration, Instant};
 use crate::wire::{ExpOptions, Flags, SackBlocks, Segment, Timestamps};
@@ -139,6 +141,8 @@ pub struct TcpReceiver {
     /// Linux's delayed-ACK engine (`tcp::delack`), with `AckPolicy::Linux`.
     linux_ack: Option<LinuxAck>,
     stats: ReceiverStats,
+    /// Discrete happenings for the caller (`poll_event`, `tcp::event`).
+    events: Events<ReceiverEvent>,
 }
 
 impl TcpReceiver {
@@ -202,6 +206,7 @@ impl TcpReceiver {
             linux_ack: (cfg.delayed_ack && cfg.ack_policy == AckPolicy::Linux)
                 .then(|| LinuxAck::new(cfg.mss, if cfg.timestamps { 12 } else { 0 })),
             stats: ReceiverStats::default(),
+            events: Events::default(),
             cfg,
         }
     }
@@ -511,6 +516,7 @@ impl TcpReceiver {
         }
         if self.policy.on_disconnection_warning(now) {
             self.stats.freezes += 1;
+            self.events.push(ReceiverEvent::Frozen);
             self.extra_acks = self.extra_acks.max(1);
         }
     }
@@ -522,6 +528,7 @@ impl TcpReceiver {
         if n > 0 {
             self.extra_acks = n;
             self.stats.tr_acks += n as u64;
+            self.events.push(ReceiverEvent::Unfrozen { tr_acks: n });
         }
     }
 
@@ -636,6 +643,7 @@ impl TcpReceiver {
             if std::mem::take(&mut self.notice_due) {
                 seg.exp.handoff_notice = true;
                 self.stats.handoff_notices += 1;
+                self.events.push(ReceiverEvent::HandoffNotice);
             }
             return Some(seg);
         }
@@ -721,6 +729,7 @@ impl TcpReceiver {
             self.stats.zero_window_acks += 1;
             if !self.zero_advertised {
                 self.stats.zero_window_episodes += 1;
+                self.events.push(ReceiverEvent::ZeroWindowAdvertised);
             }
         }
         self.zero_advertised = wnd == 0;
@@ -738,6 +747,7 @@ impl TcpReceiver {
         self.last_ack_sent = self.rcv_nxt;
         if self.forced_update {
             self.stats.policy_updates += 1;
+            self.events.push(ReceiverEvent::PolicyUpdate);
             self.forced_update = false;
         }
         if let Some(la) = &mut self.linux_ack {
@@ -764,6 +774,12 @@ impl TcpReceiver {
 
     pub fn stats(&self) -> &ReceiverStats {
         &self.stats
+    }
+    /// The oldest event not yet polled (`tcp::event`): drain after every input and
+    /// `poll_transmit`.
+    #[inline(always)]
+    pub fn poll_event(&mut self) -> Option<ReceiverEvent> {
+        self.events.poll()
     }
     pub fn rcv_nxt(&self) -> u64 {
         self.rcv_nxt

@@ -37,13 +37,14 @@
 use super::config::{LossDetection, Recovery, RttSampling, TcpConfig};
 use super::cwv::CwndValidation;
 use super::dsack::dsack_block;
+use super::event::SenderEvent;
 use super::ext::{self, Pacer, Response, SenderCtx, SenderExt, SenderExtension};
 use super::handoff::InterfaceChange;
-use super::jiffies;
+use super::jiffies::{self, Clock};
 use super::prr::Prr;
 use super::rack::Rack;
 use super::rate::{AckState, RateSampler, TxState};
-use super::rtt::{RtoFormula, RttEstimator};
+use super::rtt::RttEstimator;
 use super::sack::{Scoreboard, SegRec};
 use super::tlp::{Probe, Tlp};
 use super::undo::{self, AckView, Undo, Verdict};
@@ -51,6 +52,7 @@ use crate::cc::{
     AckSample, CaEvent, CaState, CongestionController, CongestionEvent, CongestionKind,
     RecoveryExit,
 };
+use crate::event::Events;
 use crate::time::{Duration, Instant};
 use crate::wire::{Flags, Segment, Timestamps};
 
@@ -279,7 +281,11 @@ pub struct TcpSender {
     /// Delivery-rate estimation (`tcp::rate`), for a controller that wants rate
     /// samples.
     rate: Option<RateSampler>,
+    /// The clock of the timers (`TcpConfig::clock`), decided when the sender is built.
+    clock: Clock,
     stats: SenderStats,
+    /// Discrete happenings for the caller (`poll_event`, `tcp::event`).
+    events: Events<SenderEvent>,
 }
 
 impl TcpSender {
@@ -300,6 +306,7 @@ impl TcpSender {
         )
         .with_formula(cfg.rto_formula);
         let handshake = cfg.handshake;
+        let clock = cfg.clock();
         let first_offer = cfg.flow_control.initial_offer(cfg.rcv_buf);
         let rate = cc.wants_rate_samples().then(RateSampler::new);
         let mut ext = ext::build(&cfg);
@@ -356,18 +363,14 @@ impl TcpSender {
             zw_stall_from: None,
             ext,
             rack: (cfg.loss_detection == LossDetection::Rack).then(Rack::new),
-            tlp: cfg.tlp.then(|| {
-                if cfg.rto_formula == RtoFormula::Linux {
-                    Tlp::with_kernel_clock()
-                } else {
-                    Tlp::new()
-                }
-            }),
+            tlp: cfg.tlp.then(|| Tlp::new(clock)),
             probe: None,
             prr: None,
             undo: Undo::new(cfg.undo),
             rate,
+            clock,
             stats: SenderStats::default(),
+            events: Events::default(),
             cfg,
         }
     }
@@ -428,7 +431,7 @@ impl TcpSender {
 
     #[inline]
     fn arm_rto(&mut self, now: Instant) {
-        if self.cfg.rto_formula == RtoFormula::Linux {
+        if self.clock == Clock::Jiffies {
             self.arm_rto_on_wheel(now);
         } else {
             self.rto_at = Some(now + self.rtt.rto());
@@ -493,6 +496,7 @@ impl TcpSender {
             rtt: &self.rtt,
             cc: self.cc.as_mut(),
             stats: &mut self.stats,
+            events: &mut self.events,
         };
         (&mut self.ext, cx)
     }
@@ -745,6 +749,7 @@ impl TcpSender {
         if self.probe_due {
             self.probe_due = false;
             self.stats.window_probes += 1;
+            self.events.push(SenderEvent::WindowProbe);
             self.stats.segments_sent += 1;
             let mut seg = self.data_segment(now, self.snd_una, 0);
             seg.window_probe = true;
@@ -951,7 +956,10 @@ impl TcpSender {
             let srtt = self.rtt.srtt().unwrap_or(d).as_nanos().max(1);
             self.stats.zero_window_stalls += 1;
             self.stats.zero_window_stall_time += d;
-            self.stats.zero_window_stall_rtts += d.as_nanos().div_ceil(srtt);
+            let rtts = d.as_nanos().div_ceil(srtt);
+            self.stats.zero_window_stall_rtts += rtts;
+            self.events
+                .push(SenderEvent::ZeroWindowStallEnded { length: d, rtts });
         }
         self.last_new_data_at = Some(now);
         let seq = self.snd_nxt;
@@ -1055,6 +1063,7 @@ impl TcpSender {
 
     fn on_rto(&mut self, now: Instant) {
         self.stats.timeouts += 1;
+        self.events.push(SenderEvent::Timeout);
         let response = self.congestion_signal(now, CongestionKind::Timeout);
         // RFC 6298 §5.5, unless an extension hides the timeout (AFC).
         if response == Response::React {
@@ -1073,6 +1082,7 @@ impl TcpSender {
             self.syn_due = true;
             self.syn_retransmitted = true;
             self.stats.syn_retransmits += 1;
+            self.events.push(SenderEvent::SynRetransmit);
             return;
         }
         if self.sb.is_empty() {
@@ -1098,6 +1108,8 @@ impl TcpSender {
         if response == Response::Hide {
             // Retransmit without collapsing the window.
             self.stats.hidden_congestion_events += 1;
+            self.events
+                .push(SenderEvent::CongestionHidden(CongestionKind::Timeout));
         } else {
             self.cc.on_congestion_event(&CongestionEvent {
                 now,
@@ -1122,6 +1134,7 @@ impl TcpSender {
 
     fn enter_recovery(&mut self, now: Instant) {
         self.stats.fast_retransmits += 1;
+        self.events.push(SenderEvent::RecoveryEntered);
         self.rtt_timed = None;
         let response = self.congestion_signal(now, CongestionKind::FastRetransmit);
         // RFC 5681 §3.2 step 2 (and RFC 6675 §5 step 4.2): data sent by limited
@@ -1135,6 +1148,9 @@ impl TcpSender {
         self.recovery_hidden = response == Response::Hide;
         if self.recovery_hidden {
             self.stats.hidden_congestion_events += 1;
+            self.events.push(SenderEvent::CongestionHidden(
+                CongestionKind::FastRetransmit,
+            ));
         } else {
             self.cc.on_congestion_event(&CongestionEvent {
                 now,
@@ -1253,7 +1269,7 @@ impl TcpSender {
                 self.recover = Some(self.snd_nxt);
                 self.undo.send_new_data_first();
             }
-            Verdict::Undo { timeout } => {
+            Verdict::Undo { timeout, detector } => {
                 // Linux `tcp_undo_cwnd_reduction`: the controller's window back
                 // (`undo_cwnd`, RFC 4015 §2), the loss marks cleared (the model clears
                 // them on every undo, so that nothing waits for a resend in the open
@@ -1266,6 +1282,10 @@ impl TcpSender {
                 if timeout {
                     self.stats.rto_undos += 1;
                 }
+                self.events.push(SenderEvent::Undo {
+                    detector,
+                    after_timeout: timeout,
+                });
                 self.set_ca(CaState::Open);
                 self.dupacks = 0;
             }
@@ -1284,6 +1304,7 @@ impl TcpSender {
         self.set_ca(CaState::Open);
         self.dupacks = 0;
         self.prr = None;
+        self.events.push(SenderEvent::RecoveryExited);
         if let Some(r) = self.rack.as_mut() {
             r.on_recovery_end();
         }
@@ -1646,6 +1667,7 @@ impl TcpSender {
     /// retransmission timer now, without backing it off and undoing a backoff.
     pub fn on_interface_change(&mut self, now: Instant, change: &InterfaceChange) {
         self.stats.interface_changes += 1;
+        self.events.push(SenderEvent::InterfaceChange);
         let (ext, mut cx) = self.hooks(now);
         let mut response = ext::MobilityResponse::default();
         for e in ext {
@@ -1674,6 +1696,12 @@ impl TcpSender {
     }
     pub fn stats(&self) -> &SenderStats {
         &self.stats
+    }
+    /// The oldest event not yet polled (`tcp::event`): drain after every input and
+    /// `poll_transmit`.
+    #[inline(always)]
+    pub fn poll_event(&mut self) -> Option<SenderEvent> {
+        self.events.poll()
     }
     pub fn cc(&self) -> &dyn CongestionController {
         self.cc.as_ref()

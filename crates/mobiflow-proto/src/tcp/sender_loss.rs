@@ -9,6 +9,7 @@
 use super::TcpSender;
 use crate::cc::{CaState, CongestionEvent, CongestionKind, RecoveryExit};
 use crate::tcp::config::Recovery;
+use crate::tcp::event::SenderEvent;
 use crate::tcp::prr::Prr;
 use crate::tcp::tlp::{EpisodeEnd, Probe};
 use crate::time::{Duration, Instant};
@@ -148,6 +149,7 @@ impl TcpSender {
     /// (`tcp_init_cwnd_reduction`, CWR, `tcp_end_cwnd_reduction`: cwnd = ssthresh).
     fn probe_found_loss(&mut self, now: Instant) {
         self.stats.loss_probe_recoveries += 1;
+        self.events.push(SenderEvent::LossProbeRecovery);
         self.cc.on_congestion_event(&CongestionEvent {
             now,
             kind: CongestionKind::FastRetransmit,
@@ -274,6 +276,7 @@ impl TcpSender {
             }
         }?;
         self.stats.loss_probes += 1;
+        self.events.push(SenderEvent::LossProbe);
         let snd_nxt = self.snd_nxt;
         if let Some(t) = self.tlp.as_mut() {
             t.on_probe_sent(probe, snd_nxt);

@@ -14,10 +14,11 @@
 //!
 //! The cap is the kernel's: the retransmission timer counted from the latest
 //! transmission of the first unacknowledged segment (`tcp_rto_delta_us`), whole when
-//! an ACK restarts it; under `RtoFormula::Linux` the timeout is in jiffies and runs on
-//! the timer wheel (`tcp::jiffies`).
+//! an ACK restarts it; on the kernel's clock (`Clock::Jiffies`, the sender's
+//! `TcpConfig::clock`) the timeout is in jiffies and runs on the timer wheel
+//! (`tcp::jiffies`).
 
-use super::jiffies;
+use super::jiffies::{self, Clock};
 use crate::time::{Duration, Instant};
 
 /// Linux `TCP_RTO_MIN`: the delayed-ACK allowance with one segment in flight
@@ -51,9 +52,9 @@ pub enum EpisodeEnd {
 /// The probe's state for one connection.
 #[derive(Clone, Debug, Default)]
 pub struct Tlp {
-    /// The kernel's clock: the timeout in jiffies on the timer wheel
-    /// (`tcp::jiffies`, with `RtoFormula::Linux`).
-    jiffies: bool,
+    /// The sender's clock: on `Clock::Jiffies` the timeout is in jiffies on the
+    /// timer wheel (`tcp::jiffies`).
+    clock: Clock,
     /// The probe timeout, if scheduled.
     pto_at: Option<Instant>,
     /// `SND.NXT` when the probe was sent, while its episode lasts (`tlp_high_seq`).
@@ -63,14 +64,10 @@ pub struct Tlp {
 }
 
 impl Tlp {
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// A probe timer in jiffies on the kernel's timer wheel (`tcp::jiffies`).
-    pub fn with_kernel_clock() -> Self {
+    /// A probe timer on the sender's `clock`.
+    pub fn new(clock: Clock) -> Self {
         Tlp {
-            jiffies: true,
+            clock,
             ..Self::default()
         }
     }
@@ -85,7 +82,7 @@ impl Tlp {
         one_in_flight: bool,
         rto_delta: Duration,
     ) {
-        if self.jiffies {
+        if self.clock == Clock::Jiffies {
             // `timeout = usecs_to_jiffies(srtt_us >> 2)` plus `TCP_RTO_MIN` or
             // `TCP_TIMEOUT_MIN` (2 jiffies), at most `usecs_to_jiffies(rto_delta_us)`,
             // armed on the wheel (`tcp_reset_xmit_timer`).
@@ -194,7 +191,7 @@ mod tests {
     #[test]
     fn pto_is_two_srtt_plus_the_delayed_ack_allowance_with_one_segment_out() {
         // Linux `tcp_schedule_loss_probe` (RFC 8985 §7.2).
-        let mut t = Tlp::new();
+        let mut t = Tlp::new(Clock::Exact);
         t.schedule(t_ms(0), Some(ms(50)), false, ms(1000));
         assert_eq!(t.timer(), Some(t_ms(102)));
         t.schedule(t_ms(0), Some(ms(50)), true, ms(1000));
@@ -208,7 +205,7 @@ mod tests {
     #[test]
     fn one_probe_per_episode_and_the_episode_ends_on_an_ack_beyond_it() {
         // RFC 8985 §7.3–7.4.
-        let mut t = Tlp::new();
+        let mut t = Tlp::new(Clock::Exact);
         assert_eq!(t.on_timer(false), Some(Probe::Retransmit));
         t.on_probe_sent(Probe::Retransmit, 10_000);
         assert_eq!(t.on_timer(false), None, "an episode is under way");

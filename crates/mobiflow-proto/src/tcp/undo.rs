@@ -26,6 +26,7 @@
 //! timeout). The sender calls [`Undo`] at the points named in its methods.
 
 use super::dsack::dsack_block;
+use super::event::Detector;
 use super::sack::Scoreboard;
 use crate::cc::CaState;
 use crate::wire::Segment;
@@ -139,9 +140,21 @@ impl Undo {
 
     /// Linux `tcp_may_undo`: an episode to undo, and evidence that it was spurious.
     pub fn may_undo(&self, tsecr: Option<u32>) -> bool {
-        self.enabled
-            && self.marker.is_some()
-            && (self.retrans == Some(0) || self.packet_delayed(tsecr))
+        self.evidence(tsecr).is_some()
+    }
+
+    /// The evidence `may_undo` finds, in its order: every retransmission D-SACKed
+    /// (`!undo_retrans`), else an Eifel timestamp (`tcp_packet_delayed`).
+    fn evidence(&self, tsecr: Option<u32>) -> Option<Detector> {
+        if !self.enabled || self.marker.is_none() {
+            None
+        } else if self.retrans == Some(0) {
+            Some(Detector::Dsack)
+        } else if self.packet_delayed(tsecr) {
+            Some(Detector::Timestamps)
+        } else {
+            None
+        }
     }
 
     /// An episode is open (Linux `undo_marker != 0`).
@@ -224,8 +237,9 @@ pub enum Verdict {
     /// Nothing.
     Keep,
     /// The reduction was spurious: restore the window, clear the loss marks (no
-    /// resend) and reopen; `timeout` says the episode was a timeout.
-    Undo { timeout: bool },
+    /// resend) and reopen; `timeout` says the episode was a timeout, `detector` what
+    /// found it spurious.
+    Undo { timeout: bool, detector: Detector },
     /// F-RTO step 2b: move the recovery point to `SND.NXT` and send new data first.
     FrtoNewData,
 }
@@ -237,13 +251,19 @@ impl Undo {
         match v.prior_ca {
             CaState::Loss => {
                 // `tcp_try_undo_loss(sk, false)`: Eifel, or every resend D-SACKed.
-                if v.advanced && self.may_undo(v.tsecr) {
-                    return Verdict::Undo { timeout: true };
+                if let (true, Some(detector)) = (v.advanced, self.evidence(v.tsecr)) {
+                    return Verdict::Undo {
+                        timeout: true,
+                        detector,
+                    };
                 }
                 if self.frto {
                     // RFC 5682 §3.1 step 3b: never-retransmitted data acknowledged.
                     if v.orig_acked {
-                        return Verdict::Undo { timeout: true };
+                        return Verdict::Undo {
+                            timeout: true,
+                            detector: Detector::Frto,
+                        };
                     }
                     if v.sent_beyond_recovery_point {
                         if v.sacked_or_dupack {
@@ -258,8 +278,11 @@ impl Undo {
                 }
                 if v.recovered {
                     // `tcp_try_undo_recovery` (RFC 5682 §3.1 step 2a).
-                    if self.may_undo(v.tsecr) {
-                        return Verdict::Undo { timeout: true };
+                    if let Some(detector) = self.evidence(v.tsecr) {
+                        return Verdict::Undo {
+                            timeout: true,
+                            detector,
+                        };
                     }
                     self.on_open();
                 }
@@ -268,8 +291,11 @@ impl Undo {
             CaState::Recovery => {
                 if v.advanced && v.ca == CaState::Open {
                     // A full ACK: `tcp_try_undo_recovery`.
-                    if self.may_undo(v.tsecr) {
-                        return Verdict::Undo { timeout: false };
+                    if let Some(detector) = self.evidence(v.tsecr) {
+                        return Verdict::Undo {
+                            timeout: false,
+                            detector,
+                        };
                     }
                     self.on_open();
                     return Verdict::Keep;
@@ -281,10 +307,17 @@ impl Undo {
                     && self.packet_delayed(v.tsecr)
                     && !v.retrans_outstanding
                 {
-                    return Verdict::Undo { timeout: false };
+                    return Verdict::Undo {
+                        timeout: false,
+                        detector: Detector::Timestamps,
+                    };
                 }
                 if self.all_dsacked() {
-                    return Verdict::Undo { timeout: false }; // `tcp_try_undo_dsack`
+                    // `tcp_try_undo_dsack`
+                    return Verdict::Undo {
+                        timeout: false,
+                        detector: Detector::Dsack,
+                    };
                 }
                 Verdict::Keep
             }
@@ -292,7 +325,10 @@ impl Undo {
                 // Late D-SACKs after the recovery ended (`tcp_try_undo_dsack` in
                 // `TCP_CA_Open`).
                 if self.all_dsacked() {
-                    return Verdict::Undo { timeout: false };
+                    return Verdict::Undo {
+                        timeout: false,
+                        detector: Detector::Dsack,
+                    };
                 }
                 Verdict::Keep
             }

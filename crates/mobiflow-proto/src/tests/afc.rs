@@ -6,13 +6,13 @@
 //! `flow::afc`.
 
 use super::pair::{Pair, Reader};
-use super::{ns2, rfc};
+use super::{ack, ns2, rfc, sack_ack};
 use crate::flow::afc::{decode_rate, encode_rate};
 use crate::flow::{AfcConfig, AutotuneConfig, FlowControl, Placement};
 use crate::tcp::{InitialWindow, Recovery, SenderExt, TcpConfig, TcpReceiver, TcpSender};
 use crate::time::test_util::{ms, t_ms};
 use crate::time::{Duration, Instant};
-use crate::wire::{Flags, SackBlocks, Segment};
+use crate::wire::{Flags, Segment};
 
 const MSS: u64 = 1000;
 
@@ -41,26 +41,6 @@ fn cfg(afc: Option<AfcConfig>, iw: u32) -> TcpConfig {
         rcv_buf: 1_000_000,
         flow_control: afc.map_or(FlowControl::Classic, FlowControl::Afc),
         ..ns2()
-    }
-}
-
-fn ack(ack: u64, wnd: u64) -> Segment {
-    Segment {
-        ack,
-        wnd,
-        flags: Flags::ACK,
-        ..Segment::default()
-    }
-}
-
-fn sacked(a: u64, wnd: u64, blocks: &[(u64, u64)]) -> Segment {
-    let mut sack = SackBlocks::new();
-    for &(l, r) in blocks {
-        sack.push(l, r);
-    }
-    Segment {
-        sack,
-        ..ack(a, wnd)
     }
 }
 
@@ -194,7 +174,10 @@ fn after_a_zero_window_a_fast_retransmit_keeps_cwnd_and_ssthresh() {
     let mut s = after_zero_window(true);
     let (cwnd, ssthresh) = (s.cwnd(), s.ssthresh());
     for k in 0..3 {
-        s.handle_segment(t_ms(510 + k), &sacked(MSS, 0, &[(2 * MSS, (3 + k) * MSS)]));
+        s.handle_segment(
+            t_ms(510 + k),
+            &sack_ack(MSS, 0, &[(2 * MSS, (3 + k) * MSS)]),
+        );
     }
     let out = drain(&mut s, t_ms(512));
     assert!(
@@ -211,7 +194,10 @@ fn after_a_zero_window_a_fast_retransmit_keeps_cwnd_and_ssthresh() {
 fn without_hiding_the_same_fast_retransmit_halves_the_window() {
     let mut s = after_zero_window(false);
     for k in 0..3 {
-        s.handle_segment(t_ms(510 + k), &sacked(MSS, 0, &[(2 * MSS, (3 + k) * MSS)]));
+        s.handle_segment(
+            t_ms(510 + k),
+            &sack_ack(MSS, 0, &[(2 * MSS, (3 + k) * MSS)]),
+        );
     }
     drain(&mut s, t_ms(512));
     assert_eq!(s.stats().hidden_congestion_events, 0);
@@ -280,7 +266,7 @@ fn hiding_lasts_until_data_sent_after_the_window_reopened_is_acknowledged() {
     for k in 0..3 {
         s.handle_segment(
             t_ms(1110 + k),
-            &sacked(una, 50_000, &[(una + MSS, una + (2 + k) * MSS)]),
+            &sack_ack(una, 50_000, &[(una + MSS, una + (2 + k) * MSS)]),
         );
     }
     assert_eq!(s.stats().hidden_congestion_events, 0);
@@ -374,7 +360,7 @@ fn a_timed_segment_that_is_resent_gives_no_rtt_sample() {
     let mut resent_new = false;
     for k in 1..10u64 {
         let t = t_ms(100 + k);
-        s.handle_segment(t, &sacked(0, wnd, &[(MSS, (k + 1) * MSS)]));
+        s.handle_segment(t, &sack_ack(0, wnd, &[(MSS, (k + 1) * MSS)]));
         drain(&mut s, t);
     }
     assert!(s.snd_nxt() > 11 * MSS, "new data sent in recovery");
@@ -382,7 +368,7 @@ fn a_timed_segment_that_is_resent_gives_no_rtt_sample() {
         let t = t_ms(200 + k);
         s.handle_segment(
             t,
-            &sacked(0, wnd, &[(MSS, 10 * MSS), (11 * MSS, (11 + k) * MSS)]),
+            &sack_ack(0, wnd, &[(MSS, 10 * MSS), (11 * MSS, (11 + k) * MSS)]),
         );
         resent_new |= drain(&mut s, t)
             .iter()

@@ -33,6 +33,14 @@ fn pair_with_outage(c: TcpConfig, one_way: u64, rate: u64, until: u64, gap: u64)
     p
 }
 
+/// The sender learns now of an interface change (a notice without a bandwidth
+/// estimate), and whatever it sends in reaction leaves.
+fn notify_now(p: &mut Pair) {
+    p.snd
+        .on_interface_change(p.now, &InterfaceChange::default());
+    p.flush();
+}
+
 /// Data segments the sender emitted in `[from, to)`.
 fn data_sent_in(p: &Pair, from: Instant, to: Instant) -> Vec<(Instant, u64)> {
     p.fwd
@@ -44,19 +52,24 @@ fn data_sent_in(p: &Pair, from: Instant, to: Instant) -> Vec<(Instant, u64)> {
 
 // ----- IETT ------------------------------------------------------------------------
 
+/// A greedy transfer of `reaction` (10 ms one way, 10 Mb/s) dark from 2 s for `gap`
+/// ms, at the end of the outage: the sender has not been told yet.
+fn back_from_outage(reaction: HandoffReaction, gap: u64) -> Pair {
+    let mut p = pair_with_outage(cfg(reaction, 20), 10, 10_000_000, 2000, gap);
+    p.drive_until(t_ms(2000 + gap));
+    p
+}
+
 #[test]
 fn iett_retransmits_at_the_notification_instead_of_the_backed_off_rto() {
     let mut runs = Vec::new();
     for reaction in [HandoffReaction::None, HandoffReaction::Iett] {
         // 1.5 s dark: the RTO (>= 200 ms) fires and backs off during the outage.
-        let mut p = pair_with_outage(cfg(reaction, 20), 10, 10_000_000, 2000, 1500);
-        p.drive_until(t_ms(3500));
+        let mut p = back_from_outage(reaction, 1500);
         let timeouts_before = p.snd.stats().timeouts;
         assert!(timeouts_before >= 2, "the outage must cost timeouts");
         let backed_off = p.snd.rto();
-        p.snd
-            .on_interface_change(p.now, &InterfaceChange::default());
-        p.flush();
+        notify_now(&mut p);
         let una = p.snd.snd_una();
         let first = p
             .fwd
@@ -88,11 +101,8 @@ fn iett_retransmits_at_the_notification_instead_of_the_backed_off_rto() {
 fn iett_restarts_sooner_and_delivers_more_than_tcp_after_a_long_outage() {
     let mut read = Vec::new();
     for reaction in [HandoffReaction::None, HandoffReaction::Iett] {
-        let mut p = pair_with_outage(cfg(reaction, 20), 10, 10_000_000, 2000, 3500);
-        p.drive_until(t_ms(5500));
-        p.snd
-            .on_interface_change(p.now, &InterfaceChange::default());
-        p.flush();
+        let mut p = back_from_outage(reaction, 3500);
+        notify_now(&mut p);
         let at_change = p.rcv.bytes_read();
         p.drive_until(t_ms(7000));
         read.push(p.rcv.bytes_read() - at_change);
@@ -124,9 +134,7 @@ fn iett_does_nothing_without_outstanding_data() {
     p.write(5 * MSS);
     p.drive();
     let cwnd = p.snd.cwnd();
-    p.snd
-        .on_interface_change(p.now, &InterfaceChange::default());
-    p.flush();
+    notify_now(&mut p);
     assert_eq!(p.snd.stats().forced_expirations, 0);
     assert_eq!(p.snd.cwnd(), cwnd);
     assert_eq!(p.snd.stats().interface_changes, 1);
@@ -185,9 +193,7 @@ fn ba_sst_sets_ssthresh_to_the_packet_pair_estimate_times_the_rtt() {
     p.fwd.rate_bps = Some(384_000);
     p.fwd.latency = ms(70);
     p.rev.latency = ms(70);
-    p.snd
-        .on_interface_change(p.now, &InterfaceChange::default());
-    p.flush();
+    notify_now(&mut p);
     p.drive_until(t_ms(6000));
     let st = p.snd.stats();
     assert_eq!(st.ba_sst_estimates, 1);

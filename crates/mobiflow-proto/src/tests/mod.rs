@@ -24,6 +24,9 @@ mod tcp_pair;
 mod tcp_state;
 
 use crate::tcp::TcpConfig;
+use crate::time::test_util::ms;
+use crate::wire::{Flags, SackBlocks, Segment};
+use pair::Pair;
 
 /// ns-2's one-way agents (no SACK, timestamps or delayed ACKs) with 1000-byte
 /// segments, as a plain sender for unit tests: without the `ns2` profile's SYN
@@ -50,4 +53,52 @@ pub fn rfc() -> TcpConfig {
         mss: 1000,
         ..TcpConfig::default()
     }
+}
+
+/// SACK blocks from `(left, right)` pairs, first one first.
+pub fn sack_of(blocks: &[(u64, u64)]) -> SackBlocks {
+    let mut sack = SackBlocks::new();
+    for &(l, r) in blocks {
+        sack.push(l, r);
+    }
+    sack
+}
+
+/// A pure ACK of `ack` advertising the window `wnd`.
+pub fn ack(ack: u64, wnd: u64) -> Segment {
+    Segment {
+        ack,
+        wnd,
+        flags: Flags::ACK,
+        ..Segment::default()
+    }
+}
+
+/// [`ack`] with the SACK blocks `blocks`, first one first.
+pub fn sack_ack(a: u64, wnd: u64, blocks: &[(u64, u64)]) -> Segment {
+    Segment {
+        sack: sack_of(blocks),
+        ..ack(a, wnd)
+    }
+}
+
+/// The key `validate` names in refusing the defaults of `T` with `change` applied.
+pub fn refused<T: Default>(
+    validate: fn(&T) -> Result<(), (&'static str, String)>,
+    change: impl FnOnce(&mut T),
+) -> &'static str {
+    let mut params = T::default();
+    change(&mut params);
+    validate(&params).expect_err("refused").0
+}
+
+/// A bottleneck of one 1000-byte segment (plus 40 bytes of header) per millisecond,
+/// so that segments sent together arrive one millisecond apart.
+pub const ONE_SEG_PER_MS: u64 = 8_320_000;
+
+/// A [`Pair`] of `cfg`, 50 ms each way, behind a bottleneck of [`ONE_SEG_PER_MS`].
+pub fn bottlenecked(cfg: TcpConfig) -> Pair {
+    let mut p = Pair::new(cfg, ms(50));
+    p.fwd.rate_bps = Some(ONE_SEG_PER_MS);
+    p
 }

@@ -17,7 +17,7 @@
 //! silent (the polling order the machines document).
 
 use crate::cc::CaState;
-use crate::tcp::{TcpConfig, TcpReceiver, TcpSender};
+use crate::tcp::{ReceiverEvent, SenderEvent, TcpConfig, TcpReceiver, TcpSender};
 use crate::time::{Duration, Instant};
 use crate::wire::Segment;
 use std::collections::VecDeque;
@@ -337,6 +337,10 @@ pub struct Pair {
     pub trace: Vec<CwndPoint>,
     /// Events processed so far.
     pub steps: u64,
+    /// Every event the sender and the receiver queued (`poll_event`), drained at each
+    /// flush, with the time.
+    pub snd_events: Vec<(Instant, SenderEvent)>,
+    pub rcv_events: Vec<(Instant, ReceiverEvent)>,
 }
 
 /// Upper bound on segments one endpoint may emit at a single instant before the
@@ -363,6 +367,8 @@ impl Pair {
             now: Instant::ZERO,
             trace: Vec::new(),
             steps: 0,
+            snd_events: Vec::new(),
+            rcv_events: Vec::new(),
         };
         p.record();
         p
@@ -472,6 +478,12 @@ impl Pair {
             if !any {
                 break;
             }
+        }
+        while let Some(e) = self.snd.poll_event() {
+            self.snd_events.push((now, e));
+        }
+        while let Some(e) = self.rcv.poll_event() {
+            self.rcv_events.push((now, e));
         }
         self.record();
     }

@@ -3,16 +3,13 @@
 //! (the same connection with the knob off).
 
 use super::pair::{Fate, Pair};
-use super::rfc;
+use super::{bottlenecked, rfc};
 use crate::cc::CcKind;
 use crate::tcp::{InitialWindow, LossDetection, TcpConfig};
 use crate::time::test_util::{ms, t_ms};
 use crate::time::Instant;
 
 const MSS: u64 = 1000;
-
-/// One 1000-byte segment (plus 40 bytes of header) per millisecond.
-const ONE_SEG_PER_MS: u64 = 8_320_000;
 
 fn with_rack(cfg: TcpConfig) -> TcpConfig {
     TcpConfig {
@@ -87,8 +84,7 @@ fn rack_finds_a_lost_retransmission_without_a_timeout() {
             initial_window: InitialWindow::Segments(10),
             ..cfg
         };
-        let mut p = Pair::new(cfg, ms(50));
-        p.fwd.rate_bps = Some(ONE_SEG_PER_MS);
+        let mut p = bottlenecked(cfg);
         p.fwd.drop_tx_of(0, 2);
         p.set_unlimited();
         p.drive_until(t_ms(2_000));
@@ -187,8 +183,7 @@ fn prr_example(prr: bool) -> Vec<usize> {
         prr,
         ..rfc()
     };
-    let mut p = Pair::new(cfg, ms(50));
-    p.fwd.rate_bps = Some(ONE_SEG_PER_MS);
+    let mut p = bottlenecked(cfg);
     p.fwd.drop_first_tx_of(0);
     p.set_unlimited();
     p.drive_until(t_ms(300));

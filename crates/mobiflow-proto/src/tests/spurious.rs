@@ -6,14 +6,17 @@
 //! a test says otherwise.
 
 use super::pair::Pair;
-use super::{ns2_profile, rfc};
+use super::{ns2_profile, rfc, sack_ack};
 use crate::cc::CaState;
-use crate::tcp::{InitialWindow, LossDetection, Recovery, TcpConfig, TcpSender};
+use crate::tcp::{
+    Detector, InitialWindow, LossDetection, Recovery, SenderEvent, TcpConfig, TcpSender,
+};
 use crate::time::test_util::{ms, t_ms};
 use crate::time::Instant;
-use crate::wire::{Flags, SackBlocks, Segment};
 
 const MSS: u64 = 1000;
+/// The window the scripted ACKs advertise, 1 MB (as the receive buffer).
+const RWND: u64 = 1_000_000;
 
 fn linux() -> TcpConfig {
     TcpConfig {
@@ -50,6 +53,20 @@ fn reordered(cfg: TcpConfig, seq: u64) -> Pair {
     p.fwd.delay_first_tx_of(seq, ms(40));
     p.write(40 * MSS);
     p
+}
+
+/// The undo events the sender queued: which detector, and whether after a timeout.
+fn undos(p: &Pair) -> Vec<(Detector, bool)> {
+    p.snd_events
+        .iter()
+        .filter_map(|(_, e)| match *e {
+            SenderEvent::Undo {
+                detector,
+                after_timeout,
+            } => Some((detector, after_timeout)),
+            _ => None,
+        })
+        .collect()
 }
 
 /// cwnd just before the first fast recovery began.
@@ -117,6 +134,7 @@ fn a_fully_dsacked_recovery_is_undone_and_cwnd_returns() {
     let before = cwnd_before_recovery(&p);
     let s = p.snd.stats();
     assert_eq!((s.fast_retransmits, s.dsacks_received, s.undos), (1, 1, 1));
+    assert_eq!(undos(&p), [(Detector::Dsack, false)], "found by the D-SACK");
     let reduced = p.trace.iter().map(|c| c.cwnd).min().unwrap();
     assert!(reduced < before, "the fast retransmit reduced cwnd");
     let undone = p
@@ -158,6 +176,7 @@ fn eifel_undoes_the_recovery_on_the_ack_of_the_original() {
     let (undo_at, dsack_at) = (undo_at.expect("undone"), dsack_at.expect("D-SACKed"));
     assert!(undo_at < dsack_at, "{undo_at:?} before {dsack_at:?}");
     assert_eq!(p.snd.stats().undos, 1);
+    assert_eq!(undos(&p), [(Detector::Timestamps, false)], "found by Eifel");
     assert_eq!(p.snd.ssthresh(), u64::MAX);
 }
 
@@ -187,6 +206,7 @@ fn frto_detects_a_spurious_timeout_and_sends_new_data_instead_of_resending() {
     // (RFC 6298 §5.5); each timeout resends the head only.
     assert!(s.timeouts >= 1);
     assert_eq!((s.undos, s.rto_undos), (1, 1), "one episode, undone");
+    assert_eq!(undos(&p), [(Detector::Frto, true)], "found by F-RTO");
     assert_eq!(s.retransmits, s.timeouts, "the head only, once per timeout");
     assert_eq!(p.rcv.stats().spurious_retransmits, s.retransmits);
 
@@ -222,6 +242,11 @@ fn eifel_undoes_a_spurious_timeout_with_timestamps() {
     // needless; none is a go-back-N resend of the window, which without undo and
     // F-RTO follows each timeout.
     assert_eq!((s.rto_undos, s.undos, s.fast_retransmits), (1, 2, 1));
+    assert_eq!(
+        undos(&p)[0],
+        (Detector::Timestamps, true),
+        "the timeout's, by Eifel"
+    );
     assert_eq!(p.rcv.stats().spurious_retransmits, s.retransmits);
     let mut q = delay_spike(linux_with(false, true), t_ms(600));
     q.drive_until(t_ms(4_000));
@@ -260,30 +285,15 @@ fn scripted_sender(cfg: TcpConfig) -> TcpSender {
         timestamps: false,
         handshake: false,
         initial_window: InitialWindow::Segments(10),
-        rcv_buf: 1_000_000,
+        rcv_buf: RWND,
         ..cfg
     });
     s.set_unlimited();
     while s.poll_transmit(t_ms(0)).is_some() {}
-    s.handle_segment(t_ms(100), &sack_ack(MSS, &[]));
+    s.handle_segment(t_ms(100), &sack_ack(MSS, RWND, &[]));
     while s.poll_transmit(t_ms(100)).is_some() {}
     assert_eq!(s.ca_state(), CaState::Open);
     s
-}
-
-/// An ACK of `ack` with a window of 1 MB and SACK blocks `blocks`, first one first.
-fn sack_ack(ack: u64, blocks: &[(u64, u64)]) -> Segment {
-    let mut sack = SackBlocks::new();
-    for &(l, r) in blocks {
-        sack.push(l, r);
-    }
-    Segment {
-        ack,
-        wnd: 1_000_000,
-        flags: Flags::ACK,
-        sack,
-        ..Segment::default()
-    }
 }
 
 /// The senders that use SACK with duplicate-ACK loss detection: the `rfc` profile,
@@ -317,13 +327,16 @@ fn a_dsack_only_ack_is_not_a_duplicate_ack() {
         let mut s = scripted_sender(cfg.clone());
         // One ordinary SACK (a duplicate ACK), then five D-SACK-only ACKs: below the
         // cumulative ACK, and inside the block SACKed already.
-        s.handle_segment(t_ms(110), &sack_ack(MSS, &[(3 * MSS, 4 * MSS)]));
+        s.handle_segment(t_ms(110), &sack_ack(MSS, RWND, &[(3 * MSS, 4 * MSS)]));
         for k in 0..3 {
-            s.handle_segment(t_ms(111 + k), &sack_ack(MSS, &[(0, MSS)]));
+            s.handle_segment(t_ms(111 + k), &sack_ack(MSS, RWND, &[(0, MSS)]));
         }
         for k in 0..2 {
             let dsack = (3 * MSS, 4 * MSS);
-            s.handle_segment(t_ms(114 + k), &sack_ack(MSS, &[dsack, (3 * MSS, 4 * MSS)]));
+            s.handle_segment(
+                t_ms(114 + k),
+                &sack_ack(MSS, RWND, &[dsack, (3 * MSS, 4 * MSS)]),
+            );
         }
         assert_eq!(s.stats().dsacks_received, 5, "{name}");
         assert_eq!(s.stats().fast_retransmits, 0, "{name}: no fast retransmit");
@@ -331,8 +344,8 @@ fn a_dsack_only_ack_is_not_a_duplicate_ack() {
 
         // The same sender with two more ACKs that SACK new data: three duplicate
         // ACKs, a fast retransmit (RFC 6675 §5).
-        s.handle_segment(t_ms(120), &sack_ack(MSS, &[(3 * MSS, 5 * MSS)]));
-        s.handle_segment(t_ms(121), &sack_ack(MSS, &[(3 * MSS, 6 * MSS)]));
+        s.handle_segment(t_ms(120), &sack_ack(MSS, RWND, &[(3 * MSS, 5 * MSS)]));
+        s.handle_segment(t_ms(121), &sack_ack(MSS, RWND, &[(3 * MSS, 6 * MSS)]));
         assert_eq!(s.stats().fast_retransmits, 1, "{name}");
         assert_eq!(s.ca_state(), CaState::Recovery, "{name}");
     }
@@ -360,15 +373,15 @@ fn a_dsack_during_frto_is_not_taken_for_a_real_loss() {
     // Step 2b: the original of the head arrives after all; SND.UNA advances and new
     // data goes out instead of resending.
     let t = rto_at + ms(10);
-    s.handle_segment(t, &sack_ack(2 * MSS, &[]));
+    s.handle_segment(t, &sack_ack(2 * MSS, RWND, &[]));
     let new = s.poll_transmit(t).expect("new data (step 2b)");
     assert!(new.seq >= 11 * MSS, "new data, not a resend: {}", new.seq);
     while s.poll_transmit(t).is_some() {}
     // The resent head arrives as a duplicate: a D-SACK-only ACK.
-    s.handle_segment(t + ms(1), &sack_ack(2 * MSS, &[(MSS, 2 * MSS)]));
+    s.handle_segment(t + ms(1), &sack_ack(2 * MSS, RWND, &[(MSS, 2 * MSS)]));
     assert_eq!(s.ca_state(), CaState::Loss);
     // Step 3b: never-retransmitted data acknowledged: the timeout was spurious.
-    s.handle_segment(t + ms(2), &sack_ack(3 * MSS, &[]));
+    s.handle_segment(t + ms(2), &sack_ack(3 * MSS, RWND, &[]));
     let st = s.stats();
     assert_eq!((st.undos, st.rto_undos), (1, 1), "undone by F-RTO");
     assert_eq!(s.ca_state(), CaState::Open);

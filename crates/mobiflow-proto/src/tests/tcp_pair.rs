@@ -5,18 +5,14 @@
 //! bytes, and the receiving application reads greedily.
 
 use super::pair::{Fate, Pair, Reader, Sent};
-use super::{ns2, ns2_profile, rfc};
+use super::{bottlenecked, ns2, ns2_profile, rfc, ONE_SEG_PER_MS};
 use crate::cc::{CaState, CcKind};
-use crate::tcp::{InitialWindow, Recovery, TcpConfig};
+use crate::tcp::{InitialWindow, Recovery, SenderEvent, TcpConfig};
 use crate::time::test_util::{ms, t_ms};
 use crate::time::{Duration, Instant};
 use crate::wire::Flags;
 
 const MSS: u64 = 1000;
-
-/// A bottleneck of one 1000-byte segment (plus 40 bytes of header) per millisecond,
-/// so that segments sent together arrive one millisecond apart.
-const ONE_SEG_PER_MS: u64 = 8_320_000;
 
 fn arrival(s: &Sent) -> Instant {
     match s.fate {
@@ -60,9 +56,7 @@ fn ns2_ten_segment_window_with(recovery: Recovery) -> Pair {
         recovery,
         ..ns2()
     };
-    let mut p = Pair::new(cfg, ms(50));
-    p.fwd.rate_bps = Some(ONE_SEG_PER_MS);
-    p
+    bottlenecked(cfg)
 }
 
 // =====================================================================================
@@ -254,6 +248,17 @@ fn lost_syn_ack_is_repaired_by_the_syn_retransmission() {
     assert_eq!(p.rcv.bytes_read(), 20_000);
 }
 
+/// The RFC profile without a handshake and with an initial window of 4 segments, 50 ms
+/// each way: the set-up of the slow-start, idle-restart and delayed-ACK tests.
+fn iw4_pair() -> Pair {
+    let cfg = TcpConfig {
+        handshake: false,
+        initial_window: InitialWindow::Segments(4),
+        ..rfc()
+    };
+    Pair::new(cfg, ms(50))
+}
+
 // =====================================================================================
 // Congestion window: slow start, congestion avoidance, idle restart, CUBIC's
 // reduction (RFC 5681 §3.1 and §4.1, RFC 9438 §4.6)
@@ -276,12 +281,7 @@ fn slow_start_doubles_the_window_every_rtt_without_delayed_acks() {
 
 #[test]
 fn slow_start_grows_about_one_and_a_half_times_per_rtt_with_delayed_acks() {
-    let cfg = TcpConfig {
-        handshake: false,
-        initial_window: InitialWindow::Segments(4),
-        ..rfc()
-    };
-    let mut p = Pair::new(cfg, ms(50));
+    let mut p = iw4_pair();
     p.set_unlimited();
     p.drive_until(t_ms(750));
     // RFC 5681 §3.1 eq. (2): cwnd += min(N, SMSS) per ACK, and an ACK covers two
@@ -349,12 +349,7 @@ fn slow_start_gives_way_to_congestion_avoidance_at_ssthresh() {
 
 #[test]
 fn idle_restart_begins_again_from_the_initial_window() {
-    let cfg = TcpConfig {
-        handshake: false,
-        initial_window: InitialWindow::Segments(4),
-        ..rfc()
-    };
-    let mut p = Pair::new(cfg, ms(50));
+    let mut p = iw4_pair();
     p.write(100_000);
     p.drive();
     assert!(p.snd.cwnd() > 20 * MSS);
@@ -374,8 +369,7 @@ fn cubic_fast_retransmit_keeps_seven_tenths_of_the_window() {
         limited_transmit: false,
         ..rfc()
     };
-    let mut p = Pair::new(cfg, ms(50));
-    p.fwd.rate_bps = Some(ONE_SEG_PER_MS);
+    let mut p = bottlenecked(cfg);
     p.fwd.drop_first_tx_of(60_000);
     p.set_unlimited();
     p.drive_until(Instant::from_secs(3));
@@ -391,18 +385,9 @@ fn cubic_fast_retransmit_keeps_seven_tenths_of_the_window() {
 // Delayed ACKs (RFC 5681 §4.2, RFC 1122 §4.2.3.2)
 // =====================================================================================
 
-fn delack_pair() -> Pair {
-    let cfg = TcpConfig {
-        handshake: false,
-        initial_window: InitialWindow::Segments(4),
-        ..rfc()
-    };
-    Pair::new(cfg, ms(50))
-}
-
 #[test]
 fn delayed_ack_acknowledges_every_second_full_sized_segment() {
-    let mut p = delack_pair();
+    let mut p = iw4_pair();
     p.write(40_000);
     p.drive();
     let acks: Vec<u64> = p.acks().map(|s| s.seg.ack).collect();
@@ -429,7 +414,7 @@ fn delayed_ack_acknowledges_every_second_full_sized_segment() {
 
 #[test]
 fn delayed_ack_timer_acknowledges_a_lone_segment() {
-    let mut p = delack_pair();
+    let mut p = iw4_pair();
     p.write(3000);
     p.drive();
     let acks: Vec<(Instant, u64)> = p.acks().map(|s| (s.at, s.seg.ack)).collect();
@@ -453,13 +438,37 @@ fn without_delayed_acks_every_segment_is_acknowledged_at_once() {
     }
 }
 
+#[test]
+fn a_fast_recovery_and_a_timeout_are_queued_as_events_in_their_order() {
+    // `tcp::event`: one loss repaired by fast retransmit (entry, then exit on the full
+    // ACK), then a blackout that only the retransmission timer ends.
+    let mut p = Pair::new(rfc(), ms(50));
+    p.fwd.drop_first_tx_of(10_000);
+    p.fwd.blackout(t_ms(1_000), t_ms(3_000));
+    p.set_unlimited();
+    p.drive_until(t_ms(4_000));
+    let kinds: Vec<SenderEvent> = p.snd_events.iter().map(|e| e.1).collect();
+    let first = |e: SenderEvent| kinds.iter().position(|k| *k == e);
+    let (entered, exited, timeout) = (
+        first(SenderEvent::RecoveryEntered).expect("a fast retransmit"),
+        first(SenderEvent::RecoveryExited).expect("its end"),
+        first(SenderEvent::Timeout).expect("a timeout"),
+    );
+    assert!(entered < exited && exited < timeout, "{kinds:?}");
+    let count = |e: SenderEvent| kinds.iter().filter(|k| **k == e).count() as u64;
+    let s = p.snd.stats();
+    assert_eq!(count(SenderEvent::RecoveryEntered), s.fast_retransmits);
+    assert_eq!(count(SenderEvent::Timeout), s.timeouts);
+    assert_eq!(p.snd.poll_event(), None, "the pair drained them all");
+}
+
 // =====================================================================================
 // Out-of-order data and SACK blocks (RFC 5681 §4.2, RFC 2018 §4)
 // =====================================================================================
 
 #[test]
 fn out_of_order_segment_triggers_an_immediate_dupack_with_a_sack_block() {
-    let mut p = delack_pair();
+    let mut p = iw4_pair();
     p.fwd.drop_first_tx_of(1000);
     p.write(4000);
     p.drive_until(t_ms(50));
@@ -483,8 +492,7 @@ fn first_sack_block_holds_the_most_recently_received_segment() {
         initial_window: InitialWindow::Segments(8),
         ..rfc()
     };
-    let mut p = Pair::new(cfg, ms(50));
-    p.fwd.rate_bps = Some(ONE_SEG_PER_MS);
+    let mut p = bottlenecked(cfg);
     p.fwd.drop_first_tx_of(1000);
     p.fwd.drop_first_tx_of(3000);
     p.fwd.drop_first_tx_of(6000);
@@ -510,7 +518,7 @@ fn first_sack_block_holds_the_most_recently_received_segment() {
 
 #[test]
 fn segment_that_fills_a_hole_is_acknowledged_at_once() {
-    let mut p = delack_pair();
+    let mut p = iw4_pair();
     p.fwd.delay_first_tx_of(1000, ms(10));
     p.write(4000);
     p.drive();
@@ -651,9 +659,7 @@ fn sack_twenty_segment_window() -> Pair {
         max_send_window: 20 * MSS,
         ..rfc()
     };
-    let mut p = Pair::new(cfg, ms(50));
-    p.fwd.rate_bps = Some(ONE_SEG_PER_MS);
-    p
+    bottlenecked(cfg)
 }
 
 #[test]
@@ -748,8 +754,7 @@ fn sack_recovery_repairs_a_hole_near_the_end_of_the_data_without_a_timeout() {
             initial_window: InitialWindow::Segments(20),
             ..rfc()
         };
-        let mut p = Pair::new(cfg, ms(50));
-        p.fwd.rate_bps = Some(ONE_SEG_PER_MS);
+        let mut p = bottlenecked(cfg);
         p.fwd.drop_first_tx_of(5_000);
         p.fwd.drop_first_tx_of(18_000);
         p.write(20_000);
@@ -785,8 +790,7 @@ fn limited_transmit_pair(sack: bool, limited_transmit: bool) -> Pair {
 /// A greedy connection with `cfg` over a bottleneck of one segment per ms whose first
 /// transmission of sequence 30 000 is lost, driven for 2 s.
 fn segment_30000_lost_once(cfg: TcpConfig) -> Pair {
-    let mut p = Pair::new(cfg, ms(50));
-    p.fwd.rate_bps = Some(ONE_SEG_PER_MS);
+    let mut p = bottlenecked(cfg);
     p.fwd.drop_first_tx_of(30_000);
     p.set_unlimited();
     p.drive_until(Instant::from_secs(2));

@@ -2,7 +2,7 @@
 //! network (smoltcp's `socket/tcp.rs` tests). One banner per state; names are
 //! `test_<state>_<event>`.
 
-use super::{ns2, rfc};
+use super::{ns2, rfc, sack_of};
 use crate::tcp::sack::Scoreboard;
 use crate::tcp::{TcpConfig, TcpReceiver, TcpSender};
 use crate::time::test_util::t_ms;
@@ -69,14 +69,6 @@ macro_rules! sanity {
             "\n got  {g:?}\n want {w:?}"
         );
     }};
-}
-
-fn sack_of(blocks: &[(u64, u64)]) -> crate::wire::SackBlocks {
-    let mut s = crate::wire::SackBlocks::new();
-    for &(l, r) in blocks {
-        s.push(l, r);
-    }
-    s
 }
 
 /// A receiver past the handshake (ns-2 conventions: no SACK, no timestamps, no

@@ -57,6 +57,7 @@
 //! (the `[GUESS]` items: assumed, see docs/schemes/README.md) so that outputs can flag them.
 
 pub mod equation;
+pub mod event;
 pub mod loss_history;
 pub mod model;
 pub mod receiver;
@@ -69,6 +70,7 @@ mod tests;
 pub use equation::{
     first_loss_interval, initial_window, invert_f, tcp_f, throughput, throughput_rto,
 };
+pub use event::{ReceiverEvent as TfrcReceiverEvent, SenderEvent as TfrcSenderEvent};
 pub use loss_history::{
     average_loss_interval, discounted_loss_interval, LossHistory, LOSS_WEIGHTS, MIN_DISCOUNT,
     N_LOSS_INTERVALS,

@@ -26,9 +26,11 @@
 //!
 //! Polling order: see [`crate::tfrc`].
 
+use super::event::ReceiverEvent;
 use super::loss_history::{sub16, LossHistory};
 use super::wire::{FreezeSignals, TfrcData, TfrcFeedback};
 use super::{FeedbackMode, TfrcConfig};
+use crate::event::Events;
 use crate::time::{Duration, Instant};
 use std::fmt;
 
@@ -111,6 +113,8 @@ pub struct TfrcReceiver {
     signal_left: u32,
     signal_timer: Option<Instant>,
     stats: TfrcReceiverStats,
+    /// Discrete happenings for the caller (`poll_event`, `tfrc::event`).
+    events: Events<ReceiverEvent>,
 }
 
 impl TfrcReceiver {
@@ -138,6 +142,7 @@ impl TfrcReceiver {
             signal_left: 0,
             signal_timer: None,
             stats: TfrcReceiverStats::default(),
+            events: Events::default(),
         }
     }
 
@@ -198,7 +203,12 @@ impl TfrcReceiver {
         let p = self.hist.p();
         self.stats.p = p;
         self.stats.packets_lost = self.hist.lost_packets();
-        self.stats.loss_events = self.hist.loss_events();
+        let events = self.hist.loss_events();
+        if events > self.stats.loss_events {
+            self.events
+                .push(ReceiverEvent::LossEvents(events - self.stats.loss_events));
+        }
+        self.stats.loss_events = events;
 
         let due = match self.cfg.feedback {
             // No timer armed: R was unknown at the last feedback, or the last expiry
@@ -224,7 +234,7 @@ impl TfrcReceiver {
         use RxFreezeState::*;
         let restoring = sig.contains(FreezeSignals::RESTORING);
         let probing = sig.contains(FreezeSignals::PROBING);
-        self.state = match self.state {
+        let to = match self.state {
             // `ccid3_rx_sender_restoring` accepts NORMAL as well as SIGNAL_UNFREEZE, so
             // that a sender-side freeze also leads to restoration and probing.
             Normal | SignalUnfreeze if restoring => {
@@ -255,6 +265,18 @@ impl TfrcReceiver {
             Probed if !probing => Normal,
             Probed => Probed,
         };
+        self.set_state(to);
+    }
+
+    /// Enter Freeze-DCCP state `to`, telling the caller when it is a change.
+    fn set_state(&mut self, to: RxFreezeState) {
+        if self.state != to {
+            self.events.push(ReceiverEvent::StateChanged {
+                from: self.state,
+                to,
+            });
+            self.state = to;
+        }
     }
 
     pub fn handle_timeout(&mut self, now: Instant) {
@@ -344,7 +366,7 @@ impl TfrcReceiver {
     /// Local trigger: a disconnection of this end is predicted. Signals FREEZE to the
     /// sender at once (a feedback packet, once any data has arrived).
     pub fn freeze(&mut self, _now: Instant) {
-        self.state = RxFreezeState::SignalFreeze;
+        self.set_state(RxFreezeState::SignalFreeze);
         self.signal_left = self.cfg.freeze_signal_packets;
         self.signal_timer = None;
         self.feedback_due = true;
@@ -357,7 +379,7 @@ impl TfrcReceiver {
             self.state,
             RxFreezeState::SignalFreeze | RxFreezeState::SignalUnfreeze
         ) {
-            self.state = RxFreezeState::SignalUnfreeze;
+            self.set_state(RxFreezeState::SignalUnfreeze);
             self.signal_left = self.cfg.freeze_signal_packets;
             self.signal_timer = None;
             self.feedback_due = true;
@@ -384,6 +406,13 @@ impl TfrcReceiver {
 
     pub fn config(&self) -> &TfrcConfig {
         &self.cfg
+    }
+
+    /// The oldest event not yet polled (`tfrc::event`): drain after every input and
+    /// `poll_transmit`.
+    #[inline(always)]
+    pub fn poll_event(&mut self) -> Option<ReceiverEvent> {
+        self.events.poll()
     }
 
     pub fn stats(&self) -> &TfrcReceiverStats {

@@ -60,8 +60,10 @@
 //! Polling order: see [`crate::tfrc`].
 
 use super::equation::throughput;
+use super::event::SenderEvent;
 use super::wire::{FreezeSignals, TfrcData, TfrcFeedback};
 use super::TfrcConfig;
+use crate::event::Events;
 use crate::time::{Duration, Instant};
 use std::collections::VecDeque;
 use std::fmt;
@@ -238,6 +240,8 @@ pub struct TfrcSender {
     saved_x: f64,
     signal_left: u32,
     stats: TfrcSenderStats,
+    /// Discrete happenings for the caller (`poll_event`, `tfrc::event`).
+    events: Events<SenderEvent>,
 }
 
 impl TfrcSender {
@@ -285,6 +289,7 @@ impl TfrcSender {
             saved_x: 0.0,
             signal_left: 0,
             stats: TfrcSenderStats::default(),
+            events: Events::default(),
         };
         if let Some(r) = r {
             // RFC 5348 §4.2: an RTT from the handshake gives the initial rate at once
@@ -497,6 +502,7 @@ impl TfrcSender {
     /// RFC 5348 §4.4, expiration of the nofeedback timer.
     fn on_nofeedback(&mut self, now: Instant) {
         self.stats.nofeedback_expiries += 1;
+        self.events.push(SenderEvent::NoFeedbackExpiry);
         let idle = !self.sent_since_nfb;
         let min_rate = self.cfg.min_rate();
         match self.r {
@@ -558,15 +564,15 @@ impl TfrcSender {
         self.rx_loss_events = self.rx_loss_events.max(fb.loss_events);
         match self.state {
             FreezeState::Restoring | FreezeState::Probing if p_new > p_old => {
-                self.state = FreezeState::Normal;
+                self.set_state(FreezeState::Normal);
                 self.stats.fallbacks += 1;
             }
             FreezeState::Restoring if new_loss_event && self.cfg.freeze_fallback_on_loss_event => {
-                self.state = FreezeState::Normal;
+                self.set_state(FreezeState::Normal);
                 self.stats.fallbacks += 1;
             }
             FreezeState::Probing if p_old - p_new > p_old / self.cfg.freeze_delta_p => {
-                self.state = FreezeState::Normal;
+                self.set_state(FreezeState::Normal);
                 self.stats.fallbacks += 1;
             }
             _ => {}
@@ -583,7 +589,7 @@ impl TfrcSender {
             self.leave_frozen(now);
         }
         if fb.freeze.contains(FreezeSignals::UNFROZEN) && self.state == FreezeState::Restoring {
-            self.state = FreezeState::Probing;
+            self.set_state(FreezeState::Probing);
             self.recv_set.reset(self.saved_x_recv, now);
             self.stats.probings += 1;
         }
@@ -713,7 +719,7 @@ impl TfrcSender {
         if self.state != FreezeState::Frozen {
             self.stats.freezes += 1;
         }
-        self.state = FreezeState::Frozen;
+        self.set_state(FreezeState::Frozen);
         if local {
             self.signal_left = self.cfg.freeze_signal_packets;
         }
@@ -724,7 +730,7 @@ impl TfrcSender {
         if self.state != FreezeState::Frozen {
             return;
         }
-        self.state = FreezeState::Restoring;
+        self.set_state(FreezeState::Restoring);
         self.signal_left = 0;
         self.x_recv_last = self.saved_x_recv;
         self.p = self.saved_p;
@@ -817,6 +823,24 @@ impl TfrcSender {
 
     pub fn config(&self) -> &TfrcConfig {
         &self.cfg
+    }
+
+    /// The oldest event not yet polled (`tfrc::event`): drain after every input and
+    /// `poll_transmit`.
+    #[inline(always)]
+    pub fn poll_event(&mut self) -> Option<SenderEvent> {
+        self.events.poll()
+    }
+
+    /// Enter Freeze-DCCP state `to`, telling the caller when it is a change.
+    fn set_state(&mut self, to: FreezeState) {
+        if self.state != to {
+            self.events.push(SenderEvent::StateChanged {
+                from: self.state,
+                to,
+            });
+            self.state = to;
+        }
     }
 
     pub fn stats(&self) -> &TfrcSenderStats {

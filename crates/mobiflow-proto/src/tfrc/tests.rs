@@ -2,6 +2,7 @@
 //! rules, feedback rules, every Freeze-DCCP transition), and over an in-memory pair
 //! (convergence to the equation, disconnections with and without freezing).
 
+use super::event::SenderEvent;
 use super::*;
 use crate::time::{Duration, Instant};
 use std::collections::VecDeque;
@@ -1587,6 +1588,42 @@ fn test_frozen_freeze_again_stays_frozen_with_the_first_saved_values() {
     assert_eq!(s.state(), FreezeState::Restoring);
     assert_eq!(s.rate_bytes_per_s(), 60_000.0);
     assert_eq!(s.p(), 0.01);
+}
+
+#[test]
+fn test_each_state_change_is_queued_once_as_an_event() {
+    // `tfrc::event`: a freeze repeated while frozen and an unfreeze repeated while
+    // restoring change nothing, so they queue nothing; the nofeedback timer's expiry
+    // is an event of its own.
+    let mut s = sender_steady();
+    while s.poll_event().is_some() {}
+    s.freeze(ms(400));
+    s.handle_feedback(ms(450), &with(fb(350, 5.0, 0.5), FreezeSignals::FREEZE));
+    s.unfreeze(ms(3000));
+    s.unfreeze(ms(3001));
+    let events: Vec<_> = std::iter::from_fn(|| s.poll_event()).collect();
+    use FreezeState::*;
+    assert_eq!(
+        events,
+        [
+            SenderEvent::StateChanged {
+                from: Normal,
+                to: Frozen
+            },
+            SenderEvent::StateChanged {
+                from: Frozen,
+                to: Restoring
+            },
+        ]
+    );
+    let mut t = sender_steady();
+    let expiries = t.stats().nofeedback_expiries;
+    run_sender(&mut t, ms(400), ms(60_000));
+    let n = std::iter::from_fn(|| t.poll_event())
+        .filter(|e| *e == SenderEvent::NoFeedbackExpiry)
+        .count() as u64;
+    assert!(t.stats().nofeedback_expiries > expiries);
+    assert_eq!(n, t.stats().nofeedback_expiries);
 }
 
 #[test]

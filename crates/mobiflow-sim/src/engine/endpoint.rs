@@ -8,9 +8,9 @@
 //! variant of [`Endpoints`] (and of `net::Body` for its packets), and its arm in
 //! `Endpoints::new` and in the `each!` macro below.
 
-use super::ids::DirId;
-use super::mobility;
+use super::ids::{DirId, FlowId};
 use super::net::Body;
+use super::observe::TcpObserved;
 use super::tfrc::TfrcFlow;
 use crate::model::{FlowSpec, Scenario, Transport};
 use crate::results::{FlowSummary, Series, Ssthresh, SSTHRESH_INFINITE};
@@ -70,7 +70,7 @@ pub(super) trait FlowEnds {
     fn bytes_sent(&self) -> u64;
     /// One row of the flow series and one of its transport's series, at time `t`
     /// (`dt` the sampling period, both in s).
-    fn sample(&mut self, s: &mut Series, t: f64, flow: u32, dt: f64);
+    fn sample(&mut self, s: &mut Series, t: f64, flow: FlowId, dt: f64);
     /// The flow's summary: `common` holds what the engine measured (name, bytes,
     /// goodput, intervals, completions, pages) and zeros; the transport fills in the rest.
     fn summary(&self, spec: &FlowSpec, ctx: &SummaryCtx, common: FlowSummary) -> FlowSummary;
@@ -113,6 +113,8 @@ pub(super) struct TcpEnds {
     count_option_bytes: bool,
     prev_sample_read: u64,
     prev_sample_rcv_nxt: u64,
+    /// What the observer made of the machines' events.
+    pub observed: TcpObserved,
 }
 
 impl FlowEnds for TcpEnds {
@@ -161,17 +163,22 @@ impl FlowEnds for TcpEnds {
             };
             send(Body::Tcp(seg), seg.len + self.header_bytes + opts);
         }
+        // Every drive of a machine ends in a flush of that end: take its events.
+        match side {
+            Side::Sender => self.observed.drain_sender(&mut self.snd),
+            Side::Receiver => self.observed.drain_receiver(&mut self.rcv),
+        }
     }
     fn bytes_sent(&self) -> u64 {
         self.snd.snd_nxt()
     }
-    fn sample(&mut self, s: &mut Series, t: f64, flow: u32, dt: f64) {
+    fn sample(&mut self, s: &mut Series, t: f64, flow: FlowId, dt: f64) {
         let (snd, rcv) = (&self.snd, &self.rcv);
         let read = rcv.bytes_read();
         let rn = rcv.rcv_nxt();
         let fs = &mut s.flow;
         fs.time_s.push(t);
-        fs.flow.push(flow);
+        fs.flow.push(flow.0);
         fs.srtt_ms
             .push(snd.rtt().srtt().map_or(f64::NAN, |d| d.as_millis_f64()));
         fs.read_rate_bps
@@ -180,7 +187,7 @@ impl FlowEnds for TcpEnds {
             .push((rn - self.prev_sample_rcv_nxt) as f64 * 8.0 / dt);
         let ts = &mut s.tcp;
         ts.time_s.push(t);
-        ts.flow.push(flow);
+        ts.flow.push(flow.0);
         ts.cwnd_bytes.push(snd.cwnd());
         ts.ssthresh_bytes
             .push(Ssthresh(snd.ssthresh().min(SSTHRESH_INFINITE)));
@@ -210,6 +217,7 @@ impl FlowEnds for TcpEnds {
         };
         let ss = self.snd.stats();
         let rs = self.rcv.stats();
+        let ob = &self.observed;
         let ms = |d: Option<Duration>| d.map(|d| d.as_millis_f64());
         FlowSummary {
             protocol: "tcp".into(),
@@ -217,21 +225,21 @@ impl FlowEnds for TcpEnds {
             flow_control: cfg.flow_control.name().into(),
             segments_sent: ss.data_segments_sent,
             retransmits: ss.retransmits,
-            timeouts: ss.timeouts,
-            fast_retransmits: ss.fast_retransmits,
+            timeouts: ob.timeouts,
+            fast_retransmits: ob.fast_retransmits,
             spurious_retransmits: rs.spurious_retransmits,
-            undos: ss.undos,
-            zero_windows: rs.zero_window_episodes,
+            undos: ob.undos,
+            zero_windows: ob.zero_windows,
             zero_window_acks: rs.zero_window_acks,
-            window_probes: ss.window_probes,
+            window_probes: ob.window_probes,
             window_updates: rs.window_updates,
             dup_acks: rs.dup_acks,
-            policy_updates: rs.policy_updates,
-            hidden_congestion_events: ss.hidden_congestion_events,
+            policy_updates: ob.policy_updates,
+            hidden_congestion_events: ob.hidden_congestion_events,
             paced_segments: ss.paced_segments,
-            zero_window_stalls: ss.zero_window_stalls,
-            zero_window_stall_s: ss.zero_window_stall_time.as_secs_f64(),
-            zero_window_stall_rtts: ss.zero_window_stall_rtts,
+            zero_window_stalls: ob.zero_window_stalls,
+            zero_window_stall_s: ob.zero_window_stall_time.as_secs_f64(),
+            zero_window_stall_rtts: ob.zero_window_stall_rtts,
             idle_rtts: ss.idle_rtts,
             total_rtts: ss.total_rtts,
             rcv_buffer_drops: rs.buffer_drops,
@@ -239,7 +247,7 @@ impl FlowEnds for TcpEnds {
             rtt_mean_ms: ms(ss.rtt.mean()),
             rtt_p95_ms: ms(ss.rtt.quantile(0.95)),
             rtt_samples: ss.rtt.count,
-            handoff: mobility::summary(ss, rs),
+            handoff: ob.handoff(),
             tfrc: None,
             ..common
         }
@@ -280,6 +288,7 @@ impl Endpoints {
                 count_option_bytes: cfg.count_option_bytes,
                 prev_sample_read: 0,
                 prev_sample_rcv_nxt: 0,
+                observed: TcpObserved::default(),
             }),
             Transport::Tfrc(t) => Endpoints::Tfrc(Box::new(TfrcFlow::new(t))),
         }
@@ -339,7 +348,7 @@ impl FlowEnds for Endpoints {
     fn bytes_sent(&self) -> u64 {
         each!(self, e => e.bytes_sent())
     }
-    fn sample(&mut self, s: &mut Series, t: f64, flow: u32, dt: f64) {
+    fn sample(&mut self, s: &mut Series, t: f64, flow: FlowId, dt: f64) {
         each!(self, e => e.sample(s, t, flow, dt))
     }
     fn summary(&self, spec: &FlowSpec, ctx: &SummaryCtx, common: FlowSummary) -> FlowSummary {

@@ -995,16 +995,23 @@ mod tests {
         }
     }
 
+    /// RED on a 1 Mb/s, 10 ms direction with the manual thresholds of [`red_params`] and
+    /// an average queue just below `max_th`, where the base probability is `max_p`.
+    fn red_at_max_p(mean_pktsize: u32, wait: bool, bytes: bool) -> RedState {
+        let mut r = RedState::new(
+            1_000_000,
+            Duration::from_millis(10),
+            &red_params(true, mean_pktsize, wait, bytes, false),
+        );
+        r.avg = 15.0 - 1e-9;
+        r
+    }
+
     /// ns-2 `REDQueue::modify_p` with `wait_`: no drop while count * p < 1, then
     /// p / (2 - count * p); without it Floyd & Jacobson's p / (1 - count * p).
     #[test]
     fn red_wait_spaces_drops_at_least_one_over_p_arrivals_apart() {
-        let mut r = RedState::new(
-            1_000_000,
-            Duration::from_millis(10),
-            &red_params(true, 1000, true, false, false),
-        );
-        r.avg = 15.0 - 1e-9; // p = max_p
+        let mut r = red_at_max_p(1000, true, false);
         r.count = 5;
         assert_eq!(r.drop_probability(1000), 0.0);
         r.count = 15;
@@ -1020,12 +1027,7 @@ mod tests {
     /// scales with its size, so a 40-byte ACK is rarely dropped.
     #[test]
     fn red_byte_mode_scales_the_drop_probability_with_the_packet_size() {
-        let mut r = RedState::new(
-            1_000_000,
-            Duration::from_millis(10),
-            &red_params(true, 500, false, true, false),
-        );
-        r.avg = 15.0 - 1e-9;
+        let mut r = red_at_max_p(500, false, true);
         r.count_bytes = 2500; // five mean-sized packets: 0.1 / (1 - 0.5) = 0.2
         let big = r.drop_probability(1000);
         let ack = r.drop_probability(40);

@@ -27,11 +27,8 @@
 use super::endpoint::Side;
 use super::ids::{DirId, FlowId, NodeId};
 use super::{Ev, World};
-use crate::results::HandoffSummary;
 use mobiflow_proto::mobility::{disconnections, warning_at};
-use mobiflow_proto::tcp::{
-    HandoffReaction, HandoffSignal, InterfaceChange, ReceiverStats, SenderStats,
-};
+use mobiflow_proto::tcp::{HandoffReaction, HandoffSignal, InterfaceChange};
 use mobiflow_proto::time::{Duration, Instant};
 
 #[derive(Copy, Clone, Debug)]
@@ -170,21 +167,5 @@ impl World<'_> {
                 self.flush(f, Side::Sender);
             }
         }
-    }
-}
-
-/// A flow's handoff counters for its summary.
-pub(super) fn summary(ss: &SenderStats, rs: &ReceiverStats) -> HandoffSummary {
-    let est = ss.ba_sst_estimates > 0;
-    HandoffSummary {
-        interface_changes: ss.interface_changes,
-        forced_expirations: ss.forced_expirations,
-        notices: rs.handoff_notices,
-        ba_sst_estimates: ss.ba_sst_estimates,
-        ba_sst_bps: est.then_some(ss.ba_sst_last_bps),
-        ba_sst_rtt_ms: est.then(|| ss.ba_sst_last_rtt.as_millis_f64()),
-        ba_sst_ssthresh_bytes: est.then_some(ss.ba_sst_last_ssthresh),
-        freezes: rs.freezes,
-        tr_acks: rs.tr_acks,
     }
 }

@@ -2,8 +2,8 @@
 //! path (`flush`: an endpoint's packets into the network; `arrive`: a packet at the far
 //! end of a link direction; `deliver`: a packet at its endpoint). Everything else lives
 //! in the modules below: the network (`net.rs`), link directions (`linkdir.rs`,
-//! `link.rs`), the endpoint adapter (`endpoint.rs`, `tfrc.rs`), applications (`app/`,
-//! `web.rs`), readers, mobility, sampling, summaries and captures. See
+//! `link.rs`), the endpoint adapter (`endpoint.rs`, `tfrc.rs`), applications (`app/`),
+//! readers, mobility, sampling, summaries and captures. See
 //! docs/architecture.md for a packet's walk through them.
 //!
 //! One owned [`World`] per run (no globals: two simulations can share a process).
@@ -22,6 +22,7 @@ pub mod link;
 pub mod linkdir;
 mod mobility;
 mod net;
+mod observe;
 mod reader;
 mod sample;
 mod summary;
@@ -46,8 +47,6 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use reader::reader_interval;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
-
-mod web;
 
 pub use reader::{read_budget, read_rate_at};
 
@@ -111,8 +110,8 @@ enum Ev {
     Wake(FlowId, Side),
     /// A timer of link direction `d` (`linkdir.rs`).
     Link(DirId, LinkTimer),
-    /// The web flow starts its next page.
-    WebPage(FlowId),
+    /// Event `k` of the application of flow `f` (`App::on_event`).
+    App(FlowId, u32),
     Sample,
     Mark(u32),
     /// Mobility event `k` (`mobility.rs`).
@@ -183,7 +182,10 @@ impl Ord for Entry {
 
 struct FlowRt {
     ep: Endpoints,
-    app: Apps,
+    /// The flow whose application hears this flow's reads (`App::on_read`): itself or
+    /// the flow of the application that opened it as a channel; `None` when that
+    /// application does not listen (checked once per read, on the packet path).
+    read_hook: Option<FlowId>,
     /// The sender's node and the receiver's (`flush` sends from one to the other).
     nodes: [NodeId; 2],
     /// Earliest pending wake-up of the sender and the receiver.
@@ -208,11 +210,15 @@ pub struct World<'a> {
     end: Instant,
     events: u64,
     flows: IdVec<FlowId, FlowRt>,
+    /// The application of each flow (apart from `flows`, so that an application can
+    /// write on other flows than its own: `app::Io`).
+    apps: IdVec<FlowId, Apps>,
+    /// The flows an application wrote on in one of its hooks, to be sent after it.
+    app_written: Vec<FlowId>,
     /// (interval, flow) -> bytes read at the interval's start and end.
     marks: Vec<(usize, bool)>,
     interval_bytes: Vec<Vec<(u64, u64)>>,
     series: Series,
-    web: web::Web,
     scratch_lost: Vec<PktId>,
     capture: Option<Capture>,
     mobility: Vec<mobility::MobEvent>,
@@ -291,6 +297,7 @@ impl<'a> World<'a> {
         let route = net::Routes::new(&dirs, n);
 
         let mut flows = IdVec::with_capacity(sc.flows.len());
+        let mut apps = IdVec::with_capacity(sc.flows.len());
         for f in &sc.flows {
             if let Some(cfg) = f.transport.tcp() {
                 if let Err((key, reason)) = cfg.validate() {
@@ -311,8 +318,11 @@ impl<'a> World<'a> {
                 }
             }
             let start = Instant::ZERO + f.start;
-            let app = Apps::new(&f.app);
+            let app = Apps::new(FlowId::new(flows.len()), f);
             let total = app.total();
+            let read_hook = app
+                .hears_reads()
+                .then(|| app.driver().unwrap_or(FlowId::new(flows.len())));
             flows.push(FlowRt {
                 // A seed per connection for a controller's random choices (BBR), apart
                 // from the link directions' streams.
@@ -320,7 +330,7 @@ impl<'a> World<'a> {
                     &f.transport,
                     splitmix(sc.seed ^ splitmix((1 << 32) + flows.len() as u64)),
                 ),
-                app,
+                read_hook,
                 nodes: [NodeId::new(f.src), NodeId::new(f.dst)],
                 wake: [None, None],
                 start,
@@ -334,6 +344,13 @@ impl<'a> World<'a> {
                 last_read_at: start,
                 finished: false,
             });
+            apps.push(app);
+        }
+        // Each channel to the application that opened it.
+        for (i, f) in sc.flows.iter().enumerate() {
+            if let Some(d) = apps[FlowId::new(i)].driver() {
+                apps[d].adopt(FlowId::new(i), &f.app);
+            }
         }
 
         let end = Instant::ZERO + sc.duration;
@@ -357,10 +374,11 @@ impl<'a> World<'a> {
             end,
             events: 0,
             flows,
+            apps,
+            app_written: Vec::new(),
             marks: Vec::new(),
             interval_bytes: vec![vec![(0, 0); sc.flows.len()]; sc.measure.intervals.len()],
             series: Series::default(),
-            web: web::Web::build(sc),
             scratch_lost: Vec::new(),
             capture: None,
             mobility: Vec::new(),
@@ -384,7 +402,7 @@ impl<'a> World<'a> {
         for (i, f) in sc.flows.iter().enumerate() {
             let i = FlowId::new(i);
             self.net.at(Instant::ZERO + f.start, Ev::FlowStart(i));
-            let app = &self.flows[i].app;
+            let app = &self.apps[i];
             if let Some(stop) = f.stop.filter(|_| app.stops_at_flow_stop()) {
                 self.net.at(Instant::ZERO + stop, Ev::FlowStop(i));
             }
@@ -469,7 +487,7 @@ impl<'a> World<'a> {
         match ev {
             Ev::FlowStart(f) => {
                 let fr = &mut self.flows[f];
-                fr.written += fr.app.start(&mut fr.ep);
+                fr.written += self.apps[f].start(&mut fr.ep);
                 self.flush(f, Side::Sender);
             }
             Ev::FlowStop(f) => {
@@ -481,7 +499,7 @@ impl<'a> World<'a> {
                 let stop = spec.stop.map(|s| Instant::ZERO + s);
                 let net = &mut self.net;
                 let w = app::Write { f, k, now, stop };
-                let bytes = self.flows[f].app.write(w, &mut |t, ev| net.at(t, ev));
+                let bytes = self.apps[f].write(w, &mut |t, ev| net.at(t, ev));
                 if stop.is_some_and(|s| now >= s) {
                     return;
                 }
@@ -539,7 +557,16 @@ impl<'a> World<'a> {
                     self.arrive(d, id, dup);
                 }
             }
-            Ev::WebPage(f) => self.web_page(f),
+            Ev::App(f, k) => {
+                let mut io = app::Io {
+                    now,
+                    flows: &mut self.flows,
+                    net: &mut self.net,
+                    written: &mut self.app_written,
+                };
+                self.apps[f].on_event(k, &mut io);
+                self.send_app_writes();
+            }
             Ev::Sample => {
                 self.sample();
                 if let Some(iv) = self.sc.measure.sample_interval {
@@ -648,8 +675,27 @@ impl<'a> World<'a> {
             fr.ep.finish(now);
             fr.finished = true;
         }
-        // Returns at once unless `f` is a web connection.
-        self.web_read(f);
+        // The application that writes `f` hears of it if it listens (the web
+        // application's requests and responses).
+        let Some(driver) = fr.read_hook else {
+            return;
+        };
+        let mut io = app::Io {
+            now,
+            flows: &mut self.flows,
+            net: &mut self.net,
+            written: &mut self.app_written,
+        };
+        self.apps[driver].on_read(f, read, &mut io);
+        self.send_app_writes();
+    }
+
+    /// Sends what an application hook wrote, flow by flow in the order written.
+    fn send_app_writes(&mut self) {
+        for i in 0..self.app_written.len() {
+            self.flush(self.app_written[i], Side::Sender);
+        }
+        self.app_written.clear();
     }
 
     /// Drain what one end of a flow wants to send into the network, then schedule

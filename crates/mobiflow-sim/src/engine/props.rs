@@ -63,6 +63,18 @@ fn below(r: &mut Rng, n: u64) -> u64 {
 fn coin(r: &mut Rng, one_in: u64) -> bool {
     below(r, one_in) == 0
 }
+/// With probability 1/`one_in`, the line `line` draws (it draws after the coin, so a
+/// case's draws stay in the order of the code).
+fn sometimes(
+    r: &mut Rng,
+    one_in: u64,
+    lines: &mut Vec<String>,
+    line: impl FnOnce(&mut Rng) -> String,
+) {
+    if coin(r, one_in) {
+        lines.push(line(r));
+    }
+}
 fn pick<'a>(r: &mut Rng, xs: &[&'a str]) -> &'a str {
     xs[below(r, xs.len() as u64) as usize]
 }
@@ -218,15 +230,13 @@ fn reorder_dup(r: &mut Rng, lines: &mut Vec<String>) {
         // From below one packet's serialisation time to several RTTs.
         lines.push(format!("reorder_delay = \"{}ms\"", ms(r, 1, 800)));
     }
-    if coin(r, 3) {
-        lines.push(format!(
+    sometimes(r, 3, lines, |r| {
+        format!(
             "duplicate = {}",
             [0.001, 0.01, 0.05, 0.2, 0.6][below(r, 5) as usize]
-        ));
-    }
-    if coin(r, 4) {
-        lines.push(format!("fifo = {}", coin(r, 2)));
-    }
+        )
+    });
+    sometimes(r, 4, lines, |r| format!("fifo = {}", coin(r, 2)));
 }
 
 fn gen_flow(r: &mut Rng, i: usize, nodes: usize, dur_ms: u64, case: &mut Case) {
@@ -237,21 +247,19 @@ fn gen_flow(r: &mut Rng, i: usize, nodes: usize, dur_ms: u64, case: &mut Case) {
         format!("from = \"n{from}\""),
         format!("to = \"n{to}\""),
     ];
-    if coin(r, 3) {
-        f.push(format!("start = \"{}ms\"", ms(r, 0, dur_ms / 2)));
-    }
+    sometimes(r, 3, &mut f, |r| {
+        format!("start = \"{}ms\"", ms(r, 0, dur_ms / 2))
+    });
     let mut subs: Vec<(String, Vec<String>)> = Vec::new();
     match below(r, 6) {
         0 | 1 => {
             let transport = pick(r, &["tfrc", "dccp-ccid3"]);
             f.push(format!("transport = \"{transport}\""));
             let mut t = Vec::new();
-            if coin(r, 2) {
-                t.push(format!("s = \"{}B\"", ms(r, 1, 1500)));
-            }
-            if coin(r, 3) {
-                t.push(format!("t_mbi = \"{}ms\"", ms(r, 100, 64_000)));
-            }
+            sometimes(r, 2, &mut t, |r| format!("s = \"{}B\"", ms(r, 1, 1500)));
+            sometimes(r, 3, &mut t, |r| {
+                format!("t_mbi = \"{}ms\"", ms(r, 100, 64_000))
+            });
             if coin(r, 3) {
                 t.push("freeze = true".into());
                 t.push(format!(
@@ -259,31 +267,22 @@ fn gen_flow(r: &mut Rng, i: usize, nodes: usize, dur_ms: u64, case: &mut Case) {
                     pick(r, &["sender", "receiver"])
                 ));
             }
-            if coin(r, 4) {
-                t.push(format!("initial_rate = {}", ms(r, 1, 8)));
-            }
-            if coin(r, 4) {
-                t.push(format!("handshake_rtt = \"{}ms\"", ms(r, 1, 500)));
-            }
-            if coin(r, 4) {
-                t.push("oscillation_prevention = true".into());
-            }
-            if coin(r, 4) {
-                t.push("history_discounting = true".into());
-            }
-            if coin(r, 4) {
-                t.push(format!(
-                    "min_p = {}",
-                    [1e-5, 1e-3, 0.1][below(r, 3) as usize]
-                ));
-            }
-            if coin(r, 3) {
-                f.push(format!(
+            sometimes(r, 4, &mut t, |r| format!("initial_rate = {}", ms(r, 1, 8)));
+            sometimes(r, 4, &mut t, |r| {
+                format!("handshake_rtt = \"{}ms\"", ms(r, 1, 500))
+            });
+            sometimes(r, 4, &mut t, |_| "oscillation_prevention = true".into());
+            sometimes(r, 4, &mut t, |_| "history_discounting = true".into());
+            sometimes(r, 4, &mut t, |r| {
+                format!("min_p = {}", [1e-5, 1e-3, 0.1][below(r, 3) as usize])
+            });
+            sometimes(r, 3, &mut f, |r| {
+                format!(
                     "app = {{ kind = \"onoff\", burst = \"{}B\", period = \"{}ms\" }}",
                     ms(r, 1, 50_000),
                     ms(r, 10, 2000)
-                ));
-            }
+                )
+            });
             subs.push(("[flows.tfrc]".to_string(), t));
         }
         _ => {
@@ -368,7 +367,7 @@ fn gen_flow(r: &mut Rng, i: usize, nodes: usize, dur_ms: u64, case: &mut Case) {
                 ("idle_restart", "false"),
                 ("sender_sws", "true"),
                 ("receiver_sws", "false"),
-                ("per_ack_counting", "true"),
+                ("window_counting", "\"per_ack\""),
                 ("window_updates", "false"),
                 ("hold_ssthresh_on_repeated_rto", "false"),
                 ("rtt_sampling", "\"timed-segment\""),
@@ -802,6 +801,13 @@ fn check(toml: &str) -> Result<Coverage, String> {
         .iter()
         .map(|fr| (fr.total, fr.ep.bytes_read()))
         .collect();
+    // The observer saw every discrete happening the machines counted themselves (the
+    // summary reads the observer).
+    for (f, fr) in w.flows.iter().enumerate() {
+        if let Some(e) = super::observe::disagreement(&fr.ep) {
+            return Err(format!("flow {f}: {e}"));
+        }
+    }
     let res = w.finish();
     for l in &res.summary.links {
         cov.reordered += l.reordered;

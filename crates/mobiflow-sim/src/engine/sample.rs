@@ -16,7 +16,7 @@ impl World<'_> {
             .unwrap_or(Duration::from_millis(100));
         let (dt, dt_ns) = (period.as_secs_f64(), period.as_nanos());
         for (i, fr) in self.flows.iter_ids_mut() {
-            fr.ep.sample(&mut self.series, t, i.0, dt);
+            fr.ep.sample(&mut self.series, t, i, dt);
         }
         let ls: &mut LinkSeries = &mut self.series.link;
         let now = self.net.now;

@@ -35,13 +35,13 @@ impl World<'_> {
                 };
                 intervals.insert(label.clone(), v);
             }
-            let web = self.web.app_of_main(FlowId::new(i));
-            let common = FlowSummary {
+            let app = &self.apps[FlowId::new(i)];
+            let mut common = FlowSummary {
                 name: spec.name.clone(),
                 src: sc.nodes[spec.src].clone(),
                 dst: sc.nodes[spec.dst].clone(),
                 bytes_delivered: delivered,
-                bytes_offered: if fr.app.offers_all_it_sends() {
+                bytes_offered: if app.offers_all_it_sends() {
                     fr.ep.bytes_sent()
                 } else {
                     fr.written
@@ -54,10 +54,9 @@ impl World<'_> {
                 intervals,
                 completion_time_s: fr.completion.map(|c| (c - fr.start).as_secs_f64()),
                 burst_completion_times_s: fr.burst_done.clone(),
-                page_load_times_s: web.map_or_else(Vec::new, |a| a.load_times_s.clone()),
-                pages_started: web.map_or(0, |a| a.pages_started),
                 ..FlowSummary::default()
             };
+            app.report(&mut common);
             let ctx = SummaryCtx {
                 sc,
                 start: fr.start,

@@ -15,6 +15,7 @@
 use super::endpoint::{forward_to_machines, FlowEnds, Side, SummaryCtx};
 use super::ids::{FlowId, NodeId};
 use super::net::Body;
+use super::observe::TfrcObserved;
 use super::{Ev, World};
 use crate::model::{FlowSpec, FreezeSide, FreezeWarning, RateModel, Scenario, TfrcSpec};
 use crate::results::{DisconnectionSummary, FlowSummary, Series, TfrcSummary};
@@ -102,8 +103,8 @@ pub(super) struct TfrcFlow {
     actions: Vec<(Instant, Action)>,
     /// Payload bytes received per BIN since time zero.
     rx_bins: Vec<u64>,
-    states: Vec<(f64, String, String)>,
-    last_state: (FreezeState, RxFreezeState),
+    /// What the observer made of the machines' events (counters, Freeze-DCCP states).
+    pub(super) observed: TfrcObserved,
     prev_sample_rx: u64,
 }
 
@@ -117,7 +118,7 @@ impl TfrcFlow {
     pub(super) fn new(spec: &TfrcSpec) -> Self {
         let snd = TfrcSender::new(spec.cfg.clone());
         let rcv = TfrcReceiver::new(spec.cfg.clone());
-        let last_state = (snd.state(), rcv.state());
+        let observed = TfrcObserved::new(&snd, &rcv);
         TfrcFlow {
             snd,
             rcv,
@@ -128,8 +129,7 @@ impl TfrcFlow {
             freeze_at: Vec::new(),
             actions: Vec::new(),
             rx_bins: Vec::new(),
-            states: vec![(0.0, last_state.0.to_string(), last_state.1.to_string())],
-            last_state,
+            observed,
             prev_sample_rx: 0,
         }
     }
@@ -138,14 +138,9 @@ impl TfrcFlow {
         self.rcv.stats().bytes_received
     }
 
-    /// Note a state change of either machine.
-    fn track_state(&mut self, now: Instant) {
-        let st = (self.snd.state(), self.rcv.state());
-        if st != self.last_state {
-            self.last_state = st;
-            self.states
-                .push((now.as_secs_f64(), st.0.to_string(), st.1.to_string()));
-        }
+    /// Hand both machines' events to the observer (after every drive of either).
+    fn observe(&mut self, now: Instant) {
+        self.observed.drain(now, &mut self.snd, &mut self.rcv);
     }
 
     fn bin_rx(&mut self, now: Instant, bytes: u64) {
@@ -277,7 +272,7 @@ impl World<'_> {
                 Some(at)
             }
         };
-        tf.track_state(now);
+        tf.observe(now);
         if let Some(side) = flush_side {
             self.flush(f, side);
         }
@@ -297,12 +292,12 @@ impl FlowEnds for TfrcFlow {
             Body::TfrcData(d) => {
                 self.rcv.handle_data(now, d);
                 self.bin_rx(now, d.len as u64);
-                self.track_state(now);
+                self.observe(now);
                 true
             }
             Body::TfrcFeedback(fb) => {
                 self.snd.handle_feedback(now, fb);
-                self.track_state(now);
+                self.observe(now);
                 false
             }
             Body::Tcp(_) => false,
@@ -322,28 +317,28 @@ impl FlowEnds for TfrcFlow {
             };
             send(body, bytes);
         }
-        self.track_state(now);
+        self.observe(now);
     }
     fn bytes_sent(&self) -> u64 {
         self.snd.stats().bytes_sent
     }
 
     /// One sample row of a TFRC flow.
-    fn sample(&mut self, s: &mut Series, t: f64, flow: u32, dt: f64) {
+    fn sample(&mut self, s: &mut Series, t: f64, flow: FlowId, dt: f64) {
         let tf = self;
         let rx = tf.bytes_received();
         let rate = (rx - tf.prev_sample_rx) as f64 * 8.0 / dt;
         tf.prev_sample_rx = rx;
         let fs = &mut s.flow;
         fs.time_s.push(t);
-        fs.flow.push(flow);
+        fs.flow.push(flow.0);
         fs.srtt_ms
             .push(tf.snd.rtt().map_or(f64::NAN, |d| d.as_millis_f64()));
         fs.read_rate_bps.push(rate);
         fs.goodput_bps.push(rate);
         let ts = &mut s.tfrc;
         ts.time_s.push(t);
-        ts.flow.push(flow);
+        ts.flow.push(flow.0);
         ts.x_bps
             .push(BitsPerSec::from(BytesPerSec(tf.snd.rate_bytes_per_s())).into());
         ts.x_recv_bps
@@ -351,8 +346,8 @@ impl FlowEnds for TfrcFlow {
         ts.p.push(tf.snd.p());
         ts.bytes_sent.push(tf.snd.stats().bytes_sent);
         ts.bytes_received.push(rx);
-        ts.state.push(sender_code(tf.snd.state()));
-        ts.rx_state.push(receiver_code(tf.rcv.state()));
+        ts.state.push(sender_code(tf.observed.state.0));
+        ts.rx_state.push(receiver_code(tf.observed.state.1));
     }
 
     fn summary(&self, spec: &FlowSpec, ctx: &SummaryCtx, common: FlowSummary) -> FlowSummary {
@@ -363,6 +358,7 @@ impl FlowEnds for TfrcFlow {
         let ss = tf.snd.stats();
         let [lost_to_outages, lost_to_queues, lost_to_link_errors, lost_at_starts] = ctx.data_lost;
         let rs = tf.rcv.stats();
+        let ob = &tf.observed;
         let s = t.cfg.s as f64;
         let payload_share = s / (s + t.cfg.header_bytes as f64);
         // Forward path for the capacity after each reconnection.
@@ -469,7 +465,7 @@ impl FlowEnds for TfrcFlow {
             .into(),
             flow_control: "none".into(),
             segments_sent: ss.packets_sent,
-            timeouts: ss.nofeedback_expiries,
+            timeouts: ob.nofeedback_expiries,
             rtt_mean_ms: rtt,
             rtt_samples: ss.rtt_samples,
             tfrc: Some(TfrcSummary {
@@ -482,18 +478,18 @@ impl FlowEnds for TfrcFlow {
                 lost_to_queues,
                 lost_to_link_errors,
                 losses_detected: rs.packets_lost,
-                loss_events: rs.loss_events,
+                loss_events: ob.loss_events,
                 feedback_sent: rs.feedback_sent,
                 feedback_received: ss.feedback_received,
-                nofeedback_expiries: ss.nofeedback_expiries,
+                nofeedback_expiries: ob.nofeedback_expiries,
                 x_bps: BytesPerSec(tf.snd.rate_bytes_per_s()).into(),
                 x_recv_bps: BytesPerSec(tf.snd.x_recv()).into(),
                 p: tf.snd.p(),
-                freezes: ss.freezes,
-                restorations: ss.restorations,
-                probings: ss.probings,
-                fallbacks: ss.fallbacks,
-                states: tf.states.clone(),
+                freezes: ob.freezes,
+                restorations: ob.restorations,
+                probings: ob.probings,
+                fallbacks: ob.fallbacks,
+                states: ob.states.clone(),
                 disconnections,
             }),
             // TCP's counters (retransmits, windows, RTT quantiles, handoff) are not

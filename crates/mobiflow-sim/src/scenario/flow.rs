@@ -1,36 +1,159 @@
 //! `[[flows]]`: endpoints, timing, the application, the reader and TCP settings.
 
-use super::flow_control::{flow_control, web};
+use super::flow_control::flow_control;
+use super::params::Param;
 use super::tcp::{check_cc_tables_used, tcp_config, tcp_keys, Profile};
 use super::walk::{
     as_array, as_f64, as_name, as_str, expected, key_err, named, positive_duration, Tbl, R,
 };
 use super::Ctx;
-use crate::model::{AppSpec, FlowSpec, LinkSpec, ReaderSpec, Transport, WebSpec};
+use crate::engine::app::FlowCx;
+use crate::model::{AppSpec, FlowSpec, LinkSpec, ReaderSpec, Transport};
 use crate::units::{duration_value, format_duration, rate_value};
 use mobiflow_proto::flow::FlowControl;
 use mobiflow_proto::named_enum;
 use mobiflow_proto::time::Duration;
 use toml::Value;
 
-const FLOW_KEYS: &[&str] = &[
-    "name",
-    "from",
-    "to",
-    "transport",
-    "start",
-    "stop",
-    "cc",
-    "app",
-    "reader",
-    "tcp",
-    "flow_control",
-    "afc",
-    "autotune",
-    "rsfc",
-    "web",
-    "tfrc",
+/// A key of `[[flows]]`, read by the hand-written code below (its checks depend on the
+/// flow's other keys), and whether only a TCP flow takes it.
+pub(crate) struct FlowKey {
+    pub param: Param<()>,
+    pub tcp_only: bool,
+}
+
+impl FlowKey {
+    const fn any(param: Param<()>) -> Self {
+        FlowKey {
+            param,
+            tcp_only: false,
+        }
+    }
+
+    /// A key that a TFRC/DCCP flow refuses.
+    const fn tcp(param: Param<()>) -> Self {
+        FlowKey {
+            param,
+            tcp_only: true,
+        }
+    }
+}
+
+/// `[[flows]]`: its keys, in the order of the docs and of the "expected one of" list.
+pub(crate) const FLOW: &[FlowKey] = &[
+    FlowKey::any(Param::manual(
+        "name",
+        "string",
+        "`\"flow<i>\"`",
+        "Unique. No `.`, not all digits.",
+    )),
+    FlowKey::any(Param::manual(
+        "from",
+        "node name",
+        "required",
+        "Sending node.",
+    )),
+    FlowKey::any(Param::manual(
+        "to",
+        "node name",
+        "required",
+        "Receiving node. It must differ from `from` and be connected to it by a chain of links.",
+    )),
+    FlowKey::any(Param::manual(
+        "transport",
+        "`\"tcp\"`, `\"tfrc\"`, `\"dccp-ccid3\"`",
+        "`\"tcp\"`",
+        "TCP, TFRC (RFC 5348) over UDP, or DCCP CCID 3 (RFC 4342). TFRC/DCCP settings go in [`[flows.tfrc]`](#tfrc-and-dccp-ccid-3-flowstfrc); the TCP keys (`cc`, `tcp`, `flow_control`, `afc`, `autotune`, `rsfc`, `linux`) are refused there, and the reader must be `\"greedy\"`.",
+    )),
+    FlowKey::any(Param::manual(
+        "start",
+        "time",
+        "`\"0s\"`",
+        "When the flow starts (connection set-up, then data). It must be before `run.duration`.",
+    )),
+    FlowKey::any(Param::manual(
+        "stop",
+        "time",
+        "none",
+        "The sender stops offering new data at this time (bulk and on-off apps); a web app starts no page at or after it. It must be after `start`.",
+    )),
+    FlowKey::tcp(Param::manual(
+        "cc",
+        "a name of [Congestion controls](#congestion-controls-cc)",
+        "the TCP configuration's",
+        "Shorthand for `tcp.cc`. It may not be combined with `[flows.tcp] cc`.",
+    )),
+    FlowKey::any(Param::manual(
+        "app",
+        "see below",
+        "`\"bulk\"`",
+        "What the sender offers.",
+    )),
+    FlowKey::any(Param::manual(
+        "reader",
+        "see below",
+        "`\"greedy\"`",
+        "How the receiving application reads.",
+    )),
+    FlowKey::tcp(Param::manual(
+        "tcp",
+        "table",
+        "",
+        "Per-flow TCP settings; see [`[tcp]`](#tcp-and-flowstcp).",
+    )),
+    FlowKey::tcp(Param::manual(
+        "flow_control",
+        "a name of [Flow control](#flow-control-flows-afc-flows-autotune-flows-rsfc-and-flows-linux)",
+        "`\"classic\"` (`\"linux\"` under the `linux` profile)",
+        "Receive-window policy.",
+    )),
+    FlowKey::tcp(Param::manual(
+        "afc",
+        "table",
+        "",
+        "AFC's parameters; only with `flow_control = \"afc\"`.",
+    )),
+    FlowKey::tcp(Param::manual(
+        "autotune",
+        "table",
+        "",
+        "Auto-tuning's parameters; only with `flow_control = \"autotune\"`.",
+    )),
+    FlowKey::tcp(Param::manual(
+        "rsfc",
+        "table",
+        "",
+        "RSFC's parameters; only with `flow_control = \"rsfc\"`.",
+    )),
+    FlowKey::tcp(Param::manual(
+        "linux",
+        "table",
+        "",
+        "The parameters of Linux's receive buffer; only with `flow_control = \"linux\"` (the `linux` profile's).",
+    )),
+    FlowKey::any(Param::manual(
+        "web",
+        "table",
+        "",
+        "The pages of a web app; only with `app = \"web\"`. See [Web pages](#web-pages-app--web-and-flowsweb).",
+    )),
+    FlowKey::any(Param::manual(
+        "tfrc",
+        "table",
+        "",
+        "TFRC / DCCP CCID 3 / Freeze-DCCP settings; only with `transport = \"tfrc\"` or `\"dccp-ccid3\"`.",
+    )),
 ];
+
+/// The keys of `[[flows]]`.
+fn flow_keys() -> Vec<&'static str> {
+    FLOW.iter().map(|k| k.param.key).collect()
+}
+
+/// The keys of `[[flows]]` that only a TCP flow takes, in declaration order.
+pub(crate) fn tcp_only_flow_keys() -> impl Iterator<Item = &'static str> {
+    FLOW.iter().filter(|k| k.tcp_only).map(|k| k.param.key)
+}
 
 named_enum! {
     /// `transport`.
@@ -95,7 +218,7 @@ pub(crate) fn parse_flows(
     if let Some(g) = &global_tcp {
         check_cc_tables_used(g, &flows)?;
     }
-    add_web_channels(&mut flows)?;
+    add_channels(&mut flows)?;
     // An assumed TCP default shared by every flow is reported once, as `tcp.<field>`.
     let shared = |kv: &(String, String)| tcp_assumed.iter().all(|(_, a)| a.contains(kv));
     if let Some((_, first)) = tcp_assumed.first() {
@@ -120,7 +243,7 @@ fn parse_flow(
     global_tcp: Option<&Tbl>,
     ctx: &mut Ctx,
 ) -> R<(FlowSpec, Vec<(String, String)>)> {
-    ft.check_keys(FLOW_KEYS)?;
+    ft.check_keys(&flow_keys())?;
     let name = ft
         .opt("name", as_name)?
         .unwrap_or_else(|| format!("flow{i}"));
@@ -199,13 +322,7 @@ fn parse_flow(
                  arrives: only reader = \"greedy\" applies",
             ));
         }
-        let app = app(ft, start)?;
-        if matches!(app, AppSpec::Web(_)) {
-            return Err(key_err(
-                ft.key("app"),
-                "a web app needs TCP (requests and responses on reliable connections);                  this flow's transport is TFRC/DCCP",
-            ));
-        }
+        let app = app(ft, start, false, ctx)?;
         let flow = FlowSpec {
             name,
             src,
@@ -228,21 +345,15 @@ fn parse_flow(
              timestamps = true; the ns2 profile turns them off)",
         ));
     }
-    let app = app(ft, start)?;
-    let app = match app {
-        AppSpec::Web(_) => AppSpec::Web(std::sync::Arc::new(web(ft, ctx)?)),
-        a => {
-            if ft.has("web") {
-                return Err(key_err(
-                    ft.key("web"),
-                    "only used with app = \"web\" (this flow's app is another kind)",
-                ));
-            }
-            a
-        }
-    };
+    let app = app(ft, start, true, ctx)?;
+    if !matches!(app, AppSpec::Web { .. }) && ft.has("web") {
+        return Err(key_err(
+            ft.key("web"),
+            "only used with app = \"web\" (this flow's app is another kind)",
+        ));
+    }
     let reader = reader(ft, ctx)?;
-    if matches!(app, AppSpec::Web(_)) && reader != ReaderSpec::Greedy {
+    if matches!(app, AppSpec::Web { .. }) && reader != ReaderSpec::Greedy {
         return Err(key_err(
             ft.key("reader"),
             "a web flow's reader must be greedy (a browser reads responses as they come)",
@@ -323,73 +434,34 @@ fn kind<'a>(ft: &Tbl<'a>, key: &str, kinds: &[&str]) -> R<Option<(String, Option
     }
 }
 
-fn app(ft: &Tbl, start: Duration) -> R<AppSpec> {
+fn app(ft: &Tbl, start: Duration, tcp: bool, ctx: &mut Ctx) -> R<AppSpec> {
     let Some((k, t)) = kind(ft, "app", AppSpec::KINDS)? else {
         return Ok(AppSpec::Bulk);
     };
-    if k != "web" {
-        return AppSpec::parse(&k, t.as_ref(), start, &ft.key("app"));
-    }
-    if let Some(t) = t {
-        t.check_keys(&["kind"])?;
-    }
-    // Placeholder: the web parameters come from `[flows.web]` (see `web`).
-    Ok(AppSpec::Web(std::sync::Arc::new(WebSpec::default())))
+    let mut cx = FlowCx {
+        flow: ft,
+        start,
+        tcp,
+        ctx,
+    };
+    AppSpec::parse(&k, t.as_ref(), &mut cx, &ft.key("app"))
 }
 
-/// Appends the companion channels of every web flow after the declared flows: for
-/// connection `k`, a request flow (phone to server) named `NAME.req` (k = 0) or
-/// `NAME.cK.req`, and for k >= 1 a response flow `NAME.cK`. They use the web flow's
-/// TCP settings with classic flow control and a greedy reader.
-fn add_web_channels(flows: &mut Vec<FlowSpec>) -> R<()> {
-    let declared = flows.len();
-    for m in 0..declared {
-        let AppSpec::Web(spec) = &flows[m].app else {
-            continue;
-        };
-        let main = flows[m].clone();
-        let conns = spec.connections;
-        for conn in 0..conns {
-            let base = if conn == 0 {
-                main.name.clone()
-            } else {
-                format!("{}.c{conn}", main.name)
-            };
-            // Web flows are TCP (a TFRC/DCCP flow with app = "web" is refused above).
-            let Some(cfg) = main.transport.tcp() else {
-                continue;
-            };
-            let mut cfg = cfg.clone();
-            cfg.flow_control = mobiflow_proto::flow::FlowControl::Classic;
-            let mut chans = Vec::new();
-            if conn > 0 {
-                chans.push((base.clone(), main.src, main.dst, false));
+/// Appends the channels every declared flow's application opens (the web
+/// application's connections, `AppKind::channels`) after the declared flows.
+fn add_channels(flows: &mut Vec<FlowSpec>) -> R<()> {
+    for m in 0..flows.len() {
+        for chan in AppSpec::channels(&flows[m], m) {
+            if let Some(j) = flows.iter().position(|f| f.name == chan.name) {
+                return Err(key_err(
+                    format!("flows.{j}.name"),
+                    format!(
+                        "{:?} is the name of a channel of web flow flows.{m}; rename one",
+                        chan.name
+                    ),
+                ));
             }
-            chans.push((format!("{base}.req"), main.dst, main.src, true));
-            for (name, src, dst, request) in chans {
-                if let Some(j) = flows.iter().position(|f| f.name == name) {
-                    return Err(key_err(
-                        format!("flows.{j}.name"),
-                        format!(
-                            "{name:?} is the name of a channel of web flow flows.{m}; rename one"
-                        ),
-                    ));
-                }
-                flows.push(FlowSpec {
-                    name,
-                    src,
-                    dst,
-                    start: main.start,
-                    stop: None,
-                    transport: Transport::Tcp(Box::new(cfg.clone())),
-                    app: AppSpec::WebChannel {
-                        main: m,
-                        conn,
-                        request,
-                    },
-                    reader: ReaderSpec::Greedy,
-                });
-            }
+            flows.push(chan);
         }
     }
     Ok(())
@@ -463,5 +535,34 @@ fn reader(ft: &Tbl, ctx: &mut Ctx) -> R<ReaderSpec> {
                 interval,
             })
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{tcp_only_flow_keys, FLOW};
+
+    #[test]
+    fn an_unknown_flow_key_lists_the_declared_keys_in_their_order() {
+        let text = "[[links]]\na = \"s\"\nb = \"r\"\nrate = \"1Mbps\"\ndelay = \"10ms\"\n\
+                    [[flows]]\nfrom = \"s\"\nto = \"r\"\nzzz = 1\n";
+        let e = crate::scenario::load_str(text, None, &[]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "flows.0.zzz: unknown key; expected one of name, from, to, transport, start, \
+             stop, cc, app, reader, tcp, flow_control, afc, autotune, rsfc, linux, web, tfrc"
+        );
+    }
+
+    #[test]
+    fn the_transport_row_names_the_keys_a_tfrc_flow_refuses() {
+        let transport = FLOW.iter().find(|k| k.param.key == "transport").unwrap();
+        let listed: Vec<String> = tcp_only_flow_keys().map(|k| format!("`{k}`")).collect();
+        let want = format!("the TCP keys ({}) are refused there", listed.join(", "));
+        assert!(
+            transport.param.doc.contains(&want),
+            "{:?} does not say {want:?}",
+            transport.param.doc
+        );
     }
 }

@@ -1,5 +1,6 @@
-//! `flow_control` and its parameter tables `[flows.afc]`, `[flows.autotune]` and
-//! `[flows.rsfc]`, and the pages of a web app, `[flows.web]`: one declaration each.
+//! `flow_control` and its parameter tables `[flows.afc]`, `[flows.autotune]`,
+//! `[flows.rsfc]` and `[flows.linux]`, and the pages of a web app, `[flows.web]`: one
+//! declaration each.
 
 use super::params::{assume_unset, keys, read, set, Bad, Param};
 use super::walk::{
@@ -10,8 +11,8 @@ use super::Ctx;
 use crate::model::WebSpec;
 use crate::units::{format_duration, format_size};
 use mobiflow_proto::flow::{
-    AfcConfig, AutotuneConfig, Estimator, FlowControl, FlowControlName, Growth, Placement,
-    RsfcConfig,
+    AfcConfig, AutotuneConfig, Estimator, FlowControl, FlowControlName, Growth, LinuxRcvConfig,
+    Placement, RsfcConfig,
 };
 use mobiflow_proto::named::Named;
 use toml::Value;
@@ -143,6 +144,26 @@ pub(crate) const AUTOTUNE: &[Autotune] = &[
         "Evaluation period; `\"rtt\"`: the receiver's RTT estimate (100 ms before it has one).",
     )
     .assumed(),
+];
+
+/// `[flows.linux]`: Linux's receive buffer (`flow::linux`). The defaults are the
+/// kernel's: `tcp_rmem[1]` and `TCP_DEFAULT_SCALING_RATIO`.
+type LinuxRcv = Param<LinuxRcvConfig>;
+pub(crate) const LINUX: &[LinuxRcv] = &[
+    LinuxRcv::new(
+        "initial_buf",
+        "size, > 0",
+        set!(initial_buf, positive_size),
+        |d| format_size(d.initial_buf),
+        "The buffer a connection starts with (`tcp_rmem[1]`); auto-tuning grows it from there up to the buffer whose window is `rcv_buf`.",
+    ),
+    LinuxRcv::new(
+        "scaling_ratio",
+        "number in (0, 1]",
+        set!(scaling_ratio, as_f64),
+        |d| d.scaling_ratio.to_string(),
+        "The part of the buffer that is window (`scaling_ratio` / 256, `tcp_win_from_space`). The kernel learns it from the first packets (payload / skb truesize, which depends on the network device's driver) and starts from one half (`TCP_DEFAULT_SCALING_RATIO`); `mobiflow live compare` sets it to the ratio the kernel measured on its TUN device (200 / 256 = 0.78125 there).",
+    ),
 ];
 
 /// `[flows.rsfc]` (Xu, Leong, Leong and Razeen, "Dynamic Regulation of Mobile 3G/HSPA
@@ -358,14 +379,14 @@ pub(crate) fn table<C: Default>(
     Ok(c)
 }
 
-/// `flow_control` and its parameter table (`[flows.afc]`, `[flows.autotune]` or
-/// `[flows.rsfc]`). Defaults that are assumptions (the seeds give no value) are
-/// reported.
+/// `flow_control` and its parameter table (`[flows.afc]`, `[flows.autotune]`,
+/// `[flows.rsfc]` or `[flows.linux]`). Defaults that are assumptions (the seeds give
+/// no value) are reported.
 pub(crate) fn flow_control(ft: &Tbl, ctx: &mut Ctx, profile: &FlowControl) -> R<FlowControl> {
     let set = ft.opt("flow_control", |v| FlowControlName::parse(as_str(v)?))?;
     // Unset: the profile's (`linux` auto-tunes, the others are classic).
     let kind = set.map_or_else(|| profile.name(), FlowControlName::name);
-    for table in ["afc", "autotune", "rsfc"] {
+    for table in ["afc", "autotune", "rsfc", "linux"] {
         if ft.has(table) && kind != table {
             return Err(key_err(
                 ft.key(table),
@@ -374,7 +395,11 @@ pub(crate) fn flow_control(ft: &Tbl, ctx: &mut Ctx, profile: &FlowControl) -> R<
         }
     }
     let Some(name) = set else {
-        return Ok(profile.clone());
+        // The profile's policy, with its table if it has one (`linux`).
+        return Ok(match profile {
+            FlowControl::Linux(_) if ft.has("linux") => linux_rcv(ft, ctx)?,
+            _ => profile.clone(),
+        });
     };
     // A policy with a parameter table reads it; any other has its default parameters.
     Ok(match name.kind() {
@@ -389,8 +414,20 @@ pub(crate) fn flow_control(ft: &Tbl, ctx: &mut Ctx, profile: &FlowControl) -> R<
         FlowControl::Rsfc(_) => {
             FlowControl::Rsfc(table(ft, "rsfc", RSFC, RsfcConfig::validate, ctx)?)
         }
+        FlowControl::Linux(_) => linux_rcv(ft, ctx)?,
         other => other,
     })
+}
+
+/// `flow_control = "linux"` with `[flows.linux]`.
+fn linux_rcv(ft: &Tbl, ctx: &mut Ctx) -> R<FlowControl> {
+    Ok(FlowControl::Linux(table(
+        ft,
+        "linux",
+        LINUX,
+        LinuxRcvConfig::validate,
+        ctx,
+    )?))
 }
 
 /// `[flows.web]`.

@@ -577,22 +577,8 @@ fn parse_dir(
         Some((l, v)) => outages(v, &l.key("outages"))?,
         None => Vec::new(),
     };
-    let loss = match lookup(layers, "loss") {
-        Some(l) => l
-            .opt("loss", |v| {
-                let p = loss_probability(v)?;
-                if (0.0..1.0).contains(&p) {
-                    Ok(p)
-                } else {
-                    Err(format!(
-                        "loss probability {p} is outside [0, 1) (a fraction like 0.01, or a percentage like \"1%\")"
-                    ))
-                }
-            })?
-            .unwrap_or(0.0),
-        None => 0.0,
-    };
-    let probability = |k: &str| -> R<f64> {
+    // A probability in [0, 1) (`what` names it in the message), 0 when absent.
+    let probability = |k: &str, what: &str| -> R<f64> {
         match lookup(layers, k) {
             Some(l) => l.req(k, |v| {
                 let p = loss_probability(v)?;
@@ -600,19 +586,20 @@ fn parse_dir(
                     Ok(p)
                 } else {
                     Err(format!(
-                        "probability {p} is outside [0, 1) (a fraction like 0.01, or a percentage like \"1%\")"
+                        "{what} {p} is outside [0, 1) (a fraction like 0.01, or a percentage like \"1%\")"
                     ))
                 }
             }),
             None => Ok(0.0),
         }
     };
+    let loss = probability("loss", "loss probability")?;
     let fifo = match lookup(layers, "fifo") {
         Some(l) => l.req("fifo", as_bool)?,
         None => false,
     };
-    let reorder = probability("reorder")?;
-    let duplicate = probability("duplicate")?;
+    let reorder = probability("reorder", "probability")?;
+    let duplicate = probability("duplicate", "probability")?;
     let reorder_delay = match lookup(layers, "reorder_delay") {
         Some(l) => {
             let d = l.req("reorder_delay", duration_value)?;

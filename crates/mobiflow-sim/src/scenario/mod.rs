@@ -20,7 +20,7 @@
 //! type.
 
 mod flow;
-mod flow_control;
+pub(crate) mod flow_control;
 mod link;
 mod overrides;
 mod params;

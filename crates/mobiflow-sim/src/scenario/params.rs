@@ -321,7 +321,7 @@ pub(crate) fn registry_table(key: &str, entries: &[Entry]) -> String {
 
 /// The generated tables of `docs/scenarios.md`: (name in the marker, table).
 fn doc_tables() -> Vec<(&'static str, String)> {
-    use super::flow_control::{AFC, AUTOTUNE, RSFC, WEB};
+    use super::flow_control::{AFC, AUTOTUNE, LINUX, RSFC, WEB};
     use super::tcp::{CUBIC, FLD, RELENTLESS, TCP};
     use super::tfrc::TFRC;
     use mobiflow_proto::cc::{CcKind, CubicParams};
@@ -358,12 +358,24 @@ fn doc_tables() -> Vec<(&'static str, String)> {
         ("tcp.relentless", single("key", RELENTLESS)),
         ("tcp.fld", single("key", FLD)),
         (
+            "flows",
+            doc_rows(
+                "key",
+                &super::flow::FLOW
+                    .iter()
+                    .map(|k| &k.param)
+                    .collect::<Vec<_>>(),
+                &[("default", &(), "")],
+            ),
+        ),
+        (
             "flow_control",
             registry_table("flow_control", FlowControl::ENTRIES),
         ),
         ("flows.afc", single("`[flows.afc]` key", AFC)),
         ("flows.autotune", single("`[flows.autotune]` key", AUTOTUNE)),
         ("flows.rsfc", single("`[flows.rsfc]` key", RSFC)),
+        ("flows.linux", single("`[flows.linux]` key", LINUX)),
         ("app", crate::engine::app::doc_table()),
         ("flows.web", single("`[flows.web]` key", WEB)),
         ("flows.tfrc", single("key", TFRC)),

@@ -7,7 +7,7 @@ use super::walk::{as_array, as_bool, as_str, as_u32, expected, key_err, named, T
 use crate::model::{FlowSpec, Transport};
 use crate::units::{duration_value, format_duration, format_size, size_value};
 use mobiflow_proto::cc::{
-    CcKind, CubicArithmetic, CubicParams, FldAlgo, FldCount, FldInitialWindow, FldParams,
+    CcKind, Counting, CubicArithmetic, CubicParams, FldAlgo, FldCount, FldInitialWindow, FldParams,
     FldSwitch, HystartDetect, RelentlessParams, RelentlessTimeout,
 };
 use mobiflow_proto::named_enum;
@@ -131,11 +131,11 @@ pub(crate) const TCP: &[Tcp] = &[
         "Upper bound on the sender's window whatever the receiver advertises (ns-2 `window_`, in bytes here; ns-2's own default is 20 packets).",
     ),
     Tcp::new(
-        "per_ack_counting",
-        "bool",
-        set!(per_ack_counting, as_bool),
-        |d| d.per_ack_counting.to_string(),
-        "Count the window in whole segments as ns-2 does: cwnd grows per ACK by whole segments instead of by bytes acknowledged, and a reduction truncates ssthresh to whole segments (ns-2's `ssthresh_` is an int).",
+        "window_counting",
+        "`\"bytes\"`, `\"per_ack\"`, `\"segments\"`",
+        set!(window_counting, |v| as_str(v)?.parse::<Counting>()),
+        |d| d.window_counting.name().into(),
+        "How Reno, NewReno, Relentless, FLD_TCP and RFC 9438 CUBIC count what an ACK acknowledged. `bytes`: RFC 5681 §3.1, slow start adds min(N, SMSS) per ACK (so a delayed ACK of two segments adds one) and a reduction sets ssthresh = max(FlightSize/2, 2 SMSS). `per_ack`: ns-2, each ACK that advances the window adds one segment in slow start and SMSS²/cwnd in congestion avoidance, and ssthresh is truncated to whole segments (ns-2's `ssthresh_` is an int). `segments`: Linux, slow start adds every segment delivered (`tcp_slow_start`: a delayed ACK of two adds two), congestion avoidance one segment per cwnd segments delivered (`tcp_cong_avoid_ai`), and a reduction sets ssthresh = max(cwnd/2, 2) segments (`tcp_reno_ssthresh`). CUBIC with `[tcp.cubic] arithmetic = \"linux\"` always counts segments.",
     ),
     Tcp::new(
         "min_rto",

@@ -360,10 +360,6 @@ pub(crate) const TFRC: &[Tfrc] = &[
     .assumed_when(|c| c.freeze),
 ];
 
-/// Keys of `[[flows]]` that only a TCP flow has.
-pub(crate) const TCP_ONLY_FLOW_KEYS: &[&str] =
-    &["cc", "tcp", "flow_control", "afc", "autotune", "rsfc"];
-
 /// Wire sizes. TFRC over UDP: IPv4 20 + UDP 8 + the RFC 5348 §3.2.1 header (sequence
 /// number, timestamp, RTT: 12) = 40 per data packet; a feedback packet carries the four
 /// fields of §3.2.2 (16) = 44. DCCP: IPv4 20 + the generic header with 48-bit
@@ -380,7 +376,7 @@ fn wire_sizes(dccp: bool) -> (u32, u32) {
 
 /// The TFRC settings of flow `ft` (its `[flows.tfrc]` table, if any).
 pub(crate) fn tfrc_spec(ft: &Tbl, dccp: bool, ctx: &mut Ctx) -> R<TfrcSpec> {
-    for k in TCP_ONLY_FLOW_KEYS {
+    for k in super::flow::tcp_only_flow_keys() {
         if ft.has(k) {
             return Err(key_err(
                 ft.key(k),

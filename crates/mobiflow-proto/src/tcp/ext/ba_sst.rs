@@ -8,6 +8,7 @@
 
 use super::{MobilityResponse, Response, SenderCtx, SenderExtension};
 use crate::tcp::config::TcpConfig;
+use crate::tcp::event::SenderEvent;
 use crate::tcp::handoff::InterfaceChange;
 use crate::tcp::sack::Acked;
 use crate::time::{Duration, Instant};
@@ -64,6 +65,11 @@ impl SenderExtension for BaSst {
         cx.stats.ba_sst_last_bps = bw * 8.0;
         cx.stats.ba_sst_last_rtt = rtt;
         cx.stats.ba_sst_last_ssthresh = ss;
+        cx.events.push(SenderEvent::BaSstEstimate {
+            bps: bw * 8.0,
+            rtt,
+            ssthresh: ss,
+        });
     }
 
     fn after_ack(&mut self, cx: &mut SenderCtx) {

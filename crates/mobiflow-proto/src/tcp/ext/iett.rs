@@ -11,6 +11,7 @@
 
 use super::{MobilityResponse, SenderCtx, SenderExtension};
 use crate::tcp::config::TcpConfig;
+use crate::tcp::event::SenderEvent;
 use crate::tcp::handoff::InterfaceChange;
 
 /// IETT (no state of its own).
@@ -40,6 +41,7 @@ impl SenderExtension for Iett {
         let expire_timer = cx.established && cx.outstanding;
         if expire_timer {
             cx.stats.forced_expirations += 1;
+            cx.events.push(SenderEvent::ForcedExpiry);
         }
         MobilityResponse {
             reset_rtt: self.reset_rtt,

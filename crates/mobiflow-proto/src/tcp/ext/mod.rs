@@ -29,11 +29,13 @@
 //! declares [`SenderExt`], its dispatch and [`build`] (docs/architecture.md).
 
 use super::config::TcpConfig;
+use super::event::SenderEvent;
 use super::handoff::InterfaceChange;
 use super::rtt::RttEstimator;
 use super::sack::Acked;
 use super::sender::SenderStats;
 use crate::cc::{CaState, CongestionController};
+use crate::event::Events;
 use crate::registry::Entry;
 use crate::time::{Duration, Instant};
 use crate::wire::Segment;
@@ -62,6 +64,8 @@ pub struct SenderCtx<'a> {
     pub rtt: &'a RttEstimator,
     pub cc: &'a mut dyn CongestionController,
     pub stats: &'a mut SenderStats,
+    /// The sender's event queue (`TcpSender::poll_event`).
+    pub events: &'a mut Events<SenderEvent>,
 }
 
 /// An extension's answer to a congestion signal (a loss or a timeout).

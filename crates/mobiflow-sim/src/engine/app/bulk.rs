@@ -1,9 +1,8 @@
 //! `app = "bulk"`: always has data (a greedy FTP).
 
-use super::{App, AppKind, AppSpec};
+use super::{App, AppKind, AppSpec, FlowCx};
 use crate::engine::endpoint::{Endpoints, FlowEnds};
 use crate::scenario::walk::{Tbl, R};
-use mobiflow_proto::time::Duration;
 
 pub(in crate::engine) struct Bulk;
 
@@ -18,7 +17,7 @@ impl App for Bulk {
 }
 
 impl AppKind for Bulk {
-    fn parse(_: Option<&Tbl>, _: Duration) -> R<AppSpec> {
+    fn parse(_: Option<&Tbl>, _: &mut FlowCx, _: &str) -> R<AppSpec> {
         Ok(AppSpec::Bulk)
     }
 }

@@ -1,7 +1,7 @@
 //! `bursts`: transfers of `sizes[k]` bytes handed to the socket at `at[k]`; each
 //! burst's completion time is measured, and the flow is complete when all are read.
 
-use super::{App, AppKind, AppSpec, Write};
+use super::{App, AppKind, AppSpec, FlowCx, Write};
 use crate::engine::ids::FlowId;
 use crate::engine::Ev;
 use crate::scenario::walk::{as_array, key_err, positive_size, Tbl, R};
@@ -32,7 +32,8 @@ impl AppKind for Bursts {
     const KEYS: &'static [&'static str] = &["at", "sizes"];
     const EXAMPLE: Option<&'static str> =
         Some("{ kind = \"bursts\", at = [\"1s\", \"5s\"], sizes = [\"512KB\", \"1MB\"] }");
-    fn parse(t: Option<&Tbl>, start: Duration) -> R<AppSpec> {
+    fn parse(t: Option<&Tbl>, cx: &mut FlowCx, _: &str) -> R<AppSpec> {
+        let start = cx.start;
         let t = t.expect("bursts needs its table");
         let at_arr = t.req("at", as_array)?;
         if at_arr.is_empty() {

@@ -7,16 +7,27 @@
 //! each of its writes (`write`, an `Ev::AppWrite`). The transport does not matter to an
 //! application: it writes through `FlowEnds::write`.
 //!
+//! An application that spans several flows (the web application: one connection's
+//! requests go one way, responses the other, over several connections) opens
+//! *channels*: flows of their own whose spec names the flow of the application
+//! (`opens` in the list below), which the engine hands to it (`adopt`) and whose reads
+//! it hears (`on_read`). It writes on them, and schedules events of its own
+//! (`Ev::App`, `on_event`), through an [`Io`].
+//!
 //! Adding an application: a file here with a struct implementing [`App`] and
 //! [`AppKind`] (how a scenario writes it), and its line in the `apps!` list below,
 //! which declares its [`AppSpec`] variant, its place in [`Apps`] and the `app` kinds a
 //! scenario may name (docs/architecture.md).
 
-use super::endpoint::Endpoints;
-use super::Ev;
+use super::endpoint::{Endpoints, FlowEnds};
+use super::ids::IdVec;
+use super::net::Net;
+use super::{Ev, FlowRt};
 use crate::engine::ids::FlowId;
-use crate::model::WebSpec;
+use crate::model::{FlowSpec, WebSpec};
+use crate::results::FlowSummary;
 use crate::scenario::walk::{key_err, Tbl, R};
+use crate::scenario::Ctx;
 use mobiflow_proto::registry::Entry;
 use mobiflow_proto::time::{Duration, Instant};
 use std::sync::Arc;
@@ -28,6 +39,38 @@ pub(super) struct Write {
     pub k: u32,
     pub now: Instant,
     pub stop: Option<Instant>,
+}
+
+/// What an application does outside the writes of its own flow's `Ev::AppWrite`s:
+/// writes on the flows it drives (its own and its channels), and events of its own.
+/// The engine sends what was written when the hook returns, flow by flow in the order
+/// of their first write (writing on one flow does not change another, so this is what
+/// sending each at once would give).
+pub(super) struct Io<'w> {
+    pub now: Instant,
+    pub(super) flows: &'w mut IdVec<FlowId, FlowRt>,
+    pub(super) net: &'w mut Net,
+    /// The flows written, to be sent.
+    pub(super) written: &'w mut Vec<FlowId>,
+}
+
+impl Io<'_> {
+    /// Writes `bytes` on flow `f`; returns the bytes written on `f` so far (the stream
+    /// offset at which these end).
+    pub fn write(&mut self, f: FlowId, bytes: u64) -> u64 {
+        let fr = &mut self.flows[f];
+        fr.ep.write(bytes);
+        fr.written += bytes;
+        if !self.written.contains(&f) {
+            self.written.push(f);
+        }
+        fr.written
+    }
+
+    /// Schedules `ev` at `t`.
+    pub fn at(&mut self, t: Instant, ev: Ev) {
+        self.net.at(t, ev);
+    }
 }
 
 /// An application at the sending end of flow `f`.
@@ -58,25 +101,51 @@ pub(super) trait App {
     fn offers_all_it_sends(&self) -> bool {
         false
     }
+    /// A channel: the flow whose application writes this one (`None`: its own).
+    fn driver(&self) -> Option<FlowId> {
+        None
+    }
+    /// Flow `f`, of spec `spec`, is one of its channels (when the world is built).
+    fn adopt(&mut self, _f: FlowId, _spec: &AppSpec) {}
+    /// An `Ev::App(f, k)` it scheduled for its flow `f`.
+    fn on_event(&mut self, _k: u32, _io: &mut Io) {}
+    /// Does it want `on_read` of its flow (a channel: of the flow it belongs to)?
+    fn hears_reads(&self) -> bool {
+        false
+    }
+    /// The receiving application of flow `f` (its own or one of its channels) read
+    /// data: `read` bytes in all. Only if it `hears_reads`.
+    fn on_read(&mut self, _f: FlowId, _read: u64, _io: &mut Io) {}
+    /// What it measured, into its flow's summary.
+    fn report(&self, _s: &mut FlowSummary) {}
 }
 
-/// An application written by another part of the engine: the web application's
-/// channels and its main flow (`web.rs` writes their requests and responses).
-pub(super) struct Driven {
-    /// The main flow of a web application: its pages start as `Ev::WebPage`.
-    web_main: bool,
+/// A channel of another flow's application, which writes it and hears its reads (the
+/// web application's request flows and its other connections).
+pub(super) struct Channel {
+    driver: FlowId,
 }
 
-impl App for Driven {
-    fn stops_at_flow_stop(&self) -> bool {
-        // The web application stops at the flow's stop itself.
-        !self.web_main
+impl App for Channel {
+    fn driver(&self) -> Option<FlowId> {
+        Some(self.driver)
     }
-    fn schedule(&self, f: FlowId, start: Instant, at: &mut impl FnMut(Instant, Ev)) {
-        if self.web_main {
-            at(start, Ev::WebPage(f));
-        }
+    fn hears_reads(&self) -> bool {
+        // Its application does (it writes the channel in answer to reads).
+        true
     }
+}
+
+/// What an application's parser sees of its flow besides its `app` table.
+pub(crate) struct FlowCx<'c, 't> {
+    /// The flow's `[[flows]]` entry (an application with a table of its own there,
+    /// as `[flows.web]`, reads it).
+    pub flow: &'c Tbl<'t>,
+    /// The flow's start.
+    pub start: Duration,
+    /// Is the flow TCP?
+    pub tcp: bool,
+    pub ctx: &'c mut Ctx,
 }
 
 /// How a scenario writes a registered application: `app = "NAME"` or
@@ -88,8 +157,24 @@ pub(super) trait AppKind: App {
     /// parameters): the error of a bare name shows it, and so do the docs.
     const EXAMPLE: Option<&'static str> = None;
     /// Its [`AppSpec`] from its table (`None`: the bare name, only without `EXAMPLE`),
-    /// whose keys are checked; `start` is the flow's start.
-    fn parse(t: Option<&Tbl>, start: Duration) -> R<AppSpec>;
+    /// whose keys are checked, at key `at`.
+    fn parse(t: Option<&Tbl>, cx: &mut FlowCx, at: &str) -> R<AppSpec>;
+    /// The flows it opens as channels (specs of its `opens` variant), appended after
+    /// the declared flows, for its flow `main`, the `m`-th declared.
+    fn channels(_main: &FlowSpec, _m: usize) -> Vec<FlowSpec> {
+        Vec::new()
+    }
+}
+
+/// The application of one line of `apps!`: `Struct { field: clone, ... }`, or with
+/// `built by new`, `Struct::new(f, flow, &field, ...)`.
+macro_rules! app_new {
+    ($m:ident::$ty:ident; $f:ident, $flow:ident; $($field:ident),*) => {
+        $m::$ty { $($field: Clone::clone($field)),* }
+    };
+    ($m:ident::$ty:ident, $new:ident; $f:ident, $flow:ident; $($field:ident),*) => {
+        $m::$ty::$new($f, $flow, $($field),*)
+    };
 }
 
 /// Declares [`AppSpec`] and [`Apps`] from one line per application:
@@ -100,42 +185,38 @@ pub(super) trait AppKind: App {
 /// ```
 ///
 /// `module` is the application's file, `engine/app/module.rs`. `{ ... }` is left out
-/// for an application without parameters. `Struct` implements
-/// [`App`] and [`AppKind`] and has the variant's fields. Generated: the variant of
-/// [`AppSpec`] (beside the web application's two, which `web.rs` drives), of [`Apps`]
-/// with its dispatch (`each!`), [`Apps::new`], [`AppSpec::KINDS`] (the names a
-/// scenario may give `app`), [`AppSpec::parse`] and [`AppSpec::ENTRIES`] with
+/// for an application without parameters. `Struct` implements [`App`] and
+/// [`AppKind`] and has the variant's fields, or, with `, built by new` after it, is
+/// built by `Struct::new(flow id, &FlowSpec, &field, ...)`. `, opens Channel { main:
+/// usize, ... }` declares the spec of the flows it opens as channels (`main`: the index
+/// of the application's flow; the rest is for the application's `adopt`), which its
+/// `AppKind::channels` gives. Generated: the variants of [`AppSpec`], of [`Apps`] with
+/// its dispatch (`each!`), [`Apps::new`], [`AppSpec::KINDS`] (the names a scenario may
+/// give `app`), [`AppSpec::parse`], [`AppSpec::channels`] and [`AppSpec::ENTRIES`] with
 /// [`doc_table`] (docs/scenarios.md).
 macro_rules! apps {
     ($(
         $(#[doc = $doc:literal])*
         $variant:ident $({ $($field:ident : $fty:ty),* $(,)? })? = $name:literal
-            in $module:ident::$ty:ident;
+            in $module:ident::$ty:ident $(, built by $new:ident)?
+            $(, opens $(#[doc = $cdoc:literal])*
+                $channel:ident { $($cfield:ident : $cty:ty),* $(,)? })?;
     )+) => {
         $( mod $module; )+
 
         /// What a sending application offers to its transport (declared by `apps!` in
-        /// `engine/app/mod.rs`, one line each, and the web application's two variants).
+        /// `engine/app/mod.rs`, one line each), and the channels an application opens.
         #[derive(Clone, Debug, PartialEq)]
         pub enum AppSpec {
-            $( $(#[doc = $doc])* $variant $({ $($field: $fty),* })?, )+
-            /// Web page loads: the flow carries the responses of connection 0 (server to
-            /// phone); its companion channels are flows of kind [`AppSpec::WebChannel`]
-            /// appended after the declared flows (see `engine/web.rs`).
-            Web(Arc<WebSpec>),
-            /// A companion channel of the web flow `main`: connection `conn`'s requests
-            /// (phone to server) when `request`, else its responses (connections 1 and up).
-            WebChannel {
-                main: usize,
-                conn: u32,
-                request: bool,
-            },
+            $(
+                $(#[doc = $doc])* $variant $({ $($field: $fty),* })?,
+                $( $(#[doc = $cdoc])* $channel { $($cfield: $cty),* }, )?
+            )+
         }
 
         impl AppSpec {
-            /// The kinds a scenario's `app` may name, in the order of the list (the web
-            /// application last).
-            pub const KINDS: &'static [&'static str] = &[$($name,)+ "web"];
+            /// The kinds a scenario's `app` may name, in the order of the list.
+            pub const KINDS: &'static [&'static str] = &[$($name,)+];
 
             /// Every kind: name, documentation line.
             pub const ENTRIES: &'static [Entry] = &[
@@ -145,16 +226,15 @@ macro_rules! apps {
                     doc: concat!($($doc),*),
                     module: stringify!($module),
                 }, )+
-                Entry { name: "web", aliases: &[], doc: WEB_DOC, module: "" },
             ];
 
-            /// The application `kind` (one of [`Self::KINDS`] but `web`, lowercase) from
-            /// its table `t` (`None`: the bare name) at key `at`.
-            pub(crate) fn parse(kind: &str, t: Option<&Tbl>, start: Duration, at: &str) -> R<AppSpec> {
+            /// The application `kind` (one of [`Self::KINDS`], lowercase) from its table
+            /// `t` (`None`: the bare name) at key `at`.
+            pub(crate) fn parse(kind: &str, t: Option<&Tbl>, cx: &mut FlowCx, at: &str) -> R<AppSpec> {
                 match (kind, t) {
                     $(
                         ($name, None) => match <$module::$ty as AppKind>::EXAMPLE {
-                            None => <$module::$ty as AppKind>::parse(None, start),
+                            None => <$module::$ty as AppKind>::parse(None, cx, at),
                             Some(e) => Err(key_err(
                                 at,
                                 format!("app {kind:?} needs parameters; write e.g. app = {e}"),
@@ -165,10 +245,19 @@ macro_rules! apps {
                                 .chain(<$module::$ty as AppKind>::KEYS.iter().copied())
                                 .collect();
                             t.check_keys(&keys)?;
-                            <$module::$ty as AppKind>::parse(Some(t), start)
+                            <$module::$ty as AppKind>::parse(Some(t), cx, at)
                         }
                     )+
                     _ => unreachable!("app kind {kind:?} is not registered"),
+                }
+            }
+
+            /// The channels the application of flow `main` (the `m`-th declared) opens.
+            pub(crate) fn channels(main: &FlowSpec, m: usize) -> Vec<FlowSpec> {
+                #[allow(unreachable_patterns)] // no line `opens` channels
+                match &main.app {
+                    $( AppSpec::$variant { .. } => <$module::$ty as AppKind>::channels(main, m), )+
+                    _ => Vec::new(),
                 }
             }
         }
@@ -176,7 +265,7 @@ macro_rules! apps {
         /// The table of docs/scenarios.md: how a scenario writes each application.
         pub(crate) fn doc_table() -> String {
             let mut out = String::from("| form | meaning |\n|---|---|\n");
-            let forms: &[Option<&str>] = &[$(<$module::$ty as AppKind>::EXAMPLE,)+ None];
+            let forms: &[Option<&str>] = &[$(<$module::$ty as AppKind>::EXAMPLE,)+];
             for (e, form) in AppSpec::ENTRIES.iter().zip(forms) {
                 let form = match form {
                     Some(f) => format!("`{f}`"),
@@ -190,7 +279,7 @@ macro_rules! apps {
         /// The application of a flow.
         pub(super) enum Apps {
             $( $variant($module::$ty), )+
-            Driven(Driven),
+            Channel(Channel),
         }
 
         /// Run `$body` with `$a` bound to the flow's [`App`].
@@ -198,19 +287,23 @@ macro_rules! apps {
             ($self:expr, $a:ident => $body:expr) => {
                 match $self {
                     $( Apps::$variant($a) => $body, )+
-                    Apps::Driven($a) => $body,
+                    Apps::Channel($a) => $body,
                 }
             };
         }
 
         impl Apps {
-            pub(super) fn new(spec: &AppSpec) -> Apps {
-                match spec {
-                    $( AppSpec::$variant $({ $($field),* })? => Apps::$variant($module::$ty {
-                        $($( $field: Clone::clone($field), )*)?
-                    }), )+
-                    AppSpec::Web(_) => Apps::Driven(Driven { web_main: true }),
-                    AppSpec::WebChannel { .. } => Apps::Driven(Driven { web_main: false }),
+            /// The application of flow `f`, declared as `flow`.
+            pub(super) fn new(f: FlowId, flow: &FlowSpec) -> Apps {
+                match &flow.app {
+                    $(
+                        AppSpec::$variant $({ $($field),* })? => Apps::$variant(
+                            app_new!($module::$ty $(, $new)?; f, flow; $($($field),*)?)
+                        ),
+                        $( AppSpec::$channel { main, .. } => Apps::Channel(Channel {
+                            driver: FlowId::new(*main),
+                        }), )?
+                    )+
                 }
             }
         }
@@ -228,11 +321,15 @@ apps! {
     Bursts { at: Vec<Duration>, sizes: Vec<u64> } = "bursts" in bursts::Bursts;
     /// Writes `burst` bytes every `period`, from the flow's start until `stop`.
     OnOff { burst: u64, period: Duration } = "onoff" in onoff::OnOff;
+    /// Web page loads; the flow (server to client) carries responses and its
+    /// parameters are in `[flows.web]`, see below.
+    Web { spec: Arc<WebSpec> } = "web" in web::WebApp, built by new,
+        opens
+        /// A channel of the web flow `main` (an index of `Scenario::flows`): connection
+        /// `conn`'s requests (phone to server) when `request`, else its responses
+        /// (connections 1 and up).
+        WebChannel { main: usize, conn: u32, request: bool };
 }
-
-/// The docs row of `app = "web"`.
-const WEB_DOC: &str = "Web page loads; the flow (server to client) carries responses and \
-                       its parameters are in `[flows.web]`, see below.";
 
 impl App for Apps {
     fn total(&self) -> Option<u64> {
@@ -253,6 +350,24 @@ impl App for Apps {
     fn offers_all_it_sends(&self) -> bool {
         each!(self, a => a.offers_all_it_sends())
     }
+    fn driver(&self) -> Option<FlowId> {
+        each!(self, a => a.driver())
+    }
+    fn adopt(&mut self, f: FlowId, spec: &AppSpec) {
+        each!(self, a => a.adopt(f, spec))
+    }
+    fn on_event(&mut self, k: u32, io: &mut Io) {
+        each!(self, a => a.on_event(k, io))
+    }
+    fn hears_reads(&self) -> bool {
+        each!(self, a => a.hears_reads())
+    }
+    fn on_read(&mut self, f: FlowId, read: u64, io: &mut Io) {
+        each!(self, a => a.on_read(f, read, io))
+    }
+    fn report(&self, s: &mut FlowSummary) {
+        each!(self, a => a.report(s))
+    }
 }
 
 #[cfg(test)]
@@ -264,11 +379,7 @@ mod tests {
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/architecture.md");
         let doc = std::fs::read_to_string(path).unwrap();
         let files: Vec<String> = AppSpec::ENTRIES.iter().filter_map(|e| e.file()).collect();
-        assert_eq!(
-            files.len(),
-            AppSpec::KINDS.len() - 1,
-            "every kind but web has a file"
-        );
+        assert_eq!(files.len(), AppSpec::KINDS.len(), "every kind has a file");
         for f in &files {
             assert!(
                 doc.contains(&format!("`{f}`")),

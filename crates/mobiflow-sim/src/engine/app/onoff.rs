@@ -1,6 +1,6 @@
 //! `on_off`: `burst` bytes every `period` from the flow's start until its stop.
 
-use super::{App, AppKind, AppSpec, Write};
+use super::{App, AppKind, AppSpec, FlowCx, Write};
 use crate::engine::ids::FlowId;
 use crate::engine::Ev;
 use crate::scenario::walk::{positive_duration, positive_size, Tbl, R};
@@ -28,7 +28,7 @@ impl AppKind for OnOff {
     const KEYS: &'static [&'static str] = &["burst", "period"];
     const EXAMPLE: Option<&'static str> =
         Some("{ kind = \"onoff\", burst = \"100KB\", period = \"1s\" }");
-    fn parse(t: Option<&Tbl>, _: Duration) -> R<AppSpec> {
+    fn parse(t: Option<&Tbl>, _: &mut FlowCx, _: &str) -> R<AppSpec> {
         let t = t.expect("onoff needs its table");
         Ok(AppSpec::OnOff {
             burst: t.req("burst", positive_size)?,

@@ -1,10 +1,9 @@
 //! `size = ...`: one transfer of `size` bytes at the flow's start; the flow is complete
 //! when the receiving application has read them.
 
-use super::{App, AppKind, AppSpec};
+use super::{App, AppKind, AppSpec, FlowCx};
 use crate::engine::endpoint::{Endpoints, FlowEnds};
 use crate::scenario::walk::{positive_size, Tbl, R};
-use mobiflow_proto::time::Duration;
 
 pub(in crate::engine) struct Transfer {
     pub size: u64,
@@ -23,7 +22,7 @@ impl App for Transfer {
 impl AppKind for Transfer {
     const KEYS: &'static [&'static str] = &["size"];
     const EXAMPLE: Option<&'static str> = Some("{ kind = \"sized\", size = \"1MB\" }");
-    fn parse(t: Option<&Tbl>, _: Duration) -> R<AppSpec> {
+    fn parse(t: Option<&Tbl>, _: &mut FlowCx, _: &str) -> R<AppSpec> {
         let t = t.expect("sized needs its table");
         Ok(AppSpec::Sized {
             size: t.req("size", positive_size)?,
