@@ -319,6 +319,35 @@ fn sized_transfer_completes_and_reports_its_time() {
     assert!(t > 0.1 + 0.8 && t < 3.0, "{t}");
 }
 
+/// A direction that duplicates every packet (`duplicate = 1`): the engine hands both
+/// copies to the receiver, which answers each old duplicate with an immediate ACK
+/// (RFC 9293 §3.10.7.4), so the sender counts hundreds more duplicate ACKs than
+/// without duplication (at least one for every second copy; RFC 5681 §2 does not
+/// count all of them), and the transfer still completes intact.
+#[test]
+fn a_duplicated_packet_reaches_the_receiver_twice() {
+    let dup_acks = |duplicate: f64| {
+        let mut sc = two_node(10_000_000, ms(50), 100, big_buffer(), 30);
+        sc.flows[0].app = AppSpec::Sized { size: 1_000_000 };
+        sc.links[0].dirs[0].duplicate = duplicate;
+        let r = run(&sc).unwrap();
+        let f = &r.summary.flows[0];
+        assert_eq!(f.bytes_delivered, 1_000_000);
+        assert!(f.completion_time_s.is_some());
+        let duplicated: u64 = r.summary.links.iter().map(|l| l.duplicated).sum();
+        (f.dup_acks, duplicated)
+    };
+    let (plain, none) = dup_acks(0.0);
+    let (doubled, copies) = dup_acks(1.0);
+    assert_eq!(none, 0);
+    // 1,000,000 bytes are at least 685 segments of at most 1460 bytes.
+    assert!(copies >= 685, "{copies}");
+    assert!(
+        doubled >= plain + copies / 2,
+        "{plain} -> {doubled} ({copies} copies)"
+    );
+}
+
 #[test]
 fn bursts_are_timed_separately() {
     let mut sc = two_node(10_000_000, ms(50), 100, big_buffer(), 30);

@@ -429,15 +429,22 @@ impl TcpSender {
         self.snd_nxt - self.snd_una
     }
 
+    #[inline]
     fn arm_rto(&mut self, now: Instant) {
-        let rto = self.rtt.rto();
-        self.rto_at = Some(if self.clock == Clock::Jiffies {
-            // `icsk_retransmit_timer` on the kernel's timer wheel (`tcp::jiffies`):
-            // up to one granularity of its level late.
-            jiffies::wheel_expiry(now, jiffies::to_jiffies(rto))
+        if self.clock == Clock::Jiffies {
+            self.arm_rto_on_wheel(now);
         } else {
-            now + rto
-        });
+            self.rto_at = Some(now + self.rtt.rto());
+        }
+    }
+
+    /// `icsk_retransmit_timer` on the kernel's timer wheel (`tcp::jiffies`): up to one
+    /// granularity of its level late. Out of line: the other profiles' ACKs only test
+    /// the formula.
+    #[inline(never)]
+    fn arm_rto_on_wheel(&mut self, now: Instant) {
+        let rto = self.rtt.rto();
+        self.rto_at = Some(jiffies::wheel_expiry(now, jiffies::to_jiffies(rto)));
     }
 
     /// The flow-control window: the advertised window, plus what the extensions add

@@ -169,10 +169,17 @@ impl TcpSender {
     /// Schedule the probe (Linux `tcp_schedule_loss_probe`): only in the open state
     /// with SACK and data outstanding; otherwise the retransmission timer alone runs.
     /// `advancing_rto`: the RTO is being restarted, so it is a whole RTO away.
+    #[inline]
     pub(super) fn schedule_probe(&mut self, now: Instant, advancing_rto: bool) {
-        if self.tlp.is_none() {
-            return;
+        if self.tlp.is_some() {
+            self.schedule_tlp(now, advancing_rto);
         }
+    }
+
+    /// [`Self::schedule_probe`] with a probe: out of line, so that a sender without
+    /// one (the ns2 and rfc profiles) pays only the test on each new segment.
+    #[inline(never)]
+    fn schedule_tlp(&mut self, now: Instant, advancing_rto: bool) {
         let ok = self.sack_ok && self.ca == CaState::Open && !self.sb.is_empty();
         let srtt = self.rtt.srtt();
         let one_in_flight = self.sb.len() == 1;

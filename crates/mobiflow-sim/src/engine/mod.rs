@@ -186,6 +186,8 @@ struct FlowRt {
     /// the flow of the application that opened it as a channel; `None` when that
     /// application does not listen (checked once per read, on the packet path).
     read_hook: Option<FlowId>,
+    /// The sender's node and the receiver's (`flush` sends from one to the other).
+    nodes: [NodeId; 2],
     /// Earliest pending wake-up of the sender and the receiver.
     wake: [Option<Instant>; 2],
     start: Instant,
@@ -329,6 +331,7 @@ impl<'a> World<'a> {
                     splitmix(sc.seed ^ splitmix((1 << 32) + flows.len() as u64)),
                 ),
                 read_hook,
+                nodes: [NodeId::new(f.src), NodeId::new(f.dst)],
                 wake: [None, None],
                 start,
                 total,
@@ -538,9 +541,10 @@ impl<'a> World<'a> {
                 }
                 let lost = &mut self.scratch_lost;
                 let q = &mut self.net.queue;
-                let arrived = self.net.dirs[d].handle_timeout(now, timer, lost, &mut |t, timer| {
-                    q.at(t, now, Ev::Link(d, timer))
-                });
+                let arrived =
+                    self.net.dirs[d].handle_timeout(now, timer, lost, &mut move |t, timer| {
+                        q.at(t, now, Ev::Link(d, timer))
+                    });
                 if !lost.is_empty() {
                     // An outage started: what it destroyed counts against its flows.
                     for &id in lost.iter() {
@@ -589,25 +593,30 @@ impl<'a> World<'a> {
     /// Packet `id` reached the far end of direction `d` (twice if `dup`).
     #[inline]
     fn arrive(&mut self, d: DirId, id: PktId, dup: bool) {
-        let now = self.net.now;
         let node = self.net.dirs[d].dir().to;
         // A duplicated packet: a copy arrives right after the original.
         let copy = dup.then(|| {
             let p = self.net.pkts[id as usize].clone();
             self.net.alloc(p)
         });
-        for id in std::iter::once(id).chain(copy) {
-            if let Some(cap) = &mut self.capture {
-                if let Some(w) = cap.dir[d.index()] {
-                    cap.record(w, now, &self.net.pkts[id as usize]);
-                }
+        self.arrive_one(d, node, id);
+        if let Some(copy) = copy {
+            self.arrive_one(d, node, copy);
+        }
+    }
+
+    /// One packet at `node`, the far end of direction `d`: captured, then delivered or
+    /// forwarded.
+    fn arrive_one(&mut self, d: DirId, node: NodeId, id: PktId) {
+        if let Some(cap) = &mut self.capture {
+            if let Some(w) = cap.dir[d.index()] {
+                cap.record(w, self.net.now, &self.net.pkts[id as usize]);
             }
-            let pkt = &self.net.pkts[id as usize];
-            if pkt.dst == node {
-                self.deliver(id);
-            } else {
-                self.net.forward(node, id);
-            }
+        }
+        if self.net.pkts[id as usize].dst == node {
+            self.deliver(id);
+        } else {
+            self.net.forward(node, id);
         }
     }
 
@@ -619,11 +628,10 @@ impl<'a> World<'a> {
                 cap.record(w, now, p);
             }
         }
-        let (f, to_receiver, body) = {
-            let p = &self.net.pkts[id as usize];
-            (p.flow, p.to_receiver, p.body)
-        };
-        self.net.free.push(id);
+        // The body is read in place (no copy of the segment out of the slab); its slot
+        // is freed after the endpoint took it, before anything is allocated again.
+        let p = &self.net.pkts[id as usize];
+        let (f, to_receiver, body) = (p.flow, p.to_receiver, &p.body);
         let to = if to_receiver {
             Side::Receiver
         } else {
@@ -637,15 +645,16 @@ impl<'a> World<'a> {
             .then(|| self.flows[f].ep.tfrc_mut())
             .flatten()
             .map(|tf| tf.feedback_state());
-        let read = self.flows[f].ep.handle_packet(now, to, &body, greedy);
+        let read = self.flows[f].ep.handle_packet(now, to, body, greedy);
         #[cfg(test)]
         if let (Some(log), Some(before), Body::TfrcFeedback(_)) =
-            (&mut self.fb_log, fb_before, &body)
+            (&mut self.fb_log, fb_before, body)
         {
             if let Some(tf) = self.flows[f].ep.tfrc_mut() {
                 log.push(tfrc::FeedbackStep::new(f, before, tf));
             }
         }
+        self.net.free.push(id);
         if read {
             self.after_read(f);
         }
@@ -693,25 +702,25 @@ impl<'a> World<'a> {
     /// its next wake-up.
     fn flush(&mut self, f: FlowId, side: Side) {
         let now = self.net.now;
-        let spec = &self.sc.flows[f.index()];
-        let (from, dst) = match side {
-            Side::Sender => (spec.src, spec.dst),
-            Side::Receiver => (spec.dst, spec.src),
-        };
-        let (from, dst) = (NodeId::new(from), NodeId::new(dst));
         let fr = &mut self.flows[f];
+        let [from, dst] = match side {
+            Side::Sender => fr.nodes,
+            Side::Receiver => [fr.nodes[1], fr.nodes[0]],
+        };
         let net = &mut self.net;
         let capture = &mut self.capture;
         #[cfg(test)]
         let seg_log = &mut self.seg_log;
-        fr.ep.transmit(now, side, &mut |body, bytes| {
+        let to_receiver = side == Side::Sender;
+        // `move`: the closure holds the ids by value, not references to them.
+        fr.ep.transmit(now, side, &mut move |body, bytes| {
             #[cfg(test)]
             if let (Some(log), Body::Tcp(seg)) = (seg_log.as_mut(), &body) {
-                log.push((f, side == Side::Receiver, *seg));
+                log.push((f, !to_receiver, *seg));
             }
             let id = net.alloc(Pkt {
                 flow: f,
-                to_receiver: side == Side::Sender,
+                to_receiver,
                 dst,
                 bytes,
                 body,

@@ -121,7 +121,7 @@ impl Net {
         let bytes = self.pkts[id as usize].bytes;
         let (now, origin) = (self.now, self.origin);
         let q = &mut self.queue;
-        let admit = self.dirs[d].handle_packet(now, origin, id, bytes, &mut |t, timer| {
+        let admit = self.dirs[d].handle_packet(now, origin, id, bytes, &mut move |t, timer| {
             q.at(t, now, Ev::Link(d, timer))
         });
         match admit {
