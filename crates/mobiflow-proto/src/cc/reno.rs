@@ -246,17 +246,28 @@ mod tests {
         assert_eq!(r.window(), 2100);
     }
 
+    /// RFC 5681 §3.1 (bytes) and Linux `tcp_cong_avoid_ai` with w = cwnd (segments):
+    /// one segment per window acknowledged; counting segments, a stretch ACK may add
+    /// more than one.
     #[test]
     fn congestion_avoidance_grows_one_mss_per_window_acked() {
-        let mut r = reno();
-        r.set_window(10_000);
-        r.set_ssthresh(5_000);
-        for _ in 0..9 {
+        for counting in [Counting::Bytes, Counting::Segments] {
+            let mut r = reno();
+            r.cfg.params.counting = counting;
+            r.set_window(10_000);
+            r.set_ssthresh(5_000);
+            for _ in 0..9 {
+                r.on_ack(&ack(1000));
+            }
+            assert_eq!(r.window(), 10_000, "{counting:?}");
             r.on_ack(&ack(1000));
+            assert_eq!(r.window(), 11_000, "{counting:?}");
         }
-        assert_eq!(r.window(), 10_000);
-        r.on_ack(&ack(1000));
-        assert_eq!(r.window(), 11_000);
+        let mut r = linux_reno();
+        r.set_window(5_000);
+        r.set_ssthresh(5_000);
+        r.on_ack(&ack(10_000)); // ten segments at w = 5: two more
+        assert_eq!(r.window(), 7_000);
     }
 
     /// RFC 5681 §3.2 and §3.1: ssthresh is half the flight either way; cwnd is ssthresh
@@ -308,23 +319,6 @@ mod tests {
         r.set_ssthresh(6000);
         r.on_ack(&ack(3000));
         assert_eq!(r.window(), 6000);
-    }
-
-    /// Linux `tcp_cong_avoid_ai` with w = cwnd: one segment per cwnd segments
-    /// delivered, and a stretch ACK may add more than one.
-    #[test]
-    fn segment_counting_avoidance_adds_one_per_window_of_segments() {
-        let mut r = linux_reno();
-        r.set_window(4000);
-        r.set_ssthresh(4000);
-        for _ in 0..3 {
-            r.on_ack(&ack(1000));
-        }
-        assert_eq!(r.window(), 4000);
-        r.on_ack(&ack(1000));
-        assert_eq!(r.window(), 5000);
-        r.on_ack(&ack(10_000)); // ten segments at w = 5: two more
-        assert_eq!(r.window(), 7000);
     }
 
     /// Linux `tcp_reno_ssthresh`: half of cwnd in whole segments, not half of what is
