@@ -394,40 +394,29 @@ pub(crate) fn flow_control(ft: &Tbl, ctx: &mut Ctx, profile: &FlowControl) -> R<
             ));
         }
     }
-    let Some(name) = set else {
-        // The profile's policy, with its table if it has one (`linux`).
-        return Ok(match profile {
-            FlowControl::Linux(_) if ft.has("linux") => linux_rcv(ft, ctx)?,
-            _ => profile.clone(),
-        });
-    };
-    // A policy with a parameter table reads it; any other has its default parameters.
-    Ok(match name.kind() {
-        FlowControl::Afc(_) => FlowControl::Afc(table(ft, "afc", AFC, AfcConfig::validate, ctx)?),
-        FlowControl::Autotune(_) => FlowControl::Autotune(table(
-            ft,
-            "autotune",
-            AUTOTUNE,
-            AutotuneConfig::validate,
-            ctx,
-        )?),
-        FlowControl::Rsfc(_) => {
-            FlowControl::Rsfc(table(ft, "rsfc", RSFC, RsfcConfig::validate, ctx)?)
-        }
-        FlowControl::Linux(_) => linux_rcv(ft, ctx)?,
-        other => other,
-    })
-}
-
-/// `flow_control = "linux"` with `[flows.linux]`.
-fn linux_rcv(ft: &Tbl, ctx: &mut Ctx) -> R<FlowControl> {
-    Ok(FlowControl::Linux(table(
-        ft,
-        "linux",
-        LINUX,
-        LinuxRcvConfig::validate,
-        ctx,
-    )?))
+    // The policy named, or the profile's; a policy with a parameter table reads it
+    // (absent, its defaults), any other keeps its parameters.
+    Ok(
+        match set.map_or_else(|| profile.clone(), FlowControlName::kind) {
+            FlowControl::Afc(_) => {
+                FlowControl::Afc(table(ft, "afc", AFC, AfcConfig::validate, ctx)?)
+            }
+            FlowControl::Autotune(_) => FlowControl::Autotune(table(
+                ft,
+                "autotune",
+                AUTOTUNE,
+                AutotuneConfig::validate,
+                ctx,
+            )?),
+            FlowControl::Rsfc(_) => {
+                FlowControl::Rsfc(table(ft, "rsfc", RSFC, RsfcConfig::validate, ctx)?)
+            }
+            FlowControl::Linux(_) => {
+                FlowControl::Linux(table(ft, "linux", LINUX, LinuxRcvConfig::validate, ctx)?)
+            }
+            other => other,
+        },
+    )
 }
 
 /// `[flows.web]`.
