@@ -9,7 +9,7 @@
 //! `Endpoints::new` and in the `each!` macro below.
 
 use super::ids::{DirId, FlowId};
-use super::net::Body;
+use super::net::{Body, Outgoing};
 use super::observe::TcpObserved;
 use super::tfrc::TfrcFlow;
 use crate::model::{FlowSpec, Scenario, Transport};
@@ -65,7 +65,7 @@ pub(super) trait FlowEnds {
     /// receiving application reads whatever it can at once.
     fn handle_packet(&mut self, now: Instant, to: Side, body: &Body, greedy: bool) -> bool;
     /// Hand every packet `side` has to send now to `send`, with its size on the wire.
-    fn transmit(&mut self, now: Instant, side: Side, send: &mut impl FnMut(Body, u32));
+    fn transmit(&mut self, now: Instant, side: Side, send: &mut impl FnMut(Outgoing<'_>, u32));
     /// Bytes the sender has sent (what a bulk flow offered).
     fn bytes_sent(&self) -> u64;
     /// One row of the flow series and one of its transport's series, at time `t`
@@ -149,7 +149,7 @@ impl FlowEnds for TcpEnds {
         }
     }
     #[inline]
-    fn transmit(&mut self, now: Instant, side: Side, send: &mut impl FnMut(Body, u32)) {
+    fn transmit(&mut self, now: Instant, side: Side, send: &mut impl FnMut(Outgoing<'_>, u32)) {
         loop {
             let seg = match side {
                 Side::Sender => self.snd.poll_transmit(now),
@@ -161,7 +161,7 @@ impl FlowEnds for TcpEnds {
             } else {
                 0
             };
-            send(Body::Tcp(seg), seg.len + self.header_bytes + opts);
+            send(Outgoing::Tcp(&seg), seg.len + self.header_bytes + opts);
         }
         // Every drive of a machine ends in a flush of that end: take its events.
         match side {
@@ -342,7 +342,7 @@ impl FlowEnds for Endpoints {
         each!(self, e => e.handle_packet(now, to, body, greedy))
     }
     #[inline]
-    fn transmit(&mut self, now: Instant, side: Side, send: &mut impl FnMut(Body, u32)) {
+    fn transmit(&mut self, now: Instant, side: Side, send: &mut impl FnMut(Outgoing<'_>, u32)) {
         each!(self, e => e.transmit(now, side, send))
     }
     fn bytes_sent(&self) -> u64 {

@@ -713,9 +713,9 @@ impl<'a> World<'a> {
         let seg_log = &mut self.seg_log;
         let to_receiver = side == Side::Sender;
         // `move`: the closure holds the ids by value, not references to them.
-        fr.ep.transmit(now, side, &mut move |body, bytes| {
+        fr.ep.transmit(now, side, &mut move |out, bytes| {
             #[cfg(test)]
-            if let (Some(log), Body::Tcp(seg)) = (seg_log.as_mut(), &body) {
+            if let (Some(log), net::Outgoing::Tcp(seg)) = (seg_log.as_mut(), out) {
                 log.push((f, !to_receiver, *seg));
             }
             let id = net.alloc(Pkt {
@@ -723,7 +723,7 @@ impl<'a> World<'a> {
                 to_receiver,
                 dst,
                 bytes,
-                body,
+                body: out.body(),
             });
             if let Some(cap) = capture.as_mut() {
                 cap.sent(from, now, &net.pkts[id as usize]);

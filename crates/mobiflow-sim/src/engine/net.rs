@@ -27,6 +27,27 @@ pub(super) enum Body {
     TfrcFeedback(TfrcFeedback),
 }
 
+/// A packet an endpoint sends, borrowed from where its machine built it: the engine
+/// copies it once, into the packet's slot in the slab (`Net::alloc`), instead of
+/// moving a `Body` (a ~128-byte `Segment` for TCP) through the send path.
+#[derive(Copy, Clone, Debug)]
+pub(super) enum Outgoing<'a> {
+    Tcp(&'a Segment),
+    TfrcData(&'a TfrcData),
+    TfrcFeedback(&'a TfrcFeedback),
+}
+
+impl Outgoing<'_> {
+    #[inline(always)]
+    pub(super) fn body(self) -> Body {
+        match self {
+            Outgoing::Tcp(s) => Body::Tcp(*s),
+            Outgoing::TfrcData(d) => Body::TfrcData(*d),
+            Outgoing::TfrcFeedback(f) => Body::TfrcFeedback(*f),
+        }
+    }
+}
+
 /// The event queue: a heap ordered by `(time, insertion sequence)`, the insertion
 /// sequence kept as `(made, seq)` (see `Entry`).
 pub(super) struct Queue {
