@@ -615,13 +615,23 @@ impl TcpReceiver {
 
     /// The next segment to send (an ACK, a window update or a SYN-ACK).
     pub fn poll_transmit(&mut self, now: Instant) -> Option<Segment> {
+        let mut seg = Segment::default();
+        self.poll_transmit_into(now, &mut seg).then_some(seg)
+    }
+
+    /// [`Self::poll_transmit`] that writes the segment into `out` (true) instead of
+    /// returning it; `out` is untouched when there is nothing to send (false). A
+    /// caller that keeps the segment (the simulator's packet slab) then does not move
+    /// a ~128-byte `Option` out.
+    #[inline]
+    pub fn poll_transmit_into(&mut self, now: Instant, out: &mut Segment) -> bool {
         if self.syn_ack_due {
             self.syn_ack_due = false;
             let wnd = self.window_to_advertise(now);
             // The SYN-ACK's window is the first offer (RFC 9293 §3.8.6.2.2).
             self.adv_right = self.rcv_nxt + wnd;
             self.last_adv_wnd = wnd;
-            return Some(Segment {
+            *out = Segment {
                 flags: Flags::SYN | Flags::ACK,
                 wnd,
                 mss: Some(self.cfg.mss.min(u16::MAX as u32) as u16),
@@ -632,38 +642,39 @@ impl TcpReceiver {
                     tsecr: self.ts_recent,
                 }),
                 ..Segment::default()
-            });
+            };
+            return true;
         }
         if self.extra_acks > 0 || self.notice_due {
             let wnd = self.window_to_advertise(now);
-            let mut seg = self.build_ack(now, wnd);
+            *out = self.build_ack(now, wnd);
             if self.extra_acks > 0 {
                 self.extra_acks -= 1;
             }
             if std::mem::take(&mut self.notice_due) {
-                seg.exp.handoff_notice = true;
+                out.exp.handoff_notice = true;
                 self.stats.handoff_notices += 1;
                 self.events.push(ReceiverEvent::HandoffNotice);
             }
-            return Some(seg);
+            return true;
         }
         let window_only = self.pending != Pending::Now && self.window_update_due;
         if self.pending != Pending::Now && !self.window_update_due {
-            return None;
+            return false;
         }
         let wnd = self.window_to_advertise(now);
         if window_only && !self.forced_update && self.rcv_nxt + wnd <= self.adv_right {
             // Nothing new to say.
             self.window_update_due = false;
-            return None;
+            return false;
         }
         // An update acknowledging nothing new is a pure window update.
         let pure_update = window_only && self.rcv_nxt == self.last_ack_sent;
-        let seg = self.build_ack(now, wnd);
+        *out = self.build_ack(now, wnd);
         if pure_update {
             self.stats.window_updates += 1;
         }
-        Some(seg)
+        true
     }
 
     fn build_ack(&mut self, now: Instant, wnd: u64) -> Segment {

@@ -216,6 +216,12 @@ enum State {
     Established,
 }
 
+/// Write `seg`, if any, into `out`; true if there was one.
+#[inline(always)]
+fn put(out: &mut Segment, seg: Option<Segment>) -> bool {
+    seg.map(|s| *out = s).is_some()
+}
+
 /// See the module documentation.
 #[derive(Debug)]
 pub struct TcpSender {
@@ -743,8 +749,18 @@ impl TcpSender {
     /// forced by a recovery or a timeout, then what RFC 6675's NextSeg chooses
     /// ([`Self::next_seg`]): a lost segment, or new data ([`Self::send_new_data`]).
     pub fn poll_transmit(&mut self, now: Instant) -> Option<Segment> {
+        let mut seg = Segment::default();
+        self.poll_transmit_into(now, &mut seg).then_some(seg)
+    }
+
+    /// [`Self::poll_transmit`] that writes the segment into `out` (true) instead of
+    /// returning it; `out` is untouched when there is nothing to send (false). New
+    /// data, nearly every segment, is built in `out`, so a caller that keeps the
+    /// segment (the simulator's packet slab) does not move a ~128-byte `Option` out.
+    #[inline]
+    pub fn poll_transmit_into(&mut self, now: Instant, out: &mut Segment) -> bool {
         if self.state == State::SynSent {
-            return self.transmit_syn(now);
+            return put(out, self.transmit_syn(now));
         }
         if self.probe_due {
             self.probe_due = false;
@@ -753,22 +769,24 @@ impl TcpSender {
             self.stats.segments_sent += 1;
             let mut seg = self.data_segment(now, self.snd_una, 0);
             seg.window_probe = true;
-            return Some(seg);
+            *out = seg;
+            return true;
         }
         if self.forced_rtx {
             self.forced_rtx = false;
             if let Some(i) = self.sb.first_lost() {
-                return Some(self.retransmit(now, i));
+                *out = self.retransmit(now, i);
+                return true;
             }
         }
         if let Some(p) = self.probe.take() {
-            if let Some(seg) = self.send_probe(now, p) {
-                return Some(seg);
+            if put(out, self.send_probe(now, p)) {
+                return true;
             }
         }
         let mss = self.cfg.mss;
         if self.ext.iter_mut().any(|e| e.holds_transmit(now, mss)) {
-            return None;
+            return false;
         }
         let mut cwnd = self.prr_cwnd().unwrap_or_else(|| self.cc.window());
         if self.cfg.limited_transmit
@@ -788,23 +806,26 @@ impl TcpSender {
         if self.ca == CaState::Loss && self.undo.new_data_first() {
             // F-RTO step 2b (Linux `REXMIT_NEW` in `tcp_xmit_recovery`): new data
             // instead of the resend; if none can go, the conventional recovery.
-            if let Some(seg) = self.send_new_data(now, pipe_mode, cwnd) {
-                return Some(seg);
+            if self.send_new_data(now, pipe_mode, cwnd, out) {
+                return true;
             }
             if self.recover.is_some_and(|r| self.snd_nxt > r) {
-                return None;
+                return false;
             }
             self.undo.stop_frto();
         }
         match self.next_seg(pipe_mode, cwnd) {
-            NextSeg::Retransmit(i) => Some(self.retransmit(now, i)),
-            NextSeg::Hold => None,
+            NextSeg::Retransmit(i) => {
+                *out = self.retransmit(now, i);
+                true
+            }
+            NextSeg::Hold => false,
             NextSeg::NewData => {
-                let seg = self.send_new_data(now, pipe_mode, cwnd);
-                if seg.is_some() {
+                let sent = self.send_new_data(now, pipe_mode, cwnd, out);
+                if sent {
                     self.schedule_probe(now, false);
                 }
-                seg
+                sent
             }
         }
     }
@@ -902,11 +923,18 @@ impl TcpSender {
     }
 
     /// New data, as much as the receiver's window, cwnd and the application allow, in
-    /// segments of at most one MSS; a zero window starts the persist timer.
-    fn send_new_data(&mut self, now: Instant, pipe_mode: bool, cwnd: u64) -> Option<Segment> {
+    /// segments of at most one MSS, written into `out` (true); a zero window starts
+    /// the persist timer.
+    fn send_new_data(
+        &mut self,
+        now: Instant,
+        pipe_mode: bool,
+        cwnd: u64,
+        out: &mut Segment,
+    ) -> bool {
         let app_room = self.app_end.saturating_sub(self.snd_nxt);
         if app_room == 0 {
-            return None;
+            return false;
         }
         let wnd_limit = self.snd_una + self.flow_window();
         let rwnd_room = wnd_limit.saturating_sub(self.snd_nxt);
@@ -917,7 +945,7 @@ impl TcpSender {
             if self.sb.is_empty() && self.persist_at.is_none() {
                 self.persist_at = Some(now + self.persist_interval());
             }
-            return None;
+            return false;
         }
         let mss = self.mss();
         if cwnd_room < mss.min(rwnd_room).min(app_room) {
@@ -925,7 +953,7 @@ impl TcpSender {
         }
         let len = mss.min(rwnd_room).min(cwnd_room).min(app_room);
         if len == 0 {
-            return None;
+            return false;
         }
         if len < mss && len < app_room {
             // Never send a runt because of cwnd. Because of the receiver's window, fill
@@ -933,10 +961,10 @@ impl TcpSender {
             // then only with nothing in flight or at least half the largest window the
             // peer has offered (the override timer is applied at once).
             if cwnd_room < mss.min(app_room) {
-                return None;
+                return false;
             }
             if self.cfg.sender_sws && !self.sb.is_empty() && len < self.max_snd_wnd / 2 {
-                return None;
+                return false;
             }
         }
 
@@ -983,9 +1011,9 @@ impl TcpSender {
             self.rate_on_new_data(now, len);
         }
         self.persist_at = None;
-        let seg = self.data_segment(now, seq, len);
+        *out = self.data_segment(now, seq, len);
         self.on_data_sent(now, len);
-        Some(seg)
+        true
     }
 
     /// RFC 5681 §4.1 (or Linux's `tcp_cwnd_restart`, `tcp::idle`): restart from the

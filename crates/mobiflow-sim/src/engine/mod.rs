@@ -37,7 +37,6 @@ use ids::{DirId, FlowId, IdVec, NodeId};
 use link::PktId;
 use linkdir::{LinkDir, LinkTimer};
 use mobiflow_proto::time::{Duration, Instant};
-#[cfg(test)]
 use mobiflow_proto::wire::Segment;
 #[cfg(test)]
 use net::Body;
@@ -232,6 +231,61 @@ pub struct World<'a> {
     /// tests to check each rate change against the X_recv set it was computed from.
     #[cfg(test)]
     fb_log: Option<Vec<tfrc::FeedbackStep>>,
+}
+
+/// The sink of one flush (`World::flush`): an endpoint's packets go into the slab,
+/// are recorded if their node is captured, and are forwarded from it.
+struct SlabSink<'a> {
+    net: &'a mut Net,
+    capture: &'a mut Option<Capture>,
+    #[cfg(test)]
+    seg_log: &'a mut Option<Vec<(FlowId, bool, Segment)>>,
+    f: FlowId,
+    to_receiver: bool,
+    from: NodeId,
+    dst: NodeId,
+    now: Instant,
+}
+
+impl SlabSink<'_> {
+    /// Packet `id`, in the slab, leaves its node.
+    #[inline(always)]
+    fn post(&mut self, id: PktId) {
+        let net = &mut *self.net;
+        #[cfg(test)]
+        if let (Some(log), Body::Tcp(seg)) = (self.seg_log.as_mut(), &net.pkts[id as usize].body) {
+            log.push((self.f, !self.to_receiver, *seg));
+        }
+        if let Some(cap) = self.capture.as_mut() {
+            cap.sent(self.from, self.now, &net.pkts[id as usize]);
+        }
+        net.forward(self.from, id);
+    }
+}
+
+impl endpoint::Sink for SlabSink<'_> {
+    #[inline(always)]
+    fn tcp_slot(&mut self) -> &mut Segment {
+        self.net.next_tcp_slot()
+    }
+    #[inline(always)]
+    fn send_slot(&mut self, bytes: u32) {
+        let id = self
+            .net
+            .alloc_slot(self.f, self.to_receiver, self.dst, bytes);
+        self.post(id);
+    }
+    #[inline(always)]
+    fn send(&mut self, out: net::Outgoing<'_>, bytes: u32) {
+        let id = self.net.alloc(Pkt {
+            flow: self.f,
+            to_receiver: self.to_receiver,
+            dst: self.dst,
+            bytes,
+            body: out.body(),
+        });
+        self.post(id);
+    }
 }
 
 /// SplitMix64 (Steele, Lea, Flood 2014): derives independent seeds from the run's seed.
@@ -707,29 +761,18 @@ impl<'a> World<'a> {
             Side::Sender => fr.nodes,
             Side::Receiver => [fr.nodes[1], fr.nodes[0]],
         };
-        let net = &mut self.net;
-        let capture = &mut self.capture;
-        #[cfg(test)]
-        let seg_log = &mut self.seg_log;
-        let to_receiver = side == Side::Sender;
-        // `move`: the closure holds the ids by value, not references to them.
-        fr.ep.transmit(now, side, &mut move |out, bytes| {
+        let mut sink = SlabSink {
+            net: &mut self.net,
+            capture: &mut self.capture,
             #[cfg(test)]
-            if let (Some(log), net::Outgoing::Tcp(seg)) = (seg_log.as_mut(), out) {
-                log.push((f, !to_receiver, *seg));
-            }
-            let id = net.alloc(Pkt {
-                flow: f,
-                to_receiver,
-                dst,
-                bytes,
-                body: out.body(),
-            });
-            if let Some(cap) = capture.as_mut() {
-                cap.sent(from, now, &net.pkts[id as usize]);
-            }
-            net.forward(from, id);
-        });
+            seg_log: &mut self.seg_log,
+            f,
+            to_receiver: side == Side::Sender,
+            from,
+            dst,
+            now,
+        };
+        fr.ep.transmit(now, side, &mut sink);
         if let Some(t) = fr.ep.poll_timeout(side) {
             let t = t.max(now);
             let wake = &mut fr.wake[side.index()];

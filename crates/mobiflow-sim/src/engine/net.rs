@@ -27,12 +27,12 @@ pub(super) enum Body {
     TfrcFeedback(TfrcFeedback),
 }
 
-/// A packet an endpoint sends, borrowed from where its machine built it: the engine
-/// copies it once, into the packet's slot in the slab (`Net::alloc`), instead of
-/// moving a `Body` (a ~128-byte `Segment` for TCP) through the send path.
+/// A TFRC packet an endpoint sends, borrowed from where its machine built it: the
+/// engine copies it once, into the packet's slot in the slab (`Net::alloc`), instead
+/// of moving a whole `Body` through the send path. (A TCP machine writes its segment
+/// into the slot itself: `Net::next_tcp_slot`.)
 #[derive(Copy, Clone, Debug)]
 pub(super) enum Outgoing<'a> {
-    Tcp(&'a Segment),
     TfrcData(&'a TfrcData),
     TfrcFeedback(&'a TfrcFeedback),
 }
@@ -41,7 +41,6 @@ impl Outgoing<'_> {
     #[inline(always)]
     pub(super) fn body(self) -> Body {
         match self {
-            Outgoing::Tcp(s) => Body::Tcp(*s),
             Outgoing::TfrcData(d) => Body::TfrcData(*d),
             Outgoing::TfrcFeedback(f) => Body::TfrcFeedback(*f),
         }
@@ -122,6 +121,57 @@ impl Net {
             self.pkts.push(pkt);
             (self.pkts.len() - 1) as PktId
         }
+    }
+
+    /// The segment of the packet the next [`Net::alloc_slot`] sends, for a TCP machine
+    /// to write in place (`poll_transmit_into`): the body of the slot the next
+    /// allocation takes (the slab grows by one when no slot is free). The slot stays
+    /// free until `alloc_slot` takes it, so a machine that writes nothing leaves it
+    /// as it was.
+    #[inline(always)]
+    pub(super) fn next_tcp_slot(&mut self) -> &mut Segment {
+        let id = match self.free.last() {
+            Some(&id) => id,
+            None => {
+                self.pkts.push(Pkt {
+                    flow: FlowId::new(0),
+                    to_receiver: false,
+                    dst: NodeId::new(0),
+                    bytes: 0,
+                    body: Body::Tcp(Segment::default()),
+                });
+                let id = (self.pkts.len() - 1) as PktId;
+                self.free.push(id);
+                id
+            }
+        };
+        let body = &mut self.pkts[id as usize].body;
+        if !matches!(body, Body::Tcp(_)) {
+            *body = Body::Tcp(Segment::default());
+        }
+        let Body::Tcp(seg) = body else {
+            unreachable!("the body was made a TCP segment")
+        };
+        seg
+    }
+
+    /// Allocate the slot of [`Net::next_tcp_slot`], whose segment is written, as a
+    /// packet of `flow` towards `dst` of `bytes` on the wire.
+    #[inline(always)]
+    pub(super) fn alloc_slot(
+        &mut self,
+        flow: FlowId,
+        to_receiver: bool,
+        dst: NodeId,
+        bytes: u32,
+    ) -> PktId {
+        let id = self.free.pop().expect("next_tcp_slot left a free slot");
+        let p = &mut self.pkts[id as usize];
+        p.flow = flow;
+        p.to_receiver = to_receiver;
+        p.dst = dst;
+        p.bytes = bytes;
+        id
     }
 
     /// Count a lost data packet against its flow: `slot` 0 outage, 1 queue, 2 random

@@ -12,7 +12,7 @@
 //! once (the sender then restores on its own, "FROZEN → RESTORING: ... or on a local
 //! unfreeze").
 
-use super::endpoint::{forward_to_machines, FlowEnds, Side, SummaryCtx};
+use super::endpoint::{forward_to_machines, FlowEnds, Side, Sink, SummaryCtx};
 use super::ids::{FlowId, NodeId};
 use super::net::{Body, Outgoing};
 use super::observe::TfrcObserved;
@@ -303,15 +303,15 @@ impl FlowEnds for TfrcFlow {
             Body::Tcp(_) => false,
         }
     }
-    fn transmit(&mut self, now: Instant, side: Side, send: &mut impl FnMut(Outgoing<'_>, u32)) {
+    fn transmit(&mut self, now: Instant, side: Side, sink: &mut impl Sink) {
         loop {
             match side {
                 Side::Receiver => match self.rcv.poll_transmit(now) {
-                    Some(fb) => send(Outgoing::TfrcFeedback(&fb), self.feedback_bytes),
+                    Some(fb) => sink.send(Outgoing::TfrcFeedback(&fb), self.feedback_bytes),
                     None => break,
                 },
                 Side::Sender => match self.snd.poll_transmit(now) {
-                    Some(d) => send(Outgoing::TfrcData(&d), d.len + self.header_bytes),
+                    Some(d) => sink.send(Outgoing::TfrcData(&d), d.len + self.header_bytes),
                     None => break,
                 },
             }
