@@ -37,6 +37,7 @@ use super::config::TcpConfig;
 use super::delack::{AckDecision, AckPolicy, LinuxAck, RcvInfo};
 use super::dsack;
 use super::event::ReceiverEvent;
+use super::Polled;
 use crate::event::Events;
 use crate::flow::{FreezeTcp, RcvState, RwndPolicy};
 use crate::time::{Duration, Instant};
@@ -616,15 +617,15 @@ impl TcpReceiver {
     /// The next segment to send (an ACK, a window update or a SYN-ACK).
     pub fn poll_transmit(&mut self, now: Instant) -> Option<Segment> {
         let mut seg = Segment::default();
-        self.poll_transmit_into(now, &mut seg).then_some(seg)
+        self.poll_transmit_into(now, &mut seg).sent().then_some(seg)
     }
 
-    /// [`Self::poll_transmit`] that writes the segment into `out` (true) instead of
-    /// returning it; `out` is untouched when there is nothing to send (false). A
+    /// [`Self::poll_transmit`] that writes the segment into `out` instead of returning
+    /// it; `out` is untouched when there is nothing to send ([`Polled::Nothing`]). A
     /// caller that keeps the segment (the simulator's packet slab) then does not move
-    /// a ~128-byte `Option` out.
+    /// a ~128-byte `Option` out. [`Polled::Last`]: nothing else is due.
     #[inline]
-    pub fn poll_transmit_into(&mut self, now: Instant, out: &mut Segment) -> bool {
+    pub fn poll_transmit_into(&mut self, now: Instant, out: &mut Segment) -> Polled {
         if self.syn_ack_due {
             self.syn_ack_due = false;
             let wnd = self.window_to_advertise(now);
@@ -643,7 +644,7 @@ impl TcpReceiver {
                 }),
                 ..Segment::default()
             };
-            return true;
+            return self.sent();
         }
         if self.extra_acks > 0 || self.notice_due {
             let wnd = self.window_to_advertise(now);
@@ -656,17 +657,17 @@ impl TcpReceiver {
                 self.stats.handoff_notices += 1;
                 self.events.push(ReceiverEvent::HandoffNotice);
             }
-            return true;
+            return self.sent();
         }
         let window_only = self.pending != Pending::Now && self.window_update_due;
         if self.pending != Pending::Now && !self.window_update_due {
-            return false;
+            return Polled::Nothing;
         }
         let wnd = self.window_to_advertise(now);
         if window_only && !self.forced_update && self.rcv_nxt + wnd <= self.adv_right {
             // Nothing new to say.
             self.window_update_due = false;
-            return false;
+            return Polled::Nothing;
         }
         // An update acknowledging nothing new is a pure window update.
         let pure_update = window_only && self.rcv_nxt == self.last_ack_sent;
@@ -674,7 +675,24 @@ impl TcpReceiver {
         if pure_update {
             self.stats.window_updates += 1;
         }
-        true
+        self.sent()
+    }
+
+    /// A segment was written: [`Polled::Last`] when the next poll would find nothing
+    /// due (no SYN-ACK, extra ACK or notice, no ACK or window update owed), which
+    /// it would answer without changing anything.
+    #[inline(always)]
+    fn sent(&self) -> Polled {
+        let due = self.syn_ack_due
+            || self.extra_acks > 0
+            || self.notice_due
+            || self.pending == Pending::Now
+            || self.window_update_due;
+        if due {
+            Polled::Sent
+        } else {
+            Polled::Last
+        }
     }
 
     fn build_ack(&mut self, now: Instant, wnd: u64) -> Segment {

@@ -48,6 +48,7 @@ use super::rtt::RttEstimator;
 use super::sack::{Scoreboard, SegRec};
 use super::tlp::{Probe, Tlp};
 use super::undo::{self, AckView, Undo, Verdict};
+use super::Polled;
 use crate::cc::{
     AckSample, CaEvent, CaState, CongestionController, CongestionEvent, CongestionKind,
     RecoveryExit,
@@ -216,10 +217,16 @@ enum State {
     Established,
 }
 
-/// Write `seg`, if any, into `out`; true if there was one.
+/// Write `seg`, if any, into `out`.
 #[inline(always)]
-fn put(out: &mut Segment, seg: Option<Segment>) -> bool {
-    seg.map(|s| *out = s).is_some()
+fn put(out: &mut Segment, seg: Option<Segment>) -> Polled {
+    match seg {
+        Some(s) => {
+            *out = s;
+            Polled::Sent
+        }
+        None => Polled::Nothing,
+    }
 }
 
 /// See the module documentation.
@@ -750,15 +757,17 @@ impl TcpSender {
     /// ([`Self::next_seg`]): a lost segment, or new data ([`Self::send_new_data`]).
     pub fn poll_transmit(&mut self, now: Instant) -> Option<Segment> {
         let mut seg = Segment::default();
-        self.poll_transmit_into(now, &mut seg).then_some(seg)
+        self.poll_transmit_into(now, &mut seg).sent().then_some(seg)
     }
 
-    /// [`Self::poll_transmit`] that writes the segment into `out` (true) instead of
-    /// returning it; `out` is untouched when there is nothing to send (false). New
-    /// data, nearly every segment, is built in `out`, so a caller that keeps the
+    /// [`Self::poll_transmit`] that writes the segment into `out` instead of returning
+    /// it; `out` is untouched when there is nothing to send ([`Polled::Nothing`]).
+    /// New data, nearly every segment, is built in `out`, so a caller that keeps the
     /// segment (the simulator's packet slab) does not move a ~128-byte `Option` out.
+    /// After new data in the steady state ([`Self::nothing_more`]) the answer says
+    /// whether another poll would send anything ([`Polled::Last`]).
     #[inline]
-    pub fn poll_transmit_into(&mut self, now: Instant, out: &mut Segment) -> bool {
+    pub fn poll_transmit_into(&mut self, now: Instant, out: &mut Segment) -> Polled {
         if self.state == State::SynSent {
             return put(out, self.transmit_syn(now));
         }
@@ -770,23 +779,23 @@ impl TcpSender {
             let mut seg = self.data_segment(now, self.snd_una, 0);
             seg.window_probe = true;
             *out = seg;
-            return true;
+            return Polled::Sent;
         }
         if self.forced_rtx {
             self.forced_rtx = false;
             if let Some(i) = self.sb.first_lost() {
                 *out = self.retransmit(now, i);
-                return true;
+                return Polled::Sent;
             }
         }
         if let Some(p) = self.probe.take() {
-            if put(out, self.send_probe(now, p)) {
-                return true;
+            if let r @ Polled::Sent = put(out, self.send_probe(now, p)) {
+                return r;
             }
         }
         let mss = self.cfg.mss;
         if self.ext.iter_mut().any(|e| e.holds_transmit(now, mss)) {
-            return false;
+            return Polled::Nothing;
         }
         let mut cwnd = self.prr_cwnd().unwrap_or_else(|| self.cc.window());
         if self.cfg.limited_transmit
@@ -807,27 +816,52 @@ impl TcpSender {
             // F-RTO step 2b (Linux `REXMIT_NEW` in `tcp_xmit_recovery`): new data
             // instead of the resend; if none can go, the conventional recovery.
             if self.send_new_data(now, pipe_mode, cwnd, out) {
-                return true;
+                return Polled::Sent;
             }
             if self.recover.is_some_and(|r| self.snd_nxt > r) {
-                return false;
+                return Polled::Nothing;
             }
             self.undo.stop_frto();
         }
         match self.next_seg(pipe_mode, cwnd) {
             NextSeg::Retransmit(i) => {
                 *out = self.retransmit(now, i);
-                true
+                Polled::Sent
             }
-            NextSeg::Hold => false,
+            NextSeg::Hold => Polled::Nothing,
             NextSeg::NewData => {
-                let sent = self.send_new_data(now, pipe_mode, cwnd, out);
-                if sent {
-                    self.schedule_probe(now, false);
+                if !self.send_new_data(now, pipe_mode, cwnd, out) {
+                    return Polled::Nothing;
                 }
-                sent
+                self.schedule_probe(now, false);
+                if self.nothing_more(now) {
+                    Polled::Last
+                } else {
+                    Polled::Sent
+                }
             }
         }
+    }
+
+    /// After new data left: would a poll now send nothing? Answered only in the steady
+    /// state (established, open, no extension, no probe or forced resend pending),
+    /// where that poll goes straight to [`Self::new_data_len`] with a window that is
+    /// congestion control's: the same call is made here, with its bookkeeping (RFC
+    /// 7661's cwnd-limited mark, the persist timer), on the same state. Otherwise
+    /// false, and the caller polls.
+    #[inline]
+    fn nothing_more(&mut self, now: Instant) -> bool {
+        if self.ca != CaState::Open
+            || self.state != State::Established
+            || self.probe_due
+            || self.forced_rtx
+            || self.probe.is_some()
+            || !self.ext.is_empty()
+        {
+            return false;
+        }
+        let cwnd = self.cc.window();
+        self.new_data_len(now, false, cwnd) == 0
     }
 
     /// The SYN (RFC 9293 §3.5), with the options this end offers.
@@ -922,19 +956,15 @@ impl TcpSender {
         allowed.saturating_sub(in_use)
     }
 
-    /// New data, as much as the receiver's window, cwnd and the application allow, in
-    /// segments of at most one MSS, written into `out` (true); a zero window starts
-    /// the persist timer.
-    fn send_new_data(
-        &mut self,
-        now: Instant,
-        pipe_mode: bool,
-        cwnd: u64,
-        out: &mut Segment,
-    ) -> bool {
+    /// The length of the new data that may go now (0: none), in segments of at most
+    /// one MSS, and what deciding records: cwnd holding data back (RFC 7661), a zero
+    /// window that starts the persist timer. Deciding again on the same state records
+    /// the same.
+    #[inline(always)]
+    fn new_data_len(&mut self, now: Instant, pipe_mode: bool, cwnd: u64) -> u64 {
         let app_room = self.app_end.saturating_sub(self.snd_nxt);
         if app_room == 0 {
-            return false;
+            return 0;
         }
         let wnd_limit = self.snd_una + self.flow_window();
         let rwnd_room = wnd_limit.saturating_sub(self.snd_nxt);
@@ -945,7 +975,7 @@ impl TcpSender {
             if self.sb.is_empty() && self.persist_at.is_none() {
                 self.persist_at = Some(now + self.persist_interval());
             }
-            return false;
+            return 0;
         }
         let mss = self.mss();
         if cwnd_room < mss.min(rwnd_room).min(app_room) {
@@ -953,7 +983,7 @@ impl TcpSender {
         }
         let len = mss.min(rwnd_room).min(cwnd_room).min(app_room);
         if len == 0 {
-            return false;
+            return 0;
         }
         if len < mss && len < app_room {
             // Never send a runt because of cwnd. Because of the receiver's window, fill
@@ -961,13 +991,29 @@ impl TcpSender {
             // then only with nothing in flight or at least half the largest window the
             // peer has offered (the override timer is applied at once).
             if cwnd_room < mss.min(app_room) {
-                return false;
+                return 0;
             }
             if self.cfg.sender_sws && !self.sb.is_empty() && len < self.max_snd_wnd / 2 {
-                return false;
+                return 0;
             }
         }
+        len
+    }
 
+    /// New data, as much as the receiver's window, cwnd and the application allow
+    /// ([`Self::new_data_len`]), written into `out` (true).
+    fn send_new_data(
+        &mut self,
+        now: Instant,
+        pipe_mode: bool,
+        cwnd: u64,
+        out: &mut Segment,
+    ) -> bool {
+        let len = self.new_data_len(now, pipe_mode, cwnd);
+        if len == 0 {
+            return false;
+        }
+        let app_room = self.app_end.saturating_sub(self.snd_nxt);
         if self.sb.is_empty() {
             if let Some(last) = self.last_data_sent {
                 self.cc.on_event(now, CaEvent::TxStart { idle: now - last });

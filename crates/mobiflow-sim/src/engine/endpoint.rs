@@ -14,7 +14,7 @@ use super::observe::TcpObserved;
 use super::tfrc::TfrcFlow;
 use crate::model::{FlowSpec, Scenario, Transport};
 use crate::results::{FlowSummary, Series, Ssthresh, SSTHRESH_INFINITE};
-use mobiflow_proto::tcp::{TcpConfig, TcpReceiver, TcpSender};
+use mobiflow_proto::tcp::{Polled, TcpConfig, TcpReceiver, TcpSender};
 use mobiflow_proto::time::{Duration, Instant};
 use mobiflow_proto::wire::Segment;
 
@@ -169,11 +169,11 @@ impl FlowEnds for TcpEnds {
         loop {
             // The machine builds the segment in its packet's slot.
             let seg = sink.tcp_slot();
-            let more = match side {
+            let polled = match side {
                 Side::Sender => self.snd.poll_transmit_into(now, seg),
                 Side::Receiver => self.rcv.poll_transmit_into(now, seg),
             };
-            if !more {
+            if polled == Polled::Nothing {
                 break;
             }
             let opts = if self.count_option_bytes {
@@ -183,6 +183,10 @@ impl FlowEnds for TcpEnds {
             };
             let bytes = seg.len + self.header_bytes + opts;
             sink.send_slot(bytes);
+            if polled == Polled::Last {
+                // The machine did the bookkeeping of the poll that would send nothing.
+                break;
+            }
         }
         // Every drive of a machine ends in a flush of that end: take its events.
         match side {
