@@ -648,7 +648,7 @@ impl TcpReceiver {
         }
         if self.extra_acks > 0 || self.notice_due {
             let wnd = self.window_to_advertise(now);
-            *out = self.build_ack(now, wnd);
+            self.build_ack(now, wnd, out);
             if self.extra_acks > 0 {
                 self.extra_acks -= 1;
             }
@@ -671,7 +671,7 @@ impl TcpReceiver {
         }
         // An update acknowledging nothing new is a pure window update.
         let pure_update = window_only && self.rcv_nxt == self.last_ack_sent;
-        *out = self.build_ack(now, wnd);
+        self.build_ack(now, wnd, out);
         if pure_update {
             self.stats.window_updates += 1;
         }
@@ -695,8 +695,26 @@ impl TcpReceiver {
         }
     }
 
-    fn build_ack(&mut self, now: Instant, wnd: u64) -> Segment {
-        let mut sack = SackBlocks::new();
+    /// The ACK advertising `wnd`, written into `out` (its SACK blocks in place too).
+    fn build_ack(&mut self, now: Instant, wnd: u64, out: &mut Segment) {
+        *out = Segment {
+            seq: 0,
+            ack: self.rcv_nxt,
+            len: 0,
+            flags: Flags::ACK,
+            wnd,
+            ts: self.ts_ok.then(|| Timestamps {
+                tsval: self.ts_now(now),
+                tsecr: self.ts_recent,
+            }),
+            sack: SackBlocks::new(),
+            exp: ExpOptions {
+                afc_rate: self.policy.option_value(now),
+                ..ExpOptions::default()
+            },
+            ..Segment::default()
+        };
+        let sack = &mut out.sack;
         // RFC 2883 §4: a D-SACK block goes first, on this ACK only (Linux
         // `tcp_options_write` clears `rx_opt.dsack` once written).
         let dsack = self.dsack_due.take();
@@ -730,23 +748,6 @@ impl TcpReceiver {
                 }
             }
         }
-        let seg = Segment {
-            seq: 0,
-            ack: self.rcv_nxt,
-            len: 0,
-            flags: Flags::ACK,
-            wnd,
-            ts: self.ts_ok.then(|| Timestamps {
-                tsval: self.ts_now(now),
-                tsecr: self.ts_recent,
-            }),
-            sack,
-            exp: ExpOptions {
-                afc_rate: self.policy.option_value(now),
-                ..ExpOptions::default()
-            },
-            ..Segment::default()
-        };
         if self.stats.acks_sent > 0
             && self.rcv_nxt == self.last_ack_sent
             && wnd == self.last_adv_wnd
@@ -786,7 +787,6 @@ impl TcpReceiver {
         self.window_update_due = false;
         self.full_segs_unacked = 0;
         self.delack_at = None;
-        seg
     }
 
     /// When `handle_timeout` should next be called.
