@@ -40,12 +40,10 @@ use mobiflow_proto::time::{Duration, Instant};
 use mobiflow_proto::wire::Segment;
 #[cfg(test)]
 use net::Body;
-use net::{Net, Pkt, Queue};
+use net::{EventHeap, Net, Pkt, Queue};
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use reader::reader_interval;
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
 
 pub use reader::{read_budget, read_rate_at};
 
@@ -136,46 +134,12 @@ struct Entry {
     ev: Ev,
 }
 const _: () = assert!(std::mem::size_of::<Entry>() == 32);
-impl PartialEq for Entry {
-    fn eq(&self, o: &Self) -> bool {
-        self.t == o.t && self.made == o.made && self.seq == o.seq
-    }
-}
-impl Eq for Entry {}
 impl Entry {
-    /// The sort key, reversed (BinaryHeap is a max-heap): the earliest entry is the
-    /// greatest.
+    /// Leaves the queue before `o`: earlier in `(t, made, seq)` (a chain of
+    /// early-exit comparisons).
     #[inline(always)]
-    fn key(&self) -> std::cmp::Reverse<(Instant, Instant, u32)> {
-        std::cmp::Reverse((self.t, self.made, self.seq))
-    }
-}
-// The heap's sifts use `<=`: defined directly on the key (a chain of early-exit
-// comparisons) rather than through `cmp`'s `Ordering`.
-impl PartialOrd for Entry {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
-    #[inline(always)]
-    fn lt(&self, o: &Self) -> bool {
-        self.key() < o.key()
-    }
-    #[inline(always)]
-    fn le(&self, o: &Self) -> bool {
-        self.key() <= o.key()
-    }
-    #[inline(always)]
-    fn gt(&self, o: &Self) -> bool {
-        self.key() > o.key()
-    }
-    #[inline(always)]
-    fn ge(&self, o: &Self) -> bool {
-        self.key() >= o.key()
-    }
-}
-impl Ord for Entry {
-    fn cmp(&self, o: &Self) -> Ordering {
-        self.key().cmp(&o.key())
+    fn before(&self, o: &Entry) -> bool {
+        (self.t, self.made, self.seq) < (o.t, o.made, o.seq)
     }
 }
 
@@ -413,7 +377,7 @@ impl<'a> World<'a> {
             net: Net {
                 now: Instant::ZERO,
                 queue: Queue {
-                    heap: BinaryHeap::with_capacity(1024),
+                    heap: EventHeap::with_capacity(1024),
                     made: Instant::ZERO,
                     seq: 0,
                     spent_top: false,
