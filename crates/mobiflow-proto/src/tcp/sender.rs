@@ -798,11 +798,11 @@ impl TcpSender {
             return Polled::Nothing;
         }
         let mut cwnd = self.prr_cwnd().unwrap_or_else(|| self.cc.window());
-        if self.cfg.limited_transmit
+        if self.ca == CaState::Loss
+            && self.dupacks > 0
+            && self.cfg.limited_transmit
             && self.cfg.limited_transmit_after_timeout
             && !self.sack_ok
-            && self.ca == CaState::Loss
-            && self.dupacks > 0
             && self.dupacks < self.cfg.dupack_threshold
         {
             // ns-2 `TcpAgent::send_one` after a timeout (`RenoTcpAgent::timeout` zeroes
@@ -940,7 +940,7 @@ impl TcpSender {
         }
         let mut allowed = cwnd;
         let mut in_use = self.sb.pipe();
-        if self.ca == CaState::Open && self.dupacks > 0 && self.dupacks < self.cfg.dupack_threshold
+        if self.dupacks > 0 && self.ca == CaState::Open && self.dupacks < self.cfg.dupack_threshold
         {
             if !self.cfg.limited_transmit {
                 // SACKed segments have left `pipe`; without limited transmit they must
@@ -1038,7 +1038,7 @@ impl TcpSender {
         self.last_new_data_at = Some(now);
         let seq = self.snd_nxt;
         self.snd_nxt += len;
-        if self.cfg.limited_transmit && self.ca == CaState::Open && self.dupacks > 0 {
+        if self.dupacks > 0 && self.cfg.limited_transmit && self.ca == CaState::Open {
             self.limited_tx_bytes += len;
         }
         if self.cfg.rtt_sampling == RttSampling::TimedSegment && self.rtt_timed.is_none() {
