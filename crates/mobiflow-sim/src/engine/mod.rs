@@ -151,6 +151,8 @@ struct FlowRt {
     read_hook: Option<FlowId>,
     /// The sender's node and the receiver's (`flush` sends from one to the other).
     nodes: [NodeId; 2],
+    /// The receiving application reads whatever it can at once (`ReaderSpec::Greedy`).
+    greedy: bool,
     /// Earliest pending wake-up of the sender and the receiver.
     wake: [Option<Instant>; 2],
     start: Instant,
@@ -350,6 +352,7 @@ impl<'a> World<'a> {
                 ),
                 read_hook,
                 nodes: [NodeId::new(f.src), NodeId::new(f.dst)],
+                greedy: matches!(f.reader, ReaderSpec::Greedy),
                 wake: [None, None],
                 start,
                 total,
@@ -655,7 +658,7 @@ impl<'a> World<'a> {
         } else {
             Side::Sender
         };
-        let greedy = matches!(self.sc.flows[f.index()].reader, ReaderSpec::Greedy);
+        let greedy = self.flows[f].greedy;
         #[cfg(test)]
         let fb_before = self
             .fb_log
