@@ -100,6 +100,11 @@ pub struct RateSample {
     pub losses: u64,
     /// RTT of the newest segment delivered (Linux `rs->rtt_us`, from `ca_rtt_us`).
     pub rtt: Option<Duration>,
+    /// The ACK may have been delayed by the receiver (Linux `rs->is_ack_delayed`, from
+    /// `FLAG_ACK_MAYBE_DELAYED` in `tcp_clean_rtx_queue`): it cumulatively acknowledges
+    /// one runt segment, less than an MSS, sent with nothing else undelivered, and
+    /// carries no SACK, D-SACK or ECE.
+    pub is_ack_delayed: bool,
     /// Smoothed and minimum RTT of the connection.
     pub srtt: Option<Duration>,
     pub min_rtt: Option<Duration>,

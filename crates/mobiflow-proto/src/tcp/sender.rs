@@ -667,11 +667,27 @@ impl TcpSender {
         self.sb.set_tx(last, tx);
     }
 
+    /// Before the scoreboard takes `seg`: does it cumulatively acknowledge exactly the
+    /// oldest segment, shorter than an MSS, with no SACK information in the ACK or held
+    /// before it, and no ECE? Linux `tcp_clean_rtx_queue` marks such an ACK
+    /// `FLAG_ACK_MAYBE_DELAYED` (`pkts_acked == 1`, `fully_acked`, `!prior_sacked`,
+    /// `snd_una - prior_snd_una < mss_cache`, no `FLAG_CA_ALERT`): the receiver may
+    /// have held it for its delayed-ACK timer, so BBR takes no expired minimum RTT
+    /// from it (`bbr_update_min_rtt`).
+    fn is_runt_ack(&self, seg: &Segment) -> bool {
+        seg.ack > self.snd_una
+            && seg.ack - self.snd_una < u64::from(self.cfg.mss)
+            && self.sb.get(0).is_some_and(|r| r.end == seg.ack)
+            && self.sb.sacked_count() == 0
+            && seg.sack.is_empty()
+            && !seg.flags.contains(Flags::ECE)
+    }
+
     /// After an ACK that is not old, for a controller that wants rate samples: the
     /// sample (`tcp_rate_gen`) and the controller's `cong_control`.
     #[cold]
     #[inline(never)]
-    fn rate_sample(&mut self, now: Instant, prior_in_flight: u64) {
+    fn rate_sample(&mut self, now: Instant, prior_in_flight: u64, runt_ack: bool) {
         let Some(rate) = &mut self.rate else {
             return;
         };
@@ -692,6 +708,7 @@ impl TcpSender {
                 .find_map(|e| e.pacer())
                 .map_or(now, |p| p.next_departure()),
             mss: self.cfg.mss,
+            runt_ack,
         });
         if self.cc.on_rate_sample(&rs) {
             rate.mark_app_limited(self.sb.pipe());
@@ -1340,6 +1357,7 @@ impl TcpSender {
         if seg.ack >= self.snd_una {
             self.update_window(now, seg);
         }
+        let runt_ack = self.rate.is_some() && self.is_runt_ack(seg);
         let orig_acked = self.spurious_before_scoreboard(seg);
         let newly_sacked = self.update_scoreboard(seg);
         let sack_rtt = self.sack_rtt_sample(now);
@@ -1376,7 +1394,7 @@ impl TcpSender {
             }
         }
         if self.rate.is_some() && seg.ack >= self.snd_una {
-            self.rate_sample(now, prior_in_flight);
+            self.rate_sample(now, prior_in_flight, runt_ack);
         }
         self.after_ack(now, seg, room_before);
     }
