@@ -674,7 +674,7 @@ impl TcpSender {
     /// `snd_una - prior_snd_una < mss_cache`, no `FLAG_CA_ALERT`): the receiver may
     /// have held it for its delayed-ACK timer, so BBR takes no expired minimum RTT
     /// from it (`bbr_update_min_rtt`).
-    fn is_runt_ack(&self, seg: &Segment) -> bool {
+    pub(crate) fn is_runt_ack(&self, seg: &Segment) -> bool {
         seg.ack > self.snd_una
             && seg.ack - self.snd_una < u64::from(self.cfg.mss)
             && self.sb.get(0).is_some_and(|r| r.end == seg.ack)

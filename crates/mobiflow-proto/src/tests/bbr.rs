@@ -5,10 +5,12 @@
 //! unless a test says otherwise.
 
 use super::pair::Pair;
+use super::{ack, sack_ack};
 use crate::cc::{BbrParams, CcKind, CcMetrics};
 use crate::tcp::TcpConfig;
 use crate::time::test_util::{ms, t_ms};
 use crate::time::{Duration, Instant};
+use crate::wire::{Flags, Segment};
 
 const MSS: u64 = 1448;
 const WIRE: u64 = 1500;
@@ -321,4 +323,34 @@ fn a_recovery_under_bbr_uses_bbrs_cwnd_not_prr() {
     });
     assert!(in_recovery > 0, "a recovery");
     assert_eq!(p.snd.stats().timeouts, 0);
+}
+
+/// The ACKs Linux's `tcp_clean_rtx_queue` marks `FLAG_ACK_MAYBE_DELAYED` (BBR then
+/// takes no expired minimum RTT from them): one whole segment shorter than an MSS
+/// acknowledged, with no SACK information and no ECE. A SACK block, ECE, part of the
+/// segment or an ACK of two segments is not one.
+#[test]
+fn the_sender_recognises_an_ack_of_one_lone_runt() {
+    let cfg = TcpConfig {
+        cc: CcKind::Bbr(BbrParams { seed: 7 }),
+        ..TcpConfig::linux()
+    };
+    let mut p = Pair::new(cfg, ms(20));
+    p.write(500);
+    p.drive_until(t_ms(45));
+    let una = p.snd.snd_una();
+    assert_eq!(p.snd.snd_nxt(), una + 500, "the runt left");
+    let wnd = 1 << 20;
+    assert!(p.snd.is_runt_ack(&ack(una + 500, wnd)));
+    let sacked = sack_ack(una + 500, wnd, &[(una + 1000, una + 1500)]);
+    assert!(!p.snd.is_runt_ack(&sacked));
+    let ece = Segment {
+        flags: Flags::ACK | Flags::ECE,
+        ..ack(una + 500, wnd)
+    };
+    assert!(!p.snd.is_runt_ack(&ece));
+    assert!(!p.snd.is_runt_ack(&ack(una + 400, wnd)), "part of it");
+    p.write(300);
+    p.drive_until(t_ms(46));
+    assert!(!p.snd.is_runt_ack(&ack(una + 800, wnd)), "two segments");
 }
