@@ -416,8 +416,9 @@ impl Window {
 /// Variant(ParamsType) = "name" | "alias" in module => |params, mss, p| expression,
 /// ```
 ///
-/// `in module` declares the controller's file `cc/module.rs` (left out when another
-/// line's module has it, as NewReno is Reno's). `(ParamsType)` is left out for a controller without parameters of its own (then the
+/// `in module` declares the controller's file `cc/module.rs`; `also in module` names
+/// the file of another line's module that has it (NewReno is Reno's), for the docs.
+/// `(ParamsType)` is left out for a controller without parameters of its own (then the
 /// closure takes `params, mss`); parsing a name gives `ParamsType::default()`. The
 /// expression builds the controller from the [`WindowParams`] `params`, the SMSS `mss`
 /// and the parameters `p`. Generated: the variant, [`CcName`] (the names and their
@@ -427,7 +428,7 @@ macro_rules! congestion_controls {
     ($(
         $(#[doc = $doc:literal])*
         $variant:ident $(($param:ty))? = $name:literal $(| $alias:literal)* $(in $module:ident)?
-            => |$wp:ident, $mss:ident $(, $p:ident)?| $build:expr
+            $(also in $shared:ident)? => |$wp:ident, $mss:ident $(, $p:ident)?| $build:expr
     ),+ $(,)?) => {
         $($( pub mod $module; )?)+
 
@@ -440,7 +441,7 @@ macro_rules! congestion_controls {
 
         crate::registry_names! {
             CcKind, CcName ("congestion control"),
-            $( [$($doc)*] $variant ($($param)?) = $name [$($alias)*] [$($module)?] ),+
+            $( [$($doc)*] $variant ($($param)?) = $name [$($alias)*] [$($module)? $($shared)?] ),+
         }
 
         impl CcKind {
@@ -462,7 +463,7 @@ congestion_controls! {
     /// RFC 5681 Reno window rules (the recovery is `recovery`'s).
     Reno = "reno" in reno => |params, mss| Box::new(Reno::new(RenoConfig { params, name: "reno" }, mss)),
     /// RFC 5681 window rules with RFC 6582 NewReno recovery (the window rules are Reno's).
-    NewReno = "newreno" | "new_reno" | "new-reno"
+    NewReno = "newreno" | "new_reno" | "new-reno" also in reno
         => |params, mss| Box::new(Reno::new(RenoConfig { params, name: "newreno" }, mss)),
     /// CUBIC: RFC 9438, or Linux's `tcp_cubic.c` (`CubicParams`, `[tcp.cubic]`).
     Cubic(CubicParams) = "cubic" in cubic => |params, mss, p| p.build(params, mss),
