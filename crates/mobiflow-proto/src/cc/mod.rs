@@ -369,6 +369,26 @@ impl WindowParams {
     }
 }
 
+/// The [`CongestionController`] methods that read and overwrite the [`Window`] a
+/// controller keeps in its field `win` (Reno, CUBIC): `set_ssthresh`, `window`,
+/// `ssthresh`. Written inside the controller's `impl CongestionController`.
+macro_rules! window_methods {
+    () => {
+        fn set_ssthresh(&mut self, ssthresh_bytes: u64) {
+            self.win.set_ssthresh(ssthresh_bytes);
+        }
+
+        fn window(&self) -> u64 {
+            self.win.cwnd
+        }
+
+        fn ssthresh(&self) -> u64 {
+            self.win.ssthresh
+        }
+    };
+}
+pub(crate) use window_methods;
+
 /// cwnd and ssthresh in bytes and the SMSS they count in: the state a window-based
 /// controller (Reno, CUBIC) keeps, with the rules of RFC 5681 that do not depend on
 /// the algorithm.
