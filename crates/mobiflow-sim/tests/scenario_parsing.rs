@@ -1,6 +1,9 @@
 //! Scenario files -> `Scenario`: the examples, overrides, and the messages of every
 //! class of error (file, dotted key, reason).
 
+mod common;
+
+use common::overrides as ov;
 use mobiflow_proto::cc::{CcKind, CubicParams};
 use mobiflow_proto::tcp::TcpConfig;
 use mobiflow_proto::time::Duration;
@@ -44,13 +47,6 @@ fn assumed(s: &Scenario, key: &str) -> Option<String> {
         .iter()
         .find(|(k, _)| k == key)
         .map(|(_, v)| v.clone())
-}
-
-fn ov(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
-    pairs
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect()
 }
 
 /// A minimal valid scenario to which each error test adds one mistake.

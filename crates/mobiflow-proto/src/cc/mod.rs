@@ -369,6 +369,45 @@ impl WindowParams {
     }
 }
 
+/// The [`CongestionController`] methods that read and overwrite a controller's
+/// window, written inside its `impl CongestionController`: `window_methods!()` for a
+/// controller that keeps a [`Window`] in its field `win` (Reno, CUBIC; `set_window`
+/// stays its own), `window_methods!(in field)` for one whose window is that of the
+/// controller in `field` (Relentless over Reno, FLD_TCP over its active algorithm).
+macro_rules! window_methods {
+    (in $inner:ident) => {
+        fn set_ssthresh(&mut self, ssthresh_bytes: u64) {
+            self.$inner.set_ssthresh(ssthresh_bytes);
+        }
+
+        fn set_window(&mut self, cwnd_bytes: u64) {
+            self.$inner.set_window(cwnd_bytes);
+        }
+
+        fn window(&self) -> u64 {
+            self.$inner.window()
+        }
+
+        fn ssthresh(&self) -> u64 {
+            self.$inner.ssthresh()
+        }
+    };
+    () => {
+        fn set_ssthresh(&mut self, ssthresh_bytes: u64) {
+            self.win.set_ssthresh(ssthresh_bytes);
+        }
+
+        fn window(&self) -> u64 {
+            self.win.cwnd
+        }
+
+        fn ssthresh(&self) -> u64 {
+            self.win.ssthresh
+        }
+    };
+}
+pub(crate) use window_methods;
+
 /// cwnd and ssthresh in bytes and the SMSS they count in: the state a window-based
 /// controller (Reno, CUBIC) keeps, with the rules of RFC 5681 that do not depend on
 /// the algorithm.

@@ -15,12 +15,16 @@ use crate::wire::{Flags, Segment};
 const MSS: u64 = 1448;
 const WIRE: u64 = 1500;
 
-fn bbr_pair(rate_bps: u64, one_way: Duration) -> Pair {
-    let cfg = TcpConfig {
+/// Linux TCP with BBR (seed 7).
+fn bbr_linux() -> TcpConfig {
+    TcpConfig {
         cc: CcKind::Bbr(BbrParams { seed: 7 }),
         ..TcpConfig::linux()
-    };
-    let mut p = Pair::new(cfg, one_way);
+    }
+}
+
+fn bbr_pair(rate_bps: u64, one_way: Duration) -> Pair {
+    let mut p = Pair::new(bbr_linux(), one_way);
     p.fwd.rate_bps = Some(rate_bps);
     p.set_unlimited();
     p
@@ -195,11 +199,7 @@ fn probe_rtt_comes_every_ten_seconds_at_four_segments_for_200_ms() {
 /// send each window at one instant.
 #[test]
 fn the_pacing_rate_bounds_the_sending_rate() {
-    let cfg = TcpConfig {
-        cc: CcKind::Bbr(BbrParams { seed: 7 }),
-        ..TcpConfig::linux()
-    };
-    let mut p = Pair::new(cfg, ms(50));
+    let mut p = Pair::new(bbr_linux(), ms(50));
     p.set_unlimited();
     // The pacing rate in force at each data segment's departure.
     let mut rates: Vec<(Instant, u64)> = Vec::new();
@@ -273,10 +273,9 @@ fn recovery_conserves_packets_then_restores_the_prior_cwnd() {
 #[test]
 fn without_sack_a_recovery_inflates_the_cwnd_not_the_infinite_ssthresh() {
     let cfg = TcpConfig {
-        cc: CcKind::Bbr(BbrParams { seed: 7 }),
         sack: false,
         recovery: crate::tcp::Recovery::NewReno,
-        ..TcpConfig::linux()
+        ..bbr_linux()
     };
     let mut p = Pair::new(cfg, ms(20));
     p.fwd.rate_bps = Some(10_000_000);
@@ -331,11 +330,7 @@ fn a_recovery_under_bbr_uses_bbrs_cwnd_not_prr() {
 /// segment or an ACK of two segments is not one.
 #[test]
 fn the_sender_recognises_an_ack_of_one_lone_runt() {
-    let cfg = TcpConfig {
-        cc: CcKind::Bbr(BbrParams { seed: 7 }),
-        ..TcpConfig::linux()
-    };
-    let mut p = Pair::new(cfg, ms(20));
+    let mut p = Pair::new(bbr_linux(), ms(20));
     p.write(500);
     p.drive_until(t_ms(45));
     let una = p.snd.snd_una();

@@ -184,16 +184,7 @@ pub(crate) fn parse_flows(
         g.check_keys(&tcp_keys())?;
         g.opt("profile", named::<Profile>)?;
     }
-    let Some(v) = root.get("flows") else {
-        return Err(key_err(
-            "flows",
-            "at least one flow is required ([[flows]] with from and to)",
-        ));
-    };
-    let arr = as_array(v).map_err(|e| key_err("flows", e))?;
-    if arr.is_empty() {
-        return Err(key_err("flows", "at least one flow is required"));
-    }
+    let arr = root.items("flows", "flow", "from and to")?;
     let mut flows: Vec<FlowSpec> = Vec::with_capacity(arr.len());
     // (flow index, assumed TCP defaults) of the TCP flows.
     let mut tcp_assumed: Vec<(usize, Vec<(String, String)>)> = Vec::new();
