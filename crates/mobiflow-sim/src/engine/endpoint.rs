@@ -14,8 +14,9 @@ use super::observe::TcpObserved;
 use super::tfrc::TfrcFlow;
 use crate::model::{FlowSpec, Scenario, Transport};
 use crate::results::{FlowSummary, Series, Ssthresh, SSTHRESH_INFINITE};
-use mobiflow_proto::tcp::{TcpConfig, TcpReceiver, TcpSender};
+use mobiflow_proto::tcp::{TcpReceiver, TcpSender};
 use mobiflow_proto::time::{Duration, Instant};
+use std::sync::Arc;
 
 /// Which end of a flow: the sender (source of the data) or the receiver.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -278,18 +279,21 @@ impl Endpoints {
     /// congestion control (`CcKind::with_seed`).
     pub(super) fn new(t: &Transport, seed: u64) -> Endpoints {
         match t {
-            Transport::Tcp(cfg) => Endpoints::Tcp(TcpEnds {
-                snd: TcpSender::new(TcpConfig {
-                    cc: cfg.cc.with_seed(seed),
-                    ..(**cfg).clone()
-                }),
-                rcv: TcpReceiver::new((**cfg).clone()),
-                header_bytes: cfg.header_bytes,
-                count_option_bytes: cfg.count_option_bytes,
-                prev_sample_read: 0,
-                prev_sample_rcv_nxt: 0,
-                observed: TcpObserved::default(),
-            }),
+            Transport::Tcp(cfg) => {
+                // One configuration for both machines (they only read it); the
+                // controller gets the connection's seed.
+                let shared = Arc::new((**cfg).clone());
+                let cc = cfg.cc.with_seed(seed).build(cfg.window_params(), cfg.mss);
+                Endpoints::Tcp(TcpEnds {
+                    snd: TcpSender::with_cc(Arc::clone(&shared), cc),
+                    rcv: TcpReceiver::new(shared),
+                    header_bytes: cfg.header_bytes,
+                    count_option_bytes: cfg.count_option_bytes,
+                    prev_sample_read: 0,
+                    prev_sample_rcv_nxt: 0,
+                    observed: TcpObserved::default(),
+                })
+            }
             Transport::Tfrc(t) => Endpoints::Tfrc(Box::new(TfrcFlow::new(t))),
         }
     }
