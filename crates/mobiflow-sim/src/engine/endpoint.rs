@@ -280,13 +280,12 @@ impl Endpoints {
     pub(super) fn new(t: &Transport, seed: u64) -> Endpoints {
         match t {
             Transport::Tcp(cfg) => {
-                // One configuration for both machines (they only read it); the
-                // controller gets the connection's seed.
-                let shared = Arc::new((**cfg).clone());
+                // The scenario's configuration for both machines (they only read
+                // it); the controller gets the connection's seed.
                 let cc = cfg.cc.with_seed(seed).build(cfg.window_params(), cfg.mss);
                 Endpoints::Tcp(TcpEnds {
-                    snd: TcpSender::with_cc(Arc::clone(&shared), cc),
-                    rcv: TcpReceiver::new(shared),
+                    snd: TcpSender::with_cc(Arc::clone(cfg), cc),
+                    rcv: TcpReceiver::new(Arc::clone(cfg)),
                     header_bytes: cfg.header_bytes,
                     count_option_bytes: cfg.count_option_bytes,
                     prev_sample_read: 0,
