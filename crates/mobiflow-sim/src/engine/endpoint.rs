@@ -14,7 +14,7 @@ use super::observe::TcpObserved;
 use super::tfrc::TfrcFlow;
 use crate::model::{FlowSpec, Scenario, Transport};
 use crate::results::{FlowSummary, Series, Ssthresh, SSTHRESH_INFINITE};
-use mobiflow_proto::tcp::{TcpReceiver, TcpSender};
+use mobiflow_proto::tcp::{TcpConfig, TcpReceiver, TcpSender};
 use mobiflow_proto::time::{Duration, Instant};
 use std::sync::Arc;
 
@@ -280,11 +280,14 @@ impl Endpoints {
     pub(super) fn new(t: &Transport, seed: u64) -> Endpoints {
         match t {
             Transport::Tcp(cfg) => {
-                // The scenario's configuration for both machines (they only read
-                // it); the controller gets the connection's seed.
-                let cc = cfg.cc.with_seed(seed).build(cfg.window_params(), cfg.mss);
+                // The sender keeps a copy of its own (read on every ACK), with the
+                // connection's seed for its controller; the receiver reads the
+                // scenario's, shared.
                 Endpoints::Tcp(TcpEnds {
-                    snd: TcpSender::with_cc(Arc::clone(cfg), cc),
+                    snd: TcpSender::new(TcpConfig {
+                        cc: cfg.cc.with_seed(seed),
+                        ..(**cfg).clone()
+                    }),
                     rcv: TcpReceiver::new(Arc::clone(cfg)),
                     header_bytes: cfg.header_bytes,
                     count_option_bytes: cfg.count_option_bytes,
