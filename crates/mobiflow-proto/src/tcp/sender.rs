@@ -219,6 +219,9 @@ enum State {
 /// See the module documentation.
 #[derive(Debug)]
 pub struct TcpSender {
+    /// The sender's own copy, read on every ACK: shared behind an `Arc` as the
+    /// receiver's, it cost 5 instructions more per delivered packet (bench callgrind
+    /// slope, 2,908.8 -> 2,913.8) for 272 bytes less per flow.
     cfg: TcpConfig,
     cc: Box<dyn CongestionController>,
     rtt: RttEstimator,
@@ -279,8 +282,10 @@ pub struct TcpSender {
     /// `cfg.frto`.
     undo: Undo,
     /// Delivery-rate estimation (`tcp::rate`), for a controller that wants rate
-    /// samples.
-    rate: Option<RateSampler>,
+    /// samples. Boxed: a connection without it keeps 8 bytes, not 40. (RACK and the
+    /// loss probe stay inline: boxed, the ACK path grew past what the engine inlines,
+    /// +1.5 % instructions per packet.)
+    rate: Option<Box<RateSampler>>,
     /// The clock of the timers (`TcpConfig::clock`), decided when the sender is built.
     clock: Clock,
     stats: SenderStats,
@@ -308,7 +313,9 @@ impl TcpSender {
         let handshake = cfg.handshake;
         let clock = cfg.clock();
         let first_offer = cfg.flow_control.initial_offer(cfg.rcv_buf);
-        let rate = cc.wants_rate_samples().then(RateSampler::new);
+        let rate = cc
+            .wants_rate_samples()
+            .then(|| Box::new(RateSampler::new()));
         let mut ext = ext::build(&cfg);
         if cc.needs_pacing() {
             // Linux internal pacing (`tcp::ext::pacing`).

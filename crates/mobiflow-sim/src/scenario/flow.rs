@@ -12,7 +12,9 @@ use crate::model::{AppSpec, FlowSpec, LinkSpec, ReaderSpec, Transport};
 use crate::units::{duration_value, format_duration, rate_value};
 use mobiflow_proto::flow::FlowControl;
 use mobiflow_proto::named_enum;
+use mobiflow_proto::tcp::TcpConfig;
 use mobiflow_proto::time::Duration;
+use std::sync::Arc;
 use toml::Value;
 
 /// A key of `[[flows]]`, read by the hand-written code below (its checks depend on the
@@ -188,13 +190,22 @@ pub(crate) fn parse_flows(
     let mut flows: Vec<FlowSpec> = Vec::with_capacity(arr.len());
     // (flow index, assumed TCP defaults) of the TCP flows.
     let mut tcp_assumed: Vec<(usize, Vec<(String, String)>)> = Vec::new();
+    let mut last_tcp: Option<Arc<TcpConfig>> = None;
     for (i, v) in arr.iter().enumerate() {
         let path = format!("flows.{i}");
         let t = v
             .as_table()
             .ok_or_else(|| key_err(&path, expected("a table (a [[flows]] entry)", v)))?;
         let ft = Tbl::new(t, path.clone());
-        let (flow, assumed) = parse_flow(&ft, i, nodes, links, duration, global_tcp.as_ref(), ctx)?;
+        let (mut flow, assumed) =
+            parse_flow(&ft, i, nodes, links, duration, global_tcp.as_ref(), ctx)?;
+        // A TCP configuration equal to the previous TCP flow's is that one, shared.
+        if let Transport::Tcp(cfg) = &mut flow.transport {
+            match &last_tcp {
+                Some(prev) if **prev == **cfg => *cfg = Arc::clone(prev),
+                _ => last_tcp = Some(Arc::clone(cfg)),
+            }
+        }
         if let Some(j) = flows.iter().position(|f| f.name == flow.name) {
             return Err(key_err(
                 format!("{path}.name"),
@@ -357,7 +368,7 @@ fn parse_flow(
             dst,
             start,
             stop,
-            transport: Transport::Tcp(Box::new(tcp)),
+            transport: Transport::Tcp(Arc::new(tcp)),
             app,
             reader,
         },
