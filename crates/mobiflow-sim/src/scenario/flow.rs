@@ -191,6 +191,9 @@ pub(crate) fn parse_flows(
     // (flow index, assumed TCP defaults) of the TCP flows.
     let mut tcp_assumed: Vec<(usize, Vec<(String, String)>)> = Vec::new();
     let mut last_tcp: Option<Arc<TcpConfig>> = None;
+    // Flow name -> index, so that a duplicate is found without a scan per flow.
+    let mut names: std::collections::HashMap<String, usize> =
+        std::collections::HashMap::with_capacity(arr.len());
     for (i, v) in arr.iter().enumerate() {
         let path = format!("flows.{i}");
         let t = v
@@ -206,12 +209,13 @@ pub(crate) fn parse_flows(
                 _ => last_tcp = Some(Arc::clone(cfg)),
             }
         }
-        if let Some(j) = flows.iter().position(|f| f.name == flow.name) {
+        if let Some(&j) = names.get(&flow.name) {
             return Err(key_err(
                 format!("{path}.name"),
                 format!("duplicate flow name {:?} (also flows.{j})", flow.name),
             ));
         }
+        names.insert(flow.name.clone(), i);
         if matches!(flow.transport, Transport::Tcp(_)) {
             tcp_assumed.push((i, assumed));
         }
@@ -222,14 +226,18 @@ pub(crate) fn parse_flows(
     }
     add_channels(&mut flows)?;
     // An assumed TCP default shared by every flow is reported once, as `tcp.<field>`.
-    let shared = |kv: &(String, String)| tcp_assumed.iter().all(|(_, a)| a.contains(kv));
-    if let Some((_, first)) = tcp_assumed.first() {
-        for kv in first.iter().filter(|kv| shared(kv)) {
-            ctx.assume(format!("tcp.{}", kv.0), kv.1.clone());
-        }
+    // (Decided once: a test per flow and default would cost flows² at 10,000 flows.)
+    let shared: Vec<&(String, String)> = tcp_assumed.first().map_or_else(Vec::new, |(_, first)| {
+        first
+            .iter()
+            .filter(|kv| tcp_assumed.iter().all(|(_, a)| a.contains(kv)))
+            .collect()
+    });
+    for kv in &shared {
+        ctx.assume(format!("tcp.{}", kv.0), kv.1.clone());
     }
     for (i, a) in &tcp_assumed {
-        for kv in a.iter().filter(|kv| !shared(kv)) {
+        for kv in a.iter().filter(|kv| !shared.contains(kv)) {
             ctx.assume(format!("flows.{i}.tcp.{}", kv.0), kv.1.clone());
         }
     }
