@@ -13,8 +13,8 @@
 #   make golden      check every reproduction table, the validation and every scenario's
 #                    summary against golden/ (make golden-update rewrites them: see
 #                    golden/README.md for when that is allowed)
-#   make docs-tables rewrite the parameter tables of docs/scenarios.md from the
-#                    declarations in crates/mobiflow-sim/src/scenario (a test checks them)
+#   make docs-tables rewrite the generated tables of docs/scenarios.md and
+#                    docs/architecture.md from the code (a test checks them)
 #   make bench       cost per packet (instructions, paired wall clock) and memory per flow,
 #                    against ns-2 run in the same script, beside the speed and memory goals
 #                    (mobiflow-run built with PGO where llvm-tools is installed)
@@ -149,7 +149,7 @@ fmt: $(DEPS_STAMP)
 ## The parameter tables of docs/scenarios.md, from the declarations (one per table) in
 ## crates/mobiflow-sim/src/scenario; tests/docs_tables.rs fails when they differ.
 docs-tables:
-	$(CARGO) run --release -q -p mobiflow-sim --bin mobiflow-run -- --doc-tables docs/scenarios.md
+	$(CARGO) run --release -q -p mobiflow-sim --bin mobiflow-run -- --doc-tables docs
 
 # --- results ------------------------------------------------------------------------
 

@@ -1,8 +1,9 @@
 //! What the registration lists of the pluggable kinds (`cc::CcKind`,
 //! `flow::FlowControl`, `tcp::ext::SenderExt`, and the simulator's apps) tell the rest
 //! of the project about each registered item: its name, the other names a scenario
-//! may use for it, and its documentation line, from which the simulator generates the
-//! tables of docs/scenarios.md (`make docs-tables`).
+//! may use for it, its documentation line and its file, from which the simulator
+//! generates the tables of docs/scenarios.md and the map of registered items in
+//! docs/architecture.md (`make docs-tables`).
 //!
 //! Each list is one macro invocation in the kind's `mod.rs` (e.g. `congestion_controls!`
 //! in `cc/mod.rs`); a new item is one file and one line there (docs/architecture.md).
@@ -17,7 +18,8 @@ pub struct Entry {
     /// Its documentation line (the doc comment of its line in the list).
     pub doc: &'static str,
     /// The module its line declares (`in module`: the file `module.rs` beside the
-    /// list), or `""` when it lives in another item's module.
+    /// list) or names as another line's (`also in module`), or `""` when its line
+    /// names none.
     pub module: &'static str,
 }
 
@@ -27,8 +29,8 @@ impl Entry {
         self.doc.trim()
     }
 
-    /// The file of its module, relative to the list's directory (`reno.rs`), if it has
-    /// one of its own.
+    /// The file of its module, relative to the list's directory (`reno.rs`), if its
+    /// line names one.
     pub fn file(&self) -> Option<String> {
         (!self.module.is_empty()).then(|| format!("{}.rs", self.module))
     }

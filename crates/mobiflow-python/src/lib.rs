@@ -201,23 +201,28 @@ struct Results {
     series: Vec<(&'static str, Vec<u8>)>,
 }
 
-/// Runs a loaded scenario and keeps everything it reports in memory; writes it to
-/// `out_dir` too if given.
+/// Runs a loaded scenario and keeps everything it reports in memory (the series only
+/// with `series`); writes it to `out_dir` too if given.
 fn run_scenario_results(
     scenario: &Scenario,
     out_dir: Option<&Path>,
     pcap: bool,
     control: &Control,
+    series: bool,
 ) -> Result<Results, Failure> {
     let result = simulate(scenario, out_dir, pcap, control)?;
-    let tables = output::series_csv(&result.series, &result.summary)
-        .map_err(|e| Failure::Run(format!("cannot format the series: {e}")))?;
-    Ok(Results {
-        summary: output::summary_json(&result.summary),
-        series: tables
+    let series = if series {
+        output::series_csv(&result.series, &result.summary)
+            .map_err(|e| Failure::Run(format!("cannot format the series: {e}")))?
             .into_iter()
             .map(|(file, csv)| (file.trim_end_matches("_series.csv"), csv))
-            .collect(),
+            .collect()
+    } else {
+        Vec::new()
+    };
+    Ok(Results {
+        summary: output::summary_json(&result.summary),
+        series,
     })
 }
 
@@ -275,29 +280,6 @@ fn run_file(
     })
 }
 
-/// [`run_file`] for a scenario given as TOML text. `source`, if given, names the file
-/// the text stands for: messages mention it and relative paths (traces) resolve
-/// against its folder.
-#[pyfunction]
-#[pyo3(signature = (text, overrides = Vec::new(), out_dir = None, source = None, pcap = false, budget = Some(mobiflow_sim::budget::DEFAULT_BUDGET_BYTES), progress = None))]
-#[allow(clippy::too_many_arguments)]
-fn run_str(
-    py: Python<'_>,
-    text: String,
-    overrides: Vec<(String, String)>,
-    out_dir: Option<PathBuf>,
-    source: Option<PathBuf>,
-    pcap: bool,
-    budget: Option<u64>,
-    progress: Option<PyObject>,
-) -> PyResult<String> {
-    let control = Control { budget, progress };
-    let input = Input::Text(&text, source.as_deref());
-    with_scenario(py, input, &overrides, |sc| {
-        run_scenario(sc, out_dir.as_deref(), pcap, &control)
-    })
-}
-
 /// [`validate_file`] for a scenario given as TOML text.
 #[pyfunction]
 #[pyo3(signature = (text, overrides = Vec::new(), source = None))]
@@ -311,12 +293,15 @@ fn validate_str(
     with_scenario(py, input, &overrides, |sc| Ok(describe_json(sc)))
 }
 
-/// [`run_str`] that also returns the sampled series: `(summary JSON, {which: CSV})`
-/// with `which` one of `flow`, `tcp`, `tfrc`, `link`, the bytes `out_dir` would
-/// receive. Writes them into `out_dir` too if it is given, with the pcap files of the
-/// scenario's capture points (and of every host with `pcap`).
+/// [`run_file`] for a scenario given as TOML text, also returning the sampled series:
+/// `(summary JSON, {which: CSV})` with `which` one of `flow`, `tcp`, `tfrc`, `link`,
+/// the bytes `out_dir` would receive (an empty dict with `series = False`). Writes them
+/// into `out_dir` too if it is given, with the pcap files of the scenario's capture
+/// points (and of every host with `pcap`). `source`, if given, names the file the text
+/// stands for: messages mention it and relative paths (traces) resolve against its
+/// folder.
 #[pyfunction]
-#[pyo3(signature = (text, overrides = Vec::new(), out_dir = None, source = None, pcap = false, budget = Some(mobiflow_sim::budget::DEFAULT_BUDGET_BYTES), progress = None))]
+#[pyo3(signature = (text, overrides = Vec::new(), out_dir = None, source = None, pcap = false, budget = Some(mobiflow_sim::budget::DEFAULT_BUDGET_BYTES), progress = None, series = true))]
 #[allow(clippy::too_many_arguments)]
 fn run_str_results<'py>(
     py: Python<'py>,
@@ -327,11 +312,12 @@ fn run_str_results<'py>(
     pcap: bool,
     budget: Option<u64>,
     progress: Option<PyObject>,
+    series: bool,
 ) -> PyResult<(String, Bound<'py, PyDict>)> {
     let control = Control { budget, progress };
     let input = Input::Text(&text, source.as_deref());
     let results = with_scenario(py, input, &overrides, |sc| {
-        run_scenario_results(sc, out_dir.as_deref(), pcap, &control)
+        run_scenario_results(sc, out_dir.as_deref(), pcap, &control, series)
     })?;
     let series = PyDict::new(py);
     for (which, csv) in &results.series {
@@ -472,7 +458,6 @@ fn _mobiflow(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate_file, m)?)?;
     m.add_function(wrap_pyfunction!(validate_str, m)?)?;
     m.add_function(wrap_pyfunction!(run_file, m)?)?;
-    m.add_function(wrap_pyfunction!(run_str, m)?)?;
     m.add_function(wrap_pyfunction!(run_str_results, m)?)?;
     m.add_function(wrap_pyfunction!(apply_overrides, m)?)?;
     m.add_function(wrap_pyfunction!(estimate_str, m)?)?;

@@ -278,7 +278,7 @@ mod tests {
             limit: QueueLimit::Packets(4_000_000_000),
         };
         if let Transport::Tcp(c) = &mut sc.flows[0].transport {
-            c.rcv_buf = 1 << 40;
+            std::sync::Arc::make_mut(c).rcv_buf = 1 << 40;
         }
         let err = check(&sc, DEFAULT_BUDGET_BYTES).expect_err("refused");
         assert_eq!(err.key.as_deref(), Some("flows.0.tcp.rcv_buf"));

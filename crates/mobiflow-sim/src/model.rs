@@ -251,7 +251,10 @@ pub enum ReaderSpec {
 /// Transport of a flow.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Transport {
-    Tcp(Box<TcpConfig>),
+    /// Read-only once the scenario is built: flows with the same configuration share
+    /// one, and the engine hands it to both machines of each (`TcpSender::new`), so a
+    /// flow keeps no copy of its own (issue 19's memory per flow).
+    Tcp(Arc<TcpConfig>),
     /// TFRC (RFC 5348) over UDP, or DCCP CCID 3 (RFC 4342): unreliable datagrams of
     /// `s` bytes paced by the TFRC rate.
     Tfrc(Box<TfrcSpec>),

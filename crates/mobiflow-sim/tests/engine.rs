@@ -31,7 +31,7 @@ fn flow(src: usize, dst: usize, cfg: TcpConfig, app: AppSpec, reader: ReaderSpec
         dst,
         start: Duration::ZERO,
         stop: None,
-        transport: Transport::Tcp(Box::new(cfg)),
+        transport: Transport::Tcp(std::sync::Arc::new(cfg)),
         app,
         reader,
     }

@@ -4,6 +4,8 @@
 //! congestion control", talk slides, Aalto University, 2012), where
 //! FLD_TCP must finish the first burst faster than Reno.
 
+mod common;
+
 use mobiflow_proto::cc::{
     CcKind, FldAlgo, FldCount, FldInitialWindow, FldParams, FldSwitch, RelentlessTimeout,
 };
@@ -13,7 +15,7 @@ use mobiflow_sim::{load_file, load_str, run};
 use std::path::PathBuf;
 
 fn scenario_path(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("../../scenarios/fld/{name}"))
+    common::repo(&format!("scenarios/fld/{name}"))
 }
 
 fn tcp(s: &Scenario, i: usize) -> &mobiflow_proto::tcp::TcpConfig {
@@ -38,10 +40,7 @@ app = { kind = "sized", size = "512KB" }
 "#;
 
 fn load(extra: &str, sets: &[(&str, &str)]) -> Result<Scenario, String> {
-    let sets: Vec<(String, String)> = sets
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
+    let sets = common::overrides(sets);
     load_str(&format!("{extra}\n{BASE}"), None, &sets).map_err(|e| e.to_string())
 }
 
@@ -203,12 +202,12 @@ fn first_burst_s(cc: &str, seeds: std::ops::RangeInclusive<u64>) -> f64 {
     let n = seeds.clone().count() as f64;
     let mut total = 0.0;
     for seed in seeds {
-        let sets = [
-            ("flows.burst.cc".to_string(), cc.to_string()),
-            ("run.seed".to_string(), seed.to_string()),
-            ("run.duration".to_string(), "12s".to_string()),
-            ("measure.sample_interval".to_string(), "0s".to_string()),
-        ];
+        let sets = common::overrides(&[
+            ("flows.burst.cc", cc),
+            ("run.seed", &seed.to_string()),
+            ("run.duration", "12s"),
+            ("measure.sample_interval", "0s"),
+        ]);
         let s = load_file(&scenario_path("wan_1bg.toml"), &sets).unwrap();
         let r = run(&s).unwrap();
         let f = r.summary.flows.iter().find(|f| f.name == "burst").unwrap();

@@ -1,6 +1,9 @@
 //! Scenario files -> `Scenario`: the examples, overrides, and the messages of every
 //! class of error (file, dotted key, reason).
 
+mod common;
+
+use common::overrides as ov;
 use mobiflow_proto::cc::{CcKind, CubicParams};
 use mobiflow_proto::tcp::TcpConfig;
 use mobiflow_proto::time::Duration;
@@ -44,13 +47,6 @@ fn assumed(s: &Scenario, key: &str) -> Option<String> {
         .iter()
         .find(|(k, _)| k == key)
         .map(|(_, v)| v.clone())
-}
-
-fn ov(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
-    pairs
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect()
 }
 
 /// A minimal valid scenario to which each error test adds one mistake.
@@ -374,6 +370,34 @@ app = {{ kind = "onoff", burst = "100KB", period = "1s" }}
             period: secs(1)
         }
     );
+}
+
+/// A TCP flow whose settings come out equal to the previous TCP flow's shares its
+/// configuration (what a flow keeps, issue 19); one whose settings differ has its own,
+/// which the next equal one shares.
+#[test]
+fn flows_with_equal_tcp_settings_share_one_configuration() {
+    let flow = |name: &str, extra: &str| {
+        format!("[[flows]]\nname = \"{name}\"\nfrom = \"server\"\nto = \"phone\"\n{extra}")
+    };
+    let s = load(&format!(
+        "{BASE}{}{}{}{}",
+        flow("b", ""),
+        flow("c", "[flows.tcp]\nmss = 1000\n"),
+        flow("d", "[flows.tcp]\nmss = 1000\n"),
+        flow("e", "")
+    ))
+    .unwrap();
+    let cfg = |i: usize| match &s.flows[i].transport {
+        Transport::Tcp(c) => Arc::clone(c),
+        Transport::Tfrc(_) => panic!("flow {i} is not TCP"),
+    };
+    assert!(Arc::ptr_eq(&cfg(0), &cfg(1)));
+    assert!(!Arc::ptr_eq(&cfg(1), &cfg(2)));
+    assert_eq!(cfg(2).mss, 1000);
+    assert!(Arc::ptr_eq(&cfg(2), &cfg(3)));
+    assert!(!Arc::ptr_eq(&cfg(3), &cfg(4)));
+    assert_eq!(*cfg(4), *cfg(0));
 }
 
 #[test]

@@ -44,17 +44,6 @@ def run_file(
     ``progress(simulated_s, duration_s)`` is called every 50 ms of wall time, when
     signals are checked too (Ctrl-C raises ``KeyboardInterrupt``)."""
 
-def run_str(
-    text: str,
-    overrides: list[tuple[str, str]] = ...,
-    out_dir: _Path | None = None,
-    source: _Path | None = None,
-    pcap: bool = False,
-    budget: int | None = ...,
-    progress: Callable[[float, float], object] | None = None,
-) -> str:
-    """Like :func:`run_file` for TOML text; ``source`` names the file it stands for."""
-
 def run_str_results(
     text: str,
     overrides: list[tuple[str, str]] = ...,
@@ -63,10 +52,12 @@ def run_str_results(
     pcap: bool = False,
     budget: int | None = ...,
     progress: Callable[[float, float], object] | None = None,
+    series: bool = True,
 ) -> tuple[str, dict[str, bytes]]:
-    """Like :func:`run_str`, also returning the series: ``(summary JSON, {kind: CSV})``
-    with kind ``flow``, ``tcp``, ``tfrc`` or ``link``: the bytes of ``summary.json`` and
-    of each ``<kind>_series.csv``."""
+    """Like :func:`run_file` for TOML text (``source`` names the file it stands for),
+    also returning the series: ``(summary JSON, {kind: CSV})`` with kind ``flow``,
+    ``tcp``, ``tfrc`` or ``link``: the bytes of ``summary.json`` and of each
+    ``<kind>_series.csv`` (no series, an empty dict, with ``series=False``)."""
 
 def estimate_str(
     text: str,

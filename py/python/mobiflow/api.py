@@ -273,7 +273,9 @@ def run_text(
     limit = resolve_budget(budget)
     if out is None:
         refuse_lost_captures(os.fspath(source or "<scenario text>"), text, pairs, source)
-    text_out = _mobiflow.run_str(text, pairs, _opt_path(out), _opt_path(source), budget=limit)
+    text_out, _ = _mobiflow.run_str_results(
+        text, pairs, _opt_path(out), _opt_path(source), budget=limit, series=False
+    )
     if out is not None:
         convert_series(out, fmt)
     return cast(Summary, json.loads(text_out))

@@ -9,7 +9,8 @@
 //!   `lib/win_minmax.c`); rounds are counted by the delivered count
 //!   (`next_rtt_delivered`); application-limited samples count only when they raise
 //!   the estimate;
-//! * the minimum RTT over 10 s (`bbr_update_min_rtt`);
+//! * the minimum RTT over 10 s (`bbr_update_min_rtt`; renewed only by a lower sample
+//!   before it expires, and not by a possibly delayed ACK after);
 //! * the state machine: STARTUP (pacing and cwnd gain 2/ln 2) until the bandwidth
 //!   grew less than 25 % in 3 rounds (`bbr_check_full_bw_reached`), DRAIN (pacing
 //!   gain ln 2 / 2) until what is in flight fits one BDP (`bbr_check_drain`),
@@ -33,8 +34,6 @@
 //! controller with `cong_control`). Gains are Linux's fixed-point values in units of
 //! 1/256; bandwidths are bytes per second, cwnd is counted in segments as Linux does.
 //!
-//! Not modelled: `rs->is_ack_delayed` (taken as false), so a delayed ACK may renew an
-//! expired minimum RTT.
 
 use super::{
     CaState, CcMetrics, CongestionController, CongestionEvent, CongestionKind, RateSample,
@@ -711,7 +710,11 @@ impl Bbr {
         let now = rs.now;
         let filter_expired = now > self.min_rtt_stamp + MIN_RTT_WIN;
         if let Some(rtt) = rs.rtt {
-            if self.min_rtt.is_none_or(|m| rtt <= m) || filter_expired {
+            // Only a strictly lower sample renews the filter before it expires (Linux
+            // 5.10, "tcp: only postpone PROBE_RTT if RTT is < current min_rtt
+            // estimate"): on a path whose RTT never changes, PROBE_RTT comes every
+            // 10 s. An expired filter takes any sample but a possibly delayed ACK's.
+            if self.min_rtt.is_none_or(|m| rtt < m) || (filter_expired && !rs.is_ack_delayed) {
                 self.min_rtt = Some(rtt);
                 self.min_rtt_stamp = now;
             }
@@ -909,8 +912,13 @@ mod tests {
     }
 
     /// One round of 100 ms delivering `delivered` bytes of which `lost` more were
-    /// marked lost, as one ACK's sample at the round's end.
+    /// marked lost, as one ACK's sample at the round's end, with an RTT of 50 ms.
     fn round(b: &mut Bbr, r: u64, delivered: u64, lost: u64) {
+        round_with_rtt(b, r, delivered, lost, Duration::from_millis(50), false);
+    }
+
+    /// [`round`] with the ACK's RTT sample and its `is_ack_delayed`.
+    fn round_with_rtt(b: &mut Bbr, r: u64, delivered: u64, lost: u64, rtt: Duration, delayed: bool) {
         let now = Instant::from_millis(100 * r);
         b.on_rate_sample(&RateSample {
             now,
@@ -920,7 +928,8 @@ mod tests {
             is_app_limited: false,
             acked_sacked: delivered,
             losses: lost,
-            rtt: Some(Duration::from_millis(50)),
+            rtt: Some(rtt),
+            is_ack_delayed: delayed,
             srtt: Some(Duration::from_millis(50)),
             min_rtt: Some(Duration::from_millis(50)),
             prior_in_flight: 0,
@@ -931,6 +940,39 @@ mod tests {
             next_departure: now,
             mss: MSS,
         });
+    }
+
+    /// `bbr_update_min_rtt` since Linux 5.10: a sample equal to the minimum does not
+    /// renew the 10 s filter, so on a path whose RTT never changes PROBE_RTT comes
+    /// back every 10 s (plus its own 200 ms and round); a strictly lower sample
+    /// postpones it.
+    #[test]
+    fn an_unchanging_rtt_does_not_postpone_probe_rtt() {
+        let ms50 = Duration::from_millis(50);
+        let mut b = bbr();
+        for r in 1..=250 {
+            round_with_rtt(&mut b, r, 100_000, 0, ms50, false);
+        }
+        assert_eq!(b.probe_rtt_count(), 2, "PROBE_RTT at 10.1 s and 20.4 s");
+        let mut b = bbr();
+        for r in 1..=250 {
+            let rtt = ms50 - Duration::from_micros(r);
+            round_with_rtt(&mut b, r, 100_000, 0, rtt, false);
+        }
+        assert_eq!(b.probe_rtt_count(), 0);
+    }
+
+    /// An expired filter takes the next sample, unless its ACK may have been delayed
+    /// (`!rs->is_ack_delayed`): the receiver's delay would inflate the minimum.
+    #[test]
+    fn a_possibly_delayed_ack_does_not_refill_an_expired_minimum() {
+        let mut b = bbr();
+        round_with_rtt(&mut b, 1, 100_000, 0, Duration::from_millis(50), false);
+        let later = Duration::from_millis(90);
+        round_with_rtt(&mut b, 102, 100_000, 0, later, true);
+        assert_eq!(b.min_rtt(), Some(Duration::from_millis(50)));
+        round_with_rtt(&mut b, 103, 100_000, 0, later, false);
+        assert_eq!(b.min_rtt(), Some(later));
     }
 
     /// `bbr_lt_bw_sampling`: two sampling intervals of at least 4 rounds, each with

@@ -559,10 +559,6 @@ impl CongestionController for Cubic {
         self.clamp();
     }
 
-    fn set_ssthresh(&mut self, ssthresh_bytes: u64) {
-        self.win.set_ssthresh(ssthresh_bytes);
-    }
-
     /// Also restarts the epoch: the cubic curve is re-anchored at the new cwnd
     /// (cwnd_epoch), keeping W_max.
     fn set_window(&mut self, cwnd_bytes: u64) {
@@ -570,13 +566,7 @@ impl CongestionController for Cubic {
         self.win.set_cwnd(cwnd_bytes, &self.cfg.params);
     }
 
-    fn window(&self) -> u64 {
-        self.win.cwnd
-    }
-
-    fn ssthresh(&self) -> u64 {
-        self.win.ssthresh
-    }
+    super::window_methods!();
 }
 
 #[cfg(test)]

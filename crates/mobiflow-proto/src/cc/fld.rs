@@ -383,21 +383,7 @@ impl CongestionController for Fld {
         self.active.on_mss_update(mss);
     }
 
-    fn set_ssthresh(&mut self, ssthresh_bytes: u64) {
-        self.active.set_ssthresh(ssthresh_bytes);
-    }
-
-    fn set_window(&mut self, cwnd_bytes: u64) {
-        self.active.set_window(cwnd_bytes);
-    }
-
-    fn window(&self) -> u64 {
-        self.active.window()
-    }
-
-    fn ssthresh(&self) -> u64 {
-        self.active.ssthresh()
-    }
+    super::window_methods!(in active);
 
     fn pacing_rate(&self) -> Option<u64> {
         self.active.pacing_rate()

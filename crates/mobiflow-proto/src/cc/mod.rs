@@ -100,6 +100,11 @@ pub struct RateSample {
     pub losses: u64,
     /// RTT of the newest segment delivered (Linux `rs->rtt_us`, from `ca_rtt_us`).
     pub rtt: Option<Duration>,
+    /// The ACK may have been delayed by the receiver (Linux `rs->is_ack_delayed`, from
+    /// `FLAG_ACK_MAYBE_DELAYED` in `tcp_clean_rtx_queue`): it cumulatively acknowledges
+    /// one runt segment, less than an MSS, sent with nothing else undelivered, and
+    /// carries no SACK, D-SACK or ECE.
+    pub is_ack_delayed: bool,
     /// Smoothed and minimum RTT of the connection.
     pub srtt: Option<Duration>,
     pub min_rtt: Option<Duration>,
@@ -364,6 +369,45 @@ impl WindowParams {
     }
 }
 
+/// The [`CongestionController`] methods that read and overwrite a controller's
+/// window, written inside its `impl CongestionController`: `window_methods!()` for a
+/// controller that keeps a [`Window`] in its field `win` (Reno, CUBIC; `set_window`
+/// stays its own), `window_methods!(in field)` for one whose window is that of the
+/// controller in `field` (Relentless over Reno, FLD_TCP over its active algorithm).
+macro_rules! window_methods {
+    (in $inner:ident) => {
+        fn set_ssthresh(&mut self, ssthresh_bytes: u64) {
+            self.$inner.set_ssthresh(ssthresh_bytes);
+        }
+
+        fn set_window(&mut self, cwnd_bytes: u64) {
+            self.$inner.set_window(cwnd_bytes);
+        }
+
+        fn window(&self) -> u64 {
+            self.$inner.window()
+        }
+
+        fn ssthresh(&self) -> u64 {
+            self.$inner.ssthresh()
+        }
+    };
+    () => {
+        fn set_ssthresh(&mut self, ssthresh_bytes: u64) {
+            self.win.set_ssthresh(ssthresh_bytes);
+        }
+
+        fn window(&self) -> u64 {
+            self.win.cwnd
+        }
+
+        fn ssthresh(&self) -> u64 {
+            self.win.ssthresh
+        }
+    };
+}
+pub(crate) use window_methods;
+
 /// cwnd and ssthresh in bytes and the SMSS they count in: the state a window-based
 /// controller (Reno, CUBIC) keeps, with the rules of RFC 5681 that do not depend on
 /// the algorithm.
@@ -411,8 +455,9 @@ impl Window {
 /// Variant(ParamsType) = "name" | "alias" in module => |params, mss, p| expression,
 /// ```
 ///
-/// `in module` declares the controller's file `cc/module.rs` (left out when another
-/// line's module has it, as NewReno is Reno's). `(ParamsType)` is left out for a controller without parameters of its own (then the
+/// `in module` declares the controller's file `cc/module.rs`; `also in module` names
+/// the file of another line's module that has it (NewReno is Reno's), for the docs.
+/// `(ParamsType)` is left out for a controller without parameters of its own (then the
 /// closure takes `params, mss`); parsing a name gives `ParamsType::default()`. The
 /// expression builds the controller from the [`WindowParams`] `params`, the SMSS `mss`
 /// and the parameters `p`. Generated: the variant, [`CcName`] (the names and their
@@ -422,7 +467,7 @@ macro_rules! congestion_controls {
     ($(
         $(#[doc = $doc:literal])*
         $variant:ident $(($param:ty))? = $name:literal $(| $alias:literal)* $(in $module:ident)?
-            => |$wp:ident, $mss:ident $(, $p:ident)?| $build:expr
+            $(also in $shared:ident)? => |$wp:ident, $mss:ident $(, $p:ident)?| $build:expr
     ),+ $(,)?) => {
         $($( pub mod $module; )?)+
 
@@ -435,7 +480,7 @@ macro_rules! congestion_controls {
 
         crate::registry_names! {
             CcKind, CcName ("congestion control"),
-            $( [$($doc)*] $variant ($($param)?) = $name [$($alias)*] [$($module)?] ),+
+            $( [$($doc)*] $variant ($($param)?) = $name [$($alias)*] [$($module)? $($shared)?] ),+
         }
 
         impl CcKind {
@@ -457,7 +502,7 @@ congestion_controls! {
     /// RFC 5681 Reno window rules (the recovery is `recovery`'s).
     Reno = "reno" in reno => |params, mss| Box::new(Reno::new(RenoConfig { params, name: "reno" }, mss)),
     /// RFC 5681 window rules with RFC 6582 NewReno recovery (the window rules are Reno's).
-    NewReno = "newreno" | "new_reno" | "new-reno"
+    NewReno = "newreno" | "new_reno" | "new-reno" also in reno
         => |params, mss| Box::new(Reno::new(RenoConfig { params, name: "newreno" }, mss)),
     /// CUBIC: RFC 9438, or Linux's `tcp_cubic.c` (`CubicParams`, `[tcp.cubic]`).
     Cubic(CubicParams) = "cubic" in cubic => |params, mss, p| p.build(params, mss),

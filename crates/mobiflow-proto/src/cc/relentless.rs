@@ -187,21 +187,7 @@ impl CongestionController for Relentless {
         self.reno.on_event(now, ev);
     }
 
-    fn set_ssthresh(&mut self, ssthresh_bytes: u64) {
-        self.reno.set_ssthresh(ssthresh_bytes);
-    }
-
-    fn set_window(&mut self, cwnd_bytes: u64) {
-        self.reno.set_window(cwnd_bytes);
-    }
-
-    fn window(&self) -> u64 {
-        self.reno.window()
-    }
-
-    fn ssthresh(&self) -> u64 {
-        self.reno.ssthresh()
-    }
+    super::window_methods!(in reno);
 }
 
 #[cfg(test)]

@@ -180,21 +180,11 @@ impl CongestionController for Reno {
         }
     }
 
-    fn set_ssthresh(&mut self, ssthresh_bytes: u64) {
-        self.win.set_ssthresh(ssthresh_bytes);
-    }
-
     fn set_window(&mut self, cwnd_bytes: u64) {
         self.win.set_cwnd(cwnd_bytes, &self.cfg.params);
     }
 
-    fn window(&self) -> u64 {
-        self.win.cwnd
-    }
-
-    fn ssthresh(&self) -> u64 {
-        self.win.ssthresh
-    }
+    super::window_methods!();
 }
 
 #[cfg(test)]

@@ -857,6 +857,12 @@ mod tests {
             self.seq += len as u64;
             self.p.on_segment(now, &s, &state);
         }
+        /// [`Drive::with`], after one second of segments with no queueing delay.
+        fn settled(change: impl FnOnce(&mut RsfcConfig)) -> Self {
+            let mut d = Drive::with(change);
+            d.run(0, 1000);
+            d
+        }
         fn run(&mut self, q_ms: u64, millis: u64) {
             for _ in 0..millis / 4 {
                 self.seg_len(q_ms, MSS);
@@ -884,8 +890,7 @@ mod tests {
 
     #[test]
     fn initial_rwnd_buffer_starts_at_the_whole_buffer_and_stays_capped_there() {
-        let mut d = Drive::with(|c| c.initial_rwnd_segments = None);
-        d.run(0, 1000);
+        let d = Drive::settled(|c| c.initial_rwnd_segments = None);
         assert_eq!(d.p.state(), RsfcState::Slow);
         assert_eq!(
             d.rwnd(),
@@ -937,8 +942,7 @@ mod tests {
     #[test]
     fn traced_state_codes_follow_the_state() {
         for (monitor, code) in [(true, 2u8), (false, 1u8)] {
-            let mut d = Drive::with(|c| c.monitor = monitor);
-            d.run(0, 1000);
+            let mut d = Drive::settled(|c| c.monitor = monitor);
             d.run(150, 4);
             assert_eq!(d.p.state_code(), Some(code));
             assert_eq!(d.p.delay_estimate(), Some(ms(150)));
@@ -949,8 +953,7 @@ mod tests {
     #[test]
     fn slow_to_fast_when_t_buff_exceeds_threshold_sets_rwnd_to_rho_times_rtt_min() {
         for monitor in [true, false] {
-            let mut d = Drive::with(|c| c.monitor = monitor);
-            d.run(0, 1000);
+            let mut d = Drive::settled(|c| c.monitor = monitor);
             d.run(90, 4); // t_buff = 90 ms < T = 100 ms
             assert_eq!(d.p.state(), RsfcState::Slow);
             d.run(150, 4);
@@ -969,8 +972,7 @@ mod tests {
 
     #[test]
     fn threshold_factor_scales_the_threshold() {
-        let mut d = Drive::with(|c| c.threshold_factor = 2.0);
-        d.run(0, 1000);
+        let mut d = Drive::settled(|c| c.threshold_factor = 2.0);
         d.run(150, 40);
         assert_eq!(d.p.state(), RsfcState::Slow);
         d.run(250, 4);
@@ -979,8 +981,7 @@ mod tests {
 
     #[test]
     fn slow_growth_is_one_mss_per_rtt() {
-        let mut d = Drive::with(|_| {});
-        d.run(0, 1000);
+        let mut d = Drive::settled(|_| {});
         d.run(150, 4); // clamp to 25 000
         d.run(0, 104); // MONITOR ends after one RTT with t_buff < T: SLOW
         assert_eq!(d.p.state(), RsfcState::Slow);
@@ -991,8 +992,7 @@ mod tests {
 
     #[test]
     fn slow_growth_per_ack_adds_one_mss_per_segment() {
-        let mut d = Drive::with(|c| c.growth = Growth::PerAck);
-        d.run(0, 1000);
+        let mut d = Drive::settled(|c| c.growth = Growth::PerAck);
         d.run(150, 4);
         d.run(0, 104);
         assert_eq!(d.p.state(), RsfcState::Slow);
@@ -1005,8 +1005,7 @@ mod tests {
     fn monitor_holds_one_rtt_then_back_to_fast_when_t_buff_stays_high() {
         // A constant t_buff under clamped windows would be taken for a longer path
         // after two holds (see `rebase_*`); here the queue is the point.
-        let mut d = Drive::with(|c| c.rebase_after = 0);
-        d.run(0, 1000);
+        let mut d = Drive::settled(|c| c.rebase_after = 0);
         d.run(150, 4);
         assert_eq!(d.p.clamps, 1);
         d.run(150, 96); // within the hold: no new clamp
@@ -1024,8 +1023,7 @@ mod tests {
 
     #[test]
     fn monitor_to_slow_when_t_buff_falls_below_threshold() {
-        let mut d = Drive::with(|_| {});
-        d.run(0, 1000);
+        let mut d = Drive::settled(|_| {});
         d.run(150, 4);
         d.run(50, 100);
         assert_eq!(d.p.state(), RsfcState::Slow);
@@ -1035,12 +1033,11 @@ mod tests {
     /// A clamp at ρ = 200 kB/s, then ρ climbs to 250 kB/s (+25 %) over 500 ms while
     /// t_buff stays above T. Returns the driver and whether SLOW was seen meanwhile.
     fn rho_rise_after_clamp(rho_check: bool, monitor: bool) -> (Drive, bool) {
-        let mut d = Drive::with(|c| {
+        let mut d = Drive::settled(|c| {
 c.rho_check = rho_check;
 c.monitor = monitor;
 c.rebase_after = 0;
 });
-        d.run(0, 1000);
         for _ in 0..125 {
             d.seg_len(0, 800); // ρ settles at 200 kB/s
         }
@@ -1074,11 +1071,10 @@ c.rebase_after = 0;
 
     #[test]
     fn monitor_off_reclamps_at_every_segment_while_t_buff_high() {
-        let mut d = Drive::with(|c| {
+        let mut d = Drive::settled(|c| {
 c.monitor = false;
 c.rho_check = false;
 });
-        d.run(0, 1000);
         d.run(150, 40); // ten segments
         assert_eq!(d.p.clamps, 10);
         assert_eq!(d.p.state(), RsfcState::Fast);
@@ -1091,8 +1087,7 @@ c.rho_check = false;
 
     #[test]
     fn window_is_capped_by_free_space_and_floored_at_two_mss() {
-        let mut d = Drive::with(|_| {});
-        d.run(0, 1000);
+        let mut d = Drive::settled(|_| {});
         // A trickle: 50 bytes every 4 ms = 12.5 kB/s, ρ × RTT_min = 1.25 kB < 2 MSS.
         for _ in 0..200 {
             d.seg_len(0, 50);
@@ -1159,8 +1154,7 @@ c.rho_check = false;
     fn monitor_rebases_after_a_large_delay_increase_and_goes_slow() {
         // Base RTT 100 ms, then 150 ms more for good: clamps, two holds in which the
         // "queue" does not shrink under the clamped window, then RTT_min restarts.
-        let mut d = Drive::with(|_| {});
-        d.run(0, 1000);
+        let mut d = Drive::settled(|_| {});
         d.run(150, 4);
         assert_eq!((d.p.state(), d.p.clamps), (RsfcState::Monitor, 1));
         d.run(150, 100); // first hold ends: stuck once, clamp again
@@ -1180,8 +1174,7 @@ c.rho_check = false;
     #[test]
     fn no_rebase_while_the_queue_shrinks_under_the_clamp() {
         // A real queue: 300 ms at the clamp, draining by 40 ms every 100 ms hold.
-        let mut d = Drive::with(|_| {});
-        d.run(0, 1000);
+        let mut d = Drive::settled(|_| {});
         let mut q = 300;
         while q > 100 {
             d.run(q, 100);
@@ -1196,8 +1189,7 @@ c.rho_check = false;
     fn no_rebase_while_the_queue_grows_under_the_clamp() {
         // The rate fell: the clamped window is still too large and the queue grows by
         // 20 % a hold.
-        let mut d = Drive::with(|_| {});
-        d.run(0, 1000);
+        let mut d = Drive::settled(|_| {});
         let mut q = 150.0f64;
         for _ in 0..8 {
             d.run(q as u64, 100);
@@ -1212,8 +1204,7 @@ c.rho_check = false;
     fn no_rebase_before_the_clamped_window_is_in_force() {
         // The whole buffer was offered first: until rcv_nxt reaches that edge less the
         // clamped window, a queue that does not shrink says nothing about the path.
-        let mut d = Drive::with(|c| c.initial_rwnd_segments = None);
-        d.run(0, 1000);
+        let mut d = Drive::settled(|c| c.initial_rwnd_segments = None);
         let mut s = st(Instant::ZERO, ms(1));
         (s.rcv_nxt, s.rcv_read) = (d.seq, d.seq);
         assert_eq!(d.p.window(&s), 1_000_000); // the edge: seq + 1 MB
@@ -1227,11 +1218,10 @@ c.rho_check = false;
     #[test]
     fn rebase_after_zero_never_rebases_and_fast_never_does() {
         for (monitor, rebase_after) in [(true, 0), (false, 2)] {
-            let mut d = Drive::with(|c| {
+            let mut d = Drive::settled(|c| {
 c.monitor = monitor;
 c.rebase_after = rebase_after;
 });
-            d.run(0, 1000);
             d.run(150, 5000);
             assert_eq!(d.p.rebases, 0);
             assert_ne!(d.p.state(), RsfcState::Slow);

@@ -92,6 +92,11 @@ pub struct AckState {
     pub ca_state: CaState,
     pub next_departure: Instant,
     pub mss: u32,
+    /// The ACK alone cumulatively acknowledged less than an MSS, with no SACK
+    /// information in it and none held before (the part of Linux's
+    /// `FLAG_ACK_MAYBE_DELAYED` the sender's ACK processing knows; the sample adds
+    /// `prior_delivered + 1 == delivered`).
+    pub runt_ack: bool,
 }
 
 impl RateSampler {
@@ -161,6 +166,7 @@ impl RateSampler {
             acked_sacked: a.delivered,
             losses,
             rtt: None,
+            is_ack_delayed: false,
             srtt: a.srtt,
             min_rtt: a.min_rtt,
             prior_in_flight: a.prior_in_flight,
@@ -186,6 +192,9 @@ impl RateSampler {
         rs.prior_delivered = p.tx.delivered;
         rs.is_app_limited = p.tx.app_limited;
         rs.delivered = Some(self.delivered - p.tx.delivered);
+        // `tcp_clean_rtx_queue`: a runt ACK whose segment was sent when everything
+        // before it had been delivered (`prior_delivered + 1 == tp->delivered`).
+        rs.is_ack_delayed = a.runt_ack && rs.delivered == Some(a.delivered);
         let send_elapsed = p.sent_at - p.tx.first_tx;
         let ack_elapsed = a.now - p.tx.delivered_at;
         let interval = send_elapsed.max(ack_elapsed);
@@ -216,6 +225,8 @@ mod tests {
         r: RateSampler,
         nxt: u64,
         min_rtt: Option<Duration>,
+        /// The sender saw the next ACK as a runt ACK (`AckState::runt_ack`).
+        runt: bool,
     }
 
     impl Conn {
@@ -227,6 +238,7 @@ mod tests {
                 r: RateSampler::new(),
                 nxt: 0,
                 min_rtt: Some(Duration::from_millis(50)),
+                runt: false,
             }
         }
         /// A connection that sent `n` segments 1 ms apart from time zero.
@@ -265,6 +277,7 @@ mod tests {
                 ca_state: CaState::Open,
                 next_departure: at,
                 mss: SEG as u32,
+                runt_ack: self.runt,
             })
         }
         fn ack(&mut self, at: Instant, ack: u64) -> RateSample {
@@ -275,6 +288,23 @@ mod tests {
             self.sb.sack(l, r);
             self.sample(at)
         }
+    }
+
+    /// `FLAG_ACK_MAYBE_DELAYED` needs, besides the runt ACK the sender recognises,
+    /// `prior_delivered + 1 == tp->delivered`: the segment was sent when everything
+    /// before it had been delivered. A segment sent behind another one still in
+    /// flight was not alone, and its ACK is not taken as possibly delayed.
+    #[test]
+    fn a_runt_ack_is_possibly_delayed_only_for_a_segment_sent_alone() {
+        let mut c = Conn::sent(1);
+        c.runt = true;
+        assert!(c.ack(t_ms(100), SEG).is_ack_delayed);
+        let mut c = Conn::sent(2);
+        c.ack(t_ms(100), SEG);
+        c.runt = true;
+        assert!(!c.ack(t_ms(101), 2 * SEG).is_ack_delayed);
+        let mut c = Conn::sent(1);
+        assert!(!c.ack(t_ms(100), SEG).is_ack_delayed, "not a runt ACK");
     }
 
     fn us(x: f64) -> Instant {

@@ -232,6 +232,9 @@ fn put(out: &mut Segment, seg: Option<Segment>) -> Polled {
 /// See the module documentation.
 #[derive(Debug)]
 pub struct TcpSender {
+    /// The sender's own copy, read on every ACK: shared behind an `Arc` as the
+    /// receiver's, it cost 5 instructions more per delivered packet (bench callgrind
+    /// slope, 2,908.8 -> 2,913.8) for 272 bytes less per flow.
     cfg: TcpConfig,
     cc: Box<dyn CongestionController>,
     rtt: RttEstimator,
@@ -292,8 +295,10 @@ pub struct TcpSender {
     /// `cfg.frto`.
     undo: Undo,
     /// Delivery-rate estimation (`tcp::rate`), for a controller that wants rate
-    /// samples.
-    rate: Option<RateSampler>,
+    /// samples. Boxed: a connection without it keeps 8 bytes, not 40. (RACK and the
+    /// loss probe stay inline: boxed, the ACK path grew past what the engine inlines,
+    /// +1.5 % instructions per packet.)
+    rate: Option<Box<RateSampler>>,
     /// The clock of the timers (`TcpConfig::clock`), decided when the sender is built.
     clock: Clock,
     stats: SenderStats,
@@ -321,7 +326,9 @@ impl TcpSender {
         let handshake = cfg.handshake;
         let clock = cfg.clock();
         let first_offer = cfg.flow_control.initial_offer(cfg.rcv_buf);
-        let rate = cc.wants_rate_samples().then(RateSampler::new);
+        let rate = cc
+            .wants_rate_samples()
+            .then(|| Box::new(RateSampler::new()));
         let mut ext = ext::build(&cfg);
         if cc.needs_pacing() {
             // Linux internal pacing (`tcp::ext::pacing`).
@@ -680,11 +687,27 @@ impl TcpSender {
         self.sb.set_tx(last, tx);
     }
 
+    /// Before the scoreboard takes `seg`: does it cumulatively acknowledge exactly the
+    /// oldest segment, shorter than an MSS, with no SACK information in the ACK or held
+    /// before it, and no ECE? Linux `tcp_clean_rtx_queue` marks such an ACK
+    /// `FLAG_ACK_MAYBE_DELAYED` (`pkts_acked == 1`, `fully_acked`, `!prior_sacked`,
+    /// `snd_una - prior_snd_una < mss_cache`, no `FLAG_CA_ALERT`): the receiver may
+    /// have held it for its delayed-ACK timer, so BBR takes no expired minimum RTT
+    /// from it (`bbr_update_min_rtt`).
+    pub(crate) fn is_runt_ack(&self, seg: &Segment) -> bool {
+        seg.ack > self.snd_una
+            && seg.ack - self.snd_una < u64::from(self.cfg.mss)
+            && self.sb.get(0).is_some_and(|r| r.end == seg.ack)
+            && self.sb.sacked_count() == 0
+            && seg.sack.is_empty()
+            && !seg.flags.contains(Flags::ECE)
+    }
+
     /// After an ACK that is not old, for a controller that wants rate samples: the
     /// sample (`tcp_rate_gen`) and the controller's `cong_control`.
     #[cold]
     #[inline(never)]
-    fn rate_sample(&mut self, now: Instant, prior_in_flight: u64) {
+    fn rate_sample(&mut self, now: Instant, prior_in_flight: u64, runt_ack: bool) {
         let Some(rate) = &mut self.rate else {
             return;
         };
@@ -705,6 +728,7 @@ impl TcpSender {
                 .find_map(|e| e.pacer())
                 .map_or(now, |p| p.next_departure()),
             mss: self.cfg.mss,
+            runt_ack,
         });
         if self.cc.on_rate_sample(&rs) {
             rate.mark_app_limited(self.sb.pipe());
@@ -1414,6 +1438,7 @@ impl TcpSender {
         if seg.ack >= self.snd_una {
             self.update_window(now, seg);
         }
+        let runt_ack = self.rate.is_some() && self.is_runt_ack(seg);
         let orig_acked = self.spurious_before_scoreboard(seg);
         let newly_sacked = self.update_scoreboard(seg);
         let sack_rtt = self.sack_rtt_sample(now);
@@ -1450,7 +1475,7 @@ impl TcpSender {
             }
         }
         if self.rate.is_some() && seg.ack >= self.snd_una {
-            self.rate_sample(now, prior_in_flight);
+            self.rate_sample(now, prior_in_flight, runt_ack);
         }
         self.after_ack(now, seg, room_before);
     }

@@ -205,20 +205,11 @@ impl TcpSender {
 
     /// The reorder timer and the probe timer, before the retransmission timer.
     pub(super) fn loss_timers(&mut self, now: Instant) {
-        if self
-            .rack
-            .as_ref()
-            .and_then(|r| r.timer())
-            .is_some_and(|t| now >= t)
-        {
+        let due = |timer: Option<Instant>| timer.is_some_and(|t| now >= t);
+        if due(self.rack.as_ref().and_then(|r| r.timer())) {
             self.on_reorder_timer(now);
         }
-        if self
-            .tlp
-            .as_ref()
-            .and_then(|t| t.timer())
-            .is_some_and(|t| now >= t)
-        {
+        if due(self.tlp.as_ref().and_then(|t| t.timer())) {
             self.on_probe_timer(now);
         }
     }

@@ -5,20 +5,26 @@
 //! unless a test says otherwise.
 
 use super::pair::Pair;
+use super::{ack, sack_ack};
 use crate::cc::{BbrParams, CcKind, CcMetrics};
 use crate::tcp::TcpConfig;
 use crate::time::test_util::{ms, t_ms};
 use crate::time::{Duration, Instant};
+use crate::wire::{Flags, Segment};
 
 const MSS: u64 = 1448;
 const WIRE: u64 = 1500;
 
-fn bbr_pair(rate_bps: u64, one_way: Duration) -> Pair {
-    let cfg = TcpConfig {
+/// Linux TCP with BBR (seed 7).
+fn bbr_linux() -> TcpConfig {
+    TcpConfig {
         cc: CcKind::Bbr(BbrParams { seed: 7 }),
         ..TcpConfig::linux()
-    };
-    let mut p = Pair::new(cfg, one_way);
+    }
+}
+
+fn bbr_pair(rate_bps: u64, one_way: Duration) -> Pair {
+    let mut p = Pair::new(bbr_linux(), one_way);
     p.fwd.rate_bps = Some(rate_bps);
     p.set_unlimited();
     p
@@ -193,11 +199,7 @@ fn probe_rtt_comes_every_ten_seconds_at_four_segments_for_200_ms() {
 /// send each window at one instant.
 #[test]
 fn the_pacing_rate_bounds_the_sending_rate() {
-    let cfg = TcpConfig {
-        cc: CcKind::Bbr(BbrParams { seed: 7 }),
-        ..TcpConfig::linux()
-    };
-    let mut p = Pair::new(cfg, ms(50));
+    let mut p = Pair::new(bbr_linux(), ms(50));
     p.set_unlimited();
     // The pacing rate in force at each data segment's departure.
     let mut rates: Vec<(Instant, u64)> = Vec::new();
@@ -271,10 +273,9 @@ fn recovery_conserves_packets_then_restores_the_prior_cwnd() {
 #[test]
 fn without_sack_a_recovery_inflates_the_cwnd_not_the_infinite_ssthresh() {
     let cfg = TcpConfig {
-        cc: CcKind::Bbr(BbrParams { seed: 7 }),
         sack: false,
         recovery: crate::tcp::Recovery::NewReno,
-        ..TcpConfig::linux()
+        ..bbr_linux()
     };
     let mut p = Pair::new(cfg, ms(20));
     p.fwd.rate_bps = Some(10_000_000);
@@ -321,4 +322,30 @@ fn a_recovery_under_bbr_uses_bbrs_cwnd_not_prr() {
     });
     assert!(in_recovery > 0, "a recovery");
     assert_eq!(p.snd.stats().timeouts, 0);
+}
+
+/// The ACKs Linux's `tcp_clean_rtx_queue` marks `FLAG_ACK_MAYBE_DELAYED` (BBR then
+/// takes no expired minimum RTT from them): one whole segment shorter than an MSS
+/// acknowledged, with no SACK information and no ECE. A SACK block, ECE, part of the
+/// segment or an ACK of two segments is not one.
+#[test]
+fn the_sender_recognises_an_ack_of_one_lone_runt() {
+    let mut p = Pair::new(bbr_linux(), ms(20));
+    p.write(500);
+    p.drive_until(t_ms(45));
+    let una = p.snd.snd_una();
+    assert_eq!(p.snd.snd_nxt(), una + 500, "the runt left");
+    let wnd = 1 << 20;
+    assert!(p.snd.is_runt_ack(&ack(una + 500, wnd)));
+    let sacked = sack_ack(una + 500, wnd, &[(una + 1000, una + 1500)]);
+    assert!(!p.snd.is_runt_ack(&sacked));
+    let ece = Segment {
+        flags: Flags::ACK | Flags::ECE,
+        ..ack(una + 500, wnd)
+    };
+    assert!(!p.snd.is_runt_ack(&ece));
+    assert!(!p.snd.is_runt_ack(&ack(una + 400, wnd)), "part of it");
+    p.write(300);
+    p.drive_until(t_ms(46));
+    assert!(!p.snd.is_runt_ack(&ack(una + 800, wnd)), "two segments");
 }

@@ -390,6 +390,16 @@ impl Pair {
         self.flush();
     }
 
+    /// Sends without limit and drives until `until`, with the first transmission of
+    /// the segment at each of `lost` lost on the forward path.
+    pub fn bulk_losing(&mut self, lost: &[u64], until: Instant) {
+        for &seq in lost {
+            self.fwd.drop_first_tx_of(seq);
+        }
+        self.set_unlimited();
+        self.drive_until(until);
+    }
+
     /// The reader reads up to `max` bytes now.
     pub fn read(&mut self, max: u64) -> u64 {
         let n = self.rcv.read(self.now, max);

@@ -184,9 +184,7 @@ fn prr_example(prr: bool) -> Vec<usize> {
         ..rfc()
     };
     let mut p = bottlenecked(cfg);
-    p.fwd.drop_first_tx_of(0);
-    p.set_unlimited();
-    p.drive_until(t_ms(300));
+    p.bulk_losing(&[0], t_ms(300));
     let dupacks: Vec<Instant> = p
         .rev
         .log

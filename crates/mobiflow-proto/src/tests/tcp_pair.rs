@@ -370,9 +370,7 @@ fn cubic_fast_retransmit_keeps_seven_tenths_of_the_window() {
         ..rfc()
     };
     let mut p = bottlenecked(cfg);
-    p.fwd.drop_first_tx_of(60_000);
-    p.set_unlimited();
-    p.drive_until(Instant::from_secs(3));
+    p.bulk_losing(&[60_000], Instant::from_secs(3));
     let entry = p.first_time_in(CaState::Recovery).unwrap();
     let c = trace_at(&p, entry);
     // RFC 9438 §4.6: ssthresh = cwnd * beta_cubic, cwnd = ssthresh.
@@ -538,9 +536,7 @@ fn segment_that_fills_a_hole_is_acknowledged_at_once() {
 #[test]
 fn three_dupacks_trigger_fast_retransmit_and_ssthresh_is_half_the_flight() {
     let mut p = ns2_ten_segment_window();
-    p.fwd.drop_first_tx_of(30_000);
-    p.set_unlimited();
-    p.drive_until(Instant::from_secs(2));
+    p.bulk_losing(&[30_000], Instant::from_secs(2));
     // The first ACK carrying 30_000 is new; the next three are duplicates.
     let a = ack_arrivals(&p, 30_000);
     assert!(a.len() >= 4, "{a:?}");
@@ -586,10 +582,7 @@ fn two_dupacks_from_reordering_do_not_trigger_a_retransmission() {
 /// Two losses in one window: 30_000 and 34_000.
 fn ns2_two_losses(recovery: Recovery) -> Pair {
     let mut p = ns2_ten_segment_window_with(recovery);
-    p.fwd.drop_first_tx_of(30_000);
-    p.fwd.drop_first_tx_of(34_000);
-    p.set_unlimited();
-    p.drive_until(Instant::from_secs(3));
+    p.bulk_losing(&[30_000, 34_000], Instant::from_secs(3));
     p
 }
 
@@ -665,10 +658,7 @@ fn sack_twenty_segment_window() -> Pair {
 #[test]
 fn sack_recovery_repairs_two_losses_in_one_window_without_a_timeout() {
     let mut p = sack_twenty_segment_window();
-    p.fwd.drop_first_tx_of(60_000);
-    p.fwd.drop_first_tx_of(65_000);
-    p.set_unlimited();
-    p.drive_until(Instant::from_secs(3));
+    p.bulk_losing(&[60_000, 65_000], Instant::from_secs(3));
     let st = p.snd.stats();
     assert_eq!(st.timeouts, 0);
     assert_eq!(st.fast_retransmits, 1);
@@ -697,9 +687,7 @@ fn sack_recovery_repairs_two_losses_in_one_window_without_a_timeout() {
 fn sack_recovery_sets_ssthresh_and_cwnd_to_half_the_flight() {
     let mut p = sack_twenty_segment_window();
     // Late enough for cwnd to exceed the send window: the flight is 20 segments.
-    p.fwd.drop_first_tx_of(60_000);
-    p.set_unlimited();
-    p.drive_until(Instant::from_secs(3));
+    p.bulk_losing(&[60_000], Instant::from_secs(3));
     let entry = p.first_time_in(CaState::Recovery).unwrap();
     let c = trace_at(&p, entry);
     let first_dupack = ack_arrivals(&p, 60_000)[1];
@@ -732,10 +720,7 @@ fn sack_recovery_without_sack_from_the_peer_still_repairs_two_losses() {
     };
     let mut p = Pair::with_configs(snd, rcv, ms(50));
     p.fwd.rate_bps = Some(ONE_SEG_PER_MS);
-    p.fwd.drop_first_tx_of(30_000);
-    p.fwd.drop_first_tx_of(34_000);
-    p.set_unlimited();
-    p.drive_until(Instant::from_secs(3));
+    p.bulk_losing(&[30_000, 34_000], Instant::from_secs(3));
     assert!(!p.snd.sack_enabled());
     assert_eq!(p.snd.stats().fast_retransmits, 1);
     assert_eq!(p.snd.stats().timeouts, 0);
@@ -791,9 +776,7 @@ fn limited_transmit_pair(sack: bool, limited_transmit: bool) -> Pair {
 /// transmission of sequence 30 000 is lost, driven for 2 s.
 fn segment_30000_lost_once(cfg: TcpConfig) -> Pair {
     let mut p = bottlenecked(cfg);
-    p.fwd.drop_first_tx_of(30_000);
-    p.set_unlimited();
-    p.drive_until(Instant::from_secs(2));
+    p.bulk_losing(&[30_000], Instant::from_secs(2));
     p
 }
 
@@ -1036,6 +1019,16 @@ fn small_buffer(rcv_buf: u64) -> Pair {
     Pair::new(cfg, ms(50))
 }
 
+/// [`small_buffer`] whose application never reads, sending without limit until
+/// `until`: the window closes once `rcv_buf` bytes are in.
+fn never_read(rcv_buf: u64, until: Instant) -> Pair {
+    let mut p = small_buffer(rcv_buf);
+    p.reader = Reader::Never;
+    p.set_unlimited();
+    p.drive_until(until);
+    p
+}
+
 #[test]
 fn a_greedy_reader_needs_no_window_updates() {
     // The window never closes, so every ACK already carries the full window: an
@@ -1055,10 +1048,7 @@ fn a_greedy_reader_needs_no_window_updates() {
 #[test]
 fn a_reader_that_never_reads_stops_the_sender_at_exactly_the_buffer_size() {
     for buf in [20_000, 20_500] {
-        let mut p = small_buffer(buf);
-        p.reader = Reader::Never;
-        p.set_unlimited();
-        p.drive_until(Instant::from_secs(10));
+        let p = never_read(buf, Instant::from_secs(10));
         assert_eq!(p.snd.snd_nxt(), buf, "buffer {buf}");
         assert_eq!(p.snd.snd_una(), buf);
         assert!(p.fwd.data().all(|s| s.seg.seq + s.seg.len as u64 <= buf));
@@ -1100,10 +1090,7 @@ fn the_sender_never_sends_beyond_the_right_edge_it_was_offered() {
 
 #[test]
 fn persist_timer_probes_a_zero_window_with_exponential_backoff() {
-    let mut p = small_buffer(20_000);
-    p.reader = Reader::Never;
-    p.set_unlimited();
-    p.drive_until(Instant::from_secs(2));
+    let mut p = never_read(20_000, Instant::from_secs(2));
     let zero_ack = p
         .acks()
         .find(|s| s.seg.wnd == 0)
@@ -1137,10 +1124,7 @@ fn persist_timer_probes_a_zero_window_with_exponential_backoff() {
 
 #[test]
 fn a_read_that_opens_the_window_sends_a_window_update_and_transfer_resumes() {
-    let mut p = small_buffer(20_000);
-    p.reader = Reader::Never;
-    p.set_unlimited();
-    p.drive_until(Instant::from_secs(3));
+    let mut p = never_read(20_000, Instant::from_secs(3));
     assert_eq!(p.read(10_000), 10_000);
     p.drive_until(Instant::from_secs(4));
     let update = p

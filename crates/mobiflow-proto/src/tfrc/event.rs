@@ -4,6 +4,21 @@
 
 use super::receiver::RxFreezeState;
 use super::sender::FreezeState;
+use crate::event::Events;
+
+/// Moves a Freeze-DCCP state (the sender's or the receiver's `set_state`) to `to`,
+/// queuing `changed(from, to)` when it is a change.
+pub(super) fn change_state<S: Copy + PartialEq, E>(
+    state: &mut S,
+    to: S,
+    events: &mut Events<E>,
+    changed: impl FnOnce(S, S) -> E,
+) {
+    if *state != to {
+        events.push(changed(*state, to));
+        *state = to;
+    }
+}
 
 /// A discrete happening of a [`super::TfrcSender`].
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

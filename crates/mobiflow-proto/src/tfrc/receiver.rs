@@ -26,7 +26,7 @@
 //!
 //! Polling order: see [`crate::tfrc`].
 
-use super::event::ReceiverEvent;
+use super::event::{change_state, ReceiverEvent};
 use super::loss_history::{sub16, LossHistory};
 use super::wire::{FreezeSignals, TfrcData, TfrcFeedback};
 use super::{FeedbackMode, TfrcConfig};
@@ -270,13 +270,8 @@ impl TfrcReceiver {
 
     /// Enter Freeze-DCCP state `to`, telling the caller when it is a change.
     fn set_state(&mut self, to: RxFreezeState) {
-        if self.state != to {
-            self.events.push(ReceiverEvent::StateChanged {
-                from: self.state,
-                to,
-            });
-            self.state = to;
-        }
+        let changed = |from, to| ReceiverEvent::StateChanged { from, to };
+        change_state(&mut self.state, to, &mut self.events, changed);
     }
 
     pub fn handle_timeout(&mut self, now: Instant) {

@@ -60,7 +60,7 @@
 //! Polling order: see [`crate::tfrc`].
 
 use super::equation::throughput;
-use super::event::SenderEvent;
+use super::event::{change_state, SenderEvent};
 use super::wire::{FreezeSignals, TfrcData, TfrcFeedback};
 use super::TfrcConfig;
 use crate::event::Events;
@@ -834,13 +834,8 @@ impl TfrcSender {
 
     /// Enter Freeze-DCCP state `to`, telling the caller when it is a change.
     fn set_state(&mut self, to: FreezeState) {
-        if self.state != to {
-            self.events.push(SenderEvent::StateChanged {
-                from: self.state,
-                to,
-            });
-            self.state = to;
-        }
+        let changed = |from, to| SenderEvent::StateChanged { from, to };
+        change_state(&mut self.state, to, &mut self.events, changed);
     }
 
     pub fn stats(&self) -> &TfrcSenderStats {

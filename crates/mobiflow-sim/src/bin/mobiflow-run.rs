@@ -7,10 +7,12 @@
 //!
 //! Usage: mobiflow-run SCENARIO.toml [--set KEY=VALUE]... [--out DIR]
 //!        [--budget SIZE | --no-budget]
-//!        mobiflow-run --doc-tables docs/scenarios.md
+//!        mobiflow-run --doc-tables docs
 //!
-//! `--doc-tables FILE` rewrites the parameter tables of `docs/scenarios.md` from the
-//! declarations of `mobiflow_sim::scenario` (`make docs-tables`).
+//! `--doc-tables DOCS` rewrites the generated tables of the documents in the folder
+//! `DOCS` (`make docs-tables`): those of `scenarios.md` from the declarations of
+//! `mobiflow_sim::scenario` and the registration lists, the map of registered items in
+//! `architecture.md` from the registration lists.
 //!
 //! A scenario whose estimated memory (`mobiflow_sim::budget`) exceeds the budget
 //! (default 4 GiB) is refused with status 2, as by `mobiflow run`.
@@ -21,7 +23,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 const USAGE: &str = "usage: mobiflow-run SCENARIO.toml [--set KEY=VALUE]... [--out DIR] \
-     [--budget SIZE | --no-budget]\n       mobiflow-run --doc-tables docs/scenarios.md";
+     [--budget SIZE | --no-budget]\n       mobiflow-run --doc-tables docs";
 
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
@@ -48,7 +50,7 @@ fn main() -> ExitCode {
             "--no-budget" => budget = None,
             "--doc-tables" => match args.next() {
                 Some(f) => return doc_tables(&PathBuf::from(f)),
-                None => return usage("--doc-tables needs the file (docs/scenarios.md)"),
+                None => return usage("--doc-tables needs the docs folder (docs)"),
             },
             "-h" | "--help" => {
                 println!("{USAGE}");
@@ -156,14 +158,18 @@ fn usage(msg: &str) -> ExitCode {
     ExitCode::from(2)
 }
 
-/// Rewrites the generated tables of the scenario documentation `file` in place.
-fn doc_tables(file: &std::path::Path) -> ExitCode {
-    let updated = std::fs::read_to_string(file)
-        .map_err(|e| format!("cannot read {}: {e}", file.display()))
-        .and_then(|text| mobiflow_sim::scenario::update_doc_tables(&text))
-        .and_then(|new| {
-            std::fs::write(file, new).map_err(|e| format!("cannot write {}: {e}", file.display()))
-        });
+/// Rewrites the generated tables of the documents in the folder `docs` in place.
+fn doc_tables(docs: &std::path::Path) -> ExitCode {
+    let updated = mobiflow_sim::scenario::generated_docs().try_for_each(|doc| {
+        let file = docs.join(doc);
+        std::fs::read_to_string(&file)
+            .map_err(|e| format!("cannot read {}: {e}", file.display()))
+            .and_then(|text| mobiflow_sim::scenario::update_doc_tables(doc, &text))
+            .and_then(|new| {
+                std::fs::write(&file, new)
+                    .map_err(|e| format!("cannot write {}: {e}", file.display()))
+            })
+    });
     match updated {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

@@ -17,6 +17,7 @@ use crate::results::{FlowSummary, Series, Ssthresh, SSTHRESH_INFINITE};
 use mobiflow_proto::tcp::{Polled, TcpConfig, TcpReceiver, TcpSender};
 use mobiflow_proto::time::{Duration, Instant};
 use mobiflow_proto::wire::Segment;
+use std::sync::Arc;
 
 /// Which end of a flow: the sender (source of the data) or the receiver.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -303,18 +304,23 @@ impl Endpoints {
     /// congestion control (`CcKind::with_seed`).
     pub(super) fn new(t: &Transport, seed: u64) -> Endpoints {
         match t {
-            Transport::Tcp(cfg) => Endpoints::Tcp(TcpEnds {
-                snd: TcpSender::new(TcpConfig {
-                    cc: cfg.cc.with_seed(seed),
-                    ..(**cfg).clone()
-                }),
-                rcv: TcpReceiver::new((**cfg).clone()),
-                header_bytes: cfg.header_bytes,
-                count_option_bytes: cfg.count_option_bytes,
-                prev_sample_read: 0,
-                prev_sample_rcv_nxt: 0,
-                observed: TcpObserved::default(),
-            }),
+            Transport::Tcp(cfg) => {
+                // The sender keeps a copy of its own (read on every ACK), with the
+                // connection's seed for its controller; the receiver reads the
+                // scenario's, shared.
+                Endpoints::Tcp(TcpEnds {
+                    snd: TcpSender::new(TcpConfig {
+                        cc: cfg.cc.with_seed(seed),
+                        ..(**cfg).clone()
+                    }),
+                    rcv: TcpReceiver::new(Arc::clone(cfg)),
+                    header_bytes: cfg.header_bytes,
+                    count_option_bytes: cfg.count_option_bytes,
+                    prev_sample_read: 0,
+                    prev_sample_rcv_nxt: 0,
+                    observed: TcpObserved::default(),
+                })
+            }
             Transport::Tfrc(t) => Endpoints::Tfrc(Box::new(TfrcFlow::new(t))),
         }
     }

@@ -122,6 +122,14 @@ impl<I, T> From<Vec<T>> for IdVec<I, T> {
     }
 }
 
+impl<I, T> IntoIterator for IdVec<I, T> {
+    type Item = T;
+    type IntoIter = std::vec::IntoIter<T>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.items.into_iter()
+    }
+}
+
 impl<I: Id, T> FromIterator<T> for IdVec<I, T> {
     fn from_iter<X: IntoIterator<Item = T>>(it: X) -> Self {
         IdVec::from(it.into_iter().collect::<Vec<T>>())

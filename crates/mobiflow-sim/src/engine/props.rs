@@ -600,7 +600,7 @@ fn check(toml: &str) -> Result<Coverage, String> {
             }
         }
         for (f, fr) in w.flows.iter().enumerate() {
-            if let Endpoints::Tcp(TcpEnds { snd, .. }) = &fr.ep {
+            if let Endpoints::Tcp(TcpEnds { snd, .. }) = &*fr.ep {
                 track[f].flow_edge = track[f].flow_edge.max(snd.snd_una() + snd.flow_window());
             }
         }
@@ -641,7 +641,7 @@ fn check(toml: &str) -> Result<Coverage, String> {
         }
         for (f, fr) in w.flows.iter().enumerate() {
             let spec = &sc.flows[f];
-            match (&fr.ep, &spec.transport) {
+            match (&*fr.ep, &spec.transport) {
                 (Endpoints::Tcp(TcpEnds { snd, rcv, .. }), Transport::Tcp(cfg)) => {
                     let mss = cfg.mss as u64;
                     let t = &mut track[f];

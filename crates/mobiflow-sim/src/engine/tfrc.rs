@@ -467,7 +467,7 @@ impl FlowEnds for TfrcFlow {
             timeouts: ob.nofeedback_expiries,
             rtt_mean_ms: rtt,
             rtt_samples: ss.rtt_samples,
-            tfrc: Some(TfrcSummary {
+            tfrc: Some(Box::new(TfrcSummary {
                 s: t.cfg.s,
                 freeze: t.freeze.is_some(),
                 packets_sent: ss.packets_sent,
@@ -490,7 +490,7 @@ impl FlowEnds for TfrcFlow {
                 fallbacks: ob.fallbacks,
                 states: ob.states.clone(),
                 disconnections,
-            }),
+            })),
             // TCP's counters (retransmits, windows, RTT quantiles, handoff) are not
             // TFRC's: they keep `common`'s zeros.
             ..common

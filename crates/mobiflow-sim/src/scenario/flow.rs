@@ -12,7 +12,9 @@ use crate::model::{AppSpec, FlowSpec, LinkSpec, ReaderSpec, Transport};
 use crate::units::{duration_value, format_duration, rate_value};
 use mobiflow_proto::flow::FlowControl;
 use mobiflow_proto::named_enum;
+use mobiflow_proto::tcp::TcpConfig;
 use mobiflow_proto::time::Duration;
+use std::sync::Arc;
 use toml::Value;
 
 /// A key of `[[flows]]`, read by the hand-written code below (its checks depend on the
@@ -184,32 +186,36 @@ pub(crate) fn parse_flows(
         g.check_keys(&tcp_keys())?;
         g.opt("profile", named::<Profile>)?;
     }
-    let Some(v) = root.get("flows") else {
-        return Err(key_err(
-            "flows",
-            "at least one flow is required ([[flows]] with from and to)",
-        ));
-    };
-    let arr = as_array(v).map_err(|e| key_err("flows", e))?;
-    if arr.is_empty() {
-        return Err(key_err("flows", "at least one flow is required"));
-    }
+    let arr = root.items("flows", "flow", "from and to")?;
     let mut flows: Vec<FlowSpec> = Vec::with_capacity(arr.len());
     // (flow index, assumed TCP defaults) of the TCP flows.
     let mut tcp_assumed: Vec<(usize, Vec<(String, String)>)> = Vec::new();
+    let mut last_tcp: Option<Arc<TcpConfig>> = None;
+    // Flow name -> index, so that a duplicate is found without a scan per flow.
+    let mut names: std::collections::HashMap<String, usize> =
+        std::collections::HashMap::with_capacity(arr.len());
     for (i, v) in arr.iter().enumerate() {
         let path = format!("flows.{i}");
         let t = v
             .as_table()
             .ok_or_else(|| key_err(&path, expected("a table (a [[flows]] entry)", v)))?;
         let ft = Tbl::new(t, path.clone());
-        let (flow, assumed) = parse_flow(&ft, i, nodes, links, duration, global_tcp.as_ref(), ctx)?;
-        if let Some(j) = flows.iter().position(|f| f.name == flow.name) {
+        let (mut flow, assumed) =
+            parse_flow(&ft, i, nodes, links, duration, global_tcp.as_ref(), ctx)?;
+        // A TCP configuration equal to the previous TCP flow's is that one, shared.
+        if let Transport::Tcp(cfg) = &mut flow.transport {
+            match &last_tcp {
+                Some(prev) if **prev == **cfg => *cfg = Arc::clone(prev),
+                _ => last_tcp = Some(Arc::clone(cfg)),
+            }
+        }
+        if let Some(&j) = names.get(&flow.name) {
             return Err(key_err(
                 format!("{path}.name"),
                 format!("duplicate flow name {:?} (also flows.{j})", flow.name),
             ));
         }
+        names.insert(flow.name.clone(), i);
         if matches!(flow.transport, Transport::Tcp(_)) {
             tcp_assumed.push((i, assumed));
         }
@@ -220,14 +226,18 @@ pub(crate) fn parse_flows(
     }
     add_channels(&mut flows)?;
     // An assumed TCP default shared by every flow is reported once, as `tcp.<field>`.
-    let shared = |kv: &(String, String)| tcp_assumed.iter().all(|(_, a)| a.contains(kv));
-    if let Some((_, first)) = tcp_assumed.first() {
-        for kv in first.iter().filter(|kv| shared(kv)) {
-            ctx.assume(format!("tcp.{}", kv.0), kv.1.clone());
-        }
+    // (Decided once: a test per flow and default would cost flows² at 10,000 flows.)
+    let shared: Vec<&(String, String)> = tcp_assumed.first().map_or_else(Vec::new, |(_, first)| {
+        first
+            .iter()
+            .filter(|kv| tcp_assumed.iter().all(|(_, a)| a.contains(kv)))
+            .collect()
+    });
+    for kv in &shared {
+        ctx.assume(format!("tcp.{}", kv.0), kv.1.clone());
     }
     for (i, a) in &tcp_assumed {
-        for kv in a.iter().filter(|kv| !shared(kv)) {
+        for kv in a.iter().filter(|kv| !shared.contains(kv)) {
             ctx.assume(format!("flows.{i}.tcp.{}", kv.0), kv.1.clone());
         }
     }
@@ -366,7 +376,7 @@ fn parse_flow(
             dst,
             start,
             stop,
-            transport: Transport::Tcp(Box::new(tcp)),
+            transport: Transport::Tcp(Arc::new(tcp)),
             app,
             reader,
         },

@@ -308,16 +308,7 @@ pub(crate) struct Links {
 }
 
 pub(crate) fn parse_links(root: &Tbl, ctx: &mut Ctx) -> R<Links> {
-    let Some(v) = root.get("links") else {
-        return Err(key_err(
-            "links",
-            "at least one link is required ([[links]] with a, b, rate and delay)",
-        ));
-    };
-    let arr = as_array(v).map_err(|e| key_err("links", e))?;
-    if arr.is_empty() {
-        return Err(key_err("links", "at least one link is required"));
-    }
+    let arr = root.items("links", "link", "a, b, rate and delay")?;
     let mut nodes: Vec<String> = Vec::new();
     let mut links: Vec<LinkSpec> = Vec::new();
     for (i, v) in arr.iter().enumerate() {

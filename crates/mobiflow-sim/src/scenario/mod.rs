@@ -29,7 +29,7 @@ mod tfrc;
 pub(crate) mod walk;
 
 pub use overrides::{apply_override, split_override};
-pub use params::update_doc_tables;
+pub use params::{generated_docs, registries, update_doc_tables, Registry};
 
 use crate::model::{CaptureSpec, MahimahiTrace, MeasureSpec, Scenario};
 use crate::units::{duration_value, format_duration};

@@ -319,6 +319,89 @@ pub(crate) fn registry_table(key: &str, entries: &[Entry]) -> String {
     out
 }
 
+/// A registration list (`mobiflow_proto::registry`) as docs/architecture.md maps it.
+pub struct Registry {
+    /// The key a scenario names its items with (`cc`), also the name of its table in
+    /// docs/scenarios.md.
+    pub key: &'static str,
+    /// The name of its map in docs/architecture.md.
+    pub table: &'static str,
+    /// The source folder of the list's crate, relative to the repository.
+    pub src: &'static str,
+    /// The list's folder in `src`, where the file of each item's module is.
+    pub dir: &'static str,
+    /// Its items.
+    pub entries: &'static [Entry],
+}
+
+impl Registry {
+    /// The file of item `e`, relative to the repository, if its line names one.
+    pub fn path(&self, e: &Entry) -> Option<String> {
+        e.file().map(|f| format!("{}/{}/{f}", self.src, self.dir))
+    }
+
+    /// Its table in docs/architecture.md: each item's name, file (relative to
+    /// [`Self::src`]) and documentation line.
+    fn map_table(&self) -> String {
+        let mut out = format!("| `{}` | file | what it is |\n|---|---|---|\n", self.key);
+        for e in self.entries {
+            let file = match e.file() {
+                Some(f) => format!("`{}/{f}`", self.dir),
+                None => "(none named)".to_string(),
+            };
+            out.push_str(&format!("| `{:?}` | {file} | {} |\n", e.name, e.doc()));
+        }
+        out
+    }
+}
+
+/// The four registration lists, in the order of docs/architecture.md.
+pub fn registries() -> [Registry; 4] {
+    use mobiflow_proto::cc::CcKind;
+    use mobiflow_proto::flow::FlowControl;
+    use mobiflow_proto::tcp::SenderExt;
+    const PROTO: &str = "crates/mobiflow-proto/src";
+    [
+        Registry {
+            key: "cc",
+            table: "registry.cc",
+            src: PROTO,
+            dir: "cc",
+            entries: CcKind::ENTRIES,
+        },
+        Registry {
+            key: "flow_control",
+            table: "registry.flow_control",
+            src: PROTO,
+            dir: "flow",
+            entries: FlowControl::ENTRIES,
+        },
+        Registry {
+            key: "extensions",
+            table: "registry.extensions",
+            src: PROTO,
+            dir: "tcp/ext",
+            entries: SenderExt::ENTRIES,
+        },
+        Registry {
+            key: "app",
+            table: "registry.app",
+            src: "crates/mobiflow-sim/src",
+            dir: "engine/app",
+            entries: crate::model::AppSpec::ENTRIES,
+        },
+    ]
+}
+
+/// The generated tables of `docs/architecture.md`: the map of each registration
+/// list's items to their files.
+fn architecture_tables() -> Vec<(&'static str, String)> {
+    registries()
+        .iter()
+        .map(|r| (r.table, r.map_table()))
+        .collect()
+}
+
 /// The generated tables of `docs/scenarios.md`: (name in the marker, table).
 fn doc_tables() -> Vec<(&'static str, String)> {
     use super::flow_control::{AFC, AUTOTUNE, LINUX, RSFC, WEB};
@@ -390,14 +473,34 @@ fn doc_tables() -> Vec<(&'static str, String)> {
     ]
 }
 
-/// The line before each generated table of `docs/scenarios.md`.
+/// What gives a document's generated tables: (name in the marker, table).
+type Tables = fn() -> Vec<(&'static str, String)>;
+
+/// The documents with generated tables, in the docs folder, each with its tables.
+const DOCS: [(&str, Tables); 2] = [
+    ("scenarios.md", doc_tables),
+    ("architecture.md", architecture_tables),
+];
+
+/// The file names of the documents in the docs folder whose tables
+/// [`update_doc_tables`] rewrites.
+pub fn generated_docs() -> impl Iterator<Item = &'static str> {
+    DOCS.iter().map(|(f, _)| *f)
+}
+
+/// The line before each generated table.
 const MARKER: &str = "<!-- generated table: ";
 
-/// `docs/scenarios.md` with every generated table rewritten from the declarations: the
-/// table after each `<!-- generated table: NAME ... -->` line is replaced. An error if
-/// a marker names no table or a table has no marker.
-pub fn update_doc_tables(text: &str) -> Result<String, String> {
-    let tables = doc_tables();
+/// The text of the document `doc` (one of [`generated_docs`]: `scenarios.md` from the
+/// parameter declarations and registration lists, `architecture.md` from the
+/// registration lists) with every generated table rewritten: the table after each
+/// `<!-- generated table: NAME ... -->` line is replaced. An error if `doc` has no
+/// generated tables, a marker names no table or a table has no marker.
+pub fn update_doc_tables(doc: &str, text: &str) -> Result<String, String> {
+    let Some((_, tables)) = DOCS.iter().find(|(f, _)| *f == doc) else {
+        return Err(format!("{doc} has no generated tables"));
+    };
+    let tables = tables();
     let mut seen = Vec::new();
     let mut out = String::with_capacity(text.len());
     let mut lines = text.lines().peekable();
@@ -418,7 +521,9 @@ pub fn update_doc_tables(text: &str) -> Result<String, String> {
         out.push_str(table);
     }
     if let Some((n, _)) = tables.iter().find(|(n, _)| !seen.contains(n)) {
-        return Err(format!("no {MARKER}{n} --> line for the table {n:?}"));
+        return Err(format!(
+            "{doc}: no {MARKER}{n} --> line for the table {n:?}"
+        ));
     }
     Ok(out)
 }

@@ -58,6 +58,21 @@ impl<'a> Tbl<'a> {
         self.t.get(k)
     }
 
+    /// The array of tables `k` (`[[flows]]`, `[[links]]`), required and not empty:
+    /// at least one `one`, each with `keys` (for the message when there is none).
+    pub fn items(&self, k: &str, one: &str, keys: &str) -> R<&'a Vec<Value>> {
+        let required = format!("at least one {one} is required");
+        let Some(v) = self.get(k) else {
+            let why = format!("{required} ([[{k}]] with {keys})");
+            return Err(key_err(self.key(k), why));
+        };
+        let arr = as_array(v).map_err(|e| key_err(self.key(k), e))?;
+        if arr.is_empty() {
+            return Err(key_err(self.key(k), required));
+        }
+        Ok(arr)
+    }
+
     /// Refuses any key not in `allowed`, suggesting the nearest allowed one.
     pub fn check_keys(&self, allowed: &[&str]) -> R<()> {
         for k in self.t.keys() {

@@ -43,26 +43,16 @@ impl AppKind for Bursts {
         for (j, v) in at_arr.iter().enumerate() {
             let k = format!("{}.{j}", t.key("at"));
             let d = duration_value(v).map_err(|e| key_err(&k, e))?;
+            let before = |what: &str, t: Duration| {
+                format!("{} is before {what} ({})", format_duration(d), format_duration(t))
+            };
             if d < start {
-                return Err(key_err(
-                    k,
-                    format!(
-                        "{} is before the flow's start ({})",
-                        format_duration(d),
-                        format_duration(start)
-                    ),
-                ));
+                return Err(key_err(k, before("the flow's start", start)));
             }
             if let Some(&prev) = at.last() {
                 if d < prev {
-                    return Err(key_err(
-                        k,
-                        format!(
-                            "{} is before the previous burst ({}); times must be sorted",
-                            format_duration(d),
-                            format_duration(prev)
-                        ),
-                    ));
+                    let why = before("the previous burst", prev) + "; times must be sorted";
+                    return Err(key_err(k, why));
                 }
             }
             at.push(d);

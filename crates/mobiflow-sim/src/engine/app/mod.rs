@@ -322,7 +322,7 @@ apps! {
     /// Writes `burst` bytes every `period`, from the flow's start until `stop`.
     OnOff { burst: u64, period: Duration } = "onoff" in onoff::OnOff;
     /// Web page loads; the flow (server to client) carries responses and its
-    /// parameters are in `[flows.web]`, see below.
+    /// parameters are in `[flows.web]`.
     Web { spec: Arc<WebSpec> } = "web" in web::WebApp, built by new,
         opens
         /// A channel of the web flow `main` (an index of `Scenario::flows`): connection
@@ -367,25 +367,5 @@ impl App for Apps {
     }
     fn report(&self, s: &mut FlowSummary) {
         each!(self, a => a.report(s))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::AppSpec;
-
-    #[test]
-    fn every_registered_app_has_its_file_on_the_architecture_map() {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/architecture.md");
-        let doc = std::fs::read_to_string(path).unwrap();
-        let files: Vec<String> = AppSpec::ENTRIES.iter().filter_map(|e| e.file()).collect();
-        assert_eq!(files.len(), AppSpec::KINDS.len(), "every kind has a file");
-        for f in &files {
-            assert!(
-                doc.contains(&format!("`{f}`")),
-                "{f} is not in docs/architecture.md"
-            );
-        }
-        assert!(!doc.contains("`no_such_app.rs`"));
     }
 }

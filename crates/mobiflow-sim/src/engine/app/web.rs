@@ -250,6 +250,7 @@ impl AppKind for WebApp {
             }
             chans.push((format!("{base}.req"), main.dst, main.src, conn, true));
         }
+        let cfg = Arc::new(cfg);
         chans
             .into_iter()
             .map(|(name, src, dst, conn, request)| FlowSpec {
@@ -258,7 +259,7 @@ impl AppKind for WebApp {
                 dst,
                 start: main.start,
                 stop: None,
-                transport: Transport::Tcp(Box::new(cfg.clone())),
+                transport: Transport::Tcp(Arc::clone(&cfg)),
                 app: AppSpec::WebChannel {
                     main: m,
                     conn,
