@@ -37,3 +37,24 @@ pub use idle::IdleRestart;
 pub use receiver::{ReceiverStats, TcpReceiver};
 pub use rtt::{RtoFormula, RttEstimator};
 pub use sender::{SenderStats, TcpSender};
+
+/// What a `poll_transmit_into` call of [`TcpSender`] or [`TcpReceiver`] did.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Polled {
+    /// Nothing to send: the slot is untouched.
+    Nothing,
+    /// A segment is in the slot; poll again.
+    Sent,
+    /// A segment is in the slot, and the machine knows that a poll now would send
+    /// nothing: it has done that poll's bookkeeping (what it records about the
+    /// windows), so the caller may stop. Polling again anyway is harmless: it repeats
+    /// the same bookkeeping on the same state and sends nothing.
+    Last,
+}
+
+impl Polled {
+    /// A segment was written.
+    pub fn sent(self) -> bool {
+        self != Polled::Nothing
+    }
+}

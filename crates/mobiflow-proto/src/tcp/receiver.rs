@@ -37,6 +37,7 @@ use super::config::TcpConfig;
 use super::delack::{AckDecision, AckPolicy, LinuxAck, RcvInfo};
 use super::dsack;
 use super::event::ReceiverEvent;
+use super::Polled;
 use crate::event::Events;
 use crate::flow::{FreezeTcp, RcvState, RwndPolicy};
 use crate::time::{Duration, Instant};
@@ -625,13 +626,23 @@ impl TcpReceiver {
 
     /// The next segment to send (an ACK, a window update or a SYN-ACK).
     pub fn poll_transmit(&mut self, now: Instant) -> Option<Segment> {
+        let mut seg = Segment::default();
+        self.poll_transmit_into(now, &mut seg).sent().then_some(seg)
+    }
+
+    /// [`Self::poll_transmit`] that writes the segment into `out` instead of returning
+    /// it; `out` is untouched when there is nothing to send ([`Polled::Nothing`]). A
+    /// caller that keeps the segment (the simulator's packet slab) then does not move
+    /// a ~128-byte `Option` out. [`Polled::Last`]: nothing else is due.
+    #[inline]
+    pub fn poll_transmit_into(&mut self, now: Instant, out: &mut Segment) -> Polled {
         if self.syn_ack_due {
             self.syn_ack_due = false;
             let wnd = self.window_to_advertise(now);
             // The SYN-ACK's window is the first offer (RFC 9293 §3.8.6.2.2).
             self.adv_right = self.rcv_nxt + wnd;
             self.last_adv_wnd = wnd;
-            return Some(Segment {
+            *out = Segment {
                 flags: Flags::SYN | Flags::ACK,
                 wnd,
                 mss: Some(self.cfg.mss.min(u16::MAX as u32) as u16),
@@ -642,42 +653,78 @@ impl TcpReceiver {
                     tsecr: self.ts_recent,
                 }),
                 ..Segment::default()
-            });
+            };
+            return self.sent();
         }
         if self.extra_acks > 0 || self.notice_due {
             let wnd = self.window_to_advertise(now);
-            let mut seg = self.build_ack(now, wnd);
+            self.build_ack(now, wnd, out);
             if self.extra_acks > 0 {
                 self.extra_acks -= 1;
             }
             if std::mem::take(&mut self.notice_due) {
-                seg.exp.handoff_notice = true;
+                out.exp.handoff_notice = true;
                 self.stats.handoff_notices += 1;
                 self.events.push(ReceiverEvent::HandoffNotice);
             }
-            return Some(seg);
+            return self.sent();
         }
         let window_only = self.pending != Pending::Now && self.window_update_due;
         if self.pending != Pending::Now && !self.window_update_due {
-            return None;
+            return Polled::Nothing;
         }
         let wnd = self.window_to_advertise(now);
         if window_only && !self.forced_update && self.rcv_nxt + wnd <= self.adv_right {
             // Nothing new to say.
             self.window_update_due = false;
-            return None;
+            return Polled::Nothing;
         }
         // An update acknowledging nothing new is a pure window update.
         let pure_update = window_only && self.rcv_nxt == self.last_ack_sent;
-        let seg = self.build_ack(now, wnd);
+        self.build_ack(now, wnd, out);
         if pure_update {
             self.stats.window_updates += 1;
         }
-        Some(seg)
+        self.sent()
     }
 
-    fn build_ack(&mut self, now: Instant, wnd: u64) -> Segment {
-        let mut sack = SackBlocks::new();
+    /// A segment was written: [`Polled::Last`] when the next poll would find nothing
+    /// due (no SYN-ACK, extra ACK or notice, no ACK or window update owed), which
+    /// it would answer without changing anything.
+    #[inline(always)]
+    fn sent(&self) -> Polled {
+        let due = self.syn_ack_due
+            || self.extra_acks > 0
+            || self.notice_due
+            || self.pending == Pending::Now
+            || self.window_update_due;
+        if due {
+            Polled::Sent
+        } else {
+            Polled::Last
+        }
+    }
+
+    /// The ACK advertising `wnd`, written into `out` (its SACK blocks in place too).
+    fn build_ack(&mut self, now: Instant, wnd: u64, out: &mut Segment) {
+        *out = Segment {
+            seq: 0,
+            ack: self.rcv_nxt,
+            len: 0,
+            flags: Flags::ACK,
+            wnd,
+            ts: self.ts_ok.then(|| Timestamps {
+                tsval: self.ts_now(now),
+                tsecr: self.ts_recent,
+            }),
+            sack: SackBlocks::new(),
+            exp: ExpOptions {
+                afc_rate: self.policy.option_value(now),
+                ..ExpOptions::default()
+            },
+            ..Segment::default()
+        };
+        let sack = &mut out.sack;
         // RFC 2883 §4: a D-SACK block goes first, on this ACK only (Linux
         // `tcp_options_write` clears `rx_opt.dsack` once written).
         let dsack = self.dsack_due.take();
@@ -711,23 +758,6 @@ impl TcpReceiver {
                 }
             }
         }
-        let seg = Segment {
-            seq: 0,
-            ack: self.rcv_nxt,
-            len: 0,
-            flags: Flags::ACK,
-            wnd,
-            ts: self.ts_ok.then(|| Timestamps {
-                tsval: self.ts_now(now),
-                tsecr: self.ts_recent,
-            }),
-            sack,
-            exp: ExpOptions {
-                afc_rate: self.policy.option_value(now),
-                ..ExpOptions::default()
-            },
-            ..Segment::default()
-        };
         if self.stats.acks_sent > 0
             && self.rcv_nxt == self.last_ack_sent
             && wnd == self.last_adv_wnd
@@ -767,7 +797,6 @@ impl TcpReceiver {
         self.window_update_due = false;
         self.full_segs_unacked = 0;
         self.delack_at = None;
-        seg
     }
 
     /// When `handle_timeout` should next be called.

@@ -48,6 +48,7 @@ use super::rtt::RttEstimator;
 use super::sack::{Scoreboard, SegRec};
 use super::tlp::{Probe, Tlp};
 use super::undo::{self, AckView, Undo, Verdict};
+use super::Polled;
 use crate::cc::{
     AckSample, CaEvent, CaState, CongestionController, CongestionEvent, CongestionKind,
     RecoveryExit,
@@ -214,6 +215,18 @@ enum NextSeg {
 enum State {
     SynSent,
     Established,
+}
+
+/// Write `seg`, if any, into `out`.
+#[inline(always)]
+fn put(out: &mut Segment, seg: Option<Segment>) -> Polled {
+    match seg {
+        Some(s) => {
+            *out = s;
+            Polled::Sent
+        }
+        None => Polled::Nothing,
+    }
 }
 
 /// See the module documentation.
@@ -767,8 +780,20 @@ impl TcpSender {
     /// forced by a recovery or a timeout, then what RFC 6675's NextSeg chooses
     /// ([`Self::next_seg`]): a lost segment, or new data ([`Self::send_new_data`]).
     pub fn poll_transmit(&mut self, now: Instant) -> Option<Segment> {
+        let mut seg = Segment::default();
+        self.poll_transmit_into(now, &mut seg).sent().then_some(seg)
+    }
+
+    /// [`Self::poll_transmit`] that writes the segment into `out` instead of returning
+    /// it; `out` is untouched when there is nothing to send ([`Polled::Nothing`]).
+    /// New data, nearly every segment, is built in `out`, so a caller that keeps the
+    /// segment (the simulator's packet slab) does not move a ~128-byte `Option` out.
+    /// After new data in the steady state ([`Self::nothing_more`]) the answer says
+    /// whether another poll would send anything ([`Polled::Last`]).
+    #[inline]
+    pub fn poll_transmit_into(&mut self, now: Instant, out: &mut Segment) -> Polled {
         if self.state == State::SynSent {
-            return self.transmit_syn(now);
+            return put(out, self.transmit_syn(now));
         }
         if self.probe_due {
             self.probe_due = false;
@@ -777,29 +802,31 @@ impl TcpSender {
             self.stats.segments_sent += 1;
             let mut seg = self.data_segment(now, self.snd_una, 0);
             seg.window_probe = true;
-            return Some(seg);
+            *out = seg;
+            return Polled::Sent;
         }
         if self.forced_rtx {
             self.forced_rtx = false;
             if let Some(i) = self.sb.first_lost() {
-                return Some(self.retransmit(now, i));
+                *out = self.retransmit(now, i);
+                return Polled::Sent;
             }
         }
         if let Some(p) = self.probe.take() {
-            if let Some(seg) = self.send_probe(now, p) {
-                return Some(seg);
+            if let r @ Polled::Sent = put(out, self.send_probe(now, p)) {
+                return r;
             }
         }
         let mss = self.cfg.mss;
         if self.ext.iter_mut().any(|e| e.holds_transmit(now, mss)) {
-            return None;
+            return Polled::Nothing;
         }
         let mut cwnd = self.prr_cwnd().unwrap_or_else(|| self.cc.window());
-        if self.cfg.limited_transmit
+        if self.ca == CaState::Loss
+            && self.dupacks > 0
+            && self.cfg.limited_transmit
             && self.cfg.limited_transmit_after_timeout
             && !self.sack_ok
-            && self.ca == CaState::Loss
-            && self.dupacks > 0
             && self.dupacks < self.cfg.dupack_threshold
         {
             // ns-2 `TcpAgent::send_one` after a timeout (`RenoTcpAgent::timeout` zeroes
@@ -812,25 +839,53 @@ impl TcpSender {
         if self.ca == CaState::Loss && self.undo.new_data_first() {
             // F-RTO step 2b (Linux `REXMIT_NEW` in `tcp_xmit_recovery`): new data
             // instead of the resend; if none can go, the conventional recovery.
-            if let Some(seg) = self.send_new_data(now, pipe_mode, cwnd) {
-                return Some(seg);
+            if self.send_new_data(now, pipe_mode, cwnd, out) {
+                return Polled::Sent;
             }
             if self.recover.is_some_and(|r| self.snd_nxt > r) {
-                return None;
+                return Polled::Nothing;
             }
             self.undo.stop_frto();
         }
         match self.next_seg(pipe_mode, cwnd) {
-            NextSeg::Retransmit(i) => Some(self.retransmit(now, i)),
-            NextSeg::Hold => None,
+            NextSeg::Retransmit(i) => {
+                *out = self.retransmit(now, i);
+                Polled::Sent
+            }
+            NextSeg::Hold => Polled::Nothing,
             NextSeg::NewData => {
-                let seg = self.send_new_data(now, pipe_mode, cwnd);
-                if seg.is_some() {
-                    self.schedule_probe(now, false);
+                if !self.send_new_data(now, pipe_mode, cwnd, out) {
+                    return Polled::Nothing;
                 }
-                seg
+                self.schedule_probe(now, false);
+                if self.nothing_more(now) {
+                    Polled::Last
+                } else {
+                    Polled::Sent
+                }
             }
         }
+    }
+
+    /// After new data left: would a poll now send nothing? Answered only in the steady
+    /// state (established, open, no extension, no probe or forced resend pending),
+    /// where that poll goes straight to [`Self::new_data_len`] with a window that is
+    /// congestion control's: the same call is made here, with its bookkeeping (RFC
+    /// 7661's cwnd-limited mark, the persist timer), on the same state. Otherwise
+    /// false, and the caller polls.
+    #[inline]
+    fn nothing_more(&mut self, now: Instant) -> bool {
+        if self.ca != CaState::Open
+            || self.state != State::Established
+            || self.probe_due
+            || self.forced_rtx
+            || self.probe.is_some()
+            || !self.ext.is_empty()
+        {
+            return false;
+        }
+        let cwnd = self.cc.window();
+        self.new_data_len(now, false, cwnd) == 0
     }
 
     /// The SYN (RFC 9293 §3.5), with the options this end offers.
@@ -909,7 +964,7 @@ impl TcpSender {
         }
         let mut allowed = cwnd;
         let mut in_use = self.sb.pipe();
-        if self.ca == CaState::Open && self.dupacks > 0 && self.dupacks < self.cfg.dupack_threshold
+        if self.dupacks > 0 && self.ca == CaState::Open && self.dupacks < self.cfg.dupack_threshold
         {
             if !self.cfg.limited_transmit {
                 // SACKed segments have left `pipe`; without limited transmit they must
@@ -925,12 +980,15 @@ impl TcpSender {
         allowed.saturating_sub(in_use)
     }
 
-    /// New data, as much as the receiver's window, cwnd and the application allow, in
-    /// segments of at most one MSS; a zero window starts the persist timer.
-    fn send_new_data(&mut self, now: Instant, pipe_mode: bool, cwnd: u64) -> Option<Segment> {
+    /// The length of the new data that may go now (0: none), in segments of at most
+    /// one MSS, and what deciding records: cwnd holding data back (RFC 7661), a zero
+    /// window that starts the persist timer. Deciding again on the same state records
+    /// the same.
+    #[inline(always)]
+    fn new_data_len(&mut self, now: Instant, pipe_mode: bool, cwnd: u64) -> u64 {
         let app_room = self.app_end.saturating_sub(self.snd_nxt);
         if app_room == 0 {
-            return None;
+            return 0;
         }
         let wnd_limit = self.snd_una + self.flow_window();
         let rwnd_room = wnd_limit.saturating_sub(self.snd_nxt);
@@ -941,7 +999,7 @@ impl TcpSender {
             if self.sb.is_empty() && self.persist_at.is_none() {
                 self.persist_at = Some(now + self.persist_interval());
             }
-            return None;
+            return 0;
         }
         let mss = self.mss();
         if cwnd_room < mss.min(rwnd_room).min(app_room) {
@@ -949,7 +1007,7 @@ impl TcpSender {
         }
         let len = mss.min(rwnd_room).min(cwnd_room).min(app_room);
         if len == 0 {
-            return None;
+            return 0;
         }
         if len < mss && len < app_room {
             // Never send a runt because of cwnd. Because of the receiver's window, fill
@@ -957,13 +1015,29 @@ impl TcpSender {
             // then only with nothing in flight or at least half the largest window the
             // peer has offered (the override timer is applied at once).
             if cwnd_room < mss.min(app_room) {
-                return None;
+                return 0;
             }
             if self.cfg.sender_sws && !self.sb.is_empty() && len < self.max_snd_wnd / 2 {
-                return None;
+                return 0;
             }
         }
+        len
+    }
 
+    /// New data, as much as the receiver's window, cwnd and the application allow
+    /// ([`Self::new_data_len`]), written into `out` (true).
+    fn send_new_data(
+        &mut self,
+        now: Instant,
+        pipe_mode: bool,
+        cwnd: u64,
+        out: &mut Segment,
+    ) -> bool {
+        let len = self.new_data_len(now, pipe_mode, cwnd);
+        if len == 0 {
+            return false;
+        }
+        let app_room = self.app_end.saturating_sub(self.snd_nxt);
         if self.sb.is_empty() {
             if let Some(last) = self.last_data_sent {
                 self.cc.on_event(now, CaEvent::TxStart { idle: now - last });
@@ -988,7 +1062,7 @@ impl TcpSender {
         self.last_new_data_at = Some(now);
         let seq = self.snd_nxt;
         self.snd_nxt += len;
-        if self.cfg.limited_transmit && self.ca == CaState::Open && self.dupacks > 0 {
+        if self.dupacks > 0 && self.cfg.limited_transmit && self.ca == CaState::Open {
             self.limited_tx_bytes += len;
         }
         if self.cfg.rtt_sampling == RttSampling::TimedSegment && self.rtt_timed.is_none() {
@@ -1007,9 +1081,9 @@ impl TcpSender {
             self.rate_on_new_data(now, len);
         }
         self.persist_at = None;
-        let seg = self.data_segment(now, seq, len);
+        *out = self.data_segment(now, seq, len);
         self.on_data_sent(now, len);
-        Some(seg)
+        true
     }
 
     /// RFC 5681 §4.1 (or Linux's `tcp_cwnd_restart`, `tcp::idle`): restart from the

@@ -260,7 +260,11 @@ impl TcpSender {
     pub(super) fn send_probe(&mut self, now: Instant, probe: Probe) -> Option<Segment> {
         let seg = match probe {
             // `tcp_write_xmit` with `push_one = 2`: one segment, beyond cwnd.
-            Probe::NewData => self.send_new_data(now, false, u64::MAX / 2),
+            Probe::NewData => {
+                let mut seg = Segment::default();
+                self.send_new_data(now, false, u64::MAX / 2, &mut seg)
+                    .then_some(seg)
+            }
             Probe::Retransmit => {
                 let last = self.sb.len().checked_sub(1)?;
                 Some(self.retransmit(now, last))

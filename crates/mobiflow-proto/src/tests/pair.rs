@@ -17,7 +17,7 @@
 //! silent (the polling order the machines document).
 
 use crate::cc::CaState;
-use crate::tcp::{ReceiverEvent, SenderEvent, TcpConfig, TcpReceiver, TcpSender};
+use crate::tcp::{Polled, ReceiverEvent, SenderEvent, TcpConfig, TcpReceiver, TcpSender};
 use crate::time::{Duration, Instant};
 use crate::wire::Segment;
 use std::collections::VecDeque;
@@ -471,19 +471,34 @@ impl Pair {
         let now = self.now;
         loop {
             let mut any = false;
+            // Polled::Last is checked on every flush: a poll right after it sends
+            // nothing.
+            let mut seg = Segment::default();
             for _ in 0..MAX_BURST {
-                let Some(seg) = self.snd.poll_transmit(now) else {
+                let polled = self.snd.poll_transmit_into(now, &mut seg);
+                if !polled.sent() {
                     break;
-                };
+                }
                 self.fwd.send(now, seg);
                 any = true;
+                if polled == Polled::Last {
+                    let again = self.snd.poll_transmit_into(now, &mut seg);
+                    assert_eq!(again, Polled::Nothing, "the sender sent after Last");
+                    break;
+                }
             }
             for _ in 0..MAX_BURST {
-                let Some(seg) = self.rcv.poll_transmit(now) else {
+                let polled = self.rcv.poll_transmit_into(now, &mut seg);
+                if !polled.sent() {
                     break;
-                };
+                }
                 self.rev.send(now, seg);
                 any = true;
+                if polled == Polled::Last {
+                    let again = self.rcv.poll_transmit_into(now, &mut seg);
+                    assert_eq!(again, Polled::Nothing, "the receiver sent after Last");
+                    break;
+                }
             }
             if !any {
                 break;

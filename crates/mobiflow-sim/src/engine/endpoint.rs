@@ -9,13 +9,14 @@
 //! `Endpoints::new` and in the `each!` macro below.
 
 use super::ids::{DirId, FlowId};
-use super::net::Body;
+use super::net::{Body, Outgoing};
 use super::observe::TcpObserved;
 use super::tfrc::TfrcFlow;
 use crate::model::{FlowSpec, Scenario, Transport};
 use crate::results::{FlowSummary, Series, Ssthresh, SSTHRESH_INFINITE};
-use mobiflow_proto::tcp::{TcpConfig, TcpReceiver, TcpSender};
+use mobiflow_proto::tcp::{Polled, TcpConfig, TcpReceiver, TcpSender};
 use mobiflow_proto::time::{Duration, Instant};
+use mobiflow_proto::wire::Segment;
 use std::sync::Arc;
 
 /// Which end of a flow: the sender (source of the data) or the receiver.
@@ -45,6 +46,21 @@ pub(super) struct SummaryCtx<'a> {
     pub forward_path: Vec<DirId>,
 }
 
+/// Where an endpoint's packets go ([`FlowEnds::transmit`]): into the engine's packet
+/// slab, then the network.
+pub(super) trait Sink {
+    /// The segment of the packet the next [`Sink::send_slot`] sends, for a TCP
+    /// machine to write in place (`poll_transmit_into`): nothing is copied on the way
+    /// to the slab. Left unsent if the machine writes nothing.
+    fn tcp_slot(&mut self) -> &mut Segment;
+    /// Send the packet whose segment was written into [`Sink::tcp_slot`], `bytes`
+    /// on the wire.
+    fn send_slot(&mut self, bytes: u32);
+    /// Send a packet built elsewhere (copied once, into the slab), `bytes` on the
+    /// wire.
+    fn send(&mut self, out: Outgoing<'_>, bytes: u32);
+}
+
 /// A flow's two protocol machines, as the engine drives them.
 pub(super) trait FlowEnds {
     /// Bytes the receiving application has been given.
@@ -65,8 +81,8 @@ pub(super) trait FlowEnds {
     /// engine then checks completions and wakes the application); `greedy`: the
     /// receiving application reads whatever it can at once.
     fn handle_packet(&mut self, now: Instant, to: Side, body: &Body, greedy: bool) -> bool;
-    /// Hand every packet `side` has to send now to `send`, with its size on the wire.
-    fn transmit(&mut self, now: Instant, side: Side, send: &mut impl FnMut(Body, u32));
+    /// Hand every packet `side` has to send now to `sink`, with its size on the wire.
+    fn transmit(&mut self, now: Instant, side: Side, sink: &mut impl Sink);
     /// Bytes the sender has sent (what a bulk flow offered).
     fn bytes_sent(&self) -> u64;
     /// One row of the flow series and one of its transport's series, at time `t`
@@ -150,19 +166,28 @@ impl FlowEnds for TcpEnds {
         }
     }
     #[inline]
-    fn transmit(&mut self, now: Instant, side: Side, send: &mut impl FnMut(Body, u32)) {
+    fn transmit(&mut self, now: Instant, side: Side, sink: &mut impl Sink) {
         loop {
-            let seg = match side {
-                Side::Sender => self.snd.poll_transmit(now),
-                Side::Receiver => self.rcv.poll_transmit(now),
+            // The machine builds the segment in its packet's slot.
+            let seg = sink.tcp_slot();
+            let polled = match side {
+                Side::Sender => self.snd.poll_transmit_into(now, seg),
+                Side::Receiver => self.rcv.poll_transmit_into(now, seg),
             };
-            let Some(seg) = seg else { break };
+            if polled == Polled::Nothing {
+                break;
+            }
             let opts = if self.count_option_bytes {
                 seg.options_len()
             } else {
                 0
             };
-            send(Body::Tcp(seg), seg.len + self.header_bytes + opts);
+            let bytes = seg.len + self.header_bytes + opts;
+            sink.send_slot(bytes);
+            if polled == Polled::Last {
+                // The machine did the bookkeeping of the poll that would send nothing.
+                break;
+            }
         }
         // Every drive of a machine ends in a flush of that end: take its events.
         match side {
@@ -348,8 +373,8 @@ impl FlowEnds for Endpoints {
         each!(self, e => e.handle_packet(now, to, body, greedy))
     }
     #[inline]
-    fn transmit(&mut self, now: Instant, side: Side, send: &mut impl FnMut(Body, u32)) {
-        each!(self, e => e.transmit(now, side, send))
+    fn transmit(&mut self, now: Instant, side: Side, sink: &mut impl Sink) {
+        each!(self, e => e.transmit(now, side, sink))
     }
     fn bytes_sent(&self) -> u64 {
         each!(self, e => e.bytes_sent())

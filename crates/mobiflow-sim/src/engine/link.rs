@@ -259,6 +259,10 @@ pub struct Dir {
     pub busy_until: Instant,
     limit: QueueLimit,
     red: Option<RedState>,
+    /// The packet limit of a DropTail queue without random loss or a trace: the
+    /// fast path of `enqueue_from` (decided when the direction is built, from
+    /// settings that never change; the rate and outages are tested per packet).
+    droptail: Option<u32>,
     pub down: bool,
     /// Incremented whenever the pipe's head may have changed other than by delivery;
     /// arrival events carry it, so stale ones are recognised.
@@ -341,6 +345,10 @@ impl Dir {
             QueueSpec::DropTail { limit } => (*limit, None),
             QueueSpec::Red { limit, red } => (*limit, Some(RedState::new(rate_bps, delay, red))),
         };
+        let droptail = match (limit, &red) {
+            (QueueLimit::Packets(n), None) if spec.loss <= 0.0 && trace.is_none() => Some(n),
+            _ => None,
+        };
         Dir {
             index,
             from,
@@ -352,6 +360,7 @@ impl Dir {
             busy_until: Instant::ZERO,
             limit,
             red,
+            droptail,
             down: false,
             pipe_gen: 0,
             last_arrival: Instant::ZERO,
@@ -485,8 +494,9 @@ impl Dir {
     /// there, when ns-2's `LinkDelay::recv` scheduled its arrival). `origin` orders
     /// the arrival against a transmission that ends at `now` (`retire`).
     pub fn enqueue_from(&mut self, now: Instant, origin: Instant, id: PktId, bytes: u32) -> Admit {
-        if let (QueueLimit::Packets(n), None) = (self.limit, &self.red) {
-            if self.loss <= 0.0 && self.scheduled_mode() {
+        if let Some(n) = self.droptail {
+            // `scheduled_mode()`: no trace here, so a rate and up.
+            if self.rate_bps > 0 && !self.down {
                 return self.enqueue_droptail(now, origin, id, bytes, n);
             }
         }

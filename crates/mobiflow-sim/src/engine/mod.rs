@@ -37,16 +37,13 @@ use ids::{DirId, FlowId, IdVec, NodeId};
 use link::PktId;
 use linkdir::{LinkDir, LinkTimer};
 use mobiflow_proto::time::{Duration, Instant};
-#[cfg(test)]
 use mobiflow_proto::wire::Segment;
 #[cfg(test)]
 use net::Body;
-use net::{Net, Pkt, Queue};
+use net::{EventHeap, Net, Pkt, Queue};
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use reader::reader_interval;
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
 
 pub use reader::{read_budget, read_rate_at};
 
@@ -137,46 +134,12 @@ struct Entry {
     ev: Ev,
 }
 const _: () = assert!(std::mem::size_of::<Entry>() == 32);
-impl PartialEq for Entry {
-    fn eq(&self, o: &Self) -> bool {
-        self.t == o.t && self.made == o.made && self.seq == o.seq
-    }
-}
-impl Eq for Entry {}
 impl Entry {
-    /// The sort key, reversed (BinaryHeap is a max-heap): the earliest entry is the
-    /// greatest.
+    /// Leaves the queue before `o`: earlier in `(t, made, seq)` (a chain of
+    /// early-exit comparisons).
     #[inline(always)]
-    fn key(&self) -> std::cmp::Reverse<(Instant, Instant, u32)> {
-        std::cmp::Reverse((self.t, self.made, self.seq))
-    }
-}
-// The heap's sifts use `<=`: defined directly on the key (a chain of early-exit
-// comparisons) rather than through `cmp`'s `Ordering`.
-impl PartialOrd for Entry {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
-    #[inline(always)]
-    fn lt(&self, o: &Self) -> bool {
-        self.key() < o.key()
-    }
-    #[inline(always)]
-    fn le(&self, o: &Self) -> bool {
-        self.key() <= o.key()
-    }
-    #[inline(always)]
-    fn gt(&self, o: &Self) -> bool {
-        self.key() > o.key()
-    }
-    #[inline(always)]
-    fn ge(&self, o: &Self) -> bool {
-        self.key() >= o.key()
-    }
-}
-impl Ord for Entry {
-    fn cmp(&self, o: &Self) -> Ordering {
-        self.key().cmp(&o.key())
+    fn before(&self, o: &Entry) -> bool {
+        (self.t, self.made, self.seq) < (o.t, o.made, o.seq)
     }
 }
 
@@ -193,6 +156,8 @@ struct FlowRt {
     read_hook: Option<FlowId>,
     /// The sender's node and the receiver's (`flush` sends from one to the other).
     nodes: [NodeId; 2],
+    /// The receiving application reads whatever it can at once (`ReaderSpec::Greedy`).
+    greedy: bool,
     /// Earliest pending wake-up of the sender and the receiver.
     wake: [Option<Instant>; 2],
     start: Instant,
@@ -237,6 +202,61 @@ pub struct World<'a> {
     /// tests to check each rate change against the X_recv set it was computed from.
     #[cfg(test)]
     fb_log: Option<Vec<tfrc::FeedbackStep>>,
+}
+
+/// The sink of one flush (`World::flush`): an endpoint's packets go into the slab,
+/// are recorded if their node is captured, and are forwarded from it.
+struct SlabSink<'a> {
+    net: &'a mut Net,
+    capture: &'a mut Option<Capture>,
+    #[cfg(test)]
+    seg_log: &'a mut Option<Vec<(FlowId, bool, Segment)>>,
+    f: FlowId,
+    to_receiver: bool,
+    from: NodeId,
+    dst: NodeId,
+    now: Instant,
+}
+
+impl SlabSink<'_> {
+    /// Packet `id`, in the slab, leaves its node.
+    #[inline(always)]
+    fn post(&mut self, id: PktId) {
+        let net = &mut *self.net;
+        #[cfg(test)]
+        if let (Some(log), Body::Tcp(seg)) = (self.seg_log.as_mut(), &net.pkts[id as usize].body) {
+            log.push((self.f, !self.to_receiver, *seg));
+        }
+        if let Some(cap) = self.capture.as_mut() {
+            cap.sent(self.from, self.now, &net.pkts[id as usize]);
+        }
+        net.forward(self.from, id);
+    }
+}
+
+impl endpoint::Sink for SlabSink<'_> {
+    #[inline(always)]
+    fn tcp_slot(&mut self) -> &mut Segment {
+        self.net.next_tcp_slot()
+    }
+    #[inline(always)]
+    fn send_slot(&mut self, bytes: u32) {
+        let id = self
+            .net
+            .alloc_slot(self.f, self.to_receiver, self.dst, bytes);
+        self.post(id);
+    }
+    #[inline(always)]
+    fn send(&mut self, out: net::Outgoing<'_>, bytes: u32) {
+        let id = self.net.alloc(Pkt {
+            flow: self.f,
+            to_receiver: self.to_receiver,
+            dst: self.dst,
+            bytes,
+            body: out.body(),
+        });
+        self.post(id);
+    }
 }
 
 /// SplitMix64 (Steele, Lea, Flood 2014): derives independent seeds from the run's seed.
@@ -337,6 +357,7 @@ impl<'a> World<'a> {
                 )),
                 read_hook,
                 nodes: [NodeId::new(f.src), NodeId::new(f.dst)],
+                greedy: matches!(f.reader, ReaderSpec::Greedy),
                 wake: [None, None],
                 start,
                 total,
@@ -364,7 +385,7 @@ impl<'a> World<'a> {
             net: Net {
                 now: Instant::ZERO,
                 queue: Queue {
-                    heap: BinaryHeap::with_capacity(1024),
+                    heap: EventHeap::with_capacity(1024),
                     made: Instant::ZERO,
                     seq: 0,
                     spent_top: false,
@@ -642,7 +663,7 @@ impl<'a> World<'a> {
         } else {
             Side::Sender
         };
-        let greedy = matches!(self.sc.flows[f.index()].reader, ReaderSpec::Greedy);
+        let greedy = self.flows[f].greedy;
         #[cfg(test)]
         let fb_before = self
             .fb_log
@@ -712,29 +733,18 @@ impl<'a> World<'a> {
             Side::Sender => fr.nodes,
             Side::Receiver => [fr.nodes[1], fr.nodes[0]],
         };
-        let net = &mut self.net;
-        let capture = &mut self.capture;
-        #[cfg(test)]
-        let seg_log = &mut self.seg_log;
-        let to_receiver = side == Side::Sender;
-        // `move`: the closure holds the ids by value, not references to them.
-        fr.ep.transmit(now, side, &mut move |body, bytes| {
+        let mut sink = SlabSink {
+            net: &mut self.net,
+            capture: &mut self.capture,
             #[cfg(test)]
-            if let (Some(log), Body::Tcp(seg)) = (seg_log.as_mut(), &body) {
-                log.push((f, !to_receiver, *seg));
-            }
-            let id = net.alloc(Pkt {
-                flow: f,
-                to_receiver,
-                dst,
-                bytes,
-                body,
-            });
-            if let Some(cap) = capture.as_mut() {
-                cap.sent(from, now, &net.pkts[id as usize]);
-            }
-            net.forward(from, id);
-        });
+            seg_log: &mut self.seg_log,
+            f,
+            to_receiver: side == Side::Sender,
+            from,
+            dst,
+            now,
+        };
+        fr.ep.transmit(now, side, &mut sink);
         if let Some(t) = fr.ep.poll_timeout(side) {
             let t = t.max(now);
             let wake = &mut fr.wake[side.index()];

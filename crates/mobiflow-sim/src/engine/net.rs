@@ -8,7 +8,7 @@ use super::{Entry, Ev};
 use mobiflow_proto::tfrc::{TfrcData, TfrcFeedback};
 use mobiflow_proto::time::Instant;
 use mobiflow_proto::wire::Segment;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::VecDeque;
 
 #[derive(Clone, Debug)]
 pub(super) struct Pkt {
@@ -27,10 +27,106 @@ pub(super) enum Body {
     TfrcFeedback(TfrcFeedback),
 }
 
+/// A TFRC packet an endpoint sends, borrowed from where its machine built it: the
+/// engine copies it once, into the packet's slot in the slab (`Net::alloc`), instead
+/// of moving a whole `Body` through the send path. (A TCP machine writes its segment
+/// into the slot itself: `Net::next_tcp_slot`.)
+#[derive(Copy, Clone, Debug)]
+pub(super) enum Outgoing<'a> {
+    TfrcData(&'a TfrcData),
+    TfrcFeedback(&'a TfrcFeedback),
+}
+
+impl Outgoing<'_> {
+    #[inline(always)]
+    pub(super) fn body(self) -> Body {
+        match self {
+            Outgoing::TfrcData(d) => Body::TfrcData(*d),
+            Outgoing::TfrcFeedback(f) => Body::TfrcFeedback(*f),
+        }
+    }
+}
+
+/// A binary min-heap of events, the earliest (`Entry::before`) on top. Entries are
+/// unique in `(t, made, seq)`, so events leave in one order whatever the heap's
+/// shape. Written out (rather than `std::collections::BinaryHeap`) for `replace_top`:
+/// the event being run is overwritten in place by the first one it schedules, and
+/// sifted down once, without a `PeekMut` guard.
+pub(super) struct EventHeap {
+    v: Vec<Entry>,
+}
+
+impl EventHeap {
+    pub(super) fn with_capacity(n: usize) -> EventHeap {
+        EventHeap {
+            v: Vec::with_capacity(n),
+        }
+    }
+
+    #[inline(always)]
+    pub(super) fn peek(&self) -> Option<&Entry> {
+        self.v.first()
+    }
+
+    pub(super) fn push(&mut self, e: Entry) {
+        let mut i = self.v.len();
+        self.v.push(e);
+        while i > 0 {
+            let parent = (i - 1) / 2;
+            if !e.before(&self.v[parent]) {
+                break;
+            }
+            self.v[i] = self.v[parent];
+            i = parent;
+        }
+        self.v[i] = e;
+    }
+
+    pub(super) fn pop(&mut self) -> Option<Entry> {
+        let last = self.v.pop()?;
+        let Some(&top) = self.v.first() else {
+            return Some(last);
+        };
+        self.sift_down(last);
+        Some(top)
+    }
+
+    /// Replace the top with `e` (the heap is not empty) and restore the order.
+    #[inline(always)]
+    pub(super) fn replace_top(&mut self, e: Entry) {
+        self.sift_down(e);
+    }
+
+    /// Put `e` at the top's place and sift it down.
+    #[inline(always)]
+    fn sift_down(&mut self, e: Entry) {
+        let v = &mut self.v[..];
+        let n = v.len();
+        let mut i = 0;
+        loop {
+            let l = 2 * i + 1;
+            if l >= n {
+                break;
+            }
+            let c = if l + 1 < n && v[l + 1].before(&v[l]) {
+                l + 1
+            } else {
+                l
+            };
+            if !v[c].before(&e) {
+                break;
+            }
+            v[i] = v[c];
+            i = c;
+        }
+        v[i] = e;
+    }
+}
+
 /// The event queue: a heap ordered by `(time, insertion sequence)`, the insertion
 /// sequence kept as `(made, seq)` (see `Entry`).
 pub(super) struct Queue {
-    pub heap: BinaryHeap<Entry>,
+    pub heap: EventHeap,
     /// The instant of the last `at`, and how many events were scheduled at it.
     pub made: Instant,
     pub seq: u32,
@@ -63,7 +159,7 @@ impl Queue {
         };
         if self.spent_top {
             self.spent_top = false;
-            *self.heap.peek_mut().expect("the spent top is in the heap") = e;
+            self.heap.replace_top(e);
         } else {
             self.heap.push(e);
         }
@@ -101,6 +197,57 @@ impl Net {
             self.pkts.push(pkt);
             (self.pkts.len() - 1) as PktId
         }
+    }
+
+    /// The segment of the packet the next [`Net::alloc_slot`] sends, for a TCP machine
+    /// to write in place (`poll_transmit_into`): the body of the slot the next
+    /// allocation takes (the slab grows by one when no slot is free). The slot stays
+    /// free until `alloc_slot` takes it, so a machine that writes nothing leaves it
+    /// as it was.
+    #[inline(always)]
+    pub(super) fn next_tcp_slot(&mut self) -> &mut Segment {
+        let id = match self.free.last() {
+            Some(&id) => id,
+            None => {
+                self.pkts.push(Pkt {
+                    flow: FlowId::new(0),
+                    to_receiver: false,
+                    dst: NodeId::new(0),
+                    bytes: 0,
+                    body: Body::Tcp(Segment::default()),
+                });
+                let id = (self.pkts.len() - 1) as PktId;
+                self.free.push(id);
+                id
+            }
+        };
+        let body = &mut self.pkts[id as usize].body;
+        if !matches!(body, Body::Tcp(_)) {
+            *body = Body::Tcp(Segment::default());
+        }
+        let Body::Tcp(seg) = body else {
+            unreachable!("the body was made a TCP segment")
+        };
+        seg
+    }
+
+    /// Allocate the slot of [`Net::next_tcp_slot`], whose segment is written, as a
+    /// packet of `flow` towards `dst` of `bytes` on the wire.
+    #[inline(always)]
+    pub(super) fn alloc_slot(
+        &mut self,
+        flow: FlowId,
+        to_receiver: bool,
+        dst: NodeId,
+        bytes: u32,
+    ) -> PktId {
+        let id = self.free.pop().expect("next_tcp_slot left a free slot");
+        let p = &mut self.pkts[id as usize];
+        p.flow = flow;
+        p.to_receiver = to_receiver;
+        p.dst = dst;
+        p.bytes = bytes;
+        id
     }
 
     /// Count a lost data packet against its flow: `slot` 0 outage, 1 queue, 2 random
@@ -204,7 +351,7 @@ mod tests {
     #[test]
     fn same_time_events_pop_in_scheduling_order() {
         let mut q = Queue {
-            heap: BinaryHeap::new(),
+            heap: EventHeap::with_capacity(0),
             made: Instant::ZERO,
             seq: 0,
             spent_top: false,
@@ -240,7 +387,7 @@ mod tests {
     fn spent_top_replacement_keeps_the_pop_order() {
         let t = |us: u64| Instant::ZERO + mobiflow_proto::time::Duration::from_micros(us);
         let new_queue = || Queue {
-            heap: BinaryHeap::new(),
+            heap: EventHeap::with_capacity(0),
             made: Instant::ZERO,
             seq: 0,
             spent_top: false,

@@ -12,9 +12,9 @@
 //! once (the sender then restores on its own, "FROZEN → RESTORING: ... or on a local
 //! unfreeze").
 
-use super::endpoint::{forward_to_machines, FlowEnds, Side, SummaryCtx};
+use super::endpoint::{forward_to_machines, FlowEnds, Side, Sink, SummaryCtx};
 use super::ids::{FlowId, NodeId};
-use super::net::Body;
+use super::net::{Body, Outgoing};
 use super::observe::TfrcObserved;
 use super::{Ev, World};
 use crate::model::{FlowSpec, FreezeSide, FreezeWarning, RateModel, Scenario, TfrcSpec};
@@ -303,19 +303,18 @@ impl FlowEnds for TfrcFlow {
             Body::Tcp(_) => false,
         }
     }
-    fn transmit(&mut self, now: Instant, side: Side, send: &mut impl FnMut(Body, u32)) {
+    fn transmit(&mut self, now: Instant, side: Side, sink: &mut impl Sink) {
         loop {
-            let (body, bytes) = match side {
+            match side {
                 Side::Receiver => match self.rcv.poll_transmit(now) {
-                    Some(fb) => (Body::TfrcFeedback(fb), self.feedback_bytes),
+                    Some(fb) => sink.send(Outgoing::TfrcFeedback(&fb), self.feedback_bytes),
                     None => break,
                 },
                 Side::Sender => match self.snd.poll_transmit(now) {
-                    Some(d) => (Body::TfrcData(d), d.len + self.header_bytes),
+                    Some(d) => sink.send(Outgoing::TfrcData(&d), d.len + self.header_bytes),
                     None => break,
                 },
-            };
-            send(body, bytes);
+            }
         }
         self.observe(now);
     }
