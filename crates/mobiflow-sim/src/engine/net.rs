@@ -87,19 +87,14 @@ impl EventHeap {
         let Some(&top) = self.v.first() else {
             return Some(last);
         };
-        self.sift_down(last);
+        self.replace_top(last);
         Some(top)
     }
 
-    /// Replace the top with `e` (the heap is not empty) and restore the order.
+    /// Replace the top with `e` (the heap is not empty): `e` takes the top's place
+    /// and is sifted down.
     #[inline(always)]
     pub(super) fn replace_top(&mut self, e: Entry) {
-        self.sift_down(e);
-    }
-
-    /// Put `e` at the top's place and sift it down.
-    #[inline(always)]
-    fn sift_down(&mut self, e: Entry) {
         let v = &mut self.v[..];
         let n = v.len();
         let mut i = 0;

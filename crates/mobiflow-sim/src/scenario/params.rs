@@ -407,9 +407,11 @@ fn doc_tables() -> Vec<(&'static str, String)> {
     use super::flow_control::{AFC, AUTOTUNE, LINUX, RSFC, WEB};
     use super::tcp::{CUBIC, FLD, RELENTLESS, TCP};
     use super::tfrc::TFRC;
-    use mobiflow_proto::cc::{CcKind, CubicParams};
-    use mobiflow_proto::flow::FlowControl;
-    use mobiflow_proto::tcp::{SenderExt, TcpConfig};
+    use mobiflow_proto::cc::CubicParams;
+    use mobiflow_proto::tcp::TcpConfig;
+    // The registration lists' tables, from the lists' one declaration.
+    let [cc, flow_control, extensions, _app] = registries();
+    let registry = |r: &Registry| (r.key, registry_table(r.key, r.entries));
     let (rfc, ns2, linux) = (TcpConfig::default(), TcpConfig::ns2(), TcpConfig::linux());
     let profiles = [
         ("`rfc` default", &rfc, "rfc"),
@@ -422,11 +424,8 @@ fn doc_tables() -> Vec<(&'static str, String)> {
         ("top", single("key", super::ROOT)),
         ("run", single("key", super::RUN)),
         ("tcp", doc_table("key", TCP, &profiles)),
-        ("cc", registry_table("cc", CcKind::ENTRIES)),
-        (
-            "extensions",
-            registry_table("extensions", SenderExt::ENTRIES),
-        ),
+        registry(&cc),
+        registry(&extensions),
         (
             "tcp.cubic",
             doc_table(
@@ -451,10 +450,7 @@ fn doc_tables() -> Vec<(&'static str, String)> {
                 &[("default", &(), "")],
             ),
         ),
-        (
-            "flow_control",
-            registry_table("flow_control", FlowControl::ENTRIES),
-        ),
+        registry(&flow_control),
         ("flows.afc", single("`[flows.afc]` key", AFC)),
         ("flows.autotune", single("`[flows.autotune]` key", AUTOTUNE)),
         ("flows.rsfc", single("`[flows.rsfc]` key", RSFC)),
