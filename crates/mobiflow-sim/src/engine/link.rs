@@ -649,9 +649,10 @@ impl Dir {
         self.pipe.front().map(|p| p.at)
     }
 
-    /// The pipe's head reaches the far end: its id, and whether it arrives twice
+    /// The pipe's head reaches the far end: the packet, and whether it arrives twice
     /// (`duplicate`). Counts reordering (it was sent before one already arrived).
-    pub fn pop_arrival(&mut self) -> Option<(Instant, PktId, bool)> {
+    #[inline]
+    pub fn pop_arrival(&mut self) -> Option<(InFlight, bool)> {
         let p = self.pipe.pop_front()?;
         match self.max_arrived_seq {
             Some(m) if p.seq < m => self.stats.reordered += 1,
@@ -661,7 +662,7 @@ impl Dir {
         if dup {
             self.stats.duplicated += 1;
         }
-        Some((p.at, p.id, dup))
+        Some((p, dup))
     }
 
     /// Recompute every packet not yet sent at `now` (after a rate or delay change).
@@ -1083,7 +1084,7 @@ mod tests {
 
     fn arrivals(d: &mut Dir) -> Vec<(u64, PktId)> {
         let mut out = Vec::new();
-        while let Some((at, id, _)) = d.pop_arrival() {
+        while let Some((InFlight { at, id, .. }, _)) = d.pop_arrival() {
             out.push((at.as_nanos() / 1000, id));
         }
         out
@@ -1194,7 +1195,7 @@ mod tests {
         }
         let mut dups = 0;
         let mut seen = Vec::new();
-        while let Some((_, id, dup)) = d.pop_arrival() {
+        while let Some((InFlight { id, .. }, dup)) = d.pop_arrival() {
             seen.push(id);
             dups += u64::from(dup);
         }

@@ -49,6 +49,19 @@ pub enum LinkTimer {
 }
 
 /// A piecewise schedule: its points and its period.
+/// A packet that reached the far end of a direction ([`LinkDir::arrival`]).
+#[derive(Copy, Clone, Debug)]
+pub struct Arrival {
+    pub id: PktId,
+    /// It arrives twice (`duplicate`).
+    pub dup: bool,
+    /// When its transmission started: when ns-2's `LinkDelay::recv` scheduled its
+    /// arrival (the origin of what it makes arrive next, `Dir::enqueue_from`).
+    pub sent: Instant,
+    /// When the pipe's next head arrives (the timer to arm, of the same generation).
+    pub next: Option<Instant>,
+}
+
 type Schedule<T> = (Vec<(Duration, T)>, Option<Duration>);
 
 /// One link direction and its timeline.
@@ -147,6 +160,24 @@ impl LinkDir {
         admit
     }
 
+    /// The arrival timer of generation `gen` is due: the pipe's head reaches the far
+    /// end. `None` if the timer is stale (the pipe changed under it: outage,
+    /// reschedule). The engine runs this timer itself (`World::dispatch`), the one
+    /// due for every packet on every hop; [`LinkDir::handle_timeout`] the others.
+    #[inline(always)]
+    pub fn arrival(&mut self, gen: u32) -> Option<Arrival> {
+        if self.dir.pipe_gen != gen {
+            return None;
+        }
+        let (p, dup) = self.dir.pop_arrival()?;
+        Some(Arrival {
+            id: p.id,
+            dup,
+            sent: p.sent,
+            next: self.dir.next_arrival(),
+        })
+    }
+
     /// A timer is due at `now`. Returns the packet that reached the far end, if any,
     /// and whether it arrives twice (`duplicate`); an outage's start appends what it
     /// destroyed to `lost`.
@@ -160,14 +191,11 @@ impl LinkDir {
     ) -> Option<(PktId, bool)> {
         match timer {
             LinkTimer::Arrive(gen) => {
-                if self.dir.pipe_gen != gen {
-                    return None; // the pipe changed under this timer (outage, reschedule)
-                }
-                let (_, id, dup) = self.dir.pop_arrival()?;
-                if let Some(next) = self.dir.next_arrival() {
+                let a = self.arrival(gen)?;
+                if let Some(next) = a.next {
                     timers(next, LinkTimer::Arrive(gen));
                 }
-                return Some((id, dup));
+                return Some((a.id, a.dup));
             }
             LinkTimer::Opportunity => {
                 self.opp_pending = false;

@@ -556,15 +556,22 @@ impl<'a> World<'a> {
                 fr.ep.handle_timeout(side, now);
                 self.flush(f, side);
             }
-            Ev::Link(d, timer) => {
-                if let LinkTimer::Arrive(_) = timer {
-                    // The packet arriving was scheduled, in ns-2, when its transmission
-                    // started (`LinkDelay::recv`): what it makes arrive at the next
-                    // queue is ordered from then (`Dir::enqueue_from`).
-                    if let Some(p) = self.net.dirs[d].dir().pipe.front() {
-                        self.net.origin = p.sent;
-                    }
+            Ev::Link(d, LinkTimer::Arrive(gen)) => {
+                // The event of every packet on every hop, run here rather than
+                // through `LinkDir::handle_timeout`.
+                let Some(a) = self.net.dirs[d].arrival(gen) else {
+                    return; // stale: the pipe changed under it
+                };
+                if let Some(next) = a.next {
+                    self.net.at(next, Ev::Link(d, LinkTimer::Arrive(gen)));
                 }
+                // The packet arriving was scheduled, in ns-2, when its transmission
+                // started (`LinkDelay::recv`): what it makes arrive at the next queue
+                // is ordered from then (`Dir::enqueue_from`).
+                self.net.origin = a.sent;
+                self.arrive(d, a.id, a.dup);
+            }
+            Ev::Link(d, timer) => {
                 let lost = &mut self.scratch_lost;
                 let q = &mut self.net.queue;
                 let arrived =
