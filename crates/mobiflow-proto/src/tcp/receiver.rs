@@ -39,7 +39,7 @@ use super::dsack;
 use super::event::ReceiverEvent;
 use super::Polled;
 use crate::event::Events;
-use crate::flow::{FreezeTcp, RcvState, RwndPolicy};
+use crate::flow::{FreezeTcp, Policy, RcvState, RwndPolicy};
 use crate::time::{Duration, Instant};
 use crate::wire::{ExpOptions, Flags, SackBlocks, Segment, Timestamps};
 use std::collections::VecDeque;
@@ -100,7 +100,9 @@ enum Pending {
 pub struct TcpReceiver {
     /// Read-only, shared with the sender of the same connection (`TcpSender::new`).
     cfg: Arc<TcpConfig>,
-    policy: Box<dyn RwndPolicy>,
+    /// The receive-window policy: classic flow control inline, any other boxed
+    /// (`flow::Policy`).
+    policy: Policy,
     state: State,
     syn_ack_due: bool,
     ts_ok: bool,
@@ -155,16 +157,18 @@ impl TcpReceiver {
     /// changes it.
     pub fn new(cfg: impl Into<Arc<TcpConfig>>) -> Self {
         let cfg = cfg.into();
-        let policy = cfg.flow_control.build();
+        let policy = cfg.flow_control.policy();
         Self::with_policy(cfg, policy)
     }
 
-    /// A receiver with a policy of the caller's.
+    /// A receiver with a policy of the caller's (a `Box<dyn RwndPolicy>` or a
+    /// [`Policy`]).
     /// With `cfg.freeze`, Freeze-TCP ([`FreezeTcp`]) is layered over it.
-    pub fn with_policy(cfg: impl Into<Arc<TcpConfig>>, policy: Box<dyn RwndPolicy>) -> Self {
+    pub fn with_policy(cfg: impl Into<Arc<TcpConfig>>, policy: impl Into<Policy>) -> Self {
         let cfg = cfg.into();
-        let policy: Box<dyn RwndPolicy> = if cfg.freeze {
-            Box::new(FreezeTcp::new(policy))
+        let policy = policy.into();
+        let policy = if cfg.freeze {
+            Policy::Boxed(Box::new(FreezeTcp::new(policy.into_boxed())))
         } else {
             policy
         };
@@ -837,7 +841,7 @@ impl TcpReceiver {
         &self.cfg
     }
     pub fn policy(&self) -> &dyn RwndPolicy {
-        self.policy.as_ref()
+        self.policy.as_dyn()
     }
     pub fn wscale(&self) -> u8 {
         self.wscale
