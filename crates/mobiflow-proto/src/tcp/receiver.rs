@@ -39,7 +39,7 @@ use super::dsack;
 use super::event::ReceiverEvent;
 use super::Polled;
 use crate::event::Events;
-use crate::flow::{FreezeTcp, Policy, RcvState, RwndPolicy};
+use crate::flow::{Classic, FreezeTcp, Policy, RcvState, RwndPolicy};
 use crate::time::{Duration, Instant};
 use crate::wire::{ExpOptions, Flags, SackBlocks, Segment, Timestamps};
 use std::collections::VecDeque;
@@ -236,7 +236,28 @@ impl TcpReceiver {
         }
     }
 
+    /// The buffer as the policy sees it, for the hooks of a policy other than classic
+    /// flow control; `None` for the inline classic one, which hears nothing and needs
+    /// only the free space (`flow::Policy`): a state handed to a call through a vtable
+    /// is written to memory every time, so it is built once per input, and only when
+    /// some policy will read it.
+    #[inline(always)]
+    fn policy_state(&self, now: Instant) -> Option<RcvState> {
+        (!self.policy.is_classic()).then(|| self.rcv_state(now))
+    }
+
+    /// The window the policy wants now, in bytes from `rcv_nxt` (`RwndPolicy::window`);
+    /// `st` is [`Self::policy_state`] of the same input.
+    #[inline(always)]
+    fn wanted_window(&mut self, now: Instant, st: Option<&RcvState>) -> u64 {
+        match st {
+            Some(st) => self.policy.window(st),
+            None => Classic.window(&self.rcv_state(now)),
+        }
+    }
+
     /// Take a receiver-side RTT sample from a segment of new in-order data.
+    #[inline]
     fn measure_rtt(&mut self, now: Instant, seg: &Segment) {
         if self.ts_ok {
             // Linux tcp_rcv_rtt_measure_ts: the echo of our own TSval.
@@ -292,8 +313,9 @@ impl TcpReceiver {
         if self.state == State::Listen {
             return; // no connection: a real stack would send RST
         }
-        let st = self.rcv_state(now);
-        self.policy.on_segment(now, seg, &st);
+        if let Some(st) = self.policy_state(now) {
+            self.policy.on_segment(now, seg, &st);
+        }
 
         if seg.window_probe {
             // A zero-window probe (RFC 9293 §3.8.6.1) elicits an ACK at once.
@@ -344,7 +366,10 @@ impl TcpReceiver {
         if start <= self.rcv_nxt {
             let had_holes = !self.ooo.is_empty();
             self.rcv_nxt = end;
-            self.absorb_ooo();
+            if had_holes {
+                // The common in-order segment skips this: nothing is held out of order.
+                self.absorb_ooo();
+            }
             self.measure_rtt(now, seg);
             if self.linux_ack.is_some() {
                 self.linux_decide(now, Some((seg.len, had_holes)));
@@ -382,6 +407,7 @@ impl TcpReceiver {
         }
     }
 
+    #[inline]
     fn count_for_delayed_ack(&mut self, now: Instant, len: u32) {
         if !self.cfg.delayed_ack {
             self.pending = Pending::Now;
@@ -420,8 +446,8 @@ impl TcpReceiver {
     fn linux_decide(&mut self, now: Instant, in_order: Option<(u32, bool)>) {
         let info = self.rcv_info();
         let grew = self.policy.wants_quick_ack();
-        let st = self.rcv_state(now);
-        let wnd_ok = self.policy.window(&st) >= self.last_adv_wnd;
+        let st = self.policy_state(now);
+        let wnd_ok = self.wanted_window(now, st.as_ref()) >= self.last_adv_wnd;
         let (unacked, rcv_nxt) = (self.rcv_nxt - self.last_ack_sent, self.rcv_nxt);
         let Some(la) = &mut self.linux_ack else {
             return;
@@ -466,6 +492,10 @@ impl TcpReceiver {
         self.mru = next;
     }
 
+    /// New in-order data moved `rcv_nxt` into or past the first out-of-order blocks:
+    /// they join the in-order data (`rcv_nxt` moves to their right edges) and leave
+    /// the store. Only called with blocks held: an empty store has nothing to absorb
+    /// and its MRU list is empty too (the blocks leave `mru` as they leave `ooo`).
     fn absorb_ooo(&mut self) {
         let mut k = 0;
         while let Some(&(l, r, _)) = self.ooo.get(k) {
@@ -572,8 +602,10 @@ impl TcpReceiver {
         }
         self.rcv_read += n;
         self.stats.bytes_read += n;
-        let st = self.rcv_state(now);
-        self.policy.on_read(now, n, &st);
+        let st = self.policy_state(now);
+        if let Some(st) = &st {
+            self.policy.on_read(now, n, st);
+        }
         if let Some(la) = &self.linux_ack {
             // Linux `tcp_cleanup_rbuf`: a read sends the ACK owed for more than one
             // rcv_mss that `__tcp_ack_snd_check` held back because the window shrank.
@@ -585,13 +617,15 @@ impl TcpReceiver {
         // Window update (RFC 9293 §3.8.6.2.2, RFC 1122 §4.2.3.3): once the right edge
         // can move by min(2 MSS, buffer/2), tell the sender.
         // The same state as `st` (on_read changes only the policy).
-        let potential = self.rcv_nxt + self.policy.window(&st);
+        let potential = self.rcv_nxt + self.wanted_window(now, st.as_ref());
         let threshold = (2 * self.cfg.mss as u64).min(self.cfg.rcv_buf / 2).max(1);
         if potential >= self.adv_right + threshold && self.cfg.window_updates {
             self.window_update_due = true;
-        } else if self.policy.wants_update(now, &st) {
-            self.window_update_due = true;
-            self.forced_update = true;
+        } else if let Some(st) = &st {
+            if self.policy.wants_update(now, st) {
+                self.window_update_due = true;
+                self.forced_update = true;
+            }
         }
         n
     }
@@ -606,8 +640,8 @@ impl TcpReceiver {
             // way, even though it shrinks the window (`flow::freeze`).
             return 0;
         }
-        let st = self.rcv_state(now);
-        let want = self.policy.window(&st);
+        let st = self.policy_state(now);
+        let want = self.wanted_window(now, st.as_ref());
         let mut right = self.rcv_nxt + want;
         if self.cfg.receiver_sws && right > self.adv_right {
             // RFC 1122 §4.2.3.3: do not advance the right edge by less than
