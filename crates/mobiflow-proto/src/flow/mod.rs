@@ -444,25 +444,6 @@ mod tests {
             assert!(offer > 0 && offer <= 1 << 20, "{}: {offer}", e.name);
             assert!(!e.doc().is_empty() && e.doc().ends_with('.'), "{}", e.name);
         }
-        // The inline classic policy answers as the boxed one.
-        let st = RcvState {
-            now: Instant::ZERO,
-            rcv_buf: 10_000,
-            rcv_nxt: 7_000,
-            rcv_read: 3_000,
-            ooo_bytes: 2_000,
-            mss: 1000,
-            rtt: None,
-            ts_tick: None,
-        };
-        let (mut inline, mut boxed) = (Policy::Classic, Policy::from(FlowControl::Classic.build()));
-        assert!(!boxed.is_classic());
-        assert_eq!(inline.window(&st), 6_000);
-        assert_eq!(boxed.window(&st), 6_000);
-        assert_eq!(inline.as_dyn().name(), boxed.as_dyn().name());
-        assert!(!inline.allow_shrink() && !inline.holds_zero_window());
-        assert_eq!(inline.poll_timeout(), None);
-        assert_eq!(inline.option_value(st.now), None);
         // The offers that are not the whole buffer, and a validation that fails.
         let autotune = FlowControl::Autotune(AutotuneConfig::default());
         assert_eq!(
