@@ -762,39 +762,10 @@ impl TcpReceiver {
             },
             ..Segment::default()
         };
-        let sack = &mut out.sack;
-        // RFC 2883 §4: a D-SACK block goes first, on this ACK only (Linux
-        // `tcp_options_write` clears `rx_opt.dsack` once written).
-        let dsack = self.dsack_due.take();
-        if let Some((l, r)) = dsack {
-            sack.push(l, r);
-            self.stats.dsacks_sent += 1;
-        }
-        if self.sack_ok && !self.ooo.is_empty() {
-            // RFC 2018 §4: the first block holds the most recently received segment,
-            // then the other blocks, most recently changed first; three fit beside
-            // timestamps. Slots left over carry the highest other blocks.
-            let max_blocks = if self.ts_ok { 3 } else { 4 };
-            let first = sack.len();
-            for left in self.mru.into_iter().flatten() {
-                if sack.len() == max_blocks {
-                    break;
-                }
-                let i = self.ooo.partition_point(|b| b.0 < left);
-                if let Some(&(l, r, _)) = self.ooo.get(i) {
-                    if l == left && !sack.iter().skip(first).any(|b| b.0 == l) {
-                        sack.push(l, r);
-                    }
-                }
-            }
-            for &(l, r, _) in self.ooo.iter().rev() {
-                if sack.len() == max_blocks {
-                    break;
-                }
-                if !sack.iter().skip(first).any(|b| b.0 == l) {
-                    sack.push(l, r);
-                }
-            }
+        // The SACK option, when there is a block to report: out of line, so that the
+        // common ACK (nothing held out of order, no D-SACK) does not pay for its search.
+        if self.dsack_due.is_some() || (self.sack_ok && !self.ooo.is_empty()) {
+            self.write_sack_blocks(&mut out.sack);
         }
         if self.stats.acks_sent > 0
             && self.rcv_nxt == self.last_ack_sent
@@ -835,6 +806,44 @@ impl TcpReceiver {
         self.window_update_due = false;
         self.full_segs_unacked = 0;
         self.delack_at = None;
+    }
+
+    /// The SACK blocks of the ACK being built, into `sack` (empty).
+    #[inline(never)]
+    fn write_sack_blocks(&mut self, sack: &mut SackBlocks) {
+        // RFC 2883 §4: a D-SACK block goes first, on this ACK only (Linux
+        // `tcp_options_write` clears `rx_opt.dsack` once written).
+        let dsack = self.dsack_due.take();
+        if let Some((l, r)) = dsack {
+            sack.push(l, r);
+            self.stats.dsacks_sent += 1;
+        }
+        if self.sack_ok && !self.ooo.is_empty() {
+            // RFC 2018 §4: the first block holds the most recently received segment,
+            // then the other blocks, most recently changed first; three fit beside
+            // timestamps. Slots left over carry the highest other blocks.
+            let max_blocks = if self.ts_ok { 3 } else { 4 };
+            let first = sack.len();
+            for left in self.mru.into_iter().flatten() {
+                if sack.len() == max_blocks {
+                    break;
+                }
+                let i = self.ooo.partition_point(|b| b.0 < left);
+                if let Some(&(l, r, _)) = self.ooo.get(i) {
+                    if l == left && !sack.iter().skip(first).any(|b| b.0 == l) {
+                        sack.push(l, r);
+                    }
+                }
+            }
+            for &(l, r, _) in self.ooo.iter().rev() {
+                if sack.len() == max_blocks {
+                    break;
+                }
+                if !sack.iter().skip(first).any(|b| b.0 == l) {
+                    sack.push(l, r);
+                }
+            }
+        }
     }
 
     /// When `handle_timeout` should next be called.
