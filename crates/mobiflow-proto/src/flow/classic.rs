@@ -18,6 +18,7 @@ impl RwndPolicy for Classic {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::flow::{FlowControl, Policy};
     use crate::time::Instant;
 
     #[test]
@@ -34,6 +35,15 @@ mod tests {
         };
         // Out-of-order data lies inside the window already advertised.
         assert_eq!(Classic.window(&st), 6_000);
+        // Held inline by a receiver (`flow::Policy`), it answers as it does boxed.
+        let (mut inline, mut boxed) = (Policy::Classic, Policy::from(FlowControl::Classic.build()));
+        assert!(inline.is_classic() && !boxed.is_classic());
+        assert_eq!(inline.window(&st), 6_000);
+        assert_eq!(boxed.window(&st), 6_000);
+        assert_eq!(inline.as_dyn().name(), boxed.as_dyn().name());
+        assert!(!inline.allow_shrink() && !inline.holds_zero_window());
+        assert_eq!(inline.poll_timeout(), None);
+        assert_eq!(inline.option_value(st.now), None);
         assert_eq!(st.occupancy(), 6_000);
     }
 }

@@ -152,6 +152,137 @@ pub trait RwndPolicy: Send + fmt::Debug {
     }
 }
 
+/// A connection's receive-window policy as its receiver holds it: classic flow control
+/// inline, any other policy boxed. Classic flow control is what most connections use,
+/// and the receiver asks its policy several things for every segment and every ACK
+/// (issue 19); inline, each answer is the classic rule itself, with no allocation, no
+/// call through a vtable and no [`RcvState`] written to memory for it. The rarer
+/// policies (AFC, RSFC, auto-tuning, Linux's, Freeze-TCP's layer, a caller's own)
+/// keep their dynamic dispatch.
+///
+/// [`Policy`] implements [`RwndPolicy`] by handing each call to the policy it holds.
+#[derive(Debug)]
+pub enum Policy {
+    /// [`Classic`], RFC 9293 §3.8.6.
+    Classic,
+    /// Any other policy.
+    Boxed(Box<dyn RwndPolicy>),
+}
+
+impl Policy {
+    /// Is this classic flow control held inline? Then every hook but `window` is the
+    /// trait's default (nothing to hear, nothing to ask), so a caller may skip
+    /// building the [`RcvState`] those hooks take.
+    #[inline(always)]
+    pub fn is_classic(&self) -> bool {
+        matches!(self, Policy::Classic)
+    }
+
+    /// The policy as a trait object (for tracing and getters).
+    pub fn as_dyn(&self) -> &dyn RwndPolicy {
+        match self {
+            Policy::Classic => &Classic,
+            Policy::Boxed(p) => p.as_ref(),
+        }
+    }
+
+    /// The policy boxed (to layer another over it, as Freeze-TCP does).
+    pub fn into_boxed(self) -> Box<dyn RwndPolicy> {
+        match self {
+            Policy::Classic => Box::new(Classic),
+            Policy::Boxed(p) => p,
+        }
+    }
+}
+
+impl From<Box<dyn RwndPolicy>> for Policy {
+    fn from(p: Box<dyn RwndPolicy>) -> Self {
+        Policy::Boxed(p)
+    }
+}
+
+/// `$e` with `$p` bound to the policy `$self` holds: [`Classic`] (a unit value) or the
+/// boxed one; method calls auto-dereference, so one expression serves both.
+macro_rules! dispatch {
+    ($self:ident, $p:ident => $e:expr) => {
+        match $self {
+            Policy::Classic => {
+                #[allow(unused_mut)]
+                let mut $p = Classic;
+                $e
+            }
+            Policy::Boxed($p) => $e,
+        }
+    };
+}
+
+impl RwndPolicy for Policy {
+    fn name(&self) -> &'static str {
+        dispatch!(self, p => p.name())
+    }
+    #[inline]
+    fn on_segment(&mut self, now: Instant, seg: &Segment, st: &RcvState) {
+        dispatch!(self, p => p.on_segment(now, seg, st))
+    }
+    #[inline]
+    fn on_read(&mut self, now: Instant, bytes: u64, st: &RcvState) {
+        dispatch!(self, p => p.on_read(now, bytes, st))
+    }
+    #[inline]
+    fn on_timeout(&mut self, now: Instant, st: &RcvState) {
+        dispatch!(self, p => p.on_timeout(now, st))
+    }
+    #[inline]
+    fn window(&mut self, st: &RcvState) -> u64 {
+        dispatch!(self, p => p.window(st))
+    }
+    #[inline]
+    fn allow_shrink(&self) -> bool {
+        dispatch!(self, p => p.allow_shrink())
+    }
+    #[inline]
+    fn wants_update(&mut self, now: Instant, st: &RcvState) -> bool {
+        dispatch!(self, p => p.wants_update(now, st))
+    }
+    #[inline]
+    fn wants_quick_ack(&mut self) -> bool {
+        dispatch!(self, p => p.wants_quick_ack())
+    }
+    #[inline]
+    fn poll_timeout(&self) -> Option<Instant> {
+        dispatch!(self, p => p.poll_timeout())
+    }
+    #[inline]
+    fn option_value(&mut self, now: Instant) -> Option<u8> {
+        dispatch!(self, p => p.option_value(now))
+    }
+    fn wscale_window(&self, rcv_buf: u64) -> u64 {
+        dispatch!(self, p => p.wscale_window(rcv_buf))
+    }
+    fn rate_estimate(&self) -> Option<f64> {
+        dispatch!(self, p => p.rate_estimate())
+    }
+    fn delay_estimate(&self) -> Option<Duration> {
+        dispatch!(self, p => p.delay_estimate())
+    }
+    fn state_code(&self) -> Option<u8> {
+        dispatch!(self, p => p.state_code())
+    }
+    fn buffer_limit(&self, rcv_buf: u64) -> u64 {
+        dispatch!(self, p => p.buffer_limit(rcv_buf))
+    }
+    fn on_disconnection_warning(&mut self, now: Instant) -> bool {
+        dispatch!(self, p => p.on_disconnection_warning(now))
+    }
+    fn on_reconnection(&mut self, now: Instant) -> u32 {
+        dispatch!(self, p => p.on_reconnection(now))
+    }
+    #[inline]
+    fn holds_zero_window(&self) -> bool {
+        dispatch!(self, p => p.holds_zero_window())
+    }
+}
+
 /// Declares [`FlowControl`] from one line per policy:
 ///
 /// ```text
@@ -271,6 +402,15 @@ impl FlowControl {
         self.id().name()
     }
 
+    /// A fresh policy for one connection as a receiver holds it: classic flow control
+    /// inline, any other boxed ([`Policy`]).
+    pub fn policy(&self) -> Policy {
+        match self {
+            FlowControl::Classic => Policy::Classic,
+            _ => Policy::Boxed(self.build()),
+        }
+    }
+
     /// The AFC parameters, if this is AFC.
     pub fn afc(&self) -> Option<&AfcConfig> {
         match self {
@@ -294,6 +434,11 @@ mod tests {
                 .kind();
             assert_eq!(kind.name(), e.name);
             assert_eq!(kind.build().name(), e.name);
+            // Classic flow control is held inline, every other policy boxed.
+            let held = kind.policy();
+            assert_eq!(held.name(), e.name);
+            assert_eq!(held.is_classic(), e.name == "classic", "{}", e.name);
+            assert_eq!(held.into_boxed().name(), e.name);
             assert_eq!(kind.validate(), Ok(()), "{}", e.name);
             let offer = kind.initial_offer(1 << 20);
             assert!(offer > 0 && offer <= 1 << 20, "{}: {offer}", e.name);

@@ -39,7 +39,7 @@ use super::dsack;
 use super::event::ReceiverEvent;
 use super::Polled;
 use crate::event::Events;
-use crate::flow::{FreezeTcp, RcvState, RwndPolicy};
+use crate::flow::{Classic, FreezeTcp, Policy, RcvState, RwndPolicy};
 use crate::time::{Duration, Instant};
 use crate::wire::{ExpOptions, Flags, SackBlocks, Segment, Timestamps};
 use std::collections::VecDeque;
@@ -100,7 +100,9 @@ enum Pending {
 pub struct TcpReceiver {
     /// Read-only, shared with the sender of the same connection (`TcpSender::new`).
     cfg: Arc<TcpConfig>,
-    policy: Box<dyn RwndPolicy>,
+    /// The receive-window policy: classic flow control inline, any other boxed
+    /// (`flow::Policy`).
+    policy: Policy,
     state: State,
     syn_ack_due: bool,
     ts_ok: bool,
@@ -155,16 +157,18 @@ impl TcpReceiver {
     /// changes it.
     pub fn new(cfg: impl Into<Arc<TcpConfig>>) -> Self {
         let cfg = cfg.into();
-        let policy = cfg.flow_control.build();
+        let policy = cfg.flow_control.policy();
         Self::with_policy(cfg, policy)
     }
 
-    /// A receiver with a policy of the caller's.
+    /// A receiver with a policy of the caller's (a `Box<dyn RwndPolicy>` or a
+    /// [`Policy`]).
     /// With `cfg.freeze`, Freeze-TCP ([`FreezeTcp`]) is layered over it.
-    pub fn with_policy(cfg: impl Into<Arc<TcpConfig>>, policy: Box<dyn RwndPolicy>) -> Self {
+    pub fn with_policy(cfg: impl Into<Arc<TcpConfig>>, policy: impl Into<Policy>) -> Self {
         let cfg = cfg.into();
-        let policy: Box<dyn RwndPolicy> = if cfg.freeze {
-            Box::new(FreezeTcp::new(policy))
+        let policy = policy.into();
+        let policy = if cfg.freeze {
+            Policy::Boxed(Box::new(FreezeTcp::new(policy.into_boxed())))
         } else {
             policy
         };
@@ -232,7 +236,28 @@ impl TcpReceiver {
         }
     }
 
+    /// The buffer as the policy sees it, for the hooks of a policy other than classic
+    /// flow control; `None` for the inline classic one, which hears nothing and needs
+    /// only the free space (`flow::Policy`): a state handed to a call through a vtable
+    /// is written to memory every time, so it is built once per input, and only when
+    /// some policy will read it.
+    #[inline(always)]
+    fn policy_state(&self, now: Instant) -> Option<RcvState> {
+        (!self.policy.is_classic()).then(|| self.rcv_state(now))
+    }
+
+    /// The window the policy wants now, in bytes from `rcv_nxt` (`RwndPolicy::window`);
+    /// `st` is [`Self::policy_state`] of the same input.
+    #[inline(always)]
+    fn wanted_window(&mut self, now: Instant, st: Option<&RcvState>) -> u64 {
+        match st {
+            Some(st) => self.policy.window(st),
+            None => Classic.window(&self.rcv_state(now)),
+        }
+    }
+
     /// Take a receiver-side RTT sample from a segment of new in-order data.
+    #[inline]
     fn measure_rtt(&mut self, now: Instant, seg: &Segment) {
         if self.ts_ok {
             // Linux tcp_rcv_rtt_measure_ts: the echo of our own TSval.
@@ -288,8 +313,9 @@ impl TcpReceiver {
         if self.state == State::Listen {
             return; // no connection: a real stack would send RST
         }
-        let st = self.rcv_state(now);
-        self.policy.on_segment(now, seg, &st);
+        if let Some(st) = self.policy_state(now) {
+            self.policy.on_segment(now, seg, &st);
+        }
 
         if seg.window_probe {
             // A zero-window probe (RFC 9293 §3.8.6.1) elicits an ACK at once.
@@ -340,7 +366,10 @@ impl TcpReceiver {
         if start <= self.rcv_nxt {
             let had_holes = !self.ooo.is_empty();
             self.rcv_nxt = end;
-            self.absorb_ooo();
+            if had_holes {
+                // The common in-order segment skips this: nothing is held out of order.
+                self.absorb_ooo();
+            }
             self.measure_rtt(now, seg);
             if self.linux_ack.is_some() {
                 self.linux_decide(now, Some((seg.len, had_holes)));
@@ -378,6 +407,7 @@ impl TcpReceiver {
         }
     }
 
+    #[inline]
     fn count_for_delayed_ack(&mut self, now: Instant, len: u32) {
         if !self.cfg.delayed_ack {
             self.pending = Pending::Now;
@@ -416,8 +446,8 @@ impl TcpReceiver {
     fn linux_decide(&mut self, now: Instant, in_order: Option<(u32, bool)>) {
         let info = self.rcv_info();
         let grew = self.policy.wants_quick_ack();
-        let st = self.rcv_state(now);
-        let wnd_ok = self.policy.window(&st) >= self.last_adv_wnd;
+        let st = self.policy_state(now);
+        let wnd_ok = self.wanted_window(now, st.as_ref()) >= self.last_adv_wnd;
         let (unacked, rcv_nxt) = (self.rcv_nxt - self.last_ack_sent, self.rcv_nxt);
         let Some(la) = &mut self.linux_ack else {
             return;
@@ -462,6 +492,10 @@ impl TcpReceiver {
         self.mru = next;
     }
 
+    /// New in-order data moved `rcv_nxt` into or past the first out-of-order blocks:
+    /// they join the in-order data (`rcv_nxt` moves to their right edges) and leave
+    /// the store. Only called with blocks held: an empty store has nothing to absorb
+    /// and its MRU list is empty too (the blocks leave `mru` as they leave `ooo`).
     fn absorb_ooo(&mut self) {
         let mut k = 0;
         while let Some(&(l, r, _)) = self.ooo.get(k) {
@@ -568,8 +602,10 @@ impl TcpReceiver {
         }
         self.rcv_read += n;
         self.stats.bytes_read += n;
-        let st = self.rcv_state(now);
-        self.policy.on_read(now, n, &st);
+        let st = self.policy_state(now);
+        if let Some(st) = &st {
+            self.policy.on_read(now, n, st);
+        }
         if let Some(la) = &self.linux_ack {
             // Linux `tcp_cleanup_rbuf`: a read sends the ACK owed for more than one
             // rcv_mss that `__tcp_ack_snd_check` held back because the window shrank.
@@ -581,13 +617,15 @@ impl TcpReceiver {
         // Window update (RFC 9293 §3.8.6.2.2, RFC 1122 §4.2.3.3): once the right edge
         // can move by min(2 MSS, buffer/2), tell the sender.
         // The same state as `st` (on_read changes only the policy).
-        let potential = self.rcv_nxt + self.policy.window(&st);
+        let potential = self.rcv_nxt + self.wanted_window(now, st.as_ref());
         let threshold = (2 * self.cfg.mss as u64).min(self.cfg.rcv_buf / 2).max(1);
         if potential >= self.adv_right + threshold && self.cfg.window_updates {
             self.window_update_due = true;
-        } else if self.policy.wants_update(now, &st) {
-            self.window_update_due = true;
-            self.forced_update = true;
+        } else if let Some(st) = &st {
+            if self.policy.wants_update(now, st) {
+                self.window_update_due = true;
+                self.forced_update = true;
+            }
         }
         n
     }
@@ -602,8 +640,8 @@ impl TcpReceiver {
             // way, even though it shrinks the window (`flow::freeze`).
             return 0;
         }
-        let st = self.rcv_state(now);
-        let want = self.policy.window(&st);
+        let st = self.policy_state(now);
+        let want = self.wanted_window(now, st.as_ref());
         let mut right = self.rcv_nxt + want;
         if self.cfg.receiver_sws && right > self.adv_right {
             // RFC 1122 §4.2.3.3: do not advance the right edge by less than
@@ -724,39 +762,10 @@ impl TcpReceiver {
             },
             ..Segment::default()
         };
-        let sack = &mut out.sack;
-        // RFC 2883 §4: a D-SACK block goes first, on this ACK only (Linux
-        // `tcp_options_write` clears `rx_opt.dsack` once written).
-        let dsack = self.dsack_due.take();
-        if let Some((l, r)) = dsack {
-            sack.push(l, r);
-            self.stats.dsacks_sent += 1;
-        }
-        if self.sack_ok && !self.ooo.is_empty() {
-            // RFC 2018 §4: the first block holds the most recently received segment,
-            // then the other blocks, most recently changed first; three fit beside
-            // timestamps. Slots left over carry the highest other blocks.
-            let max_blocks = if self.ts_ok { 3 } else { 4 };
-            let first = sack.len();
-            for left in self.mru.into_iter().flatten() {
-                if sack.len() == max_blocks {
-                    break;
-                }
-                let i = self.ooo.partition_point(|b| b.0 < left);
-                if let Some(&(l, r, _)) = self.ooo.get(i) {
-                    if l == left && !sack.iter().skip(first).any(|b| b.0 == l) {
-                        sack.push(l, r);
-                    }
-                }
-            }
-            for &(l, r, _) in self.ooo.iter().rev() {
-                if sack.len() == max_blocks {
-                    break;
-                }
-                if !sack.iter().skip(first).any(|b| b.0 == l) {
-                    sack.push(l, r);
-                }
-            }
+        // The SACK option, when there is a block to report: out of line, so that the
+        // common ACK (nothing held out of order, no D-SACK) does not pay for its search.
+        if self.dsack_due.is_some() || (self.sack_ok && !self.ooo.is_empty()) {
+            self.write_sack_blocks(&mut out.sack);
         }
         if self.stats.acks_sent > 0
             && self.rcv_nxt == self.last_ack_sent
@@ -799,6 +808,44 @@ impl TcpReceiver {
         self.delack_at = None;
     }
 
+    /// The SACK blocks of the ACK being built, into `sack` (empty).
+    #[inline(never)]
+    fn write_sack_blocks(&mut self, sack: &mut SackBlocks) {
+        // RFC 2883 §4: a D-SACK block goes first, on this ACK only (Linux
+        // `tcp_options_write` clears `rx_opt.dsack` once written).
+        let dsack = self.dsack_due.take();
+        if let Some((l, r)) = dsack {
+            sack.push(l, r);
+            self.stats.dsacks_sent += 1;
+        }
+        if self.sack_ok && !self.ooo.is_empty() {
+            // RFC 2018 §4: the first block holds the most recently received segment,
+            // then the other blocks, most recently changed first; three fit beside
+            // timestamps. Slots left over carry the highest other blocks.
+            let max_blocks = if self.ts_ok { 3 } else { 4 };
+            let first = sack.len();
+            for left in self.mru.into_iter().flatten() {
+                if sack.len() == max_blocks {
+                    break;
+                }
+                let i = self.ooo.partition_point(|b| b.0 < left);
+                if let Some(&(l, r, _)) = self.ooo.get(i) {
+                    if l == left && !sack.iter().skip(first).any(|b| b.0 == l) {
+                        sack.push(l, r);
+                    }
+                }
+            }
+            for &(l, r, _) in self.ooo.iter().rev() {
+                if sack.len() == max_blocks {
+                    break;
+                }
+                if !sack.iter().skip(first).any(|b| b.0 == l) {
+                    sack.push(l, r);
+                }
+            }
+        }
+    }
+
     /// When `handle_timeout` should next be called.
     pub fn poll_timeout(&self) -> Option<Instant> {
         let d = if self.pending == Pending::Delayed {
@@ -837,7 +884,7 @@ impl TcpReceiver {
         &self.cfg
     }
     pub fn policy(&self) -> &dyn RwndPolicy {
-        self.policy.as_ref()
+        self.policy.as_dyn()
     }
     pub fn wscale(&self) -> u8 {
         self.wscale
