@@ -51,8 +51,9 @@ pub struct Acked {
 /// What the SACK blocks and the cumulative ACK of one ACK delivered, for the loss
 /// detection and RTT rules that look at individual segments (RACK, RFC 8985 §6.2
 /// step 2; Linux `tcp_sacktag_one`'s `first_sackt` and `reord`). Gathered by
-/// [`Scoreboard::sack`] and [`Scoreboard::ack_to`]; read and reset with
-/// [`Scoreboard::take_delivery`].
+/// [`Scoreboard::sack`] and [`Scoreboard::ack_to`] once [`Scoreboard::track_delivery`]
+/// was called (a sender without RACK or SACK RTT samples reads none of it); read and
+/// reset with [`Scoreboard::take_delivery`].
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct Delivery {
     /// The newly delivered record (SACKed, or cumulatively acknowledged without
@@ -98,8 +99,9 @@ pub struct Scoreboard {
     top_sacked: Vec<u64>,
     /// Every record ending at or below this offset has been through IsLost.
     lost_scan_end: u64,
-    /// What the current ACK delivered so far.
+    /// What the current ACK delivered so far, when `tracks_delivery`.
     delivery: Delivery,
+    tracks_delivery: bool,
     /// Bytes ever marked lost (Linux `tp->lost`).
     lost_total: u64,
     /// Delivery-rate estimation (`tcp::rate`), only when [`Self::track_rate`] was
@@ -146,6 +148,11 @@ impl Scoreboard {
     }
     pub fn sacked_count(&self) -> usize {
         self.sacked_count
+    }
+
+    /// Gather what each ACK delivered ([`Delivery`]) from now on.
+    pub fn track_delivery(&mut self) {
+        self.tracks_delivery = true;
     }
 
     /// Keep each record's delivery-rate state from now on (before the first push).
@@ -224,7 +231,9 @@ impl Scoreboard {
                 }
                 if !r.sacked {
                     newly += r.len();
-                    self.delivery.note(&r, false);
+                    if self.tracks_delivery {
+                        self.delivery.note(&r, false);
+                    }
                 }
                 latest_sent = Some(latest_sent.map_or(r.sent_at, |t| t.max(r.sent_at)));
                 last = Some(r);
@@ -317,7 +326,9 @@ impl Scoreboard {
                 m.lost = false;
                 self.sacked_count += 1;
                 newly += r.len();
-                self.delivery.note(&r, true);
+                if self.tracks_delivery {
+                    self.delivery.note(&r, true);
+                }
                 if RATE {
                     let tx = self.tx[i];
                     self.note_delivered(&r, tx);

@@ -344,6 +344,10 @@ impl TcpSender {
         if rate.is_some() {
             sb.track_rate();
         }
+        // Read by RACK (`loss_steps_after_ack`) and `sack_rtt_sample` only.
+        if cfg.loss_detection == LossDetection::Rack || cfg.sack_rtt {
+            sb.track_delivery();
+        }
         TcpSender {
             ts_ok: cfg.timestamps && !handshake,
             sack_ok: cfg.sack && !handshake,
