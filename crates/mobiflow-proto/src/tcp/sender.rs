@@ -303,6 +303,11 @@ pub struct TcpSender {
     rate: Option<Box<RateSampler>>,
     /// The clock of the timers (`TcpConfig::clock`), decided when the sender is built.
     clock: Clock,
+    /// No sender extension, rate sampling, RACK, loss probe, PRR, SACK RTT sample or
+    /// spurious-retransmission detection: an ACK of new data without SACK blocks then
+    /// needs none of their steps (`handle_segment`'s steady-state path). Decided when
+    /// the sender is built (none of them changes later).
+    plain: bool,
     stats: SenderStats,
     /// Discrete happenings for the caller (`poll_event`, `tcp::event`).
     events: Events<SenderEvent>,
@@ -340,6 +345,13 @@ impl TcpSender {
             // Linux internal pacing (`tcp::ext::pacing`).
             ext.push(SenderExt::Pacing(Pacer::default()));
         }
+        let plain = ext.is_empty()
+            && rate.is_none()
+            && cfg.loss_detection != LossDetection::Rack
+            && !cfg.tlp
+            && !cfg.prr
+            && !cfg.sack_rtt
+            && !(cfg.undo || cfg.frto);
         let mut sb = Scoreboard::new();
         if rate.is_some() {
             sb.track_rate();
@@ -392,6 +404,7 @@ impl TcpSender {
             last_new_data_at: None,
             zw_stall_from: None,
             ext,
+            plain,
             rack: (cfg.loss_detection == LossDetection::Rack).then(Rack::new),
             tlp: cfg.tlp.then(|| Tlp::new(clock)),
             probe: None,
@@ -1430,6 +1443,13 @@ impl TcpSender {
     /// 2018, RFC 6675), then a new ACK ([`Self::on_new_ack`]) or a duplicate ACK
     /// ([`Self::on_duplicate_ack`]) is processed, and finally what follows every ACK
     /// ([`Self::after_ack`]).
+    ///
+    /// A `plain` sender's ACK of new data without SACK blocks or a mobility notice,
+    /// nearly every ACK of a bulk transfer, takes a shorter path to the same state:
+    /// the window, then the new ACK, then the persist timer. The steps it leaves out
+    /// do nothing on such an ACK (the extensions', RACK's, the loss probe's, PRR's,
+    /// undo's and rate sampling's are off; without blocks the scoreboard's SACK marks
+    /// do not change and there is no D-SACK).
     pub fn handle_segment(&mut self, now: Instant, seg: &Segment) {
         if self.state == State::SynSent {
             self.on_syn_ack(now, seg);
@@ -1442,6 +1462,15 @@ impl TcpSender {
             if let Some(ts) = seg.ts {
                 self.ts_recent = ts.tsval;
             }
+        }
+        if self.plain && seg.ack > self.snd_una && seg.sack.is_empty() && !seg.exp.handoff_notice {
+            let prior_in_flight = self.sb.pipe();
+            self.update_window(now, seg);
+            self.on_new_ack(now, seg, prior_in_flight, 0, None);
+            if self.snd_wnd > 0 {
+                self.persist_at = None;
+            }
+            return;
         }
         let room_before = self.room_before_input();
         let prior_in_flight = self.sb.pipe();
