@@ -838,6 +838,21 @@ impl TcpSender {
                 return Polled::Sent;
             }
         }
+        if self.plain && self.ca == CaState::Open {
+            // The steady state of a `plain` sender: no loss probe is ever due, no
+            // extension holds the segment, and in the open state the window is
+            // congestion control's (no PRR, no recovery window, no resend pending:
+            // NextSeg is new data).
+            let cwnd = self.cc.window();
+            if !self.send_new_data(now, false, cwnd, out) {
+                return Polled::Nothing;
+            }
+            return if self.nothing_more(now) {
+                Polled::Last
+            } else {
+                Polled::Sent
+            };
+        }
         if let Some(p) = self.probe.take() {
             if let r @ Polled::Sent = put(out, self.send_probe(now, p)) {
                 return r;
