@@ -123,17 +123,19 @@ impl CubicParams {
     }
 
     /// The controller these parameters choose.
-    pub fn build(self, params: WindowParams, mss: u32) -> Box<dyn super::CongestionController> {
+    pub fn controller(self, params: WindowParams, mss: u32) -> super::Controller {
         match self.arithmetic {
-            CubicArithmetic::Rfc9438 => Box::new(Cubic::new(
+            CubicArithmetic::Rfc9438 => super::Controller::Cubic(Box::new(Cubic::new(
                 CubicConfig {
                     params,
                     hystart: self.hystart_params(),
                     ..CubicConfig::default()
                 },
                 mss,
-            )),
-            CubicArithmetic::Linux => Box::new(super::LinuxCubic::new(self, params, mss)),
+            ))),
+            CubicArithmetic::Linux => {
+                super::Controller::Boxed(Box::new(super::LinuxCubic::new(self, params, mss)))
+            }
         }
     }
 }

@@ -24,6 +24,7 @@ use std::str::FromStr;
 
 // The registered controllers' modules are declared by `congestion_controls!` below.
 pub mod cubic_linux;
+mod dispatch;
 pub mod hystart;
 #[cfg(test)]
 pub(crate) mod test_util;
@@ -31,6 +32,7 @@ pub(crate) mod test_util;
 pub use bbr::{Bbr, BbrConfig, BbrParams};
 pub use cubic::{Cubic, CubicArithmetic, CubicConfig, CubicParams};
 pub use cubic_linux::LinuxCubic;
+pub use dispatch::Controller;
 pub use fld::{Fld, FldAlgo, FldConfig, FldCount, FldInitialWindow, FldParams, FldSwitch};
 pub use hystart::{Hystart, HystartDetect, HystartParams};
 pub use relentless::{Relentless, RelentlessConfig, RelentlessParams, RelentlessTimeout};
@@ -459,10 +461,12 @@ impl Window {
 /// the file of another line's module that has it (NewReno is Reno's), for the docs.
 /// `(ParamsType)` is left out for a controller without parameters of its own (then the
 /// closure takes `params, mss`); parsing a name gives `ParamsType::default()`. The
-/// expression builds the controller from the [`WindowParams`] `params`, the SMSS `mss`
-/// and the parameters `p`. Generated: the variant, [`CcName`] (the names and their
-/// parsing, a `named_enum!`), [`CcKind::name`], [`CcKind::build`], [`CcKind::ENTRIES`]
-/// (for the docs tables) and the parsing of `cc = "..."` ([`FromStr`], [`Named`]).
+/// expression builds the [`Controller`] from the [`WindowParams`] `params`, the SMSS
+/// `mss` and the parameters `p` (boxed, `Controller::Boxed`, unless it is one of those
+/// the enum holds itself). Generated: the variant, [`CcName`] (the names and their
+/// parsing, a `named_enum!`), [`CcKind::name`], [`CcKind::controller`],
+/// [`CcKind::build`], [`CcKind::ENTRIES`] (for the docs tables) and the parsing of
+/// `cc = "..."` ([`FromStr`], [`Named`]).
 macro_rules! congestion_controls {
     ($(
         $(#[doc = $doc:literal])*
@@ -484,9 +488,9 @@ macro_rules! congestion_controls {
         }
 
         impl CcKind {
-            /// A new controller of this kind.
+            /// A new controller of this kind, as the sender holds it.
             #[allow(unused_variables)]
-            pub fn build(self, params: WindowParams, mss: u32) -> Box<dyn CongestionController> {
+            pub fn controller(self, params: WindowParams, mss: u32) -> Controller {
                 match self {
                     $( CcKind::$variant $(($p))? => {
                         let ($wp, $mss) = (params, mss);
@@ -494,30 +498,35 @@ macro_rules! congestion_controls {
                     } ),+
                 }
             }
+
+            /// A new controller of this kind, behind a trait object.
+            pub fn build(self, params: WindowParams, mss: u32) -> Box<dyn CongestionController> {
+                self.controller(params, mss).into_box()
+            }
         }
     };
 }
 
 congestion_controls! {
     /// RFC 5681 Reno window rules (the recovery is `recovery`'s).
-    Reno = "reno" in reno => |params, mss| Box::new(Reno::new(RenoConfig { params, name: "reno" }, mss)),
+    Reno = "reno" in reno => |params, mss| Controller::Reno(Box::new(Reno::new(RenoConfig { params, name: "reno" }, mss))),
     /// RFC 5681 window rules with RFC 6582 NewReno recovery (the window rules are Reno's).
     NewReno = "newreno" | "new_reno" | "new-reno" also in reno
-        => |params, mss| Box::new(Reno::new(RenoConfig { params, name: "newreno" }, mss)),
+        => |params, mss| Controller::Reno(Box::new(Reno::new(RenoConfig { params, name: "newreno" }, mss))),
     /// CUBIC: RFC 9438, or Linux's `tcp_cubic.c` (`CubicParams`, `[tcp.cubic]`).
-    Cubic(CubicParams) = "cubic" in cubic => |params, mss, p| p.build(params, mss),
+    Cubic(CubicParams) = "cubic" in cubic => |params, mss, p| p.controller(params, mss),
     /// Relentless TCP (Mathis): cwnd reduced by the segments lost (`cc::relentless`,
     /// `[tcp.relentless]`).
     Relentless(RelentlessParams) = "relentless" in relentless
-        => |params, mss, p| Box::new(Relentless::new(RelentlessConfig { params, relentless: p }, mss)),
+        => |params, mss, p| Controller::Boxed(Box::new(Relentless::new(RelentlessConfig { params, relentless: p }, mss))),
     /// FLD_TCP (Moktan, "In the Interest of the Short: An approach for e2e congestion
     /// control", talk slides, Aalto University, 2012): IW10, faster slow start and
     /// Relentless below a threshold of bytes sent, Reno above it (`cc::fld`, `[tcp.fld]`).
     Fld(FldParams) = "fld" | "fld_tcp" | "fld-tcp" in fld
-        => |params, mss, p| Box::new(Fld::new(FldConfig { params, fld: p }, mss)),
+        => |params, mss, p| Controller::Boxed(Box::new(Fld::new(FldConfig { params, fld: p }, mss))),
     /// BBR version 1 as Linux's `net/ipv4/tcp_bbr.c` (`cc::bbr`), with delivery-rate
     /// sampling and internal pacing.
-    Bbr(BbrParams) = "bbr" in bbr => |params, mss, p| Box::new(Bbr::new(BbrConfig { params, bbr: p }, mss)),
+    Bbr(BbrParams) = "bbr" in bbr => |params, mss, p| Controller::Boxed(Box::new(Bbr::new(BbrConfig { params, bbr: p }, mss))),
 }
 
 impl CcKind {

@@ -271,6 +271,7 @@ mod tests {
     /// Ten segments of 100 bytes, segment `i` sent at `i` ms.
     fn board() -> Scoreboard {
         let mut b = Scoreboard::sent_once(0, 100);
+        b.track_delivery();
         for i in 0..10u64 {
             b.push(crate::tcp::sack::SegRec {
                 start: i * 100,

@@ -51,8 +51,9 @@ pub struct Acked {
 /// What the SACK blocks and the cumulative ACK of one ACK delivered, for the loss
 /// detection and RTT rules that look at individual segments (RACK, RFC 8985 §6.2
 /// step 2; Linux `tcp_sacktag_one`'s `first_sackt` and `reord`). Gathered by
-/// [`Scoreboard::sack`] and [`Scoreboard::ack_to`]; read and reset with
-/// [`Scoreboard::take_delivery`].
+/// [`Scoreboard::sack`] and [`Scoreboard::ack_to`] once [`Scoreboard::track_delivery`]
+/// was called (a sender without RACK or SACK RTT samples reads none of it); read and
+/// reset with [`Scoreboard::take_delivery`].
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct Delivery {
     /// The newly delivered record (SACKed, or cumulatively acknowledged without
@@ -98,8 +99,19 @@ pub struct Scoreboard {
     top_sacked: Vec<u64>,
     /// Every record ending at or below this offset has been through IsLost.
     lost_scan_end: u64,
-    /// What the current ACK delivered so far.
+    /// Spans `[left, right)` of sequence space in which every record lying wholly
+    /// inside is SACKed: the blocks of the latest [`Self::sack`] calls, cut at the
+    /// last record sent. A receiver repeats its blocks on every ACK and grows the first
+    /// (RFC 2018 §4), so a block that starts inside a span is scanned from the span's
+    /// right edge, not again from its left one (without this, each ACK of a recovery
+    /// rescanned the whole block). Emptied when SACK marks are dropped or a record's
+    /// bounds change.
+    sacked_spans: [(u64, u64); SPANS],
+    /// The span a block starting in none of them replaces.
+    next_span: u8,
+    /// What the current ACK delivered so far, when `tracks_delivery`.
     delivery: Delivery,
+    tracks_delivery: bool,
     /// Bytes ever marked lost (Linux `tp->lost`).
     lost_total: u64,
     /// Delivery-rate estimation (`tcp::rate`), only when [`Self::track_rate`] was
@@ -115,6 +127,12 @@ pub struct Scoreboard {
 /// How many of the highest SACKed records the scoreboard tracks; a DupThresh above it
 /// falls back to a full scan.
 const TOP: usize = 16;
+
+/// How many recent SACK blocks the scoreboard remembers as SACKed spans: the most an
+/// ACK carries with timestamps (RFC 2018 §3; four without, when the fourth block,
+/// the oldest, is scanned in full). Four made a flow's endpoints 16 bytes larger than
+/// the per-flow memory goal allows (`memory_tests` in the simulator's engine).
+const SPANS: usize = 3;
 
 impl Scoreboard {
     pub fn new() -> Self {
@@ -146,6 +164,11 @@ impl Scoreboard {
     }
     pub fn sacked_count(&self) -> usize {
         self.sacked_count
+    }
+
+    /// Gather what each ACK delivered ([`Delivery`]) from now on.
+    pub fn track_delivery(&mut self) {
+        self.tracks_delivery = true;
     }
 
     /// Keep each record's delivery-rate state from now on (before the first push).
@@ -224,14 +247,18 @@ impl Scoreboard {
                 }
                 if !r.sacked {
                     newly += r.len();
-                    self.delivery.note(&r, false);
+                    if self.tracks_delivery {
+                        self.delivery.note(&r, false);
+                    }
                 }
                 latest_sent = Some(latest_sent.map_or(r.sent_at, |t| t.max(r.sent_at)));
                 last = Some(r);
             } else {
                 if front.start < ack {
                     // A partial ACK inside a segment (after a peer coalesced differently,
-                    // or a window probe byte): trim the record.
+                    // or a window probe byte): trim the record. (Trimmed, an un-SACKed
+                    // record may now lie wholly inside a SACKed span.)
+                    self.sacked_spans = [(0, 0); SPANS];
                     let cut = ack - front.start;
                     if front.sacked {
                         if let Some(x) = self.top_sacked.first_mut() {
@@ -300,7 +327,15 @@ impl Scoreboard {
     #[inline(always)]
     fn sack_impl<const RATE: bool>(&mut self, left: u64, right: u64) -> u64 {
         let mut newly = 0;
-        let i0 = self.recs.partition_point(|r| r.end <= left);
+        // Records ending at or below `from` are already SACKed, or do not lie wholly
+        // inside the block: those inside a remembered span that holds `left`.
+        let (mut from, mut slot) = (left, usize::from(self.next_span));
+        for (k, &(l, r)) in self.sacked_spans.iter().enumerate() {
+            if l <= left && left <= r && r > from {
+                (from, slot) = (r, k);
+            }
+        }
+        let i0 = self.recs.partition_point(|r| r.end <= from);
         for i in i0..self.recs.len() {
             let r = self.recs[i];
             if r.start >= right {
@@ -317,7 +352,9 @@ impl Scoreboard {
                 m.lost = false;
                 self.sacked_count += 1;
                 newly += r.len();
-                self.delivery.note(&r, true);
+                if self.tracks_delivery {
+                    self.delivery.note(&r, true);
+                }
                 if RATE {
                     let tx = self.tx[i];
                     self.note_delivered(&r, tx);
@@ -330,6 +367,17 @@ impl Scoreboard {
                     }
                 }
             }
+        }
+        // Every record wholly inside the block is SACKed now; one sent later starts at
+        // or above the last record's end.
+        let edge = self
+            .recs
+            .back()
+            .map_or(left, |b| b.end)
+            .clamp(left, right.max(left));
+        self.sacked_spans[slot] = (left, edge);
+        if slot == usize::from(self.next_span) {
+            self.next_span = ((slot + 1) % SPANS) as u8;
         }
         newly
     }
@@ -482,6 +530,7 @@ impl Scoreboard {
     /// the peer reneges).
     pub fn clear_sacks(&mut self) {
         self.top_sacked.clear();
+        self.sacked_spans = [(0, 0); SPANS];
         self.lost_scan_end = 0;
         for r in self.recs.iter_mut() {
             if r.sacked {
@@ -622,6 +671,75 @@ mod tests {
                 let lb: Vec<bool> = b.iter().map(|r| r.lost).collect();
                 assert_eq!(la, lb);
                 assert_eq!(a.pipe(), b.pipe());
+            }
+        }
+    }
+
+    /// The remembered SACKed spans only skip records that are SACKed already: a board
+    /// that forgets them before every block marks the same records and counts the same
+    /// bytes, through blocks that grow, repeat, merge and move, partial ACKs that trim
+    /// a record, uneven segment sizes and dropped SACK marks.
+    #[test]
+    fn sacked_spans_skip_only_records_already_sacked() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut rnd = |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        for _ in 0..300 {
+            let (mut a, mut b) = (Scoreboard::new(), Scoreboard::new());
+            let (mut una, mut nxt) = (0u64, 0u64);
+            let mut blocks: Vec<(u64, u64)> = Vec::new();
+            for _ in 0..80 {
+                match rnd(8) {
+                    0 | 1 => {
+                        let len = 50 + rnd(4) * 50;
+                        let rec = SegRec {
+                            start: nxt,
+                            end: nxt + len,
+                            sent_at: Instant::ZERO,
+                            tx_count: 1,
+                            sacked: false,
+                            lost: false,
+                            app_limited: false,
+                        };
+                        nxt += len;
+                        a.push(rec);
+                        b.push(rec);
+                    }
+                    2 => {
+                        una = (una + rnd(250)).min(nxt);
+                        assert_eq!(a.ack_to(una), b.ack_to(una));
+                    }
+                    3 if rnd(8) == 0 => {
+                        a.clear_sacks();
+                        b.clear_sacks();
+                    }
+                    _ => {
+                        // A new block, or one seen before grown at its right edge or
+                        // merged with the next.
+                        let (l, r) = match blocks.len() {
+                            n if n > 0 && rnd(3) > 0 => {
+                                let (l, r) = blocks[rnd(n as u64) as usize];
+                                (l.max(una), r + rnd(3) * 100)
+                            }
+                            _ => {
+                                let l = una + rnd(1000);
+                                (l, l + 50 + rnd(400))
+                            }
+                        };
+                        blocks.push((l, r));
+                        b.sacked_spans = [(0, 0); SPANS];
+                        assert_eq!(a.sack(l, r), b.sack(l, r), "block {l}-{r}");
+                    }
+                }
+                assert!(a.iter().eq(b.iter()));
+                assert_eq!(
+                    (a.pipe(), a.sacked_count(), a.lost_count()),
+                    (b.pipe(), b.sacked_count(), b.lost_count())
+                );
             }
         }
     }

@@ -50,7 +50,7 @@ use super::tlp::{Probe, Tlp};
 use super::undo::{self, AckView, Undo, Verdict};
 use super::Polled;
 use crate::cc::{
-    AckSample, CaEvent, CaState, CongestionController, CongestionEvent, CongestionKind,
+    AckSample, CaEvent, CaState, CongestionController, CongestionEvent, CongestionKind, Controller,
     RecoveryExit,
 };
 use crate::event::Events;
@@ -236,7 +236,9 @@ pub struct TcpSender {
     /// receiver's, it cost 5 instructions more per delivered packet (bench callgrind
     /// slope, 2,908.8 -> 2,913.8) for 272 bytes less per flow.
     cfg: TcpConfig,
-    cc: Box<dyn CongestionController>,
+    /// Reno and CUBIC by type, so that the calls of every packet are direct
+    /// (`cc::Controller`).
+    cc: Controller,
     rtt: RttEstimator,
     state: State,
     syn_due: bool,
@@ -301,6 +303,11 @@ pub struct TcpSender {
     rate: Option<Box<RateSampler>>,
     /// The clock of the timers (`TcpConfig::clock`), decided when the sender is built.
     clock: Clock,
+    /// No sender extension, rate sampling, RACK, loss probe, PRR, SACK RTT sample or
+    /// spurious-retransmission detection: an ACK of new data without SACK blocks then
+    /// needs none of their steps (`handle_segment`'s steady-state path). Decided when
+    /// the sender is built (none of them changes later).
+    plain: bool,
     stats: SenderStats,
     /// Discrete happenings for the caller (`poll_event`, `tcp::event`).
     events: Events<SenderEvent>,
@@ -309,12 +316,16 @@ pub struct TcpSender {
 impl TcpSender {
     /// A sender with the controller `cfg.cc` names.
     pub fn new(cfg: TcpConfig) -> Self {
-        let cc = cfg.cc.build(cfg.window_params(), cfg.mss);
-        Self::with_cc(cfg, cc)
+        let cc = cfg.cc.controller(cfg.window_params(), cfg.mss);
+        Self::with_controller(cfg, cc)
     }
 
     /// A sender with a controller of the caller's.
     pub fn with_cc(cfg: TcpConfig, cc: Box<dyn CongestionController>) -> Self {
+        Self::with_controller(cfg, Controller::Boxed(cc))
+    }
+
+    fn with_controller(cfg: TcpConfig, cc: Controller) -> Self {
         let rtt = RttEstimator::new(
             cfg.initial_rto,
             cfg.min_rto,
@@ -334,9 +345,20 @@ impl TcpSender {
             // Linux internal pacing (`tcp::ext::pacing`).
             ext.push(SenderExt::Pacing(Pacer::default()));
         }
+        let plain = ext.is_empty()
+            && rate.is_none()
+            && cfg.loss_detection != LossDetection::Rack
+            && !cfg.tlp
+            && !cfg.prr
+            && !cfg.sack_rtt
+            && !(cfg.undo || cfg.frto);
         let mut sb = Scoreboard::new();
         if rate.is_some() {
             sb.track_rate();
+        }
+        // Read by RACK (`loss_steps_after_ack`) and `sack_rtt_sample` only.
+        if cfg.loss_detection == LossDetection::Rack || cfg.sack_rtt {
+            sb.track_delivery();
         }
         TcpSender {
             ts_ok: cfg.timestamps && !handshake,
@@ -382,6 +404,7 @@ impl TcpSender {
             last_new_data_at: None,
             zw_stall_from: None,
             ext,
+            plain,
             rack: (cfg.loss_detection == LossDetection::Rack).then(Rack::new),
             tlp: cfg.tlp.then(|| Tlp::new(clock)),
             probe: None,
@@ -514,7 +537,7 @@ impl TcpSender {
             ca: self.ca,
             cwnd,
             rtt: &self.rtt,
-            cc: self.cc.as_mut(),
+            cc: &mut self.cc,
             stats: &mut self.stats,
             events: &mut self.events,
         };
@@ -537,17 +560,20 @@ impl TcpSender {
     }
 
     /// `sendable()` before an input, when an extension watches it (0 otherwise).
+    #[inline(always)]
     fn room_before_input(&self) -> u64 {
-        if self.ext.iter().any(|e| e.watches_room()) {
+        if !self.ext.is_empty() && self.ext.iter().any(|e| e.watches_room()) {
             self.sendable()
         } else {
             0
         }
     }
 
-    /// The `after_input` hook, with the room before the input and now.
+    /// The `after_input` hook, with the room before the input and now. Without
+    /// extensions, one length test.
+    #[inline(always)]
     fn after_input(&mut self, now: Instant, room_before: u64) {
-        if !self.ext.iter().any(|e| e.watches_room()) {
+        if self.ext.is_empty() || !self.ext.iter().any(|e| e.watches_room()) {
             return;
         }
         let room = self.sendable();
@@ -811,6 +837,21 @@ impl TcpSender {
                 *out = self.retransmit(now, i);
                 return Polled::Sent;
             }
+        }
+        if self.plain && self.ca == CaState::Open {
+            // The steady state of a `plain` sender: no loss probe is ever due, no
+            // extension holds the segment, and in the open state the window is
+            // congestion control's (no PRR, no recovery window, no resend pending:
+            // NextSeg is new data).
+            let cwnd = self.cc.window();
+            if !self.send_new_data(now, false, cwnd, out) {
+                return Polled::Nothing;
+            }
+            return if self.nothing_more(now) {
+                Polled::Last
+            } else {
+                Polled::Sent
+            };
         }
         if let Some(p) = self.probe.take() {
             if let r @ Polled::Sent = put(out, self.send_probe(now, p)) {
@@ -1417,6 +1458,13 @@ impl TcpSender {
     /// 2018, RFC 6675), then a new ACK ([`Self::on_new_ack`]) or a duplicate ACK
     /// ([`Self::on_duplicate_ack`]) is processed, and finally what follows every ACK
     /// ([`Self::after_ack`]).
+    ///
+    /// A `plain` sender's ACK of new data without SACK blocks or a mobility notice,
+    /// nearly every ACK of a bulk transfer, takes a shorter path to the same state:
+    /// the window, then the new ACK, then the persist timer. The steps it leaves out
+    /// do nothing on such an ACK (the extensions', RACK's, the loss probe's, PRR's,
+    /// undo's and rate sampling's are off; without blocks the scoreboard's SACK marks
+    /// do not change and there is no D-SACK).
     pub fn handle_segment(&mut self, now: Instant, seg: &Segment) {
         if self.state == State::SynSent {
             self.on_syn_ack(now, seg);
@@ -1429,6 +1477,15 @@ impl TcpSender {
             if let Some(ts) = seg.ts {
                 self.ts_recent = ts.tsval;
             }
+        }
+        if self.plain && seg.ack > self.snd_una && seg.sack.is_empty() && !seg.exp.handoff_notice {
+            let prior_in_flight = self.sb.pipe();
+            self.update_window(now, seg);
+            self.on_new_ack(now, seg, prior_in_flight, 0, None);
+            if self.snd_wnd > 0 {
+                self.persist_at = None;
+            }
+            return;
         }
         let room_before = self.room_before_input();
         let prior_in_flight = self.sb.pipe();
@@ -1803,10 +1860,10 @@ impl TcpSender {
         self.events.poll()
     }
     pub fn cc(&self) -> &dyn CongestionController {
-        self.cc.as_ref()
+        &self.cc
     }
     pub fn cc_mut(&mut self) -> &mut dyn CongestionController {
-        self.cc.as_mut()
+        &mut self.cc
     }
     /// The window the sender uses now: cwnd, or the inflated recovery window.
     pub fn cwnd(&self) -> u64 {

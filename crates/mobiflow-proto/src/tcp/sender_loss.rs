@@ -7,7 +7,7 @@
 //! probe). Every step is off unless its `TcpConfig` knob is on, and needs SACK.
 
 use super::TcpSender;
-use crate::cc::{CaState, CongestionEvent, CongestionKind, RecoveryExit};
+use crate::cc::{CaState, CongestionController, CongestionEvent, CongestionKind, RecoveryExit};
 use crate::tcp::config::Recovery;
 use crate::tcp::event::SenderEvent;
 use crate::tcp::prr::Prr;
