@@ -47,12 +47,6 @@ impl Controller {
     }
 }
 
-impl From<Box<dyn CongestionController>> for Controller {
-    fn from(c: Box<dyn CongestionController>) -> Self {
-        Controller::Boxed(c)
-    }
-}
-
 impl CongestionController for Controller {
     fn name(&self) -> &'static str {
         dispatch!(self, c => c.name())

@@ -1482,9 +1482,7 @@ impl TcpSender {
             let prior_in_flight = self.sb.pipe();
             self.update_window(now, seg);
             self.on_new_ack(now, seg, prior_in_flight, 0, None);
-            if self.snd_wnd > 0 {
-                self.persist_at = None;
-            }
+            self.end_persist();
             return;
         }
         let room_before = self.room_before_input();
@@ -1799,14 +1797,22 @@ impl TcpSender {
         }
     }
 
+    /// An ACK that opened the window ends the persist timer (RFC 9293 §3.8.6.1: it
+    /// runs while the window is zero). The first step of every ACK's ending, the
+    /// steady-state path's as [`Self::after_ack`]'s.
+    #[inline(always)]
+    fn end_persist(&mut self) {
+        if self.snd_wnd > 0 {
+            self.persist_at = None;
+        }
+    }
+
     /// After every ACK: a window that opened stops the persist timer (RFC 9293
     /// §3.8.6.1); the extensions hear the ACK is processed; a mobility notice it
     /// carries is acted on ([`Self::on_interface_change`]); the extensions' own loss
     /// detection runs; and `after_input` sees the room before and after.
     fn after_ack(&mut self, now: Instant, seg: &Segment, room_before: u64) {
-        if self.snd_wnd > 0 {
-            self.persist_at = None;
-        }
+        self.end_persist();
         self.each_ext(now, |e, cx| e.after_ack(cx));
         if seg.exp.handoff_notice {
             self.on_interface_change(now, &InterfaceChange::default());

@@ -10,6 +10,8 @@
 //! * [`LinkDir::start`]: the timers of its schedules and outages, once.
 //! * [`LinkDir::handle_packet`]: a packet reaches the queue.
 //! * [`LinkDir::handle_timeout`]: a timer it asked for is due.
+//! * [`LinkDir::arrival`]: the arrival timer, which `handle_timeout` runs through it;
+//!   the simulator calls it directly, as it is due for every packet on every hop.
 //!
 //! Each takes a `timers` sink, `FnMut(Instant, LinkTimer)`, through which the machine
 //! asks for timers: the owner schedules each at its time and hands it back to
@@ -48,7 +50,6 @@ pub enum LinkTimer {
     Up,
 }
 
-/// A piecewise schedule: its points and its period.
 /// A packet that reached the far end of a direction ([`LinkDir::arrival`]).
 #[derive(Copy, Clone, Debug)]
 pub struct Arrival {
@@ -62,6 +63,7 @@ pub struct Arrival {
     pub next: Option<Instant>,
 }
 
+/// A piecewise schedule: its points and its period.
 type Schedule<T> = (Vec<(Duration, T)>, Option<Duration>);
 
 /// One link direction and its timeline.
