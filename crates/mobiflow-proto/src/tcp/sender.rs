@@ -851,7 +851,10 @@ impl TcpSender {
             if !self.send_new_data_inline(now, false, cwnd, out) {
                 return Polled::Nothing;
             }
-            return if self.nothing_more(now) {
+            // `nothing_more`, whose conditions all hold here (sending new data changes
+            // none of them), without testing them again.
+            let cwnd = self.cc.window();
+            return if self.new_data_len(now, false, cwnd) == 0 {
                 Polled::Last
             } else {
                 Polled::Sent
