@@ -669,6 +669,10 @@ impl TcpSender {
         }
     }
 
+    /// The bookkeeping of every data segment sent. Inlined (in `send_new_data` and
+    /// `retransmit`): as a call it cost 23 instructions more per packet (callgrind
+    /// slope 2,434.8 -> 2,411.8).
+    #[inline(always)]
     fn on_data_sent(&mut self, now: Instant, len: u64) {
         self.stats.segments_sent += 1;
         self.stats.data_segments_sent += 1;
@@ -844,10 +848,13 @@ impl TcpSender {
             // congestion control's (no PRR, no recovery window, no resend pending:
             // NextSeg is new data).
             let cwnd = self.cc.window();
-            if !self.send_new_data(now, false, cwnd, out) {
+            if !self.send_new_data_inline(now, false, cwnd, out) {
                 return Polled::Nothing;
             }
-            return if self.nothing_more(now) {
+            // `nothing_more`, whose conditions all hold here (sending new data changes
+            // none of them), without testing them again.
+            let cwnd = self.cc.window();
+            return if self.new_data_len(now, false, cwnd) == 0 {
                 Polled::Last
             } else {
                 Polled::Sent
@@ -1068,6 +1075,21 @@ impl TcpSender {
     /// New data, as much as the receiver's window, cwnd and the application allow
     /// ([`Self::new_data_len`]), written into `out` (true).
     fn send_new_data(
+        &mut self,
+        now: Instant,
+        pipe_mode: bool,
+        cwnd: u64,
+        out: &mut Segment,
+    ) -> bool {
+        self.send_new_data_inline(now, pipe_mode, cwnd, out)
+    }
+
+    /// [`Self::send_new_data`], inlined in the steady-state path of
+    /// [`Self::poll_transmit_into`] only: the call cost about 30 instructions per
+    /// segment (callgrind slope 2,411.8 -> 2,379.9), inlining it at every caller 6
+    /// fewer.
+    #[inline(always)]
+    fn send_new_data_inline(
         &mut self,
         now: Instant,
         pipe_mode: bool,
@@ -1570,6 +1592,9 @@ impl TcpSender {
     /// RFC 9293 §3.10.7.4: take the window from an ACK that is not old (`SND.UNA =<
     /// SEG.ACK`); a window under one segment with data to send starts a zero-window
     /// stall. The extensions read the window and the options (`on_window_update`).
+    /// Inlined: as a call on every ACK it cost 18 instructions more per packet
+    /// (callgrind slope 2,452.8 -> 2,434.8).
+    #[inline(always)]
     fn update_window(&mut self, now: Instant, seg: &Segment) {
         self.snd_wnd = seg.wnd;
         self.max_snd_wnd = self.max_snd_wnd.max(seg.wnd);
