@@ -119,27 +119,26 @@ enum Ev {
 
 /// A scheduled event. Events of the same time `t` run in the order they were
 /// scheduled, as ns-2's scheduler runs them (`CalendarScheduler::insert` puts a new
-/// event after those of equal time). Events are scheduled in time order (`made` never
-/// decreases from one `Queue::at` to the next), so ordering by `(t, made, seq)`, where
-/// `seq` counts the events scheduled at the instant `made`, is the same as ordering by
-/// `(t, global insertion count)`; it keeps `made` (read by the link's tie rule,
-/// `Dir::enqueue_from`) and the entry at 32 bytes.
+/// event after those of equal time): the queue orders by `(t, ord)`, `ord` counting
+/// every event ever scheduled, compared as one 128-bit key. `made`, when it was
+/// scheduled, is read by the link's tie rule (`Dir::enqueue_from`).
 #[derive(Copy, Clone, Debug)]
 struct Entry {
     t: Instant,
+    /// Its rank among all the events scheduled in the run.
+    ord: u64,
     /// When it was scheduled.
     made: Instant,
-    /// Its rank among the events scheduled at `made`.
-    seq: u32,
     ev: Ev,
 }
-const _: () = assert!(std::mem::size_of::<Entry>() == 32);
+const _: () = assert!(std::mem::size_of::<Entry>() == 40);
 impl Entry {
-    /// Leaves the queue before `o`: earlier in `(t, made, seq)` (a chain of
-    /// early-exit comparisons).
+    /// Leaves the queue before `o`: earlier in `(t, ord)`, compared as one 128-bit
+    /// number (no branch between the two fields).
     #[inline(always)]
     fn before(&self, o: &Entry) -> bool {
-        (self.t, self.made, self.seq) < (o.t, o.made, o.seq)
+        let key = |e: &Entry| (u128::from(e.t.as_nanos()) << 64) | u128::from(e.ord);
+        key(self) < key(o)
     }
 }
 
@@ -387,7 +386,7 @@ impl<'a> World<'a> {
                 queue: Queue {
                     heap: EventHeap::with_capacity(1024),
                     made: Instant::ZERO,
-                    seq: 0,
+                    ord: 0,
                     spent_top: false,
                 },
                 dirs,

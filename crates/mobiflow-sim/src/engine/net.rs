@@ -48,7 +48,7 @@ impl Outgoing<'_> {
 }
 
 /// A binary min-heap of events, the earliest (`Entry::before`) on top. Entries are
-/// unique in `(t, made, seq)`, so events leave in one order whatever the heap's
+/// unique in `(t, ord)`, so events leave in one order whatever the heap's
 /// shape. Written out (rather than `std::collections::BinaryHeap`) for `replace_top`:
 /// the event being run is overwritten in place by the first one it schedules, and
 /// sifted down once, without a `PeekMut` guard.
@@ -118,17 +118,17 @@ impl EventHeap {
     }
 }
 
-/// The event queue: a heap ordered by `(time, insertion sequence)`, the insertion
-/// sequence kept as `(made, seq)` (see `Entry`).
+/// The event queue: a heap ordered by `(time, insertion count)` (see `Entry`).
 pub(super) struct Queue {
     pub heap: EventHeap,
-    /// The instant of the last `at`, and how many events were scheduled at it.
+    /// The instant of the last `at` (debug builds check that events are scheduled in
+    /// time order), and how many events were ever scheduled.
     pub made: Instant,
-    pub seq: u32,
+    pub ord: u64,
     /// The heap's top is the event being run (`World::step`), already spent: the next
     /// `at` replaces it and sifts it down (one sift instead of a pop's and a push's).
-    /// Entries are unique in `(t, made, seq)`, so the order in which they leave the
-    /// heap does not depend on how it was built.
+    /// Entries are unique in `(t, ord)`, so the order in which they leave the heap
+    /// does not depend on how it was built.
     pub spent_top: bool,
 }
 
@@ -138,25 +138,21 @@ impl Queue {
     #[inline(always)]
     pub(super) fn at(&mut self, t: Instant, made: Instant, ev: Ev) {
         debug_assert!(made >= self.made, "events are scheduled in time order");
-        if made != self.made {
+        #[cfg(debug_assertions)]
+        {
             self.made = made;
-            self.seq = 0;
         }
-        self.seq = self
-            .seq
-            .checked_add(1)
-            .expect("fewer than 2^32 events scheduled at one instant");
-        let e = Entry {
-            t,
-            made,
-            seq: self.seq,
-            ev,
-        };
+        self.ord += 1;
+        let ord = self.ord;
+        // The entry is built in each branch, so the common one (`replace_top`, inlined)
+        // writes its fields straight into the heap: built once for both, it would be
+        // kept in memory for `push`'s call and copied from there with wider loads than
+        // the stores that wrote it, which stalls store-to-load forwarding.
         if self.spent_top {
             self.spent_top = false;
-            self.heap.replace_top(e);
+            self.heap.replace_top(Entry { t, ord, made, ev });
         } else {
-            self.heap.push(e);
+            self.heap.push(Entry { t, ord, made, ev });
         }
     }
 }
@@ -348,7 +344,7 @@ mod tests {
         let mut q = Queue {
             heap: EventHeap::with_capacity(0),
             made: Instant::ZERO,
-            seq: 0,
+            ord: 0,
             spent_top: false,
         };
         let t = |ms: u64| Instant::ZERO + mobiflow_proto::time::Duration::from_millis(ms);
@@ -384,7 +380,7 @@ mod tests {
         let new_queue = || Queue {
             heap: EventHeap::with_capacity(0),
             made: Instant::ZERO,
-            seq: 0,
+            ord: 0,
             spent_top: false,
         };
         // Event k, run at time `now`, schedules (k * 7) % 3 events, at delays that
