@@ -562,7 +562,7 @@ impl<'a> World<'a> {
                     return; // stale: the pipe changed under it
                 };
                 if let Some(next) = a.next {
-                    self.net.at(next, Ev::Link(d, LinkTimer::Arrive(gen)));
+                    self.net.at_arrival(next, d, gen);
                 }
                 // The packet arriving was scheduled, in ns-2, when its transmission
                 // started (`LinkDelay::recv`): what it makes arrive at the next queue

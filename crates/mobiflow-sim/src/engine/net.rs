@@ -180,6 +180,18 @@ impl Net {
         self.queue.at(t, self.now, ev);
     }
 
+    /// [`Net::at`] for the arrival timer of direction `d`, the event of every packet
+    /// on every hop: the event is built here from its fields, which arrive in
+    /// registers, rather than in the caller's memory (read back with wider loads than
+    /// the stores that wrote it, a store-to-load forwarding stall).
+    pub(super) fn at_arrival(&mut self, t: Instant, d: DirId, gen: u32) {
+        self.queue.at(
+            t,
+            self.now,
+            Ev::Link(d, super::linkdir::LinkTimer::Arrive(gen)),
+        );
+    }
+
     pub(super) fn alloc(&mut self, pkt: Pkt) -> PktId {
         if let Some(id) = self.free.pop() {
             self.pkts[id as usize] = pkt;
