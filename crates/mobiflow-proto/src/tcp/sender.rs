@@ -1503,7 +1503,11 @@ impl TcpSender {
         if self.plain && seg.ack > self.snd_una && seg.sack.is_empty() && !seg.exp.handoff_notice {
             let prior_in_flight = self.sb.pipe();
             self.update_window(now, seg);
-            self.on_new_ack(now, seg, prior_in_flight, 0, None);
+            if self.ca == CaState::Open {
+                self.on_new_ack_open(now, seg, prior_in_flight);
+            } else {
+                self.on_new_ack(now, seg, prior_in_flight, 0, None);
+            }
             self.end_persist();
             return;
         }
@@ -1634,19 +1638,7 @@ impl TcpSender {
         sack_rtt: Option<Duration>,
     ) -> u64 {
         let ack = seg.ack;
-        // Karn's rule holds for every segment the ACK covers: if one of them was
-        // retransmitted, the ACK may have left when the retransmission filled a hole,
-        // long after the later segments arrived (Linux's FLAG_RETRANS_DATA_ACKED).
-        // Only needed when this ACK's sample comes from send times of every ACK (no
-        // echoed timestamp, per-ACK sampling).
-        let ts_sample = self.ts_ok && seg.ts.is_some_and(|ts| ts.tsecr != 0);
-        let rtx_acked = !ts_sample
-            && self.cfg.rtt_sampling == RttSampling::EveryAck
-            && self
-                .sb
-                .iter()
-                .take_while(|r| r.start < ack)
-                .any(|r| r.tx_count > 1);
+        let rtx_acked = self.retransmission_acked(seg);
         let acked = self.sb.ack_to(ack);
         let (last, newly_acked) = (acked.last, acked.newly);
         self.snd_una = ack;
@@ -1688,6 +1680,75 @@ impl TcpSender {
             self.arm_rto(now);
         }
         newly_acked
+    }
+
+    /// Karn's rule holds for every segment the ACK covers: if one of them was
+    /// retransmitted, the ACK may have left when the retransmission filled a hole,
+    /// long after the later segments arrived (Linux's FLAG_RETRANS_DATA_ACKED). Only
+    /// needed when this ACK's sample comes from send times of every ACK (no echoed
+    /// timestamp, per-ACK sampling): false otherwise.
+    #[inline(always)]
+    fn retransmission_acked(&self, seg: &Segment) -> bool {
+        let ts_sample = self.ts_ok && seg.ts.is_some_and(|ts| ts.tsecr != 0);
+        !ts_sample
+            && self.cfg.rtt_sampling == RttSampling::EveryAck
+            && self
+                .sb
+                .iter()
+                .take_while(|r| r.start < seg.ack)
+                .any(|r| r.tx_count > 1)
+    }
+
+    /// [`Self::on_new_ack`] for a `plain` sender in the open state and an ACK without
+    /// SACK blocks (`handle_segment`'s steady-state path): nothing is SACKed by it, no
+    /// extension hears it, no recovery moves on (in the open state
+    /// [`Self::recovery_on_new_ack`] only restarts the timer), and congestion control
+    /// gets its sample built only if it reads more than the bytes acknowledged
+    /// (`Controller::on_ack_with`). The same steps in the same order otherwise: Karn's
+    /// rule and the RTT sample (RFC 6298 §3, RFC 7323 §4.1), the window's growth (RFC
+    /// 5681 §3.1, RFC 7661 §4) and the timer's restart (RFC 6298 §5.2–5.3).
+    fn on_new_ack_open(&mut self, now: Instant, seg: &Segment, prior_in_flight: u64) {
+        let ack = seg.ack;
+        let rtx_acked = self.retransmission_acked(seg);
+        let acked = self.sb.ack_to(ack);
+        let (last, newly_acked) = (acked.last, acked.newly);
+        self.snd_una = ack;
+        let sample = self.rtt_sample(now, seg, last.filter(|_| !rtx_acked));
+        if let Some(r) = sample {
+            self.take_rtt_sample(r);
+        }
+        self.persist_backoff = 0;
+        self.dupacks = 0;
+        self.limited_tx_bytes = 0;
+        // The window-validation state is read only with `cwnd_validation`.
+        let mut not_cwnd_limited = false;
+        if self.cfg.cwnd_validation {
+            not_cwnd_limited = !self.cwnd_limited();
+            self.cwv.on_ack(ack, self.snd_nxt, self.sb.pipe());
+        }
+        let app_limited = last.is_some_and(|r| r.app_limited) || not_cwnd_limited;
+        self.cc.on_ack_with(newly_acked, app_limited, || {
+            let min_rtt = self.rtt.min_rtt().unwrap_or_default();
+            AckSample {
+                now,
+                acked_bytes: newly_acked,
+                prior_in_flight,
+                rtt: sample,
+                srtt: self.rtt.srtt().unwrap_or(min_rtt),
+                min_rtt,
+                app_limited,
+                in_recovery: false,
+                mss: self.cfg.mss,
+                snd_una: ack,
+                snd_nxt: self.snd_nxt,
+            }
+        });
+        if self.sb.is_empty() {
+            self.rto_at = None;
+        } else {
+            // RFC 6298 §5.3: restart the timer when new data is acknowledged.
+            self.arm_rto(now);
+        }
     }
 
     /// An RTT sample feeds the RTO estimator (RFC 6298 §2) and the statistics.
