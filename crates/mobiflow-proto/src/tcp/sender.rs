@@ -305,8 +305,9 @@ pub struct TcpSender {
     clock: Clock,
     /// No sender extension, rate sampling, RACK, loss probe, PRR, SACK RTT sample or
     /// spurious-retransmission detection: an ACK of new data without SACK blocks then
-    /// needs none of their steps (`handle_segment`'s steady-state path). Decided when
-    /// the sender is built (none of them changes later).
+    /// needs none of their steps (`handle_segment`'s steady-state path), and
+    /// `poll_timeout` has only the retransmission and persist timers to ask. Decided
+    /// when the sender is built (none of them changes later).
     plain: bool,
     stats: SenderStats,
     /// Discrete happenings for the caller (`poll_event`, `tcp::event`).
@@ -624,7 +625,20 @@ impl TcpSender {
         }
     }
 
+    /// The idle-RTT accounting (`SenderStats::idle_rtts`): RTT-long slots laid end to
+    /// end, each marked when data left in it. Inlined, with the common case first: a
+    /// segment sent inside the current slot only marks it.
+    #[inline(always)]
     fn account_slots(&mut self, now: Instant, sent: bool) {
+        if self.rtt.srtt().is_some() && self.slot_end.is_some_and(|end| now < end) {
+            self.slot_sent |= sent;
+            return;
+        }
+        self.account_slots_from(now, sent);
+    }
+
+    #[inline(never)]
+    fn account_slots_from(&mut self, now: Instant, sent: bool) {
         let Some(srtt) = self.rtt.srtt() else {
             return;
         };
@@ -686,7 +700,9 @@ impl TcpSender {
         if let Some(p) = self.prr.as_mut() {
             p.on_sent(len);
         }
-        self.cwv.on_sent(self.sb.pipe());
+        if self.cfg.cwnd_validation {
+            self.cwv.on_sent(self.sb.pipe());
+        }
         self.cc.on_sent(now, len, self.sb.pipe());
     }
 
@@ -1050,7 +1066,8 @@ impl TcpSender {
             return 0;
         }
         let mss = self.mss();
-        if cwnd_room < mss.min(rwnd_room).min(app_room) {
+        // The window-validation state is read only with `cwnd_validation`.
+        if self.cfg.cwnd_validation && cwnd_room < mss.min(rwnd_room).min(app_room) {
             self.cwv.on_cwnd_blocked();
         }
         let len = mss.min(rwnd_room).min(cwnd_room).min(app_room);
@@ -1185,6 +1202,10 @@ impl TcpSender {
     pub fn poll_timeout(&self) -> Option<Instant> {
         // Asked after every output: the extensions' timers only when there are any.
         let mut t = Instant::earliest(self.rto_at, self.persist_at);
+        if self.plain {
+            // No RACK, loss probe or extension: no other timer.
+            return t;
+        }
         if let Some(r) = &self.rack {
             t = Instant::earliest(t, r.timer());
         }
