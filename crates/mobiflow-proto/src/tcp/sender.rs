@@ -217,6 +217,26 @@ enum State {
     Established,
 }
 
+/// The room for new data ([`TcpSender::rooms`]): what the application has
+/// written and not sent, what the receiver's window leaves, what cwnd leaves.
+#[derive(Copy, Clone, Debug)]
+struct Rooms {
+    app: u64,
+    rwnd: u64,
+    cwnd: u64,
+}
+
+impl Rooms {
+    /// The rooms after a new segment of `len` bytes, at most each room, left.
+    fn less(self, len: u64) -> Rooms {
+        Rooms {
+            app: self.app - len,
+            rwnd: self.rwnd - len,
+            cwnd: self.cwnd - len,
+        }
+    }
+}
+
 /// Write `seg`, if any, into `out`.
 #[inline(always)]
 fn put(out: &mut Segment, seg: Option<Segment>) -> Polled {
@@ -864,13 +884,23 @@ impl TcpSender {
             // congestion control's (no PRR, no recovery window, no resend pending:
             // NextSeg is new data).
             let cwnd = self.cc.window();
-            if !self.send_new_data_inline(now, false, cwnd, out) {
+            let rooms = self.rooms(false, cwnd);
+            let len = self.len_within(now, rooms);
+            if len == 0 {
                 return Polled::Nothing;
             }
+            self.send_new_segment(now, len, out);
             // `nothing_more`, whose conditions all hold here (sending new data changes
-            // none of them), without testing them again.
-            let cwnd = self.cc.window();
-            return if self.new_data_len(now, false, cwnd) == 0 {
+            // none of them), without testing them again. The segment took `len` bytes
+            // of each room (the window's edge stays, pipe grew by `len`), so unless
+            // the controller moved cwnd the rooms need not be asked again.
+            let more = if self.cc.window() == cwnd {
+                self.len_within(now, rooms.less(len))
+            } else {
+                let cwnd = self.cc.window();
+                self.new_data_len(now, false, cwnd)
+            };
+            return if more == 0 {
                 Polled::Last
             } else {
                 Polled::Sent
@@ -1050,13 +1080,32 @@ impl TcpSender {
     /// the same.
     #[inline(always)]
     fn new_data_len(&mut self, now: Instant, pipe_mode: bool, cwnd: u64) -> u64 {
-        let app_room = self.app_end.saturating_sub(self.snd_nxt);
+        let rooms = self.rooms(pipe_mode, cwnd);
+        self.len_within(now, rooms)
+    }
+
+    /// The room the application, the receiver's window and cwnd leave for new data.
+    #[inline(always)]
+    fn rooms(&self, pipe_mode: bool, cwnd: u64) -> Rooms {
+        let wnd_limit = self.snd_una + self.flow_window();
+        Rooms {
+            app: self.app_end.saturating_sub(self.snd_nxt),
+            rwnd: wnd_limit.saturating_sub(self.snd_nxt),
+            cwnd: self.cwnd_room(pipe_mode, cwnd),
+        }
+    }
+
+    /// [`Self::new_data_len`] given the rooms.
+    #[inline(always)]
+    fn len_within(&mut self, now: Instant, rooms: Rooms) -> u64 {
+        let Rooms {
+            app: app_room,
+            rwnd: rwnd_room,
+            cwnd: cwnd_room,
+        } = rooms;
         if app_room == 0 {
             return 0;
         }
-        let wnd_limit = self.snd_una + self.flow_window();
-        let rwnd_room = wnd_limit.saturating_sub(self.snd_nxt);
-        let cwnd_room = self.cwnd_room(pipe_mode, cwnd);
         if rwnd_room == 0 {
             // RFC 9293 §3.8.6.1: a zero window with nothing in flight needs the
             // persist timer, or the connection may deadlock on a lost window update.
@@ -1117,6 +1166,14 @@ impl TcpSender {
         if len == 0 {
             return false;
         }
+        self.send_new_segment(now, len, out);
+        true
+    }
+
+    /// The new segment of `len` bytes (> 0, as [`Self::new_data_len`] allowed),
+    /// written into `out`, and its bookkeeping.
+    #[inline(always)]
+    fn send_new_segment(&mut self, now: Instant, len: u64, out: &mut Segment) {
         let app_room = self.app_end.saturating_sub(self.snd_nxt);
         if self.sb.is_empty() {
             if let Some(last) = self.last_data_sent {
@@ -1163,7 +1220,6 @@ impl TcpSender {
         self.persist_at = None;
         *out = self.data_segment(now, seq, len);
         self.on_data_sent(now, len);
-        true
     }
 
     /// RFC 5681 §4.1 (or Linux's `tcp_cwnd_restart`, `tcp::idle`): restart from the
