@@ -37,6 +37,23 @@ macro_rules! dispatch {
 }
 
 impl Controller {
+    /// `on_ack` for an ACK outside recovery whose sample `sample` builds: Reno, which
+    /// reads only the bytes acknowledged and whether the sender was limited, is not
+    /// handed one (the sender's steady state builds none on each ACK).
+    #[inline(always)]
+    pub fn on_ack_with(
+        &mut self,
+        acked_bytes: u64,
+        app_limited: bool,
+        sample: impl FnOnce() -> AckSample,
+    ) {
+        match self {
+            Controller::Reno(c) => c.grow(acked_bytes, app_limited),
+            Controller::Cubic(c) => c.on_ack(&sample()),
+            Controller::Boxed(c) => c.on_ack(&sample()),
+        }
+    }
+
     /// The controller behind a trait object (`Box<dyn CongestionController>`).
     pub fn into_box(self) -> Box<dyn CongestionController> {
         match self {

@@ -57,6 +57,44 @@ impl Reno {
         self.win.clamp(&self.cfg.params);
     }
 
+    /// RFC 5681 §3.1 outside recovery, on an ACK of `acked_bytes`: no growth while
+    /// cwnd is not what limits the sender (`app_limited`, RFC 7661 §4.3: application-
+    /// or receiver-limited). The sender's steady state calls it directly
+    /// (`Controller::on_ack_with`).
+    #[inline(always)]
+    pub fn grow(&mut self, acked_bytes: u64, app_limited: bool) {
+        if acked_bytes == 0 || app_limited {
+            return;
+        }
+        if self.cfg.params.counting == Counting::Segments {
+            self.segments_on_ack(acked_bytes);
+        } else if self.win.cwnd < self.win.ssthresh {
+            // RFC 5681 §3.1 eq. (2): cwnd += min(N, SMSS). With per-ACK counting
+            // (ns-2), every ACK that advances the window adds one segment.
+            let inc = if self.cfg.params.counting == Counting::PerAck {
+                self.win.mss
+            } else {
+                acked_bytes.min(self.win.mss)
+            };
+            self.win.cwnd += inc;
+        } else if self.cfg.params.counting == Counting::PerAck {
+            // RFC 5681 eq. (3), cwnd += SMSS*SMSS/cwnd per ACK, as ns-2's opencwnd()
+            // does in floating point; the remainder is carried so nothing is lost.
+            self.ca_acked += self.win.mss * self.win.mss;
+            let inc = self.ca_acked / self.win.cwnd.max(1);
+            self.ca_acked -= inc * self.win.cwnd.max(1);
+            self.win.cwnd += inc;
+        } else {
+            // RFC 5681 §3.1: cwnd += SMSS once per cwnd bytes acknowledged.
+            self.ca_acked += acked_bytes;
+            if self.ca_acked >= self.win.cwnd {
+                self.ca_acked -= self.win.cwnd;
+                self.win.cwnd += self.win.mss;
+            }
+        }
+        self.clamp();
+    }
+
     /// Linux `tcp_reno_cong_avoid` in whole segments: `tcp_slow_start` (cwnd +=
     /// segments delivered, up to ssthresh), then `tcp_cong_avoid_ai` with w = cwnd for
     /// what is left of the ACK.
@@ -99,38 +137,11 @@ impl CongestionController for Reno {
     }
 
     fn on_ack(&mut self, ack: &AckSample) {
-        // No growth during recovery, or while cwnd is not what limits the sender
-        // (RFC 7661 §4.3: application- or receiver-limited).
-        if ack.in_recovery || ack.acked_bytes == 0 || ack.app_limited {
+        // No growth during recovery.
+        if ack.in_recovery {
             return;
         }
-        if self.cfg.params.counting == Counting::Segments {
-            self.segments_on_ack(ack.acked_bytes);
-        } else if self.win.cwnd < self.win.ssthresh {
-            // RFC 5681 §3.1 eq. (2): cwnd += min(N, SMSS). With per-ACK counting
-            // (ns-2), every ACK that advances the window adds one segment.
-            let inc = if self.cfg.params.counting == Counting::PerAck {
-                self.win.mss
-            } else {
-                ack.acked_bytes.min(self.win.mss)
-            };
-            self.win.cwnd += inc;
-        } else if self.cfg.params.counting == Counting::PerAck {
-            // RFC 5681 eq. (3), cwnd += SMSS*SMSS/cwnd per ACK, as ns-2's opencwnd()
-            // does in floating point; the remainder is carried so nothing is lost.
-            self.ca_acked += self.win.mss * self.win.mss;
-            let inc = self.ca_acked / self.win.cwnd.max(1);
-            self.ca_acked -= inc * self.win.cwnd.max(1);
-            self.win.cwnd += inc;
-        } else {
-            // RFC 5681 §3.1: cwnd += SMSS once per cwnd bytes acknowledged.
-            self.ca_acked += ack.acked_bytes;
-            if self.ca_acked >= self.win.cwnd {
-                self.ca_acked -= self.win.cwnd;
-                self.win.cwnd += self.win.mss;
-            }
-        }
-        self.clamp();
+        self.grow(ack.acked_bytes, ack.app_limited);
     }
 
     fn on_congestion_event(&mut self, ev: &CongestionEvent) {

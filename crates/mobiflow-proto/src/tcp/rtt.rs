@@ -200,7 +200,13 @@ impl RttEstimator {
     }
 
     /// The current retransmission timeout, including backoff (§5.5).
+    #[inline]
     pub fn rto(&self) -> Duration {
+        if self.backoff == 0 {
+            // Nearly every call (the timer is restarted on each ACK of new data):
+            // no multiplication.
+            return self.base_rto.min(self.max_rto);
+        }
         let shift = self.backoff.min(self.max_backoff).min(32);
         self.base_rto
             .saturating_mul(1u64 << shift)

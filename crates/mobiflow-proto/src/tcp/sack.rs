@@ -221,71 +221,110 @@ impl Scoreboard {
     }
 
     /// Remove every record below the cumulative `ack` (see [`Acked`]).
+    #[inline(always)]
     pub fn ack_to(&mut self, ack: u64) -> Acked {
         // One test per ACK: the loop without rate tracking is the one it always was.
         if self.tracks_rate {
             self.ack_to_impl::<true>(ack)
+        } else if self.sacked_count == 0 && self.lost_count == 0 && !self.tracks_delivery {
+            self.ack_to_unmarked(ack)
         } else {
             self.ack_to_impl::<false>(ack)
         }
     }
 
-    #[inline(always)]
+    #[inline(never)]
     fn ack_to_impl<const RATE: bool>(&mut self, ack: u64) -> Acked {
         let mut last: Option<SegRec> = None;
         let mut newly = 0;
         let mut latest_sent: Option<Instant> = None;
         while let Some(front) = self.recs.front_mut() {
-            if front.end <= ack {
-                let r = self.recs.pop_front().expect("front exists");
-                self.forget(&r);
-                if RATE {
-                    let tx = self.tx.pop_front().unwrap_or_default();
-                    if !r.sacked {
-                        self.note_delivered(&r, tx);
-                    }
-                }
-                if !r.sacked {
-                    newly += r.len();
-                    if self.tracks_delivery {
-                        self.delivery.note(&r, false);
-                    }
-                }
-                latest_sent = Some(latest_sent.map_or(r.sent_at, |t| t.max(r.sent_at)));
-                last = Some(r);
-            } else {
-                if front.start < ack {
-                    // A partial ACK inside a segment (after a peer coalesced differently,
-                    // or a window probe byte): trim the record. (Trimmed, an un-SACKed
-                    // record may now lie wholly inside a SACKed span.)
-                    self.sacked_spans = [(0, 0); SPANS];
-                    let cut = ack - front.start;
-                    if front.sacked {
-                        if let Some(x) = self.top_sacked.first_mut() {
-                            if *x == front.start {
-                                *x = ack;
-                            }
-                        }
-                    }
-                    if !front.sacked && !front.lost {
-                        self.pipe -= cut;
-                    }
-                    if !front.sacked {
-                        newly += cut;
-                        if RATE {
-                            self.delivered_bytes += cut;
-                        }
-                    }
-                    front.start = ack;
-                }
+            if front.end > ack {
                 break;
             }
+            let r = self.recs.pop_front().expect("front exists");
+            self.forget(&r);
+            if RATE {
+                let tx = self.tx.pop_front().unwrap_or_default();
+                if !r.sacked {
+                    self.note_delivered(&r, tx);
+                }
+            }
+            if !r.sacked {
+                newly += r.len();
+                if self.tracks_delivery {
+                    self.delivery.note(&r, false);
+                }
+            }
+            latest_sent = Some(latest_sent.map_or(r.sent_at, |t| t.max(r.sent_at)));
+            last = Some(r);
+        }
+        let cut = self.trim_front(ack);
+        if RATE {
+            self.delivered_bytes += cut;
         }
         Acked {
             last,
-            newly,
+            newly: newly + cut,
             latest_sent,
         }
+    }
+
+    /// [`Self::ack_to`] when no record is SACKed or marked lost and nothing is
+    /// tracked, nearly every ACK of a transfer without losses: every record removed
+    /// leaves pipe and is newly delivered, with none of the marks' bookkeeping per
+    /// record.
+    #[inline(always)]
+    fn ack_to_unmarked(&mut self, ack: u64) -> Acked {
+        let mut last: Option<SegRec> = None;
+        let mut newly = 0;
+        let mut latest_sent: Option<Instant> = None;
+        while let Some(&r) = self.recs.front() {
+            if r.end > ack {
+                break;
+            }
+            self.recs.pop_front();
+            newly += r.len();
+            latest_sent = Some(latest_sent.map_or(r.sent_at, |t| t.max(r.sent_at)));
+            last = Some(r);
+        }
+        self.pipe -= newly;
+        Acked {
+            last,
+            newly: newly + self.trim_front(ack),
+            latest_sent,
+        }
+    }
+
+    /// A partial ACK inside the oldest record (after a peer coalesced differently, or
+    /// a window probe byte): trim the record to start at `ack`. Returns the bytes cut
+    /// that were not already SACKed (newly delivered).
+    #[inline(always)]
+    fn trim_front(&mut self, ack: u64) -> u64 {
+        let Some(front) = self.recs.front_mut() else {
+            return 0;
+        };
+        if front.start >= ack {
+            return 0;
+        }
+        // Trimmed, an un-SACKed record may now lie wholly inside a SACKed span.
+        self.sacked_spans = [(0, 0); SPANS];
+        let cut = ack - front.start;
+        let mut newly = 0;
+        if front.sacked {
+            if let Some(x) = self.top_sacked.first_mut() {
+                if *x == front.start {
+                    *x = ack;
+                }
+            }
+        } else {
+            if !front.lost {
+                self.pipe -= cut;
+            }
+            newly = cut;
+        }
+        front.start = ack;
+        newly
     }
 
     /// What the SACK blocks and cumulative ACK processed since the last

@@ -217,6 +217,26 @@ enum State {
     Established,
 }
 
+/// The room for new data ([`TcpSender::rooms`]): what the application has
+/// written and not sent, what the receiver's window leaves, what cwnd leaves.
+#[derive(Copy, Clone, Debug)]
+struct Rooms {
+    app: u64,
+    rwnd: u64,
+    cwnd: u64,
+}
+
+impl Rooms {
+    /// The rooms after a new segment of `len` bytes, at most each room, left.
+    fn less(self, len: u64) -> Rooms {
+        Rooms {
+            app: self.app - len,
+            rwnd: self.rwnd - len,
+            cwnd: self.cwnd - len,
+        }
+    }
+}
+
 /// Write `seg`, if any, into `out`.
 #[inline(always)]
 fn put(out: &mut Segment, seg: Option<Segment>) -> Polled {
@@ -305,8 +325,9 @@ pub struct TcpSender {
     clock: Clock,
     /// No sender extension, rate sampling, RACK, loss probe, PRR, SACK RTT sample or
     /// spurious-retransmission detection: an ACK of new data without SACK blocks then
-    /// needs none of their steps (`handle_segment`'s steady-state path). Decided when
-    /// the sender is built (none of them changes later).
+    /// needs none of their steps (`handle_segment`'s steady-state path), and
+    /// `poll_timeout` has only the retransmission and persist timers to ask. Decided
+    /// when the sender is built (none of them changes later).
     plain: bool,
     stats: SenderStats,
     /// Discrete happenings for the caller (`poll_event`, `tcp::event`).
@@ -624,7 +645,20 @@ impl TcpSender {
         }
     }
 
+    /// The idle-RTT accounting (`SenderStats::idle_rtts`): RTT-long slots laid end to
+    /// end, each marked when data left in it. Inlined, with the common case first: a
+    /// segment sent inside the current slot only marks it.
+    #[inline(always)]
     fn account_slots(&mut self, now: Instant, sent: bool) {
+        if self.rtt.srtt().is_some() && self.slot_end.is_some_and(|end| now < end) {
+            self.slot_sent |= sent;
+            return;
+        }
+        self.account_slots_from(now, sent);
+    }
+
+    #[inline(never)]
+    fn account_slots_from(&mut self, now: Instant, sent: bool) {
         let Some(srtt) = self.rtt.srtt() else {
             return;
         };
@@ -686,7 +720,9 @@ impl TcpSender {
         if let Some(p) = self.prr.as_mut() {
             p.on_sent(len);
         }
-        self.cwv.on_sent(self.sb.pipe());
+        if self.cfg.cwnd_validation {
+            self.cwv.on_sent(self.sb.pipe());
+        }
         self.cc.on_sent(now, len, self.sb.pipe());
     }
 
@@ -848,13 +884,23 @@ impl TcpSender {
             // congestion control's (no PRR, no recovery window, no resend pending:
             // NextSeg is new data).
             let cwnd = self.cc.window();
-            if !self.send_new_data_inline(now, false, cwnd, out) {
+            let rooms = self.rooms(false, cwnd);
+            let len = self.len_within(now, rooms);
+            if len == 0 {
                 return Polled::Nothing;
             }
+            self.send_new_segment(now, len, out);
             // `nothing_more`, whose conditions all hold here (sending new data changes
-            // none of them), without testing them again.
-            let cwnd = self.cc.window();
-            return if self.new_data_len(now, false, cwnd) == 0 {
+            // none of them), without testing them again. The segment took `len` bytes
+            // of each room (the window's edge stays, pipe grew by `len`), so unless
+            // the controller moved cwnd the rooms need not be asked again.
+            let more = if self.cc.window() == cwnd {
+                self.len_within(now, rooms.less(len))
+            } else {
+                let cwnd = self.cc.window();
+                self.new_data_len(now, false, cwnd)
+            };
+            return if more == 0 {
                 Polled::Last
             } else {
                 Polled::Sent
@@ -1034,13 +1080,32 @@ impl TcpSender {
     /// the same.
     #[inline(always)]
     fn new_data_len(&mut self, now: Instant, pipe_mode: bool, cwnd: u64) -> u64 {
-        let app_room = self.app_end.saturating_sub(self.snd_nxt);
+        let rooms = self.rooms(pipe_mode, cwnd);
+        self.len_within(now, rooms)
+    }
+
+    /// The room the application, the receiver's window and cwnd leave for new data.
+    #[inline(always)]
+    fn rooms(&self, pipe_mode: bool, cwnd: u64) -> Rooms {
+        let wnd_limit = self.snd_una + self.flow_window();
+        Rooms {
+            app: self.app_end.saturating_sub(self.snd_nxt),
+            rwnd: wnd_limit.saturating_sub(self.snd_nxt),
+            cwnd: self.cwnd_room(pipe_mode, cwnd),
+        }
+    }
+
+    /// [`Self::new_data_len`] given the rooms.
+    #[inline(always)]
+    fn len_within(&mut self, now: Instant, rooms: Rooms) -> u64 {
+        let Rooms {
+            app: app_room,
+            rwnd: rwnd_room,
+            cwnd: cwnd_room,
+        } = rooms;
         if app_room == 0 {
             return 0;
         }
-        let wnd_limit = self.snd_una + self.flow_window();
-        let rwnd_room = wnd_limit.saturating_sub(self.snd_nxt);
-        let cwnd_room = self.cwnd_room(pipe_mode, cwnd);
         if rwnd_room == 0 {
             // RFC 9293 §3.8.6.1: a zero window with nothing in flight needs the
             // persist timer, or the connection may deadlock on a lost window update.
@@ -1050,7 +1115,8 @@ impl TcpSender {
             return 0;
         }
         let mss = self.mss();
-        if cwnd_room < mss.min(rwnd_room).min(app_room) {
+        // The window-validation state is read only with `cwnd_validation`.
+        if self.cfg.cwnd_validation && cwnd_room < mss.min(rwnd_room).min(app_room) {
             self.cwv.on_cwnd_blocked();
         }
         let len = mss.min(rwnd_room).min(cwnd_room).min(app_room);
@@ -1100,6 +1166,14 @@ impl TcpSender {
         if len == 0 {
             return false;
         }
+        self.send_new_segment(now, len, out);
+        true
+    }
+
+    /// The new segment of `len` bytes (> 0, as [`Self::new_data_len`] allowed),
+    /// written into `out`, and its bookkeeping.
+    #[inline(always)]
+    fn send_new_segment(&mut self, now: Instant, len: u64, out: &mut Segment) {
         let app_room = self.app_end.saturating_sub(self.snd_nxt);
         if self.sb.is_empty() {
             if let Some(last) = self.last_data_sent {
@@ -1146,7 +1220,6 @@ impl TcpSender {
         self.persist_at = None;
         *out = self.data_segment(now, seq, len);
         self.on_data_sent(now, len);
-        true
     }
 
     /// RFC 5681 §4.1 (or Linux's `tcp_cwnd_restart`, `tcp::idle`): restart from the
@@ -1185,6 +1258,10 @@ impl TcpSender {
     pub fn poll_timeout(&self) -> Option<Instant> {
         // Asked after every output: the extensions' timers only when there are any.
         let mut t = Instant::earliest(self.rto_at, self.persist_at);
+        if self.plain {
+            // No RACK, loss probe or extension: no other timer.
+            return t;
+        }
         if let Some(r) = &self.rack {
             t = Instant::earliest(t, r.timer());
         }
@@ -1503,7 +1580,11 @@ impl TcpSender {
         if self.plain && seg.ack > self.snd_una && seg.sack.is_empty() && !seg.exp.handoff_notice {
             let prior_in_flight = self.sb.pipe();
             self.update_window(now, seg);
-            self.on_new_ack(now, seg, prior_in_flight, 0, None);
+            if self.ca == CaState::Open {
+                self.on_new_ack_open(now, seg, prior_in_flight);
+            } else {
+                self.on_new_ack(now, seg, prior_in_flight, 0, None);
+            }
             self.end_persist();
             return;
         }
@@ -1634,19 +1715,7 @@ impl TcpSender {
         sack_rtt: Option<Duration>,
     ) -> u64 {
         let ack = seg.ack;
-        // Karn's rule holds for every segment the ACK covers: if one of them was
-        // retransmitted, the ACK may have left when the retransmission filled a hole,
-        // long after the later segments arrived (Linux's FLAG_RETRANS_DATA_ACKED).
-        // Only needed when this ACK's sample comes from send times of every ACK (no
-        // echoed timestamp, per-ACK sampling).
-        let ts_sample = self.ts_ok && seg.ts.is_some_and(|ts| ts.tsecr != 0);
-        let rtx_acked = !ts_sample
-            && self.cfg.rtt_sampling == RttSampling::EveryAck
-            && self
-                .sb
-                .iter()
-                .take_while(|r| r.start < ack)
-                .any(|r| r.tx_count > 1);
+        let rtx_acked = self.retransmission_acked(seg);
         let acked = self.sb.ack_to(ack);
         let (last, newly_acked) = (acked.last, acked.newly);
         self.snd_una = ack;
@@ -1688,6 +1757,75 @@ impl TcpSender {
             self.arm_rto(now);
         }
         newly_acked
+    }
+
+    /// Karn's rule holds for every segment the ACK covers: if one of them was
+    /// retransmitted, the ACK may have left when the retransmission filled a hole,
+    /// long after the later segments arrived (Linux's FLAG_RETRANS_DATA_ACKED). Only
+    /// needed when this ACK's sample comes from send times of every ACK (no echoed
+    /// timestamp, per-ACK sampling): false otherwise.
+    #[inline(always)]
+    fn retransmission_acked(&self, seg: &Segment) -> bool {
+        let ts_sample = self.ts_ok && seg.ts.is_some_and(|ts| ts.tsecr != 0);
+        !ts_sample
+            && self.cfg.rtt_sampling == RttSampling::EveryAck
+            && self
+                .sb
+                .iter()
+                .take_while(|r| r.start < seg.ack)
+                .any(|r| r.tx_count > 1)
+    }
+
+    /// [`Self::on_new_ack`] for a `plain` sender in the open state and an ACK without
+    /// SACK blocks (`handle_segment`'s steady-state path): nothing is SACKed by it, no
+    /// extension hears it, no recovery moves on (in the open state
+    /// [`Self::recovery_on_new_ack`] only restarts the timer), and congestion control
+    /// gets its sample built only if it reads more than the bytes acknowledged
+    /// (`Controller::on_ack_with`). The same steps in the same order otherwise: Karn's
+    /// rule and the RTT sample (RFC 6298 §3, RFC 7323 §4.1), the window's growth (RFC
+    /// 5681 §3.1, RFC 7661 §4) and the timer's restart (RFC 6298 §5.2–5.3).
+    fn on_new_ack_open(&mut self, now: Instant, seg: &Segment, prior_in_flight: u64) {
+        let ack = seg.ack;
+        let rtx_acked = self.retransmission_acked(seg);
+        let acked = self.sb.ack_to(ack);
+        let (last, newly_acked) = (acked.last, acked.newly);
+        self.snd_una = ack;
+        let sample = self.rtt_sample(now, seg, last.filter(|_| !rtx_acked));
+        if let Some(r) = sample {
+            self.take_rtt_sample(r);
+        }
+        self.persist_backoff = 0;
+        self.dupacks = 0;
+        self.limited_tx_bytes = 0;
+        // The window-validation state is read only with `cwnd_validation`.
+        let mut not_cwnd_limited = false;
+        if self.cfg.cwnd_validation {
+            not_cwnd_limited = !self.cwnd_limited();
+            self.cwv.on_ack(ack, self.snd_nxt, self.sb.pipe());
+        }
+        let app_limited = last.is_some_and(|r| r.app_limited) || not_cwnd_limited;
+        self.cc.on_ack_with(newly_acked, app_limited, || {
+            let min_rtt = self.rtt.min_rtt().unwrap_or_default();
+            AckSample {
+                now,
+                acked_bytes: newly_acked,
+                prior_in_flight,
+                rtt: sample,
+                srtt: self.rtt.srtt().unwrap_or(min_rtt),
+                min_rtt,
+                app_limited,
+                in_recovery: false,
+                mss: self.cfg.mss,
+                snd_una: ack,
+                snd_nxt: self.snd_nxt,
+            }
+        });
+        if self.sb.is_empty() {
+            self.rto_at = None;
+        } else {
+            // RFC 6298 §5.3: restart the timer when new data is acknowledged.
+            self.arm_rto(now);
+        }
     }
 
     /// An RTT sample feeds the RTO estimator (RFC 6298 §2) and the statistics.
