@@ -43,6 +43,7 @@ use crate::flow::{Classic, FreezeTcp, Policy, RcvState, RwndPolicy};
 use crate::time::{Duration, Instant};
 use crate::wire::{ExpOptions, Flags, SackBlocks, Segment, Timestamps};
 use std::collections::VecDeque;
+use std::num::NonZeroU64;
 use std::sync::Arc;
 
 /// Counters kept by the receiver.
@@ -119,9 +120,15 @@ pub struct TcpReceiver {
     recency: u64,
     /// Left edges of the most recently changed out-of-order blocks, most recent first
     /// (RFC 2018 §4 order for the SACK option), so an ACK needs no scan of `ooo`.
-    mru: [Option<u64>; SackBlocks::MAX],
+    /// Never 0: a block held out of order starts beyond `rcv_nxt`, and one trimmed
+    /// at `rcv_nxt` after data arrived; so each entry takes 8 bytes, not 16.
+    mru: [Option<NonZeroU64>; SackBlocks::MAX],
     /// Right edge of the last advertised window.
     adv_right: u64,
+    /// How far reads must be able to move the right edge before a window update is
+    /// sent: min(2 MSS, buffer/2), at least 1 (`read`); from the configuration, which
+    /// never changes.
+    update_step: u64,
     last_adv_wnd: u64,
     zero_advertised: bool,
     pending: Pending,
@@ -201,6 +208,7 @@ impl TcpReceiver {
             } else {
                 cfg.flow_control.initial_offer(cfg.rcv_buf)
             },
+            update_step: (2 * cfg.mss as u64).min(cfg.rcv_buf / 2).max(1),
             last_adv_wnd: 0,
             zero_advertised: false,
             pending: Pending::None,
@@ -481,10 +489,10 @@ impl TcpReceiver {
         self.ooo_bytes += r - l;
         // The block [l, r) is now the most recent; blocks merged into it leave the list.
         let mut next = [None; SackBlocks::MAX];
-        next[0] = Some(l);
+        next[0] = NonZeroU64::new(l);
         let mut n = 1;
         for e in self.mru.into_iter().flatten() {
-            if (e < l || e >= r) && n < next.len() {
+            if (e.get() < l || e.get() >= r) && n < next.len() {
                 next[n] = Some(e);
                 n += 1;
             }
@@ -520,8 +528,8 @@ impl TcpReceiver {
         let first_left = self.ooo.front().map(|b| b.0);
         for e in self.mru.iter_mut() {
             if let Some(x) = *e {
-                if x < self.rcv_nxt {
-                    *e = (first_left == Some(self.rcv_nxt)).then_some(self.rcv_nxt);
+                if x.get() < self.rcv_nxt {
+                    *e = NonZeroU64::new(self.rcv_nxt).filter(|_| first_left == Some(self.rcv_nxt));
                 }
             }
         }
@@ -595,6 +603,11 @@ impl TcpReceiver {
     }
 
     /// The application reads up to `max` bytes; returns how many it got.
+    ///
+    /// Inlined, with the hooks of the policies other than classic flow control and of
+    /// Linux's delayed-ACK engine out of line: the common reader (a greedy
+    /// application after every segment) pays only for the window-update test.
+    #[inline]
     pub fn read(&mut self, now: Instant, max: u64) -> u64 {
         let n = max.min(self.readable());
         if n == 0 {
@@ -602,6 +615,18 @@ impl TcpReceiver {
         }
         self.rcv_read += n;
         self.stats.bytes_read += n;
+        if self.policy.is_classic() && self.linux_ack.is_none() {
+            // Classic flow control hears nothing of reads (`flow::Policy`).
+            self.window_update_after_read(now, None);
+        } else {
+            self.read_hooks(now, n);
+        }
+        n
+    }
+
+    /// [`Self::read`] with a policy that hears of reads or Linux's delayed ACKs.
+    #[inline(never)]
+    fn read_hooks(&mut self, now: Instant, n: u64) {
         let st = self.policy_state(now);
         if let Some(st) = &st {
             self.policy.on_read(now, n, st);
@@ -614,20 +639,24 @@ impl TcpReceiver {
                 self.pending = Pending::Now;
             }
         }
-        // Window update (RFC 9293 §3.8.6.2.2, RFC 1122 §4.2.3.3): once the right edge
-        // can move by min(2 MSS, buffer/2), tell the sender.
         // The same state as `st` (on_read changes only the policy).
-        let potential = self.rcv_nxt + self.wanted_window(now, st.as_ref());
-        let threshold = (2 * self.cfg.mss as u64).min(self.cfg.rcv_buf / 2).max(1);
-        if potential >= self.adv_right + threshold && self.cfg.window_updates {
+        self.window_update_after_read(now, st.as_ref());
+    }
+
+    /// Window update (RFC 9293 §3.8.6.2.2, RFC 1122 §4.2.3.3): once the right edge
+    /// can move by min(2 MSS, buffer/2) (`update_step`), tell the sender; or when the
+    /// policy asks. `st` is [`Self::policy_state`] after the read.
+    #[inline(always)]
+    fn window_update_after_read(&mut self, now: Instant, st: Option<&RcvState>) {
+        let potential = self.rcv_nxt + self.wanted_window(now, st);
+        if potential >= self.adv_right + self.update_step && self.cfg.window_updates {
             self.window_update_due = true;
-        } else if let Some(st) = &st {
+        } else if let Some(st) = st {
             if self.policy.wants_update(now, st) {
                 self.window_update_due = true;
                 self.forced_update = true;
             }
         }
-        n
     }
 
     /// The window to put in the next ACK, in bytes, and the right edge it implies.
@@ -743,25 +772,31 @@ impl TcpReceiver {
         }
     }
 
-    /// The ACK advertising `wnd`, written into `out` (its SACK blocks in place too).
+    /// The ACK advertising `wnd`, written into `out` field by field: every field is
+    /// set but the SACK blocks past the live ones, which `out` (a reused packet slot)
+    /// may still hold from an earlier segment and nothing reads (`SackBlocks`). A
+    /// whole `Segment` built and copied in would write its 64 bytes of blocks too.
+    #[inline(always)]
     fn build_ack(&mut self, now: Instant, wnd: u64, out: &mut Segment) {
-        *out = Segment {
-            seq: 0,
-            ack: self.rcv_nxt,
-            len: 0,
-            flags: Flags::ACK,
-            wnd,
-            ts: self.ts_ok.then(|| Timestamps {
-                tsval: self.ts_now(now),
-                tsecr: self.ts_recent,
-            }),
-            sack: SackBlocks::new(),
-            exp: ExpOptions {
-                afc_rate: self.policy.option_value(now),
-                ..ExpOptions::default()
-            },
-            ..Segment::default()
+        out.seq = 0;
+        out.ack = self.rcv_nxt;
+        out.wnd = wnd;
+        out.len = 0;
+        out.ts = self.ts_ok.then(|| Timestamps {
+            tsval: self.ts_now(now),
+            tsecr: self.ts_recent,
+        });
+        out.flags = Flags::ACK;
+        out.retransmission = false;
+        out.window_probe = false;
+        out.sack_permitted = false;
+        out.mss = None;
+        out.wscale = None;
+        out.exp = ExpOptions {
+            afc_rate: self.policy.option_value(now),
+            ..ExpOptions::default()
         };
+        out.sack.clear();
         // The SACK option, when there is a block to report: out of line, so that the
         // common ACK (nothing held out of order, no D-SACK) does not pay for its search.
         if self.dsack_due.is_some() || (self.sack_ok && !self.ooo.is_empty()) {
@@ -774,12 +809,8 @@ impl TcpReceiver {
             self.stats.dup_acks += 1;
         }
         self.stats.acks_sent += 1;
-        if wnd == 0 {
-            self.stats.zero_window_acks += 1;
-            if !self.zero_advertised {
-                self.stats.zero_window_episodes += 1;
-                self.events.push(ReceiverEvent::ZeroWindowAdvertised);
-            }
+        if wnd == 0 || self.forced_update {
+            self.note_rare_ack(wnd);
         }
         self.zero_advertised = wnd == 0;
         self.last_adv_wnd = wnd;
@@ -794,11 +825,6 @@ impl TcpReceiver {
             self.adv_right.max(edge)
         };
         self.last_ack_sent = self.rcv_nxt;
-        if self.forced_update {
-            self.stats.policy_updates += 1;
-            self.events.push(ReceiverEvent::PolicyUpdate);
-            self.forced_update = false;
-        }
         if let Some(la) = &mut self.linux_ack {
             la.on_ack_sent(self.pending != Pending::None);
         }
@@ -806,6 +832,25 @@ impl TcpReceiver {
         self.window_update_due = false;
         self.full_segs_unacked = 0;
         self.delack_at = None;
+    }
+
+    /// The counts and events of an ACK that advertises a zero window or that the
+    /// policy asked for (`forced_update`, cleared here): out of line, so that the
+    /// common ACK, inlined, carries neither event push.
+    #[inline(never)]
+    fn note_rare_ack(&mut self, wnd: u64) {
+        if wnd == 0 {
+            self.stats.zero_window_acks += 1;
+            if !self.zero_advertised {
+                self.stats.zero_window_episodes += 1;
+                self.events.push(ReceiverEvent::ZeroWindowAdvertised);
+            }
+        }
+        if self.forced_update {
+            self.stats.policy_updates += 1;
+            self.events.push(ReceiverEvent::PolicyUpdate);
+            self.forced_update = false;
+        }
     }
 
     /// The SACK blocks of the ACK being built, into `sack` (empty).
@@ -824,7 +869,7 @@ impl TcpReceiver {
             // timestamps. Slots left over carry the highest other blocks.
             let max_blocks = if self.ts_ok { 3 } else { 4 };
             let first = sack.len();
-            for left in self.mru.into_iter().flatten() {
+            for left in self.mru.into_iter().flatten().map(NonZeroU64::get) {
                 if sack.len() == max_blocks {
                     break;
                 }
