@@ -105,6 +105,9 @@ pub struct TcpReceiver {
     /// (`flow::Policy`).
     policy: Policy,
     state: State,
+    /// Established, with classic flow control held inline and without Linux's
+    /// delayed-ACK engine: in-order data takes `handle_segment`'s steady-state path.
+    plain: bool,
     syn_ack_due: bool,
     ts_ok: bool,
     sack_ok: bool,
@@ -183,6 +186,7 @@ impl TcpReceiver {
             .wscale
             .unwrap_or_else(|| auto_wscale(policy.wscale_window(cfg.rcv_buf)));
         let handshake = cfg.handshake;
+        let linux_ack = cfg.delayed_ack && cfg.ack_policy == AckPolicy::Linux;
         TcpReceiver {
             ts_ok: cfg.timestamps && !handshake,
             sack_ok: cfg.sack && !handshake,
@@ -193,6 +197,7 @@ impl TcpReceiver {
                 State::Established
             },
             syn_ack_due: false,
+            plain: !handshake && policy.is_classic() && !linux_ack,
             policy,
             rcv_nxt: 0,
             rcv_read: 0,
@@ -223,7 +228,7 @@ impl TcpReceiver {
             extra_acks: 0,
             notice_due: false,
             dsack_due: None,
-            linux_ack: (cfg.delayed_ack && cfg.ack_policy == AckPolicy::Linux)
+            linux_ack: linux_ack
                 .then(|| Box::new(LinuxAck::new(cfg.mss, if cfg.timestamps { 12 } else { 0 }))),
             stats: ReceiverStats::default(),
             events: Events::default(),
@@ -305,7 +310,32 @@ impl TcpReceiver {
     // ----- input --------------------------------------------------------------------
 
     /// A segment from the sender arrived.
+    #[inline]
     pub fn handle_segment(&mut self, now: Instant, seg: &Segment) {
+        // The steady state of a `plain` receiver: the next data in order, nothing held
+        // out of order, within the buffer. What the general path below does for it,
+        // without the tests it would pass through.
+        let end = seg.seq + seg.len as u64;
+        if self.plain
+            && seg.seq == self.rcv_nxt
+            && seg.len != 0
+            && self.ooo.is_empty()
+            && !seg.window_probe
+            && !seg.flags.contains(Flags::SYN)
+            && end <= self.rcv_read + self.cfg.rcv_buf
+        {
+            self.note_data(seg);
+            self.rcv_nxt = end;
+            self.measure_rtt(now, seg);
+            self.count_for_delayed_ack(now, seg.len);
+            return;
+        }
+        self.handle_any_segment(now, seg);
+    }
+
+    /// [`Self::handle_segment`] for any segment.
+    #[inline(never)]
+    fn handle_any_segment(&mut self, now: Instant, seg: &Segment) {
         if seg.flags.contains(Flags::SYN) {
             // RFC 9293 §3.5: answer a SYN (or a retransmitted one) with a SYN-ACK and
             // record the options the peer offered.
@@ -315,6 +345,7 @@ impl TcpReceiver {
                 self.ts_recent = ts.tsval;
             }
             self.state = State::Established;
+            self.plain = self.policy.is_classic() && self.linux_ack.is_none();
             self.syn_ack_due = true;
             return;
         }
@@ -334,23 +365,7 @@ impl TcpReceiver {
         if seg.len == 0 {
             return;
         }
-        self.stats.segments_received += 1;
-        self.stats.bytes_received += seg.len as u64;
-
-        // RFC 7323 §4.3: TS.Recent is the TSval of the segment that starts at or
-        // before the last ACK sent (the earliest unacknowledged one). A segment that
-        // lies wholly below it is outside the window and rejected before TS.Recent is
-        // updated (RFC 7323 §5.3, R2 before R3; Linux `tcp_validate_incoming`:
-        // `tcp_sequence` fails against `rcv_wup`, `tcp_send_dupack` answers): the ACK
-        // of an old duplicate echoes the TSval of what came before it.
-        if self.ts_ok {
-            if let Some(ts) = seg.ts {
-                let end = seg.seq + seg.len as u64;
-                if seg.seq <= self.last_ack_sent && end >= self.last_ack_sent {
-                    self.ts_recent = ts.tsval;
-                }
-            }
-        }
+        self.note_data(seg);
 
         let start = seg.seq;
         let end = seg.seq + seg.len as u64;
@@ -395,6 +410,28 @@ impl TcpReceiver {
             } else {
                 // RFC 5681 §4.2: an out-of-order segment is acknowledged at once.
                 self.pending = Pending::Now;
+            }
+        }
+    }
+
+    /// The counts of a segment carrying data, and TS.Recent.
+    #[inline(always)]
+    fn note_data(&mut self, seg: &Segment) {
+        self.stats.segments_received += 1;
+        self.stats.bytes_received += seg.len as u64;
+
+        // RFC 7323 §4.3: TS.Recent is the TSval of the segment that starts at or
+        // before the last ACK sent (the earliest unacknowledged one). A segment that
+        // lies wholly below it is outside the window and rejected before TS.Recent is
+        // updated (RFC 7323 §5.3, R2 before R3; Linux `tcp_validate_incoming`:
+        // `tcp_sequence` fails against `rcv_wup`, `tcp_send_dupack` answers): the ACK
+        // of an old duplicate echoes the TSval of what came before it.
+        if self.ts_ok {
+            if let Some(ts) = seg.ts {
+                let end = seg.seq + seg.len as u64;
+                if seg.seq <= self.last_ack_sent && end >= self.last_ack_sent {
+                    self.ts_recent = ts.tsval;
+                }
             }
         }
     }
@@ -752,7 +789,10 @@ impl TcpReceiver {
         if pure_update {
             self.stats.window_updates += 1;
         }
-        self.sent()
+        // What `sent` would find: no SYN-ACK, extra ACK or notice was due (tested
+        // above) and `build_ack` cleared the ACK and the window update owed.
+        debug_assert_eq!(self.sent(), Polled::Last);
+        Polled::Last
     }
 
     /// A segment was written: [`Polled::Last`] when the next poll would find nothing
