@@ -43,6 +43,7 @@ use crate::flow::{Classic, FreezeTcp, Policy, RcvState, RwndPolicy};
 use crate::time::{Duration, Instant};
 use crate::wire::{ExpOptions, Flags, SackBlocks, Segment, Timestamps};
 use std::collections::VecDeque;
+use std::num::NonZeroU64;
 use std::sync::Arc;
 
 /// Counters kept by the receiver.
@@ -104,6 +105,9 @@ pub struct TcpReceiver {
     /// (`flow::Policy`).
     policy: Policy,
     state: State,
+    /// Established, with classic flow control held inline and without Linux's
+    /// delayed-ACK engine: in-order data takes `handle_segment`'s steady-state path.
+    plain: bool,
     syn_ack_due: bool,
     ts_ok: bool,
     sack_ok: bool,
@@ -119,9 +123,15 @@ pub struct TcpReceiver {
     recency: u64,
     /// Left edges of the most recently changed out-of-order blocks, most recent first
     /// (RFC 2018 §4 order for the SACK option), so an ACK needs no scan of `ooo`.
-    mru: [Option<u64>; SackBlocks::MAX],
+    /// Never 0: a block held out of order starts beyond `rcv_nxt`, and one trimmed
+    /// at `rcv_nxt` after data arrived; so each entry takes 8 bytes, not 16.
+    mru: [Option<NonZeroU64>; SackBlocks::MAX],
     /// Right edge of the last advertised window.
     adv_right: u64,
+    /// How far reads must be able to move the right edge before a window update is
+    /// sent: min(2 MSS, buffer/2), at least 1 (`read`); from the configuration, which
+    /// never changes.
+    update_step: u64,
     last_adv_wnd: u64,
     zero_advertised: bool,
     pending: Pending,
@@ -176,6 +186,7 @@ impl TcpReceiver {
             .wscale
             .unwrap_or_else(|| auto_wscale(policy.wscale_window(cfg.rcv_buf)));
         let handshake = cfg.handshake;
+        let linux_ack = cfg.delayed_ack && cfg.ack_policy == AckPolicy::Linux;
         TcpReceiver {
             ts_ok: cfg.timestamps && !handshake,
             sack_ok: cfg.sack && !handshake,
@@ -186,6 +197,7 @@ impl TcpReceiver {
                 State::Established
             },
             syn_ack_due: false,
+            plain: !handshake && policy.is_classic() && !linux_ack,
             policy,
             rcv_nxt: 0,
             rcv_read: 0,
@@ -201,6 +213,7 @@ impl TcpReceiver {
             } else {
                 cfg.flow_control.initial_offer(cfg.rcv_buf)
             },
+            update_step: (2 * cfg.mss as u64).min(cfg.rcv_buf / 2).max(1),
             last_adv_wnd: 0,
             zero_advertised: false,
             pending: Pending::None,
@@ -215,7 +228,7 @@ impl TcpReceiver {
             extra_acks: 0,
             notice_due: false,
             dsack_due: None,
-            linux_ack: (cfg.delayed_ack && cfg.ack_policy == AckPolicy::Linux)
+            linux_ack: linux_ack
                 .then(|| Box::new(LinuxAck::new(cfg.mss, if cfg.timestamps { 12 } else { 0 }))),
             stats: ReceiverStats::default(),
             events: Events::default(),
@@ -297,7 +310,32 @@ impl TcpReceiver {
     // ----- input --------------------------------------------------------------------
 
     /// A segment from the sender arrived.
+    #[inline]
     pub fn handle_segment(&mut self, now: Instant, seg: &Segment) {
+        // The steady state of a `plain` receiver: the next data in order, nothing held
+        // out of order, within the buffer. What the general path below does for it,
+        // without the tests it would pass through.
+        let end = seg.seq + seg.len as u64;
+        if self.plain
+            && seg.seq == self.rcv_nxt
+            && seg.len != 0
+            && self.ooo.is_empty()
+            && !seg.window_probe
+            && !seg.flags.contains(Flags::SYN)
+            && end <= self.rcv_read + self.cfg.rcv_buf
+        {
+            self.note_data(seg);
+            self.rcv_nxt = end;
+            self.measure_rtt(now, seg);
+            self.count_for_delayed_ack(now, seg.len);
+            return;
+        }
+        self.handle_any_segment(now, seg);
+    }
+
+    /// [`Self::handle_segment`] for any segment.
+    #[inline(never)]
+    fn handle_any_segment(&mut self, now: Instant, seg: &Segment) {
         if seg.flags.contains(Flags::SYN) {
             // RFC 9293 §3.5: answer a SYN (or a retransmitted one) with a SYN-ACK and
             // record the options the peer offered.
@@ -307,6 +345,7 @@ impl TcpReceiver {
                 self.ts_recent = ts.tsval;
             }
             self.state = State::Established;
+            self.plain = self.policy.is_classic() && self.linux_ack.is_none();
             self.syn_ack_due = true;
             return;
         }
@@ -326,23 +365,7 @@ impl TcpReceiver {
         if seg.len == 0 {
             return;
         }
-        self.stats.segments_received += 1;
-        self.stats.bytes_received += seg.len as u64;
-
-        // RFC 7323 §4.3: TS.Recent is the TSval of the segment that starts at or
-        // before the last ACK sent (the earliest unacknowledged one). A segment that
-        // lies wholly below it is outside the window and rejected before TS.Recent is
-        // updated (RFC 7323 §5.3, R2 before R3; Linux `tcp_validate_incoming`:
-        // `tcp_sequence` fails against `rcv_wup`, `tcp_send_dupack` answers): the ACK
-        // of an old duplicate echoes the TSval of what came before it.
-        if self.ts_ok {
-            if let Some(ts) = seg.ts {
-                let end = seg.seq + seg.len as u64;
-                if seg.seq <= self.last_ack_sent && end >= self.last_ack_sent {
-                    self.ts_recent = ts.tsval;
-                }
-            }
-        }
+        self.note_data(seg);
 
         let start = seg.seq;
         let end = seg.seq + seg.len as u64;
@@ -387,6 +410,28 @@ impl TcpReceiver {
             } else {
                 // RFC 5681 §4.2: an out-of-order segment is acknowledged at once.
                 self.pending = Pending::Now;
+            }
+        }
+    }
+
+    /// The counts of a segment carrying data, and TS.Recent.
+    #[inline(always)]
+    fn note_data(&mut self, seg: &Segment) {
+        self.stats.segments_received += 1;
+        self.stats.bytes_received += seg.len as u64;
+
+        // RFC 7323 §4.3: TS.Recent is the TSval of the segment that starts at or
+        // before the last ACK sent (the earliest unacknowledged one). A segment that
+        // lies wholly below it is outside the window and rejected before TS.Recent is
+        // updated (RFC 7323 §5.3, R2 before R3; Linux `tcp_validate_incoming`:
+        // `tcp_sequence` fails against `rcv_wup`, `tcp_send_dupack` answers): the ACK
+        // of an old duplicate echoes the TSval of what came before it.
+        if self.ts_ok {
+            if let Some(ts) = seg.ts {
+                let end = seg.seq + seg.len as u64;
+                if seg.seq <= self.last_ack_sent && end >= self.last_ack_sent {
+                    self.ts_recent = ts.tsval;
+                }
             }
         }
     }
@@ -481,10 +526,10 @@ impl TcpReceiver {
         self.ooo_bytes += r - l;
         // The block [l, r) is now the most recent; blocks merged into it leave the list.
         let mut next = [None; SackBlocks::MAX];
-        next[0] = Some(l);
+        next[0] = NonZeroU64::new(l);
         let mut n = 1;
         for e in self.mru.into_iter().flatten() {
-            if (e < l || e >= r) && n < next.len() {
+            if (e.get() < l || e.get() >= r) && n < next.len() {
                 next[n] = Some(e);
                 n += 1;
             }
@@ -520,8 +565,8 @@ impl TcpReceiver {
         let first_left = self.ooo.front().map(|b| b.0);
         for e in self.mru.iter_mut() {
             if let Some(x) = *e {
-                if x < self.rcv_nxt {
-                    *e = (first_left == Some(self.rcv_nxt)).then_some(self.rcv_nxt);
+                if x.get() < self.rcv_nxt {
+                    *e = NonZeroU64::new(self.rcv_nxt).filter(|_| first_left == Some(self.rcv_nxt));
                 }
             }
         }
@@ -595,6 +640,11 @@ impl TcpReceiver {
     }
 
     /// The application reads up to `max` bytes; returns how many it got.
+    ///
+    /// Inlined, with the hooks of the policies other than classic flow control and of
+    /// Linux's delayed-ACK engine out of line: the common reader (a greedy
+    /// application after every segment) pays only for the window-update test.
+    #[inline]
     pub fn read(&mut self, now: Instant, max: u64) -> u64 {
         let n = max.min(self.readable());
         if n == 0 {
@@ -602,6 +652,18 @@ impl TcpReceiver {
         }
         self.rcv_read += n;
         self.stats.bytes_read += n;
+        if self.policy.is_classic() && self.linux_ack.is_none() {
+            // Classic flow control hears nothing of reads (`flow::Policy`).
+            self.window_update_after_read(now, None);
+        } else {
+            self.read_hooks(now, n);
+        }
+        n
+    }
+
+    /// [`Self::read`] with a policy that hears of reads or Linux's delayed ACKs.
+    #[inline(never)]
+    fn read_hooks(&mut self, now: Instant, n: u64) {
         let st = self.policy_state(now);
         if let Some(st) = &st {
             self.policy.on_read(now, n, st);
@@ -614,20 +676,24 @@ impl TcpReceiver {
                 self.pending = Pending::Now;
             }
         }
-        // Window update (RFC 9293 §3.8.6.2.2, RFC 1122 §4.2.3.3): once the right edge
-        // can move by min(2 MSS, buffer/2), tell the sender.
         // The same state as `st` (on_read changes only the policy).
-        let potential = self.rcv_nxt + self.wanted_window(now, st.as_ref());
-        let threshold = (2 * self.cfg.mss as u64).min(self.cfg.rcv_buf / 2).max(1);
-        if potential >= self.adv_right + threshold && self.cfg.window_updates {
+        self.window_update_after_read(now, st.as_ref());
+    }
+
+    /// Window update (RFC 9293 §3.8.6.2.2, RFC 1122 §4.2.3.3): once the right edge
+    /// can move by min(2 MSS, buffer/2) (`update_step`), tell the sender; or when the
+    /// policy asks. `st` is [`Self::policy_state`] after the read.
+    #[inline(always)]
+    fn window_update_after_read(&mut self, now: Instant, st: Option<&RcvState>) {
+        let potential = self.rcv_nxt + self.wanted_window(now, st);
+        if potential >= self.adv_right + self.update_step && self.cfg.window_updates {
             self.window_update_due = true;
-        } else if let Some(st) = &st {
+        } else if let Some(st) = st {
             if self.policy.wants_update(now, st) {
                 self.window_update_due = true;
                 self.forced_update = true;
             }
         }
-        n
     }
 
     /// The window to put in the next ACK, in bytes, and the right edge it implies.
@@ -723,7 +789,10 @@ impl TcpReceiver {
         if pure_update {
             self.stats.window_updates += 1;
         }
-        self.sent()
+        // What `sent` would find: no SYN-ACK, extra ACK or notice was due (tested
+        // above) and `build_ack` cleared the ACK and the window update owed.
+        debug_assert_eq!(self.sent(), Polled::Last);
+        Polled::Last
     }
 
     /// A segment was written: [`Polled::Last`] when the next poll would find nothing
@@ -743,25 +812,31 @@ impl TcpReceiver {
         }
     }
 
-    /// The ACK advertising `wnd`, written into `out` (its SACK blocks in place too).
+    /// The ACK advertising `wnd`, written into `out` field by field: every field is
+    /// set but the SACK blocks past the live ones, which `out` (a reused packet slot)
+    /// may still hold from an earlier segment and nothing reads (`SackBlocks`). A
+    /// whole `Segment` built and copied in would write its 64 bytes of blocks too.
+    #[inline(always)]
     fn build_ack(&mut self, now: Instant, wnd: u64, out: &mut Segment) {
-        *out = Segment {
-            seq: 0,
-            ack: self.rcv_nxt,
-            len: 0,
-            flags: Flags::ACK,
-            wnd,
-            ts: self.ts_ok.then(|| Timestamps {
-                tsval: self.ts_now(now),
-                tsecr: self.ts_recent,
-            }),
-            sack: SackBlocks::new(),
-            exp: ExpOptions {
-                afc_rate: self.policy.option_value(now),
-                ..ExpOptions::default()
-            },
-            ..Segment::default()
+        out.seq = 0;
+        out.ack = self.rcv_nxt;
+        out.wnd = wnd;
+        out.len = 0;
+        out.ts = self.ts_ok.then(|| Timestamps {
+            tsval: self.ts_now(now),
+            tsecr: self.ts_recent,
+        });
+        out.flags = Flags::ACK;
+        out.retransmission = false;
+        out.window_probe = false;
+        out.sack_permitted = false;
+        out.mss = None;
+        out.wscale = None;
+        out.exp = ExpOptions {
+            afc_rate: self.policy.option_value(now),
+            ..ExpOptions::default()
         };
+        out.sack.clear();
         // The SACK option, when there is a block to report: out of line, so that the
         // common ACK (nothing held out of order, no D-SACK) does not pay for its search.
         if self.dsack_due.is_some() || (self.sack_ok && !self.ooo.is_empty()) {
@@ -774,12 +849,8 @@ impl TcpReceiver {
             self.stats.dup_acks += 1;
         }
         self.stats.acks_sent += 1;
-        if wnd == 0 {
-            self.stats.zero_window_acks += 1;
-            if !self.zero_advertised {
-                self.stats.zero_window_episodes += 1;
-                self.events.push(ReceiverEvent::ZeroWindowAdvertised);
-            }
+        if wnd == 0 || self.forced_update {
+            self.note_rare_ack(wnd);
         }
         self.zero_advertised = wnd == 0;
         self.last_adv_wnd = wnd;
@@ -794,11 +865,6 @@ impl TcpReceiver {
             self.adv_right.max(edge)
         };
         self.last_ack_sent = self.rcv_nxt;
-        if self.forced_update {
-            self.stats.policy_updates += 1;
-            self.events.push(ReceiverEvent::PolicyUpdate);
-            self.forced_update = false;
-        }
         if let Some(la) = &mut self.linux_ack {
             la.on_ack_sent(self.pending != Pending::None);
         }
@@ -806,6 +872,25 @@ impl TcpReceiver {
         self.window_update_due = false;
         self.full_segs_unacked = 0;
         self.delack_at = None;
+    }
+
+    /// The counts and events of an ACK that advertises a zero window or that the
+    /// policy asked for (`forced_update`, cleared here): out of line, so that the
+    /// common ACK, inlined, carries neither event push.
+    #[inline(never)]
+    fn note_rare_ack(&mut self, wnd: u64) {
+        if wnd == 0 {
+            self.stats.zero_window_acks += 1;
+            if !self.zero_advertised {
+                self.stats.zero_window_episodes += 1;
+                self.events.push(ReceiverEvent::ZeroWindowAdvertised);
+            }
+        }
+        if self.forced_update {
+            self.stats.policy_updates += 1;
+            self.events.push(ReceiverEvent::PolicyUpdate);
+            self.forced_update = false;
+        }
     }
 
     /// The SACK blocks of the ACK being built, into `sack` (empty).
@@ -824,7 +909,7 @@ impl TcpReceiver {
             // timestamps. Slots left over carry the highest other blocks.
             let max_blocks = if self.ts_ok { 3 } else { 4 };
             let first = sack.len();
-            for left in self.mru.into_iter().flatten() {
+            for left in self.mru.into_iter().flatten().map(NonZeroU64::get) {
                 if sack.len() == max_blocks {
                     break;
                 }
