@@ -505,17 +505,18 @@ impl Dir {
     /// `retire` of a lean direction: the same test on the pending records.
     #[inline]
     fn retire_lean(&mut self, now: Instant, origin: Instant) {
-        let mut k = self.recs.sent;
+        let (from, mut k, mut bytes) = (self.recs.sent, self.recs.sent, 0);
         while k < self.recs.next {
             let f = self.recs.get(k);
             if f.end > now || (f.end == now && origin < f.start) {
                 break;
             }
-            self.stats.packets_sent += 1;
-            self.stats.bytes_sent += f.bytes as u64;
+            bytes += f.bytes as u64;
             k += 1;
         }
         self.recs.sent = k;
+        self.stats.packets_sent += (k - from) as u64;
+        self.stats.bytes_sent += bytes;
     }
 
     /// Scheduled packets that have not finished serialisation (`pending`), and
