@@ -669,7 +669,7 @@ impl Dir {
             // `scheduled_mode()`: no trace here, so a rate and up.
             if self.rate_bps > 0 && !self.down {
                 if self.lean {
-                    return self.enqueue_lean(now, origin, id, bytes, n);
+                    return self.enqueue_lean(now, origin, id, bytes);
                 }
                 return self.enqueue_droptail(now, origin, id, bytes, n);
             }
@@ -752,14 +752,9 @@ impl Dir {
     /// one sent earlier (the delay dropped without a reschedule) needs the pipe's
     /// search: the direction leaves the lean representation for it.
     #[inline]
-    fn enqueue_lean(
-        &mut self,
-        now: Instant,
-        origin: Instant,
-        id: PktId,
-        bytes: u32,
-        limit: u32,
-    ) -> Admit {
+    fn enqueue_lean(&mut self, now: Instant, origin: Instant, id: PktId, bytes: u32) -> Admit {
+        // A lean direction has a DropTail limit (`Dir::new`).
+        let limit = self.droptail.unwrap_or(u32::MAX);
         self.retire_lean(now, origin);
         // `waiting(now)`: nothing is in `queue` while the rate and the link are up.
         let (pending, in_service) = self.in_service(now);
