@@ -116,7 +116,7 @@ impl ClockedDir {
 
     /// Packets on their way to the far end (serialised, propagating).
     pub fn in_pipe(&self) -> usize {
-        self.dir.dir().pipe.len()
+        self.dir.dir().in_pipe()
     }
 
     pub fn is_down(&self) -> bool {

@@ -233,6 +233,71 @@ pub struct Sched {
     pub id: PktId,
 }
 
+/// A packet of a lean direction ([`Dir`]'s `lean`): its place in the queue, on the
+/// serialiser and in the pipe at once.
+#[derive(Copy, Clone, Debug, Default)]
+struct Rec {
+    enq: Instant,
+    start: Instant,
+    end: Instant,
+    /// When it reaches the far end.
+    at: Instant,
+    bytes: u32,
+    id: PktId,
+}
+
+/// The records of a lean direction, numbered in sending order (a packet's number is
+/// its `InFlight::seq`): those before `sent` finished serialisation, those before
+/// `arrived` reached the far end, `next` were scheduled. Record `k` lives in
+/// `buf[k % buf.len()]` (a power of two) while it is still pending or in the pipe,
+/// from `sent.min(arrived)` on.
+#[derive(Debug)]
+struct Recs {
+    buf: Vec<Rec>,
+    sent: usize,
+    arrived: usize,
+    next: usize,
+}
+
+impl Recs {
+    /// Room for `room` records, a power of two (none: a direction that is not lean).
+    fn new(room: usize) -> Recs {
+        Recs {
+            buf: vec![Rec::default(); room],
+            sent: 0,
+            arrived: 0,
+            next: 0,
+        }
+    }
+
+    /// Record `k` (between `sent.min(arrived)` and `next`).
+    #[inline(always)]
+    fn get(&self, k: usize) -> &Rec {
+        &self.buf[k & (self.buf.len() - 1)]
+    }
+
+    #[inline(always)]
+    fn push(&mut self, r: Rec) {
+        if self.next - self.sent.min(self.arrived) == self.buf.len() {
+            self.grow();
+        }
+        let i = self.next & (self.buf.len() - 1);
+        self.buf[i] = r;
+        self.next += 1;
+    }
+
+    /// Twice the room, each live record moved to its place in the larger buffer.
+    #[cold]
+    fn grow(&mut self) {
+        let mut buf = vec![Rec::default(); (2 * self.buf.len()).max(64)];
+        let mask = buf.len() - 1;
+        for k in self.sent.min(self.arrived)..self.next {
+            buf[k & mask] = *self.get(k);
+        }
+        self.buf = buf;
+    }
+}
+
 /// One direction of a link.
 ///
 /// With a constant or scheduled rate, a FIFO serialiser's departure times are known
@@ -243,6 +308,16 @@ pub struct Sched {
 /// still ahead. A rate change, a delay change or an outage recomputes or discards the
 /// packets not yet sent. With a Mahimahi trace, packets wait in `queue` and leave at
 /// delivery opportunities.
+///
+/// A lean direction keeps its scheduled packets in one queue, `recs`, instead of two
+/// (`pending` and `pipe`): while every packet takes the delay in force at its end
+/// and none is held back, arrivals are in sending order, so the packets not yet
+/// serialised are the pipe's tail and need no copy of their own; two counts say
+/// where `pending` and the `pipe` start ([`Recs`]). A direction is lean from the
+/// start when it draws no randomness on the way (no reordering, no duplication) and
+/// runs the DropTail fast path; it leaves for good (`leave_lean`) at anything lean
+/// cannot express: a reschedule, an outage, a packet that would arrive before one
+/// sent earlier, a rate of zero.
 #[derive(Debug)]
 pub struct Dir {
     pub index: DirId,
@@ -253,8 +328,9 @@ pub struct Dir {
     /// Packets that cannot be scheduled yet (trace mode, or a rate of zero), with the
     /// time they joined.
     pub queue: VecDeque<(PktId, u32, Instant)>,
-    /// Scheduled packets that have not finished serialisation, in order.
-    pub pending: VecDeque<Sched>,
+    /// Scheduled packets that have not finished serialisation, in order (empty while
+    /// `lean`).
+    pending: VecDeque<Sched>,
     /// The serialiser is busy until then.
     pub busy_until: Instant,
     limit: QueueLimit,
@@ -271,8 +347,12 @@ pub struct Dir {
     /// (`fifo`).
     pub last_arrival: Instant,
     /// Packets propagating towards the far end (and scheduled ones), sorted by
-    /// arrival time (equal times in sending order), so only the head needs an event.
-    pub pipe: VecDeque<InFlight>,
+    /// arrival time (equal times in sending order), so only the head needs an event
+    /// (empty while `lean`).
+    pipe: VecDeque<InFlight>,
+    /// The direction keeps its scheduled packets in `recs` (see above).
+    lean: bool,
+    recs: Recs,
     /// Sequence number of the next packet to enter the pipe, and the highest one that
     /// reached the far end (to count reordering).
     send_seq: u64,
@@ -349,6 +429,7 @@ impl Dir {
             (QueueLimit::Packets(n), None) if spec.loss <= 0.0 && trace.is_none() => Some(n),
             _ => None,
         };
+        let lean = droptail.is_some() && spec.reorder <= 0.0 && spec.duplicate <= 0.0;
         Dir {
             index,
             from,
@@ -356,7 +437,7 @@ impl Dir {
             rate_bps,
             delay,
             queue: VecDeque::new(),
-            pending: VecDeque::with_capacity(64),
+            pending: VecDeque::new(),
             busy_until: Instant::ZERO,
             limit,
             red,
@@ -364,7 +445,9 @@ impl Dir {
             down: false,
             pipe_gen: 0,
             last_arrival: Instant::ZERO,
-            pipe: VecDeque::with_capacity(64),
+            pipe: VecDeque::new(),
+            lean,
+            recs: Recs::new(if lean { 64 } else { 0 }),
             send_seq: 0,
             max_arrived_seq: None,
             head_changed: false,
@@ -403,7 +486,12 @@ impl Dir {
     /// still holds the link, and the next one still waits, for an arrival whose event
     /// was scheduled before that transmission started (`origin < start`); an arrival
     /// scheduled later (or at the same instant) finds the link already handed on.
+    #[inline]
     fn retire(&mut self, now: Instant, origin: Instant) {
+        if self.lean {
+            self.retire_lean(now, origin);
+            return;
+        }
         while let Some(f) = self.pending.front() {
             if f.end > now || (f.end == now && origin < f.start) {
                 break;
@@ -414,22 +502,105 @@ impl Dir {
         }
     }
 
+    /// `retire` of a lean direction: the same test on the pending records.
+    #[inline]
+    fn retire_lean(&mut self, now: Instant, origin: Instant) {
+        let (from, mut k, mut bytes) = (self.recs.sent, self.recs.sent, 0);
+        while k < self.recs.next {
+            let f = self.recs.get(k);
+            if f.end > now || (f.end == now && origin < f.start) {
+                break;
+            }
+            bytes += f.bytes as u64;
+            k += 1;
+        }
+        self.recs.sent = k;
+        self.stats.packets_sent += (k - from) as u64;
+        self.stats.bytes_sent += bytes;
+    }
+
+    /// Scheduled packets that have not finished serialisation (`pending`), and
+    /// whether the first of them is being serialised at `now`.
+    #[inline]
+    fn in_service(&self, now: Instant) -> (usize, bool) {
+        if self.lean {
+            let r = &self.recs;
+            let n = r.next - r.sent;
+            (n, n > 0 && r.get(r.sent).start <= now)
+        } else {
+            let n = self.pending.len();
+            (n, self.pending.front().is_some_and(|f| f.start <= now))
+        }
+    }
+
     /// Packets waiting at `now` (not counting the one being serialised). Call
     /// `advance(now)` first.
     pub fn waiting(&self, now: Instant) -> usize {
-        let in_service = self.pending.front().is_some_and(|f| f.start <= now) as usize;
-        self.queue.len() + self.pending.len() - in_service
+        let (pending, in_service) = self.in_service(now);
+        self.queue.len() + pending - in_service as usize
     }
 
     /// Bytes waiting at `now` (not counting the packet being serialised). Call
     /// `advance(now)` first.
     pub fn waiting_bytes(&self, now: Instant) -> u64 {
-        let mut b: u64 = self.queue.iter().map(|q| q.1 as u64).sum();
-        let in_service = self.pending.front().is_some_and(|f| f.start <= now) as usize;
-        for p in self.pending.iter().skip(in_service) {
-            b += p.bytes as u64;
+        let b: u64 = self.queue.iter().map(|q| q.1 as u64).sum();
+        let skip = usize::from(self.in_service(now).1);
+        if self.lean {
+            let r = &self.recs;
+            b + (r.sent + skip..r.next)
+                .map(|k| r.get(k).bytes as u64)
+                .sum::<u64>()
+        } else {
+            b + self
+                .pending
+                .iter()
+                .skip(skip)
+                .map(|p| p.bytes as u64)
+                .sum::<u64>()
         }
-        b
+    }
+
+    /// Packets on their way to the far end (serialised or not).
+    pub fn in_pipe(&self) -> usize {
+        if self.lean {
+            self.recs.next - self.recs.arrived
+        } else {
+            self.pipe.len()
+        }
+    }
+
+    /// Leave the lean representation for `pending` and `pipe`, for good (see
+    /// [`Dir`]). The records' numbers are their sequence numbers, and they arrived
+    /// in sending order.
+    fn leave_lean(&mut self) {
+        if !self.lean {
+            return;
+        }
+        self.lean = false;
+        let (sent, arrived, next) = (self.recs.sent, self.recs.arrived, self.recs.next);
+        self.send_seq = next as u64;
+        self.max_arrived_seq = (arrived as u64).checked_sub(1);
+        for k in sent.min(arrived)..next {
+            let r = *self.recs.get(k);
+            if k >= sent {
+                self.pending.push_back(Sched {
+                    enq: r.enq,
+                    start: r.start,
+                    end: r.end,
+                    bytes: r.bytes,
+                    id: r.id,
+                });
+            }
+            if k >= arrived {
+                self.pipe.push_back(InFlight {
+                    at: r.at,
+                    id: r.id,
+                    seq: k as u64,
+                    sent: r.start,
+                });
+            }
+        }
+        self.recs = Recs::new(0);
     }
 
     /// RED's decision for an arriving packet of `size` bytes, `qlen` packets and
@@ -497,8 +668,12 @@ impl Dir {
         if let Some(n) = self.droptail {
             // `scheduled_mode()`: no trace here, so a rate and up.
             if self.rate_bps > 0 && !self.down {
+                if self.lean {
+                    return self.enqueue_lean(now, origin, id, bytes);
+                }
                 return self.enqueue_droptail(now, origin, id, bytes, n);
             }
+            self.leave_lean();
         }
         if self.down {
             self.stats.outage_losses += 1;
@@ -570,6 +745,54 @@ impl Dir {
         self.schedule(now, id, bytes);
         self.stats.queue_max = self.stats.queue_max.max(self.waiting(now) as u64);
         Admit::Scheduled(std::mem::take(&mut self.head_changed))
+    }
+
+    /// `enqueue_droptail` of a lean direction: the packet's record joins `recs`,
+    /// where it is both pending and in the pipe. A packet that would arrive before
+    /// one sent earlier (the delay dropped without a reschedule) needs the pipe's
+    /// search: the direction leaves the lean representation for it.
+    #[inline]
+    fn enqueue_lean(&mut self, now: Instant, origin: Instant, id: PktId, bytes: u32) -> Admit {
+        // A lean direction has a DropTail limit (`Dir::new`).
+        let limit = self.droptail.unwrap_or(u32::MAX);
+        self.retire_lean(now, origin);
+        // `waiting(now)`: nothing is in `queue` while the rate and the link are up.
+        let (pending, in_service) = self.in_service(now);
+        let waiting = pending - in_service as usize;
+        if waiting as u64 >= limit as u64 {
+            self.stats.drops += 1;
+            return Admit::Dropped;
+        }
+        // `schedule` and `push_pipe`: with `at` not before `last_arrival`, `fifo`
+        // changes nothing and the packet goes last in the pipe.
+        let start = now.max(self.busy_until);
+        let end = start + self.transmission(bytes);
+        let at = end + self.delay;
+        if at < self.last_arrival {
+            self.leave_lean();
+            return self.enqueue_droptail(now, origin, id, bytes, limit);
+        }
+        self.busy_until = end;
+        self.last_arrival = at;
+        self.stats.queue_area += (start - now).as_nanos() as u128;
+        let head = self.recs.arrived == self.recs.next;
+        self.recs.push(Rec {
+            enq: now,
+            start,
+            end,
+            at,
+            bytes,
+            id,
+        });
+        // It waits unless it is alone and starts at once; it adds one to a queue
+        // behind another packet.
+        let after = if pending == 0 {
+            usize::from(start > now)
+        } else {
+            waiting + 1
+        };
+        self.stats.queue_max = self.stats.queue_max.max(after as u64);
+        Admit::Scheduled(head)
     }
 
     /// The time to serialise `bytes` at the current rate (`Duration::transmission`,
@@ -645,7 +868,12 @@ impl Dir {
     }
 
     /// When the pipe's head reaches the far end.
+    #[inline]
     pub fn next_arrival(&self) -> Option<Instant> {
+        if self.lean {
+            let r = &self.recs;
+            return (r.arrived < r.next).then(|| r.get(r.arrived).at);
+        }
         self.pipe.front().map(|p| p.at)
     }
 
@@ -653,6 +881,22 @@ impl Dir {
     /// (`duplicate`). Counts reordering (it was sent before one already arrived).
     #[inline]
     pub fn pop_arrival(&mut self) -> Option<(InFlight, bool)> {
+        if self.lean {
+            // Arrivals in sending order: nothing to count, nothing drawn.
+            let k = self.recs.arrived;
+            if k == self.recs.next {
+                return None;
+            }
+            let r = *self.recs.get(k);
+            self.recs.arrived = k + 1;
+            let p = InFlight {
+                at: r.at,
+                id: r.id,
+                seq: k as u64,
+                sent: r.start,
+            };
+            return Some((p, false));
+        }
         let p = self.pipe.pop_front()?;
         match self.max_arrived_seq {
             Some(m) if p.seq < m => self.stats.reordered += 1,
@@ -671,6 +915,7 @@ impl Dir {
     /// generation has changed).
     pub fn reschedule(&mut self, now: Instant) -> bool {
         self.advance(now);
+        self.leave_lean();
         let mut redo: Vec<Sched> = self.pending.drain(..).collect();
         let in_service = redo.first().is_some_and(|f| f.start <= now);
         // Without `fifo`, the packet being serialised keeps the arrival fixed when its
@@ -766,6 +1011,7 @@ impl Dir {
     /// An outage starts: everything queued, being serialised or propagating is lost.
     pub fn go_down(&mut self, now: Instant, out: &mut Vec<PktId>) {
         self.advance(now);
+        self.leave_lean();
         self.down = true;
         for (id, _, enq) in self.queue.drain(..) {
             self.stats.queue_area += (now - enq).as_nanos() as u128;
@@ -1211,5 +1457,92 @@ mod tests {
         let ids: Vec<PktId> = arrivals(&mut d).into_iter().map(|a| a.1).collect();
         assert_eq!(ids, (0..200).collect::<Vec<_>>());
         assert_eq!(d.stats.reordered + d.stats.duplicated, 0);
+    }
+
+    /// The lean representation is the general one without the copies: a random run
+    /// of arrivals at the queue (from events scheduled at various earlier instants,
+    /// with many ties), deliveries, samples, a delay drop without a reschedule, a rate
+    /// change and an outage gives the same answers and counters both ways, with a
+    /// short queue that drops often and a long one that outgrows the records' first
+    /// buffer.
+    #[test]
+    fn a_lean_direction_behaves_as_the_general_one() {
+        use rand_core::SeedableRng;
+        let admit = |a: Admit| match a {
+            Admit::Scheduled(head) => 1 + u8::from(head),
+            Admit::Queued => 3,
+            Admit::Dropped => 4,
+            Admit::Lost => 5,
+        };
+        let us = Instant::from_micros;
+        for (d0, d1) in [(0, 2), (3, 1)] {
+            for seed in 0..20 {
+                let long = seed % 2 == 1;
+                let spec = DirSpec {
+                    queue: QueueSpec::DropTail {
+                        limit: QueueLimit::Packets(if long { 150 } else { 5 }),
+                    },
+                    ..plain(d0)
+                };
+                let mut lean = Dir::new(DirId(0), NodeId(0), NodeId(1), &spec, rng());
+                let mut general = Dir::new(DirId(0), NodeId(0), NodeId(1), &spec, rng());
+                general.leave_lean();
+                assert!(lean.lean && !general.lean);
+                let mut r = Xoshiro256PlusPlus::seed_from_u64(seed);
+                let mut now = 0;
+                let mut id = 0;
+                for step in 0..400 {
+                    let x = r.next_u64();
+                    // A 250-byte packet takes 250 us: ends, arrivals and the
+                    // instants below meet often.
+                    now += (x % if long { 3 } else { 4 }) * 250;
+                    let t = us(now);
+                    for d in [&mut lean, &mut general] {
+                        match step {
+                            100 => d.delay = Duration::from_millis(d1),
+                            250 => {
+                                d.rate_bps = 4_000_000;
+                                d.reschedule(t);
+                            }
+                            _ => {}
+                        }
+                    }
+                    if step == 300 {
+                        let (mut a, mut b) = (Vec::new(), Vec::new());
+                        lean.go_down(t, &mut a);
+                        general.go_down(t, &mut b);
+                        assert_eq!(a, b);
+                    } else if step == 320 {
+                        lean.go_up(t);
+                        general.go_up(t);
+                    }
+                    // What reached the far end by now, then the event of this step.
+                    while lean.next_arrival().is_some_and(|a| a <= t) {
+                        let (a, b) = (lean.pop_arrival(), general.pop_arrival());
+                        assert_eq!(a.map(|p| (p.0.at, p.0.id)), b.map(|p| (p.0.at, p.0.id)));
+                    }
+                    if (x >> 8) % 4 == 0 {
+                        lean.advance(t);
+                        general.advance(t);
+                        assert_eq!(lean.waiting(t), general.waiting(t));
+                        assert_eq!(lean.waiting_bytes(t), general.waiting_bytes(t));
+                    } else {
+                        let origin = us(now.saturating_sub((x >> 16) % 6 * 250));
+                        let bytes = if (x >> 24) % 3 == 0 { 1000 } else { 250 };
+                        let a = lean.enqueue_from(t, origin, id, bytes);
+                        let b = general.enqueue_from(t, origin, id, bytes);
+                        assert_eq!(admit(a), admit(b), "seed {seed} step {step}");
+                        id += 1;
+                    }
+                    assert_eq!(lean.next_arrival(), general.next_arrival());
+                    assert_eq!(lean.in_pipe(), general.in_pipe());
+                    assert_eq!(lean.pipe_gen, general.pipe_gen);
+                    let st = |d: &Dir| format!("{:?}", d.stats);
+                    assert_eq!(st(&lean), st(&general), "seed {seed} step {step}");
+                }
+                assert!(lean.stats.packets_sent > 100);
+                assert!(lean.stats.drops > 0 || lean.stats.queue_max > 64);
+            }
+        }
     }
 }
