@@ -78,21 +78,47 @@ pub enum InitialWindow {
 }
 
 /// All parameters of a TCP sender and receiver.
+///
+/// `repr(C)`, the fields in the order written: those the sender reads on every ACK
+/// and every segment it sends come first, in one cache line (each flow's sender keeps
+/// its own copy, out of the L1 cache with many flows); Rust's own order (by
+/// alignment) spread them over three.
 #[derive(Clone, Debug, PartialEq)]
+#[repr(C)]
 pub struct TcpConfig {
+    /// Upper bound on the sender's window regardless of the receiver (ns-2 `window_`,
+    /// in bytes); `u64::MAX` for none.
+    pub max_send_window: u64,
+    /// Receive buffer in bytes: the advertised window is derived from its free space.
+    pub rcv_buf: u64,
+    /// Tick of the TSval clock (RFC 7323 §5.4: between 1 ms and 1 s).
+    pub ts_granularity: Duration,
     /// Maximum segment size: payload bytes per full segment.
     pub mss: u32,
     /// Bytes of IP + TCP headers counted on the wire per segment (without options).
     pub header_bytes: u32,
+    /// Duplicate ACKs that trigger a fast retransmit (RFC 5681 §3.2: 3).
+    pub dupack_threshold: u32,
     /// Count TCP options (timestamps, SACK) in the wire size, as a real stack does.
     /// ns-2 does not.
     pub count_option_bytes: bool,
-    /// Congestion controller.
-    pub cc: CcKind,
     /// Loss recovery after a fast retransmit.
     pub recovery: Recovery,
-    /// Duplicate ACKs that trigger a fast retransmit (RFC 5681 §3.2: 3).
-    pub dupack_threshold: u32,
+    /// Which ACKs give RTT samples when timestamps are off.
+    pub rtt_sampling: RttSampling,
+    /// Use RFC 7323 timestamps (negotiated with the receiver in the handshake).
+    pub timestamps: bool,
+    /// Use SACK (RFC 2018). Recovery `Sack` requires it.
+    pub sack: bool,
+    /// Restart from the initial window after an idle period longer than the RTO
+    /// (RFC 5681 §4.1).
+    pub idle_restart: bool,
+    /// Limited transmit (RFC 3042).
+    pub limited_transmit: bool,
+    /// Congestion-window validation (RFC 7661 §4, as Linux's `tcp_is_cwnd_limited`):
+    /// cwnd grows only while it limits the sender, not while the receiver's window or
+    /// the application does. ns-2 grows cwnd regardless.
+    pub cwnd_validation: bool,
     /// Loss detection with SACK: RFC 6675's DupThresh rule or RACK (RFC 8985).
     pub loss_detection: LossDetection,
     /// Tail loss probe (RFC 8985 §7, Linux `tcp_schedule_loss_probe`,
@@ -108,17 +134,15 @@ pub struct TcpConfig {
     /// `tcp_sacktag_one`'s `first_sackt`, `tcp_ack_update_rtt`), when the ACK gives no
     /// other sample (a duplicate ACK, or Karn's rule).
     pub sack_rtt: bool,
-    pub initial_window: InitialWindow,
+    /// Receive-window policy (classic, AFC, auto-tuning). AFC also changes the
+    /// sender (`flow::afc`).
+    pub flow_control: FlowControl,
+    /// Congestion controller.
+    pub cc: CcKind,
     /// Initial ssthresh in bytes (RFC 5681 §3.1: arbitrarily high).
     pub initial_ssthresh: u64,
     /// Upper bound on cwnd, bytes (ns-2 `maxcwnd_`); `u64::MAX` for none.
     pub max_cwnd: u64,
-    /// Upper bound on the sender's window regardless of the receiver (ns-2 `window_`,
-    /// in bytes); `u64::MAX` for none.
-    pub max_send_window: u64,
-    /// How the window-based controllers count what an ACK acknowledged: bytes (RFC
-    /// 5681), ACKs (ns-2) or segments delivered (Linux) ([`crate::cc::Counting`]).
-    pub window_counting: crate::cc::Counting,
     /// RTO lower bound (RFC 6298 §2.4: 1 s; Linux 200 ms).
     pub min_rto: Duration,
     /// RTO upper bound (RFC 6298 §2.5: at least 60 s).
@@ -127,40 +151,43 @@ pub struct TcpConfig {
     pub initial_rto: Duration,
     /// Clock granularity G of RFC 6298 §2.3, and the tick of RTO arithmetic.
     pub clock_granularity: Duration,
+    /// Delayed-ACK timeout (RFC 1122: at most 500 ms).
+    pub delack_timeout: Duration,
+    /// Persist timer: shortest and longest probe interval (RFC 1122 §4.2.2.17 backoff).
+    pub persist_min: Duration,
+    pub persist_max: Duration,
+    /// How long before the disconnection the receiver learns of it and freezes
+    /// (ideally about one RTT; [SLIDE/GUESS]).
+    pub freeze_warning: Duration,
+    pub initial_window: InitialWindow,
+    /// Maximum number of RTO backoff doublings (RFC 6298 §5.5 leaves it open).
+    pub max_backoff_exponent: u32,
+    /// Full-sized segments after which an ACK is sent at once (RFC 5681 §4.2: 2).
+    pub ack_every: u32,
+    /// Sender extensions turned on by name (`tcp::ext`; only those the list marks
+    /// `listed`: the others follow from the settings above).
+    pub extensions: SenderExtSet,
+    /// Window-scale shift the receiver offers (RFC 7323 §2); `None` picks the smallest
+    /// shift that fits `rcv_buf`.
+    pub wscale: Option<u8>,
+    /// How the window-based controllers count what an ACK acknowledged: bytes (RFC
+    /// 5681), ACKs (ns-2) or segments delivered (Linux) ([`crate::cc::Counting`]).
+    pub window_counting: crate::cc::Counting,
     /// How the RTO follows from the RTT samples (`tcp::rtt`): RFC 6298 or Linux's
     /// `tcp_rtt_estimator` / `__tcp_set_rto`.
     pub rto_formula: RtoFormula,
-    /// Which ACKs give RTT samples when timestamps are off.
-    pub rtt_sampling: RttSampling,
-    /// Maximum number of RTO backoff doublings (RFC 6298 §5.5 leaves it open).
-    pub max_backoff_exponent: u32,
     /// On a second timeout of the same data, hold ssthresh (RFC 5681 §3.1) rather than
     /// halving what is in flight again (ns-2, which then sets it to 2 segments).
     pub hold_ssthresh_on_repeated_rto: bool,
-    /// Use RFC 7323 timestamps (negotiated with the receiver in the handshake).
-    pub timestamps: bool,
-    /// Tick of the TSval clock (RFC 7323 §5.4: between 1 ms and 1 s).
-    pub ts_granularity: Duration,
-    /// Use SACK (RFC 2018). Recovery `Sack` requires it.
-    pub sack: bool,
     /// Exchange SYN / SYN-ACK before data (one RTT); ns-2's one-way agents model the
     /// same with a 40-byte first packet (`syn_ true`, `delay_growth_ true`).
     pub handshake: bool,
     /// Delayed ACKs at the receiver (RFC 5681 §4.2, RFC 1122 §4.2.3.2).
     pub delayed_ack: bool,
-    /// Delayed-ACK timeout (RFC 1122: at most 500 ms).
-    pub delack_timeout: Duration,
-    /// Full-sized segments after which an ACK is sent at once (RFC 5681 §4.2: 2).
-    pub ack_every: u32,
     /// When delayed ACKs go out (`tcp::delack`): RFC 5681 §4.2 (`ack_every`,
     /// `delack_timeout`) or Linux's quick-ACK mode and adaptive `ato`, which replace
     /// both.
     pub ack_policy: AckPolicy,
-    /// Receive buffer in bytes: the advertised window is derived from its free space.
-    pub rcv_buf: u64,
-    /// Window-scale shift the receiver offers (RFC 7323 §2); `None` picks the smallest
-    /// shift that fits `rcv_buf`.
-    pub wscale: Option<u8>,
     /// Receiver silly-window-syndrome avoidance (RFC 1122 §4.2.3.3, RFC 9293 §3.8.6.2.2).
     pub receiver_sws: bool,
     /// Sender SWS avoidance (RFC 1122 §4.2.3.4): while data is in flight, do not send
@@ -168,17 +195,9 @@ pub struct TcpConfig {
     /// is at least half the largest window offered. Off by default: Linux and ns-2
     /// fill the offered window to its edge.
     pub sender_sws: bool,
-    /// Persist timer: shortest and longest probe interval (RFC 1122 §4.2.2.17 backoff).
-    pub persist_min: Duration,
-    pub persist_max: Duration,
-    /// Restart from the initial window after an idle period longer than the RTO
-    /// (RFC 5681 §4.1).
-    pub idle_restart: bool,
     /// How cwnd restarts after idle (`tcp::idle`): RFC 5681 §4.1 (the restart window
     /// at once) or Linux's `tcp_cwnd_restart` (halved per RTO idle).
     pub idle_restart_rule: IdleRestart,
-    /// Limited transmit (RFC 3042).
-    pub limited_transmit: bool,
     /// With `limited_transmit`, also on the first two duplicate ACKs after a
     /// retransmission timeout, while the go-back-N resend is under way: each lets one
     /// more segment out beyond cwnd, as ns-2 does (`RenoTcpAgent::timeout` zeroes
@@ -193,17 +212,10 @@ pub struct TcpConfig {
     /// §5.3, the timer restarts only on ACKs of new data, so a recovery whose first
     /// ACK takes longer than the time left since the last new ACK ends in a timeout.
     pub rto_restart_on_fast_retransmit: bool,
-    /// Congestion-window validation (RFC 7661 §4, as Linux's `tcp_is_cwnd_limited`):
-    /// cwnd grows only while it limits the sender, not while the receiver's window or
-    /// the application does. ns-2 grows cwnd regardless.
-    pub cwnd_validation: bool,
     /// Send a window update when the application's reads open the window (RFC 9293
     /// §3.8.6.2.2). Off, the sender learns of a reopened window only from ACKs of
     /// arriving data or of its zero-window probes (a receiver without window updates).
     pub window_updates: bool,
-    /// Receive-window policy (classic, AFC, auto-tuning). AFC also changes the
-    /// sender (`flow::afc`).
-    pub flow_control: FlowControl,
     /// Sender's reaction to an interface change of the mobile host (`tcp::handoff`; the
     /// vertical-handoff paper: Tsukamoto, Fukuda, Hori and Oie, "New flow control schemes
     /// of TCP for multimodal mobile hosts", IEICE Trans. Commun. E89-B(6), 2006): none,
@@ -221,9 +233,6 @@ pub struct TcpConfig {
     /// Freeze-TCP at the receiver (Goff et al. 2000): a zero window `freeze_warning`
     /// before each predicted disconnection, three TR-ACKs on reconnection.
     pub freeze: bool,
-    /// How long before the disconnection the receiver learns of it and freezes
-    /// (ideally about one RTT; [SLIDE/GUESS]).
-    pub freeze_warning: Duration,
     /// D-SACK at the receiver (RFC 2883; Linux `tcp_dsack = 1`): the first SACK block
     /// of the next ACK reports a segment that arrived with bytes already received
     /// (`tcp::dsack`). Only with SACK.
@@ -239,9 +248,6 @@ pub struct TcpConfig {
     /// and an undo if the next acknowledges data that was never retransmitted
     /// (`tcp::undo`).
     pub frto: bool,
-    /// Sender extensions turned on by name (`tcp::ext`; only those the list marks
-    /// `listed`: the others follow from the settings above).
-    pub extensions: SenderExtSet,
 }
 
 impl Default for TcpConfig {
@@ -528,5 +534,34 @@ impl TcpConfig {
             ));
         }
         self.flow_control.validate()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::TcpConfig;
+    use std::mem::{offset_of, size_of};
+
+    /// The fields the sender reads on every ACK and every segment it sends stay
+    /// together at the head (see [`TcpConfig`]), and the whole no larger than it was.
+    #[test]
+    fn the_per_packet_fields_lie_in_the_first_48_bytes() {
+        let ends = [
+            offset_of!(TcpConfig, max_send_window) + 8,
+            offset_of!(TcpConfig, rcv_buf) + 8,
+            offset_of!(TcpConfig, ts_granularity) + 8,
+            offset_of!(TcpConfig, mss) + 4,
+            offset_of!(TcpConfig, header_bytes) + 4,
+            offset_of!(TcpConfig, dupack_threshold) + 4,
+            offset_of!(TcpConfig, recovery) + 1,
+            offset_of!(TcpConfig, rtt_sampling) + 1,
+            offset_of!(TcpConfig, timestamps) + 1,
+            offset_of!(TcpConfig, sack) + 1,
+            offset_of!(TcpConfig, idle_restart) + 1,
+            offset_of!(TcpConfig, limited_transmit) + 1,
+            offset_of!(TcpConfig, cwnd_validation) + 1,
+        ];
+        assert!(ends.iter().all(|&e| e <= 48), "{ends:?}");
+        assert!(size_of::<TcpConfig>() <= 280);
     }
 }

@@ -86,7 +86,12 @@ impl Delivery {
     }
 }
 
+/// `repr(C)`, the fields in the order written: what every ACK and every new segment
+/// reads (`ack_to`'s test of the marks, `pipe`, the records' ring) comes first, in
+/// one cache line, as with many flows each packet finds its flow's scoreboard out of
+/// the L1 cache; Rust's own order put `pipe` and the flags two lines apart.
 #[derive(Clone, Debug, Default)]
+#[repr(C)]
 pub struct Scoreboard {
     recs: VecDeque<SegRec>,
     /// Bytes counted by RFC 6675's pipe: not SACKed and not marked lost.
@@ -94,6 +99,14 @@ pub struct Scoreboard {
     /// Records marked lost and awaiting retransmission.
     lost_count: usize,
     sacked_count: usize,
+    /// Delivery-rate estimation (`tcp::rate`), only when [`Self::track_rate`] was
+    /// called: `tx`, each record's send-time state, beside `recs` at the same index,
+    /// and, since [`Self::take_delivered`], the bytes delivered and the delivered
+    /// record sent last.
+    tracks_rate: bool,
+    tracks_delivery: bool,
+    /// The span a block starting in none of them replaces.
+    next_span: u8,
     /// Start offsets of the highest SACKed records, ascending, at most `TOP` of them:
     /// RFC 6675's IsLost needs only the DupThresh-th highest.
     top_sacked: Vec<u64>,
@@ -107,18 +120,10 @@ pub struct Scoreboard {
     /// rescanned the whole block). Emptied when SACK marks are dropped or a record's
     /// bounds change.
     sacked_spans: [(u64, u64); SPANS],
-    /// The span a block starting in none of them replaces.
-    next_span: u8,
     /// What the current ACK delivered so far, when `tracks_delivery`.
     delivery: Delivery,
-    tracks_delivery: bool,
     /// Bytes ever marked lost (Linux `tp->lost`).
     lost_total: u64,
-    /// Delivery-rate estimation (`tcp::rate`), only when [`Self::track_rate`] was
-    /// called: each record's send-time state, beside `recs` at the same index, and,
-    /// since [`Self::take_delivered`], the bytes delivered and the delivered record
-    /// sent last.
-    tracks_rate: bool,
     tx: VecDeque<TxState>,
     delivered_bytes: u64,
     delivered_pick: Option<Delivered>,
@@ -605,6 +610,22 @@ impl Scoreboard {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The fields of every ACK and every new segment stay in the first cache line
+    /// (see [`Scoreboard`]).
+    #[test]
+    fn the_per_packet_fields_lie_in_the_first_line() {
+        use std::mem::offset_of;
+        let ends = [
+            offset_of!(Scoreboard, recs) + size_of::<VecDeque<SegRec>>(),
+            offset_of!(Scoreboard, pipe) + 8,
+            offset_of!(Scoreboard, lost_count) + 8,
+            offset_of!(Scoreboard, sacked_count) + 8,
+            offset_of!(Scoreboard, tracks_rate) + 1,
+            offset_of!(Scoreboard, tracks_delivery) + 1,
+        ];
+        assert!(ends.iter().all(|&e| e <= 64), "{ends:?}");
+    }
 
     fn board(n: u64) -> Scoreboard {
         Scoreboard::sent_once(n, 100)
