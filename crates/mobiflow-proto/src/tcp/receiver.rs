@@ -345,7 +345,7 @@ impl TcpReceiver {
                 self.ts_recent = ts.tsval;
             }
             self.state = State::Established;
-            self.plain = self.policy.is_classic() && self.linux_ack.is_none();
+            self.plain = self.no_hooks();
             self.syn_ack_due = true;
             return;
         }
@@ -639,6 +639,13 @@ impl TcpReceiver {
         self.rcv_nxt - self.rcv_read
     }
 
+    /// Classic flow control, held inline, and no Linux delayed-ACK engine: nothing
+    /// hooks into reads or in-order data (`read`, and `plain` once established).
+    #[inline(always)]
+    fn no_hooks(&self) -> bool {
+        self.policy.is_classic() && self.linux_ack.is_none()
+    }
+
     /// The application reads up to `max` bytes; returns how many it got.
     ///
     /// Inlined, with the hooks of the policies other than classic flow control and of
@@ -652,7 +659,7 @@ impl TcpReceiver {
         }
         self.rcv_read += n;
         self.stats.bytes_read += n;
-        if self.policy.is_classic() && self.linux_ack.is_none() {
+        if self.no_hooks() {
             // Classic flow control hears nothing of reads (`flow::Policy`).
             self.window_update_after_read(now, None);
         } else {

@@ -1139,23 +1139,9 @@ impl TcpSender {
     }
 
     /// New data, as much as the receiver's window, cwnd and the application allow
-    /// ([`Self::new_data_len`]), written into `out` (true).
+    /// ([`Self::new_data_len`]), written into `out` (true). The steady-state path of
+    /// [`Self::poll_transmit_into`] takes the same two steps inline.
     fn send_new_data(
-        &mut self,
-        now: Instant,
-        pipe_mode: bool,
-        cwnd: u64,
-        out: &mut Segment,
-    ) -> bool {
-        self.send_new_data_inline(now, pipe_mode, cwnd, out)
-    }
-
-    /// [`Self::send_new_data`], inlined in the steady-state path of
-    /// [`Self::poll_transmit_into`] only: the call cost about 30 instructions per
-    /// segment (callgrind slope 2,411.8 -> 2,379.9), inlining it at every caller 6
-    /// fewer.
-    #[inline(always)]
-    fn send_new_data_inline(
         &mut self,
         now: Instant,
         pipe_mode: bool,
@@ -1733,18 +1719,17 @@ impl TcpSender {
             self.dupacks = 0;
             self.limited_tx_bytes = 0;
         }
+        let not_cwnd_limited = self.validation_on_ack(ack);
+        let app_limited = last.is_some_and(|r| r.app_limited) || not_cwnd_limited;
         let min_rtt = self.rtt.min_rtt().unwrap_or_default();
-        let srtt = self.rtt.srtt().unwrap_or(min_rtt);
-        let not_cwnd_limited = self.cfg.cwnd_validation && !self.cwnd_limited();
-        self.cwv.on_ack(ack, self.snd_nxt, self.sb.pipe());
         self.cc.on_ack(&AckSample {
             now,
             acked_bytes: newly_acked + newly_sacked,
             prior_in_flight,
             rtt: sample,
-            srtt,
+            srtt: self.rtt.srtt().unwrap_or(min_rtt),
             min_rtt,
-            app_limited: last.is_some_and(|r| r.app_limited) || not_cwnd_limited,
+            app_limited,
             in_recovery: self.ca == CaState::Recovery,
             mss: self.cfg.mss,
             snd_una: self.snd_una,
@@ -1797,13 +1782,9 @@ impl TcpSender {
         self.persist_backoff = 0;
         self.dupacks = 0;
         self.limited_tx_bytes = 0;
-        // The window-validation state is read only with `cwnd_validation`.
-        let mut not_cwnd_limited = false;
-        if self.cfg.cwnd_validation {
-            not_cwnd_limited = !self.cwnd_limited();
-            self.cwv.on_ack(ack, self.snd_nxt, self.sb.pipe());
-        }
+        let not_cwnd_limited = self.validation_on_ack(ack);
         let app_limited = last.is_some_and(|r| r.app_limited) || not_cwnd_limited;
+        // Built in place, not by a method: the closure borrows fields apart from `cc`.
         self.cc.on_ack_with(newly_acked, app_limited, || {
             let min_rtt = self.rtt.min_rtt().unwrap_or_default();
             AckSample {
@@ -1826,6 +1807,20 @@ impl TcpSender {
             // RFC 6298 §5.3: restart the timer when new data is acknowledged.
             self.arm_rto(now);
         }
+    }
+
+    /// RFC 7661 §4 on an ACK of new data: whether the sender was not cwnd-limited
+    /// lately, then the ACK's update of that state. Both only with `cwnd_validation`:
+    /// nothing else reads the state (`cwnd_limited`), so without it the sender keeps
+    /// none up to date (as `on_data_sent` and `new_data_len` do).
+    #[inline(always)]
+    fn validation_on_ack(&mut self, ack: u64) -> bool {
+        if !self.cfg.cwnd_validation {
+            return false;
+        }
+        let not_cwnd_limited = !self.cwnd_limited();
+        self.cwv.on_ack(ack, self.snd_nxt, self.sb.pipe());
+        not_cwnd_limited
     }
 
     /// An RTT sample feeds the RTO estimator (RFC 6298 §2) and the statistics.

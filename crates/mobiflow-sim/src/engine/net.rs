@@ -121,9 +121,11 @@ impl EventHeap {
 /// The event queue: a heap ordered by `(time, insertion count)` (see `Entry`).
 pub(super) struct Queue {
     pub heap: EventHeap,
-    /// The instant of the last `at` (debug builds check that events are scheduled in
-    /// time order), and how many events were ever scheduled.
+    /// The instant of the last `at`: debug builds check that events are scheduled in
+    /// time order, which the order by `ord` relies on.
+    #[cfg(debug_assertions)]
     pub made: Instant,
+    /// How many events were ever scheduled.
     pub ord: u64,
     /// The heap's top is the event being run (`World::step`), already spent: the next
     /// `at` replaces it and sifts it down (one sift instead of a pop's and a push's).
@@ -137,9 +139,9 @@ impl Queue {
     /// never before the previous call's).
     #[inline(always)]
     pub(super) fn at(&mut self, t: Instant, made: Instant, ev: Ev) {
-        debug_assert!(made >= self.made, "events are scheduled in time order");
         #[cfg(debug_assertions)]
         {
+            assert!(made >= self.made, "events are scheduled in time order");
             self.made = made;
         }
         self.ord += 1;
@@ -355,6 +357,7 @@ mod tests {
     fn same_time_events_pop_in_scheduling_order() {
         let mut q = Queue {
             heap: EventHeap::with_capacity(0),
+            #[cfg(debug_assertions)]
             made: Instant::ZERO,
             ord: 0,
             spent_top: false,
@@ -391,6 +394,7 @@ mod tests {
         let t = |us: u64| Instant::ZERO + mobiflow_proto::time::Duration::from_micros(us);
         let new_queue = || Queue {
             heap: EventHeap::with_capacity(0),
+            #[cfg(debug_assertions)]
             made: Instant::ZERO,
             ord: 0,
             spent_top: false,
