@@ -186,6 +186,7 @@ impl Net {
     /// on every hop: the event is built here from its fields, which arrive in
     /// registers, rather than in the caller's memory (read back with wider loads than
     /// the stores that wrote it, a store-to-load forwarding stall).
+    #[inline(always)]
     pub(super) fn at_arrival(&mut self, t: Instant, d: DirId, gen: u32) {
         self.queue.at(
             t,
