@@ -673,10 +673,8 @@ impl<'a> World<'a> {
     /// One packet at `node`, the far end of direction `d`: captured, then delivered or
     /// forwarded.
     fn arrive_one(&mut self, d: DirId, node: NodeId, id: PktId) {
-        if let Some(cap) = &mut self.capture {
-            if let Some(w) = cap.dir[d.index()] {
-                cap.record(w, self.net.now, &self.net.pkts[id as usize]);
-            }
+        if self.capture.is_some() {
+            self.capture_arrival(d, node, id);
         }
         if self.net.pkts[id as usize].dst == node {
             self.deliver(id);
@@ -685,14 +683,29 @@ impl<'a> World<'a> {
         }
     }
 
-    fn deliver(&mut self, id: PktId) {
-        let now = self.net.now;
-        if let Some(cap) = &mut self.capture {
-            let p = &self.net.pkts[id as usize];
-            if let Some(w) = cap.host[p.dst.index()] {
+    /// Record packet `id` arriving at `node` over `d`, then at its host if `node` is
+    /// its destination: both captures tested for here, apart, so that a run without
+    /// captures tests once per arrival.
+    #[cold]
+    #[inline(never)]
+    fn capture_arrival(&mut self, d: DirId, node: NodeId, id: PktId) {
+        let Some(cap) = &mut self.capture else {
+            return;
+        };
+        let (now, p) = (self.net.now, &self.net.pkts[id as usize]);
+        if let Some(w) = cap.dir[d.index()] {
+            cap.record(w, now, p);
+        }
+        if p.dst == node {
+            if let Some(w) = cap.host[node.index()] {
                 cap.record(w, now, p);
             }
         }
+    }
+
+    /// Packet `id` at its destination (captured there by `capture_arrival`).
+    fn deliver(&mut self, id: PktId) {
+        let now = self.net.now;
         // The body is read in place (no copy of the segment out of the slab); its slot
         // is freed after the endpoint took it, before anything is allocated again.
         let p = &self.net.pkts[id as usize];
