@@ -156,6 +156,9 @@ struct FlowRt {
     ep: Box<Endpoints>,
     /// The sender's node and the receiver's (`flush` sends from one to the other).
     nodes: [NodeId; 2],
+    /// The direction the sender's packets take first, and the receiver's: fixed, as
+    /// the routes are, once the world is built (`Net::forward_on`).
+    first_hop: [DirId; 2],
     /// Bytes read at which `after_read` has a burst or the transfer to complete: the
     /// end of the next burst or the total, whichever comes first (`u64::MAX`: none).
     /// A read below it, with no `read_hook`, needs nothing more (`World::read_mark`).
@@ -233,13 +236,15 @@ struct SlabSink<'a> {
     to_receiver: bool,
     from: NodeId,
     dst: NodeId,
+    /// The direction out of `from` towards `dst` (`FlowRt::first_hop`).
+    first_hop: DirId,
     now: Instant,
 }
 
 impl SlabSink<'_> {
-    /// Packet `id`, in the slab, leaves its node.
+    /// Packet `id`, in the slab, of `bytes` on the wire, leaves its node.
     #[inline(always)]
-    fn post(&mut self, id: PktId) {
+    fn post(&mut self, id: PktId, bytes: u32) {
         let net = &mut *self.net;
         #[cfg(test)]
         if let (Some(log), Body::Tcp(seg)) = (self.seg_log.as_mut(), &net.pkts[id as usize].body) {
@@ -248,7 +253,7 @@ impl SlabSink<'_> {
         if let Some(cap) = self.capture.as_mut() {
             cap.sent(self.from, self.now, &net.pkts[id as usize]);
         }
-        net.forward(self.from, id);
+        net.forward_on(self.first_hop, id, bytes);
     }
 }
 
@@ -262,7 +267,7 @@ impl endpoint::Sink for SlabSink<'_> {
         let id = self
             .net
             .alloc_slot(self.f, self.to_receiver, self.dst, bytes);
-        self.post(id);
+        self.post(id, bytes);
     }
     #[inline(always)]
     fn send(&mut self, out: net::Outgoing<'_>, bytes: u32) {
@@ -273,7 +278,7 @@ impl endpoint::Sink for SlabSink<'_> {
             bytes,
             body: out.body(),
         });
-        self.post(id);
+        self.post(id, bytes);
     }
 }
 
@@ -351,14 +356,16 @@ impl<'a> World<'a> {
                     });
                 }
             }
-            for (a, b) in [(f.src, f.dst), (f.dst, f.src)] {
-                if route.next(NodeId::new(a), NodeId::new(b)).is_none() {
+            let mut first_hop = [DirId::of(0, 0); 2];
+            for (k, (a, b)) in [(f.src, f.dst), (f.dst, f.src)].into_iter().enumerate() {
+                let Some(d) = route.next(NodeId::new(a), NodeId::new(b)) else {
                     return Err(RunError::NoRoute {
                         flow: f.name.clone(),
                         from: sc.nodes[a].clone(),
                         to: sc.nodes[b].clone(),
                     });
-                }
+                };
+                first_hop[k] = d;
             }
             let start = Instant::ZERO + f.start;
             let app = Apps::new(FlowId::new(flows.len()), f);
@@ -376,6 +383,7 @@ impl<'a> World<'a> {
                 read_hook,
                 read_mark: total.unwrap_or(u64::MAX),
                 nodes: [NodeId::new(f.src), NodeId::new(f.dst)],
+                first_hop,
                 greedy: matches!(f.reader, ReaderSpec::Greedy),
                 wake: [None, None],
                 start,
@@ -807,6 +815,7 @@ impl<'a> World<'a> {
             to_receiver: side == Side::Sender,
             from,
             dst,
+            first_hop: fr.first_hop[side.index()],
             now,
         };
         fr.ep.transmit(now, side, &mut sink);

@@ -291,12 +291,20 @@ impl Net {
     }
 
     pub(super) fn forward(&mut self, node: NodeId, id: PktId) {
-        let dst = self.pkts[id as usize].dst;
+        let p = &self.pkts[id as usize];
+        let (dst, bytes) = (p.dst, p.bytes);
         let Some(d) = self.route.next(node, dst) else {
             self.free.push(id);
             return;
         };
-        let bytes = self.pkts[id as usize].bytes;
+        self.forward_on(d, id, bytes);
+    }
+
+    /// [`Net::forward`] onto `d`, the route's next direction from the packet's node,
+    /// of `bytes` on the wire: called directly with a flow's first hop, which the
+    /// static routes fix at the start (`FlowRt::first_hop`), by the packets the
+    /// flow's ends send.
+    pub(super) fn forward_on(&mut self, d: DirId, id: PktId, bytes: u32) {
         let (now, origin) = (self.now, self.origin);
         let q = &mut self.queue;
         let admit = self.dirs[d].handle_packet(now, origin, id, bytes, &mut move |t, timer| {

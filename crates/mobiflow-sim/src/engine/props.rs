@@ -567,6 +567,20 @@ fn check(toml: &str) -> Result<Coverage, String> {
         Err(e) => return Err(format!("REJECTED: {e}")),
     };
     let mut w = World::build(&sc).map_err(|e| format!("REJECTED: {e}"))?;
+    // Each end's packets leave by the cached first hop (`SlabSink::post`), as they
+    // would by the route.
+    for (f, fr) in w.flows.iter().enumerate() {
+        let [a, b] = fr.nodes;
+        for (side, (from, to)) in [(a, b), (b, a)].into_iter().enumerate() {
+            let route = w.net.route.next(from, to);
+            if route != Some(fr.first_hop[side]) {
+                return Err(format!(
+                    "flow {f}: first hop {:?} of side {side}, the route's {route:?}",
+                    fr.first_hop[side]
+                ));
+            }
+        }
+    }
     w.seg_log = Some(Vec::new());
     w.fb_log = Some(Vec::new());
     let mut pairs = 0u64;
