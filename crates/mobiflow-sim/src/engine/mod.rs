@@ -185,6 +185,14 @@ struct FlowRt {
 }
 
 impl FlowRt {
+    /// A read has work for `World::after_read_work`: the application hears reads, or
+    /// the read reached the read mark. Tested inline on the packet path, so a greedy
+    /// read that has neither costs no call.
+    #[inline(always)]
+    fn read_has_work(&self) -> bool {
+        self.read_hook.is_some() || self.ep.bytes_read() >= self.read_mark
+    }
+
     /// The read count at which `after_read` has work besides the hook (`read_mark`):
     /// recomputed whenever a burst is written or done, or the transfer completes.
     fn update_read_mark(&mut self) {
@@ -499,9 +507,8 @@ impl<'a> World<'a> {
         // takes its place (`Queue::at`); if it schedules none, it is popped after.
         self.net.queue.spent_top = true;
         self.net.now = e.t;
-        self.net.origin = e.made;
         self.events += 1;
-        self.dispatch(e.ev);
+        self.dispatch(e.ev, e.made);
         let q = &mut self.net.queue;
         if q.spent_top {
             q.spent_top = false;
@@ -535,15 +542,18 @@ impl<'a> World<'a> {
         true
     }
 
+    /// Run event `ev`, scheduled at `made`.
     #[inline(always)]
-    fn dispatch(&mut self, ev: Ev) {
+    fn dispatch(&mut self, ev: Ev, made: Instant) {
         // The event of every packet on every hop is tested for first, with one
         // comparison, rather than found by the `match` (a jump table behind a
-        // subtraction: the variants of `LinkTimer` share `Ev`'s tag).
+        // subtraction: the variants of `LinkTimer` share `Ev`'s tag). It sets its own
+        // origin.
         if let Ev::Link(d, LinkTimer::Arrive(gen)) = ev {
             self.link_arrival(d, gen);
             return;
         }
+        self.net.origin = made;
         let now = self.net.now;
         match ev {
             Ev::FlowStart(f) => {
@@ -722,37 +732,35 @@ impl<'a> World<'a> {
         } else {
             Side::Sender
         };
-        let greedy = self.flows[f].greedy;
+        // The flow, indexed once for the packet and the read that follows it.
+        let fr = &mut self.flows[f];
         #[cfg(test)]
         let fb_before = self
             .fb_log
             .is_some()
-            .then(|| self.flows[f].ep.tfrc_mut())
+            .then(|| fr.ep.tfrc_mut())
             .flatten()
             .map(|tf| tf.feedback_state());
-        let read = self.flows[f].ep.handle_packet(now, to, body, greedy);
+        let read = fr.ep.handle_packet(now, to, body, fr.greedy);
         #[cfg(test)]
         if let (Some(log), Some(before), Body::TfrcFeedback(_)) =
             (&mut self.fb_log, fb_before, body)
         {
-            if let Some(tf) = self.flows[f].ep.tfrc_mut() {
+            if let Some(tf) = fr.ep.tfrc_mut() {
                 log.push(tfrc::FeedbackStep::new(f, before, tf));
             }
         }
         self.net.free.push(id);
-        if read {
-            self.after_read(f);
+        if read && fr.read_has_work() {
+            self.after_read_work(f);
         }
         self.flush(f, to);
     }
 
     /// The application of flow `f` read: burst and transfer completions, and the
-    /// application's hook. Inlined down to the test of the read mark and the hook, so
-    /// a greedy read on the packet path that has neither costs no call.
-    #[inline(always)]
+    /// application's hook.
     fn after_read(&mut self, f: FlowId) {
-        let fr = &self.flows[f];
-        if fr.read_hook.is_some() || fr.ep.bytes_read() >= fr.read_mark {
+        if self.flows[f].read_has_work() {
             self.after_read_work(f);
         }
     }
