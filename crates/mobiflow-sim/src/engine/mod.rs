@@ -137,8 +137,13 @@ impl Entry {
     /// number (no branch between the two fields).
     #[inline(always)]
     fn before(&self, o: &Entry) -> bool {
-        let key = |e: &Entry| (u128::from(e.t.as_nanos()) << 64) | u128::from(e.ord);
-        key(self) < key(o)
+        self.key() < o.key()
+    }
+
+    /// `(t, ord)` as one 128-bit number.
+    #[inline(always)]
+    fn key(&self) -> u128 {
+        (u128::from(self.t.as_nanos()) << 64) | u128::from(self.ord)
     }
 }
 

@@ -111,35 +111,39 @@ impl EventHeap {
             return;
         }
         v[0] = v[c];
+        // `e` is written by field in both branches, never built in memory for a
+        // call (and copied from there with wider loads than the stores that wrote
+        // it, a store-to-load forwarding stall).
         if 2 * c + 1 < v.len() {
-            Self::sift_down(v, c, e);
+            let i = Self::sift_hole(v, c, e.key());
+            v[i] = e;
         } else {
             v[c] = e;
         }
     }
 
-    /// Put `e` in the hole at `i` of `v` and sift it down (the deeper levels of
-    /// `replace_top`, apart so that its common case keeps its values in registers).
+    /// The deeper levels of `replace_top`, apart so that its common case keeps its
+    /// values in registers: moves the hole at `i` of `v` down past the children that
+    /// leave before an entry of `key`, and returns where it ends, that entry's place.
     #[inline(never)]
-    fn sift_down(v: &mut [Entry], mut i: usize, e: Entry) {
+    fn sift_hole(v: &mut [Entry], mut i: usize, key: u128) -> usize {
         let n = v.len();
         loop {
             let l = 2 * i + 1;
             if l >= n {
-                break;
+                return i;
             }
             let c = if l + 1 < n && v[l + 1].before(&v[l]) {
                 l + 1
             } else {
                 l
             };
-            if !v[c].before(&e) {
-                break;
+            if v[c].key() >= key {
+                return i;
             }
             v[i] = v[c];
             i = c;
         }
-        v[i] = e;
     }
 }
 
@@ -420,7 +424,7 @@ mod tests {
         assert_eq!(order, [1, 4, 7, 0, 2, 3, 5, 6]);
     }
 
-    /// `replace_top` (its first level apart, the deeper ones in `sift_down`), `push`
+    /// `replace_top` (its first level apart, the deeper ones in `sift_hole`), `push`
     /// and `pop` keep the heap's order at every size: checked against a sorted list,
     /// through a pseudo-random mix of operations that grows the heap to a few dozen
     /// entries and back to one, with ties in time.
