@@ -247,9 +247,9 @@ struct SlabSink<'a> {
     seg_log: &'a mut Option<Vec<(FlowId, bool, Segment)>>,
     f: FlowId,
     to_receiver: bool,
-    from: NodeId,
     dst: NodeId,
-    /// The direction out of `from` towards `dst` (`FlowRt::first_hop`).
+    /// The direction the packets take first, out of the sending end's node towards
+    /// `dst` (`FlowRt::first_hop`).
     first_hop: DirId,
     now: Instant,
 }
@@ -264,7 +264,9 @@ impl SlabSink<'_> {
             log.push((self.f, !self.to_receiver, *seg));
         }
         if let Some(cap) = self.capture.as_mut() {
-            cap.sent(self.from, self.now, &net.pkts[id as usize]);
+            // The node it leaves: where its first hop starts.
+            let from = net.dirs[self.first_hop].dir().from;
+            cap.sent(from, self.now, &net.pkts[id as usize]);
         }
         net.forward_on(self.first_hop, id, bytes);
     }
@@ -815,10 +817,8 @@ impl<'a> World<'a> {
     fn flush(&mut self, f: FlowId, side: Side) {
         let now = self.net.now;
         let fr = &mut self.flows[f];
-        let [from, dst] = match side {
-            Side::Sender => fr.nodes,
-            Side::Receiver => [fr.nodes[1], fr.nodes[0]],
-        };
+        // The other end's node.
+        let dst = fr.nodes[1 - side.index()];
         let mut sink = SlabSink {
             net: &mut self.net,
             capture: &mut self.capture,
@@ -826,7 +826,6 @@ impl<'a> World<'a> {
             seg_log: &mut self.seg_log,
             f,
             to_receiver: side == Side::Sender,
-            from,
             dst,
             first_hop: fr.first_hop[side.index()],
             now,
