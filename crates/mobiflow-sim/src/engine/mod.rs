@@ -174,8 +174,10 @@ struct FlowRt {
     read_hook: Option<FlowId>,
     /// The receiving application reads whatever it can at once (`ReaderSpec::Greedy`).
     greedy: bool,
-    /// Earliest pending wake-up of the sender and the receiver.
-    wake: [Option<Instant>; 2],
+    /// Earliest pending wake-up of the sender and the receiver (`Instant::MAX`: none,
+    /// so that `flush` tests a new timer with one comparison; a timer at `MAX` would
+    /// never run anyway).
+    wake: [Instant; 2],
     start: Instant,
     total: Option<u64>,
     completion: Option<Instant>,
@@ -400,7 +402,7 @@ impl<'a> World<'a> {
                 nodes: [NodeId::new(f.src), NodeId::new(f.dst)],
                 first_hop,
                 greedy: matches!(f.reader, ReaderSpec::Greedy),
-                wake: [None, None],
+                wake: [Instant::MAX; 2],
                 start,
                 total,
                 completion: None,
@@ -602,10 +604,10 @@ impl<'a> World<'a> {
             }
             Ev::Wake(f, side) => {
                 let fr = &mut self.flows[f];
-                if fr.wake[side.index()] != Some(now) {
+                if fr.wake[side.index()] != now {
                     return; // superseded
                 }
-                fr.wake[side.index()] = None;
+                fr.wake[side.index()] = Instant::MAX;
                 fr.ep.handle_timeout(side, now);
                 self.flush(f, side);
             }
@@ -834,8 +836,8 @@ impl<'a> World<'a> {
         if let Some(t) = fr.ep.poll_timeout(side) {
             let t = t.max(now);
             let wake = &mut fr.wake[side.index()];
-            if wake.is_none_or(|w| t < w) {
-                *wake = Some(t);
+            if t < *wake {
+                *wake = t;
                 self.net.at(t, Ev::Wake(f, side));
             }
         }
