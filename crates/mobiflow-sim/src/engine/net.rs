@@ -387,6 +387,7 @@ impl Routes {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rand_core::{RngCore, SeedableRng};
 
     /// Events due at the same instant run in the order they were scheduled, across
     /// the instants they were scheduled at (ns-2's `CalendarScheduler::insert`), and
@@ -432,13 +433,8 @@ mod tests {
     fn heap_operations_agree_with_a_sorted_list_at_every_size() {
         let mut heap = EventHeap::with_capacity(0);
         let mut sorted: Vec<(u64, u64)> = Vec::new();
-        let mut x = 0x2545_f491_4f6c_dd1du64;
-        let mut rand = |m: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % m
-        };
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(19);
+        let mut rand = |m: u64| rng.next_u64() % m;
         let mut sizes = std::collections::BTreeSet::new();
         for ord in 0..20_000u64 {
             let t = Instant::ZERO + mobiflow_proto::time::Duration::from_micros(rand(40));
