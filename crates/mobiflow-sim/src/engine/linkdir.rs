@@ -215,7 +215,8 @@ impl LinkDir {
             }
             LinkTimer::Rate => {
                 if let Some((points, period)) = &self.rate {
-                    self.dir.rate_bps = schedule_at(points, *period, now - Instant::ZERO);
+                    self.dir
+                        .set_rate(schedule_at(points, *period, now - Instant::ZERO));
                     if self.dir.reschedule(now) {
                         self.arm_pipe(timers);
                     }
@@ -223,7 +224,8 @@ impl LinkDir {
             }
             LinkTimer::Delay => {
                 if let Some((points, period)) = &self.delay {
-                    self.dir.delay = schedule_at(points, *period, now - Instant::ZERO);
+                    self.dir
+                        .set_delay(schedule_at(points, *period, now - Instant::ZERO));
                     if self.dir.reschedule(now) {
                         self.arm_pipe(timers);
                     }
@@ -253,7 +255,7 @@ impl LinkDir {
     /// Trace mode: make sure an opportunity timer is pending while packets wait.
     fn arm_opportunity(&mut self, now: Instant, timers: &mut impl FnMut(Instant, LinkTimer)) {
         let d = &self.dir;
-        if d.trace.is_some() && !self.opp_pending && !d.down && !d.queue.is_empty() {
+        if d.trace.is_some() && !self.opp_pending && !d.is_down() && !d.queue.is_empty() {
             if let Some((t, _)) = d.trace.as_ref().and_then(|t| t.next_opportunity(now)) {
                 self.opp_pending = true;
                 timers(t, LinkTimer::Opportunity);

@@ -279,7 +279,7 @@ impl Net {
         match admit {
             Admit::Scheduled(_) | Admit::Queued => {}
             Admit::Dropped => {
-                let slot = if self.dirs[d].dir().down { 0 } else { 1 };
+                let slot = if self.dirs[d].dir().is_down() { 0 } else { 1 };
                 self.count_loss(id, slot);
                 self.free.push(id);
             }
