@@ -358,6 +358,8 @@ pub struct Dir {
     pipe: VecDeque<InFlight>,
     /// The direction keeps its scheduled packets in `recs` (see above).
     lean: bool,
+    /// While lean: the DropTail limit (`droptail`).
+    lean_limit: u64,
     recs: Recs,
     /// While lean: the bytes of every record. The counters of what finished
     /// serialisation are derived from `recs` rather than counted per packet: the
@@ -474,6 +476,7 @@ impl Dir {
             last_arrival: Instant::ZERO,
             pipe: VecDeque::new(),
             lean,
+            lean_limit: droptail.map_or(u64::MAX, u64::from),
             recs: Recs::new(if lean { 64 } else { 0 }),
             lean_bytes: 0,
             send_seq: 0,
@@ -852,10 +855,8 @@ impl Dir {
         // `waiting(now)`: nothing is in `queue` while the rate and the link are up.
         let pending = next - sent;
         let waiting = pending - usize::from(in_service);
-        // A lean direction has a DropTail limit (`Dir::new`); ns-2's
-        // `DropTail::enque` drops the arrival when `limit` packets wait.
-        let limit = self.droptail.unwrap_or(u32::MAX);
-        if waiting as u64 >= limit as u64 {
+        // ns-2's `DropTail::enque`: drop the arrival when `limit` packets wait.
+        if waiting as u64 >= self.lean_limit {
             self.stats.drops += 1;
             return Lean::Dropped;
         }

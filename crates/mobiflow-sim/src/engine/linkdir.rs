@@ -26,7 +26,7 @@
 //! machine recognises and ignores it.
 
 use super::ids::{DirId, NodeId};
-use super::link::{schedule_at, schedule_changes, Admit, Dir, PktId};
+use super::link::{schedule_at, schedule_changes, Admit, Dir, Lean, PktId};
 use crate::model::{DelayModel, DirSpec, RateModel};
 use mobiflow_proto::time::{Duration, Instant};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -160,6 +160,15 @@ impl LinkDir {
             Admit::Scheduled(false) | Admit::Dropped | Admit::Lost => {}
         }
         admit
+    }
+
+    /// `handle_packet` of a lean direction (`Dir::enqueue_lean`), whose owner asks
+    /// for the arrival timer itself (`Lean::Head`); `Lean::General` (nothing done)
+    /// if the direction is not lean. The simulator's path for every packet on every
+    /// hop.
+    #[inline(always)]
+    pub fn handle_lean(&mut self, now: Instant, origin: Instant, id: PktId, bytes: u32) -> Lean {
+        self.dir.enqueue_lean(now, origin, id, bytes)
     }
 
     /// The arrival timer of generation `gen` is due: the pipe's head reaches the far
