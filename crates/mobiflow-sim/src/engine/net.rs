@@ -266,6 +266,7 @@ impl Net {
 
     /// Packet `id` leaves `node` towards its destination: it joins the queue of the
     /// next direction on its route (or is freed without one).
+    #[inline(always)]
     pub(super) fn forward(&mut self, node: NodeId, id: PktId) {
         let p = &self.pkts[id as usize];
         let (dst, bytes) = (p.dst, p.bytes);
