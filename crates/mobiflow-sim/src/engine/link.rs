@@ -7,6 +7,7 @@
 //! opportunities, arrivals) as a sans-IO machine.
 
 use super::ids::{DirId, NodeId};
+use super::linkdir::Arrival;
 use crate::model::{
     DelayModel, DirSpec, MahimahiTrace, QueueLimit, QueueSpec, RateModel, RedParams,
 };
@@ -971,6 +972,33 @@ impl Dir {
         self.pipe.front().map(|p| p.at)
     }
 
+    /// `pop_arrival` then `next_arrival` of a lean direction (see `is_lean`), with
+    /// both records read before the head leaves.
+    #[inline(always)]
+    pub fn pop_lean(&mut self) -> Option<Arrival> {
+        debug_assert!(self.lean);
+        let r = &mut self.recs;
+        let (k, n) = (r.arrived, r.next);
+        if k == n {
+            return None;
+        }
+        let head = *r.get(k);
+        let next = (k + 1 < n).then(|| r.get(k + 1).end + self.delay);
+        r.arrived = k + 1;
+        Some(Arrival {
+            id: head.id,
+            dup: false,
+            sent: head.start,
+            next,
+        })
+    }
+
+    /// The direction keeps the lean representation (see [`Dir`]).
+    #[inline(always)]
+    pub fn is_lean(&self) -> bool {
+        self.lean
+    }
+
     /// The pipe's head reaches the far end: the packet, and whether it arrives twice
     /// (`duplicate`). Counts reordering (it was sent before one already arrived).
     #[inline]
@@ -1615,9 +1643,19 @@ mod tests {
                         general.go_up(t);
                     }
                     // What reached the far end by now, then the event of this step.
-                    while lean.next_arrival().is_some_and(|a| a <= t) {
-                        let (a, b) = (lean.pop_arrival(), general.pop_arrival());
-                        assert_eq!(a.map(|p| (p.0.at, p.0.id)), b.map(|p| (p.0.at, p.0.id)));
+                    // Lean, through `pop_lean` (the simulator's path); then through
+                    // `pop_arrival` both ways.
+                    while let Some(at) = lean.next_arrival().filter(|&a| a <= t) {
+                        let arrival = |d: &mut Dir| {
+                            if d.is_lean() {
+                                let a = d.pop_lean()?;
+                                return Some((a.id, a.sent, a.dup, a.next));
+                            }
+                            let (p, dup) = d.pop_arrival()?;
+                            assert_eq!(p.at, at);
+                            Some((p.id, p.sent, dup, d.next_arrival()))
+                        };
+                        assert_eq!(arrival(&mut lean), arrival(&mut general));
                     }
                     if (x >> 8) % 4 == 0 {
                         lean.advance(t);

@@ -180,6 +180,9 @@ impl LinkDir {
         if self.dir.pipe_gen != gen {
             return None;
         }
+        if self.dir.is_lean() {
+            return self.dir.pop_lean();
+        }
         let (p, dup) = self.dir.pop_arrival()?;
         Some(Arrival {
             id: p.id,
