@@ -192,7 +192,7 @@ impl World<'_> {
             for &d in &path {
                 let ds = &sc.links[d.link()].dirs[d.k()];
                 outages.extend(ds.outages.iter().copied());
-                rtt += self.net.dirs[d].dir().delay;
+                rtt += self.net.dirs[d].dir().delay();
             }
             let disc = disconnections(outages);
             let start = Instant::ZERO + spec.start;
