@@ -81,8 +81,11 @@ pub(super) trait FlowEnds {
     /// engine then checks completions and wakes the application); `greedy`: the
     /// receiving application reads whatever it can at once.
     fn handle_packet(&mut self, now: Instant, to: Side, body: &Body, greedy: bool) -> bool;
-    /// Hand every packet `side` has to send now to `sink`, with its size on the wire.
-    fn transmit(&mut self, now: Instant, side: Side, sink: &mut impl Sink);
+    /// Hand every packet `side` has to send now to `sink`, with its size on the wire;
+    /// returns when `side` next wants `handle_timeout` (its `poll_timeout` after
+    /// sending). One call for both, which the engine makes after every input: the
+    /// transport and the side are told apart once.
+    fn transmit(&mut self, now: Instant, side: Side, sink: &mut impl Sink) -> Option<Instant>;
     /// Bytes the sender has sent (what a bulk flow offered).
     fn bytes_sent(&self) -> u64;
     /// One row of the flow series and one of its transport's series, at time `t`
@@ -166,33 +169,26 @@ impl FlowEnds for TcpEnds {
         }
     }
     #[inline]
-    fn transmit(&mut self, now: Instant, side: Side, sink: &mut impl Sink) {
-        loop {
-            // The machine builds the segment in its packet's slot.
-            let seg = sink.tcp_slot();
-            let polled = match side {
-                Side::Sender => self.snd.poll_transmit_into(now, seg),
-                Side::Receiver => self.rcv.poll_transmit_into(now, seg),
-            };
-            if polled == Polled::Nothing {
-                break;
-            }
-            let opts = if self.count_option_bytes {
-                seg.options_len()
-            } else {
-                0
-            };
-            let bytes = seg.len + self.header_bytes + opts;
-            sink.send_slot(bytes);
-            if polled == Polled::Last {
-                // The machine did the bookkeeping of the poll that would send nothing.
-                break;
-            }
-        }
+    fn transmit(&mut self, now: Instant, side: Side, sink: &mut impl Sink) -> Option<Instant> {
+        let (header, count_options) = (self.header_bytes, self.count_option_bytes);
         // Every drive of a machine ends in a flush of that end: take its events.
         match side {
-            Side::Sender => self.observed.drain_sender(&mut self.snd),
-            Side::Receiver => self.observed.drain_receiver(&mut self.rcv),
+            Side::Sender => {
+                let snd = &mut self.snd;
+                send_all(sink, header, count_options, |seg| {
+                    snd.poll_transmit_into(now, seg)
+                });
+                self.observed.drain_sender(&mut self.snd);
+                self.snd.poll_timeout()
+            }
+            Side::Receiver => {
+                let rcv = &mut self.rcv;
+                send_all(sink, header, count_options, |seg| {
+                    rcv.poll_transmit_into(now, seg)
+                });
+                self.observed.drain_receiver(&mut self.rcv);
+                self.rcv.poll_timeout()
+            }
         }
     }
     fn bytes_sent(&self) -> u64 {
@@ -276,6 +272,32 @@ impl FlowEnds for TcpEnds {
             handoff: ob.handoff(),
             tfrc: None,
             ..common
+        }
+    }
+}
+
+/// Send what a TCP machine's `poll` writes, packet by packet, into the slots of
+/// `sink`, each `header` bytes of headers plus its options if `count_options`.
+#[inline(always)]
+fn send_all(
+    sink: &mut impl Sink,
+    header: u32,
+    count_options: bool,
+    mut poll: impl FnMut(&mut Segment) -> Polled,
+) {
+    loop {
+        // The machine builds the segment in its packet's slot.
+        let seg = sink.tcp_slot();
+        let polled = poll(seg);
+        if polled == Polled::Nothing {
+            break;
+        }
+        let opts = if count_options { seg.options_len() } else { 0 };
+        let bytes = seg.len + header + opts;
+        sink.send_slot(bytes);
+        if polled == Polled::Last {
+            // The machine did the bookkeeping of the poll that would send nothing.
+            break;
         }
     }
 }
@@ -373,7 +395,7 @@ impl FlowEnds for Endpoints {
         each!(self, e => e.handle_packet(now, to, body, greedy))
     }
     #[inline]
-    fn transmit(&mut self, now: Instant, side: Side, sink: &mut impl Sink) {
+    fn transmit(&mut self, now: Instant, side: Side, sink: &mut impl Sink) -> Option<Instant> {
         each!(self, e => e.transmit(now, side, sink))
     }
     fn bytes_sent(&self) -> u64 {
