@@ -319,24 +319,51 @@ impl TcpReceiver {
     /// A segment from the sender arrived.
     #[inline]
     pub fn handle_segment(&mut self, now: Instant, seg: &Segment) {
-        // The steady state of a `plain` receiver: the next data in order, nothing held
-        // out of order, within the buffer. What the general path below does for it,
-        // without the tests it would pass through.
-        let end = seg.seq + seg.len as u64;
-        if self.plain
+        if self.steady(seg) {
+            self.take_steady(now, seg);
+            return;
+        }
+        self.handle_any_segment(now, seg);
+    }
+
+    /// [`Self::handle_segment`], then [`Self::read`] of all that is readable (a
+    /// greedy application, which reads after every segment); returns the bytes read.
+    /// One call, so that the steady state reads without the tests `read` makes: a
+    /// `plain` receiver has no hooks, and the segment's bytes are readable.
+    #[inline]
+    pub fn handle_segment_and_read(&mut self, now: Instant, seg: &Segment) -> u64 {
+        if self.steady(seg) {
+            self.take_steady(now, seg);
+            let n = self.readable();
+            debug_assert!(n >= seg.len as u64 && self.no_hooks());
+            self.take_read(now, n, true);
+            return n;
+        }
+        self.handle_any_segment(now, seg);
+        let n = self.readable();
+        self.read(now, n)
+    }
+
+    /// The steady state of a `plain` receiver: the next data in order (nothing is
+    /// held out of order), within the buffer.
+    #[inline(always)]
+    fn steady(&self, seg: &Segment) -> bool {
+        self.plain
             && seg.seq == self.rcv_nxt
             && seg.len != 0
             && !seg.window_probe
             && !seg.flags.contains(Flags::SYN)
-            && end <= self.rcv_read + self.cfg.rcv_buf
-        {
-            self.note_data(seg);
-            self.rcv_nxt = end;
-            self.measure_rtt(now, seg);
-            self.count_for_delayed_ack(now, seg.len);
-            return;
-        }
-        self.handle_any_segment(now, seg);
+            && seg.seq + seg.len as u64 <= self.rcv_read + self.cfg.rcv_buf
+    }
+
+    /// What the general path does with a [`Self::steady`] segment, without the tests
+    /// it would pass through.
+    #[inline(always)]
+    fn take_steady(&mut self, now: Instant, seg: &Segment) {
+        self.note_data(seg);
+        self.rcv_nxt = seg.seq + seg.len as u64;
+        self.measure_rtt(now, seg);
+        self.count_for_delayed_ack(now, seg.len);
     }
 
     /// [`Self::handle_segment`] for any segment; then `plain` as the segment left
@@ -682,9 +709,17 @@ impl TcpReceiver {
         if n == 0 {
             return 0;
         }
+        self.take_read(now, n, self.no_hooks());
+        n
+    }
+
+    /// The application takes `n` bytes (at least one, at most what is readable);
+    /// `no_hooks` is [`Self::no_hooks`].
+    #[inline(always)]
+    fn take_read(&mut self, now: Instant, n: u64, no_hooks: bool) {
         self.rcv_read += n;
         self.stats.bytes_read += n;
-        if self.no_hooks() {
+        if no_hooks {
             // Classic flow control hears nothing of reads (`flow::Policy`). With an ACK
             // owed now (the common greedy read, right after a segment that is ACKed
             // at once) there is no update to decide: that ACK, the next one built,
@@ -697,7 +732,6 @@ impl TcpReceiver {
         } else {
             self.read_hooks(now, n);
         }
-        n
     }
 
     /// [`Self::read`] with a policy that hears of reads or Linux's delayed ACKs.
@@ -1177,7 +1211,8 @@ mod tests {
     }
 
     /// The steady-state paths of a `plain` receiver (in-order data in
-    /// `handle_segment`, its ACK in `poll_transmit_into`, the read that follows) do
+    /// `handle_segment`, or with the read that follows in `handle_segment_and_read`,
+    /// its ACK in `poll_transmit_into`, a read) do
     /// what the general ones do: a receiver with classic flow control inline (plain)
     /// and one with the same policy boxed (never plain, so always on the general
     /// paths) get the same random mix of in-order data, holes and their repair,
@@ -1347,12 +1382,14 @@ mod tests {
                     }
                     next = next.max(seg.seq + seg.len as u64);
                     let was_plain = a.plain;
-                    a.handle_segment(now, &seg);
                     b.handle_segment(now, &seg);
-                    // Mostly a greedy application, which reads after every segment.
+                    // Mostly a greedy application, which reads after every segment:
+                    // in one call, against the two calls it stands for.
                     if r.below(4) != 0 {
-                        let n = a.readable();
-                        assert_eq!(a.read(now, n), b.read(now, n));
+                        let n = b.readable();
+                        assert_eq!(a.handle_segment_and_read(now, &seg), b.read(now, n));
+                    } else {
+                        a.handle_segment(now, &seg);
                     }
                     let n = drain(&mut a, &mut b, now, &dirty);
                     acks += n;

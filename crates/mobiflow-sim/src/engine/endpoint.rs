@@ -155,10 +155,10 @@ impl FlowEnds for TcpEnds {
         };
         match to {
             Side::Receiver => {
-                self.rcv.handle_segment(now, seg);
                 if greedy {
-                    let n = self.rcv.readable();
-                    self.rcv.read(now, n);
+                    self.rcv.handle_segment_and_read(now, seg);
+                } else {
+                    self.rcv.handle_segment(now, seg);
                 }
                 greedy
             }
