@@ -458,7 +458,6 @@ impl TcpReceiver {
     #[inline(always)]
     fn note_data(&mut self, seg: &Segment) {
         self.stats.segments_received += 1;
-        self.stats.bytes_received += seg.len as u64;
 
         // RFC 7323 §4.3: TS.Recent is the TSval of the segment that starts at or
         // before the last ACK sent (the earliest unacknowledged one). A segment that
@@ -474,6 +473,9 @@ impl TcpReceiver {
                 }
             }
         }
+        // Apart from the other count: side by side, the two adds were made one
+        // vector add, which costs three times the instructions of two adds to memory.
+        self.stats.bytes_received += seg.len as u64;
     }
 
     /// Bytes of the segment the receiver already had: the ground-truth count of

@@ -129,8 +129,7 @@ pub(super) use forward_to_machines;
 pub(super) struct TcpEnds {
     pub snd: TcpSender,
     pub rcv: TcpReceiver,
-    header_bytes: u32,
-    count_option_bytes: bool,
+    wire: WireSize,
     prev_sample_read: u64,
     prev_sample_rcv_nxt: u64,
     /// What the observer made of the machines' events.
@@ -170,22 +169,18 @@ impl FlowEnds for TcpEnds {
     }
     #[inline]
     fn transmit(&mut self, now: Instant, side: Side, sink: &mut impl Sink) -> Option<Instant> {
-        let (header, count_options) = (self.header_bytes, self.count_option_bytes);
+        let wire = &self.wire;
         // Every drive of a machine ends in a flush of that end: take its events.
         match side {
             Side::Sender => {
                 let snd = &mut self.snd;
-                send_all(sink, header, count_options, |seg| {
-                    snd.poll_transmit_into(now, seg)
-                });
+                send_all(sink, wire, |seg| snd.poll_transmit_into(now, seg));
                 self.observed.drain_sender(&mut self.snd);
                 self.snd.poll_timeout()
             }
             Side::Receiver => {
                 let rcv = &mut self.rcv;
-                send_all(sink, header, count_options, |seg| {
-                    rcv.poll_transmit_into(now, seg)
-                });
+                send_all(sink, wire, |seg| rcv.poll_transmit_into(now, seg));
                 self.observed.drain_receiver(&mut self.rcv);
                 self.rcv.poll_timeout()
             }
@@ -276,15 +271,18 @@ impl FlowEnds for TcpEnds {
     }
 }
 
+/// How a TCP flow's packets are sized on the wire: `header_bytes` of headers, plus
+/// their options if `count_option_bytes`.
+struct WireSize {
+    header_bytes: u32,
+    count_option_bytes: bool,
+}
+
 /// Send what a TCP machine's `poll` writes, packet by packet, into the slots of
-/// `sink`, each `header` bytes of headers plus its options if `count_options`.
+/// `sink`, sized by `wire` (read from the flow after each poll: held in registers
+/// across the machine's work, the two values were spilled and reloaded).
 #[inline(always)]
-fn send_all(
-    sink: &mut impl Sink,
-    header: u32,
-    count_options: bool,
-    mut poll: impl FnMut(&mut Segment) -> Polled,
-) {
+fn send_all(sink: &mut impl Sink, wire: &WireSize, mut poll: impl FnMut(&mut Segment) -> Polled) {
     loop {
         // The machine builds the segment in its packet's slot.
         let seg = sink.tcp_slot();
@@ -292,8 +290,12 @@ fn send_all(
         if polled == Polled::Nothing {
             break;
         }
-        let opts = if count_options { seg.options_len() } else { 0 };
-        let bytes = seg.len + header + opts;
+        let opts = if wire.count_option_bytes {
+            seg.options_len()
+        } else {
+            0
+        };
+        let bytes = seg.len + wire.header_bytes + opts;
         sink.send_slot(bytes);
         if polled == Polled::Last {
             // The machine did the bookkeeping of the poll that would send nothing.
@@ -336,8 +338,10 @@ impl Endpoints {
                         ..(**cfg).clone()
                     }),
                     rcv: TcpReceiver::new(Arc::clone(cfg)),
-                    header_bytes: cfg.header_bytes,
-                    count_option_bytes: cfg.count_option_bytes,
+                    wire: WireSize {
+                        header_bytes: cfg.header_bytes,
+                        count_option_bytes: cfg.count_option_bytes,
+                    },
                     prev_sample_read: 0,
                     prev_sample_rcv_nxt: 0,
                     observed: TcpObserved::default(),
