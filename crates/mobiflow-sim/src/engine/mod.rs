@@ -786,8 +786,7 @@ impl<'a> World<'a> {
             dst,
             now,
         };
-        fr.ep.transmit(now, side, &mut sink);
-        if let Some(t) = fr.ep.poll_timeout(side) {
+        if let Some(t) = fr.ep.transmit(now, side, &mut sink) {
             let t = t.max(now);
             let wake = &mut fr.wake[side.index()];
             if wake.is_none_or(|w| t < w) {
