@@ -284,8 +284,14 @@ impl Scoreboard {
         let mut last: Option<SegRec> = None;
         let mut newly = 0;
         let mut latest_sent: Option<Instant> = None;
+        let mut cut = 0;
         while let Some(&r) = self.recs.front() {
             if r.end > ack {
+                // The record the loop stops at is the one `trim_front` would look up
+                // again: trim only when the ACK falls inside it.
+                if r.start < ack {
+                    cut = self.trim_front(ack);
+                }
                 break;
             }
             self.recs.pop_front();
@@ -296,7 +302,7 @@ impl Scoreboard {
         self.pipe -= newly;
         Acked {
             last,
-            newly: newly + self.trim_front(ack),
+            newly: newly + cut,
             latest_sent,
         }
     }
