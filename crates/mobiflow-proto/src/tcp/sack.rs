@@ -238,6 +238,18 @@ impl Scoreboard {
         }
     }
 
+    /// [`Self::ack_to`] for a scoreboard that tracks neither delivery rates nor
+    /// deliveries (a `plain` sender's): the test of the tracking flags left out.
+    #[inline(always)]
+    pub fn ack_to_untracked(&mut self, ack: u64) -> Acked {
+        debug_assert!(!self.tracks_rate && !self.tracks_delivery);
+        if self.sacked_count == 0 && self.lost_count == 0 {
+            self.ack_to_unmarked(ack)
+        } else {
+            self.ack_to_impl::<false>(ack)
+        }
+    }
+
     #[inline(never)]
     fn ack_to_impl<const RATE: bool>(&mut self, ack: u64) -> Acked {
         let mut last: Option<SegRec> = None;

@@ -523,7 +523,7 @@ impl TcpSender {
     /// (AFC's `AR × SRTT`), capped by `max_send_window`.
     pub fn flow_window(&self) -> u64 {
         if self.ext.is_empty() {
-            return self.snd_wnd.min(self.cfg.max_send_window);
+            return self.advertised_window();
         }
         let srtt = self.rtt.srtt();
         let extra = self
@@ -533,6 +533,13 @@ impl TcpSender {
         self.snd_wnd
             .saturating_add(extra)
             .min(self.cfg.max_send_window)
+    }
+
+    /// The advertised window capped by `max_send_window`: the flow window without
+    /// extensions.
+    #[inline(always)]
+    fn advertised_window(&self) -> u64 {
+        self.snd_wnd.min(self.cfg.max_send_window)
     }
 
     /// Bytes the windows would let out now (new data, or lost data to resend).
@@ -745,9 +752,11 @@ impl TcpSender {
 
     /// The bookkeeping of every data segment sent. Inlined (in `send_new_data` and
     /// `retransmit`): as a call it cost 23 instructions more per packet (callgrind
-    /// slope 2,434.8 -> 2,411.8).
+    /// slope 2,434.8 -> 2,411.8). `PLAIN`: the sender is `plain` (no extension, no
+    /// PRR: their steps are left out). Returns cwnd after congestion control heard of
+    /// the segment (one dispatch for both, `Controller::on_sent_window`).
     #[inline(always)]
-    fn on_data_sent(&mut self, now: Instant, len: u64) {
+    fn on_data_sent<const PLAIN: bool>(&mut self, now: Instant, len: u64) -> u64 {
         self.stats.segments_sent += 1;
         self.stats.data_segments_sent += 1;
         self.stats.bytes_sent += len;
@@ -756,14 +765,16 @@ impl TcpSender {
             self.arm_rto(now);
         }
         self.account_slots(now, true);
-        self.each_ext(now, |e, cx| e.on_sent(cx, len));
-        if let Some(p) = self.prr.as_mut() {
-            p.on_sent(len);
+        if !PLAIN {
+            self.each_ext(now, |e, cx| e.on_sent(cx, len));
+            if let Some(p) = self.prr.as_mut() {
+                p.on_sent(len);
+            }
         }
         if self.cfg.cwnd_validation {
             self.cwv.on_sent(self.sb.pipe());
         }
-        self.cc.on_sent(now, len, self.sb.pipe());
+        self.cc.on_sent_window(now, len, self.sb.pipe())
     }
 
     /// A data segment leaves, for delivery-rate estimation: the controller hears of a
@@ -876,7 +887,7 @@ impl TcpSender {
         self.rtx_in_episode += 1;
         let mut seg = self.data_segment(now, r.start, r.len());
         seg.retransmission = true;
-        self.on_data_sent(now, r.len());
+        self.on_data_sent::<false>(now, r.len());
         seg
     }
 
@@ -932,21 +943,21 @@ impl TcpSender {
             // control's (no PRR, no recovery window, no resend pending: NextSeg is new
             // data).
             let cwnd = self.cc.window();
-            let rooms = self.rooms(false, cwnd);
+            let rooms = self.rooms_steady(cwnd);
             let len = self.len_within(now, rooms);
             if len == 0 {
                 return Polled::Nothing;
             }
-            self.send_new_segment(now, len, out);
+            let cwnd_after = self.send_new_segment::<true>(now, len, out);
             // `nothing_more`, whose conditions all hold here (sending new data changes
             // none of them), without testing them again. The segment took `len` bytes
             // of each room (the window's edge stays, pipe grew by `len`), so unless
             // the controller moved cwnd the rooms need not be asked again.
-            let more = if self.cc.window() == cwnd {
+            let more = if cwnd_after == cwnd {
                 self.len_within(now, rooms.less(len))
             } else {
-                let cwnd = self.cc.window();
-                self.new_data_len(now, false, cwnd)
+                let rooms = self.rooms_steady(cwnd_after);
+                self.len_within(now, rooms)
             };
             if more == 0 {
                 Polled::Last
@@ -1110,6 +1121,12 @@ impl TcpSender {
         if self.ca == CaState::Recovery && !pipe_mode {
             return self.recovery_cwnd.saturating_sub(self.flight_size());
         }
+        self.cwnd_room_open(cwnd)
+    }
+
+    /// [`Self::cwnd_room`] but in Reno/NewReno fast recovery.
+    #[inline(always)]
+    fn cwnd_room_open(&self, cwnd: u64) -> u64 {
         let mut allowed = cwnd;
         let mut in_use = self.sb.pipe();
         if self.dupacks > 0 && self.ca == CaState::Open && self.dupacks < self.cfg.dupack_threshold
@@ -1146,6 +1163,19 @@ impl TcpSender {
             app: self.app_end.saturating_sub(self.snd_nxt),
             rwnd: wnd_limit.saturating_sub(self.snd_nxt),
             cwnd: self.cwnd_room(pipe_mode, cwnd),
+        }
+    }
+
+    /// [`Self::rooms`] in the steady state (`steady`): no extension widens the flow
+    /// window, and in the open state cwnd's room is [`Self::cwnd_room_open`].
+    #[inline(always)]
+    fn rooms_steady(&self, cwnd: u64) -> Rooms {
+        debug_assert!(self.ext.is_empty() && self.ca == CaState::Open);
+        let wnd_limit = self.snd_una + self.advertised_window();
+        Rooms {
+            app: self.app_end.saturating_sub(self.snd_nxt),
+            rwnd: wnd_limit.saturating_sub(self.snd_nxt),
+            cwnd: self.cwnd_room_open(cwnd),
         }
     }
 
@@ -1206,14 +1236,20 @@ impl TcpSender {
         if len == 0 {
             return false;
         }
-        self.send_new_segment(now, len, out);
+        self.send_new_segment::<false>(now, len, out);
         true
     }
 
     /// The new segment of `len` bytes (> 0, as [`Self::new_data_len`] allowed),
-    /// written into `out`, and its bookkeeping.
+    /// written into `out`, and its bookkeeping; `PLAIN` as for
+    /// [`Self::on_data_sent`] (nor rate sampling). Returns cwnd after it.
     #[inline(always)]
-    fn send_new_segment(&mut self, now: Instant, len: u64, out: &mut Segment) {
+    fn send_new_segment<const PLAIN: bool>(
+        &mut self,
+        now: Instant,
+        len: u64,
+        out: &mut Segment,
+    ) -> u64 {
         let app_room = self.app_end.saturating_sub(self.snd_nxt);
         if self.sb.is_empty() {
             if let Some(last) = self.last_data_sent {
@@ -1254,12 +1290,12 @@ impl TcpSender {
             lost: false,
             app_limited: len == app_room,
         });
-        if self.rate.is_some() {
+        if !PLAIN && self.rate.is_some() {
             self.rate_on_new_data(now, len);
         }
         self.persist_at = None;
         *out = self.data_segment(now, seq, len);
-        self.on_data_sent(now, len);
+        self.on_data_sent::<PLAIN>(now, len)
     }
 
     /// RFC 5681 §4.1 (or Linux's `tcp_cwnd_restart`, `tcp::idle`): restart from the
@@ -1855,7 +1891,8 @@ impl TcpSender {
     fn on_new_ack_open(&mut self, now: Instant, seg: &Segment, prior_in_flight: u64) {
         let ack = seg.ack;
         let rtx_acked = self.retransmission_acked(seg);
-        let acked = self.sb.ack_to(ack);
+        // A `plain` sender tracks no rates or deliveries.
+        let acked = self.sb.ack_to_untracked(ack);
         let (last, newly_acked) = (acked.last, acked.newly);
         self.snd_una = ack;
         let sample = self.rtt_sample(now, seg, last.filter(|_| !rtx_acked));
