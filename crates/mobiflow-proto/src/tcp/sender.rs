@@ -1333,6 +1333,11 @@ impl TcpSender {
     /// When `handle_timeout` should next be called.
     pub fn poll_timeout(&self) -> Option<Instant> {
         // Asked after every output: the extensions' timers only when there are any.
+        if self.persist_at.is_none() && self.plain {
+            // Nearly every call: data in flight, so no persist timer (RFC 9293
+            // §3.8.6.1), and no other timer.
+            return self.rto_at;
+        }
         let mut t = Instant::earliest(self.rto_at, self.persist_at);
         if self.plain {
             // No RACK, loss probe or extension: no other timer.
