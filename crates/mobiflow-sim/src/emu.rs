@@ -120,20 +120,20 @@ impl ClockedDir {
     }
 
     pub fn is_down(&self) -> bool {
-        self.dir.dir().down
+        self.dir.dir().is_down()
     }
 
     /// Current serialisation rate (the trace's mean in trace mode).
     pub fn rate_bps(&self) -> u64 {
-        self.dir.dir().rate_bps
+        self.dir.dir().rate_bps()
     }
 
     pub fn delay(&self) -> Duration {
-        self.dir.dir().delay
+        self.dir.dir().delay()
     }
 
-    pub fn stats(&self) -> &DirStats {
-        &self.dir.dir().stats
+    pub fn stats(&self) -> DirStats {
+        self.dir.dir().stats()
     }
 }
 

@@ -54,6 +54,16 @@ impl Controller {
         }
     }
 
+    /// `on_sent`, then `window`: one match on the variant for both (the sender's
+    /// steady state asks cwnd after every segment it sends).
+    #[inline(always)]
+    pub fn on_sent_window(&mut self, now: Instant, bytes: u64, in_flight: u64) -> u64 {
+        dispatch!(self, c => {
+            c.on_sent(now, bytes, in_flight);
+            c.window()
+        })
+    }
+
     /// The controller behind a trait object (`Box<dyn CongestionController>`).
     pub fn into_box(self) -> Box<dyn CongestionController> {
         match self {

@@ -106,7 +106,14 @@ pub struct TcpReceiver {
     policy: Policy,
     state: State,
     /// Established, with classic flow control held inline and without Linux's
-    /// delayed-ACK engine: in-order data takes `handle_segment`'s steady-state path.
+    /// delayed-ACK engine, no SYN-ACK or handoff notice owed, nothing held out of
+    /// order and no D-SACK owed (`refresh_plain`): in-order data takes
+    /// `handle_segment`'s steady-state path and ACKs `poll_transmit_into`'s, which
+    /// carry no SACK option. Such a receiver never owes extra ACKs or a forced
+    /// update (classic flow control neither freezes nor asks for updates). Only
+    /// `plain` implies all that: false is always safe (the general paths do the
+    /// same), so it is cleared wherever one of them may stop holding and set again
+    /// where the general paths can tell it holds.
     plain: bool,
     syn_ack_due: bool,
     ts_ok: bool,
@@ -312,30 +319,64 @@ impl TcpReceiver {
     /// A segment from the sender arrived.
     #[inline]
     pub fn handle_segment(&mut self, now: Instant, seg: &Segment) {
-        // The steady state of a `plain` receiver: the next data in order, nothing held
-        // out of order, within the buffer. What the general path below does for it,
-        // without the tests it would pass through.
-        let end = seg.seq + seg.len as u64;
-        if self.plain
-            && seg.seq == self.rcv_nxt
-            && seg.len != 0
-            && self.ooo.is_empty()
-            && !seg.window_probe
-            && !seg.flags.contains(Flags::SYN)
-            && end <= self.rcv_read + self.cfg.rcv_buf
-        {
-            self.note_data(seg);
-            self.rcv_nxt = end;
-            self.measure_rtt(now, seg);
-            self.count_for_delayed_ack(now, seg.len);
+        if self.steady(seg) {
+            self.take_steady(now, seg);
             return;
         }
         self.handle_any_segment(now, seg);
     }
 
-    /// [`Self::handle_segment`] for any segment.
+    /// [`Self::handle_segment`], then [`Self::read`] of all that is readable (a
+    /// greedy application, which reads after every segment); returns the bytes read.
+    /// One call, so that the steady state reads without the tests `read` makes: a
+    /// `plain` receiver has no hooks, and the segment's bytes are readable.
+    #[inline]
+    pub fn handle_segment_and_read(&mut self, now: Instant, seg: &Segment) -> u64 {
+        if self.steady(seg) {
+            self.take_steady(now, seg);
+            let n = self.readable();
+            debug_assert!(n >= seg.len as u64 && self.no_hooks());
+            self.take_read(now, n, true);
+            return n;
+        }
+        self.handle_any_segment(now, seg);
+        let n = self.readable();
+        self.read(now, n)
+    }
+
+    /// The steady state of a `plain` receiver: the next data in order (nothing is
+    /// held out of order), within the buffer.
+    #[inline(always)]
+    fn steady(&self, seg: &Segment) -> bool {
+        self.plain
+            && seg.seq == self.rcv_nxt
+            && seg.len != 0
+            && !seg.window_probe
+            && !seg.flags.contains(Flags::SYN)
+            && seg.seq + seg.len as u64 <= self.rcv_read + self.cfg.rcv_buf
+    }
+
+    /// What the general path does with a [`Self::steady`] segment, without the tests
+    /// it would pass through.
+    #[inline(always)]
+    fn take_steady(&mut self, now: Instant, seg: &Segment) {
+        self.note_data(seg);
+        self.rcv_nxt = seg.seq + seg.len as u64;
+        self.measure_rtt(now, seg);
+        self.count_for_delayed_ack(now, seg.len);
+    }
+
+    /// [`Self::handle_segment`] for any segment; then `plain` as the segment left
+    /// it (a SYN-ACK or D-SACK owed, a block held out of order, or all gone).
     #[inline(never)]
     fn handle_any_segment(&mut self, now: Instant, seg: &Segment) {
+        self.handle_general(now, seg);
+        self.refresh_plain();
+    }
+
+    /// What [`Self::handle_any_segment`] does with the segment.
+    #[inline(always)]
+    fn handle_general(&mut self, now: Instant, seg: &Segment) {
         if seg.flags.contains(Flags::SYN) {
             // RFC 9293 §3.5: answer a SYN (or a retransmitted one) with a SYN-ACK and
             // record the options the peer offered.
@@ -345,7 +386,6 @@ impl TcpReceiver {
                 self.ts_recent = ts.tsval;
             }
             self.state = State::Established;
-            self.plain = self.no_hooks();
             self.syn_ack_due = true;
             return;
         }
@@ -418,7 +458,6 @@ impl TcpReceiver {
     #[inline(always)]
     fn note_data(&mut self, seg: &Segment) {
         self.stats.segments_received += 1;
-        self.stats.bytes_received += seg.len as u64;
 
         // RFC 7323 §4.3: TS.Recent is the TSval of the segment that starts at or
         // before the last ACK sent (the earliest unacknowledged one). A segment that
@@ -434,6 +473,9 @@ impl TcpReceiver {
                 }
             }
         }
+        // Apart from the other count: side by side, the two adds were made one
+        // vector add, which costs three times the instructions of two adds to memory.
+        self.stats.bytes_received += seg.len as u64;
     }
 
     /// Bytes of the segment the receiver already had: the ground-truth count of
@@ -624,6 +666,7 @@ impl TcpReceiver {
     pub fn signal_interface_change(&mut self, _now: Instant) {
         if self.state == State::Established {
             self.notice_due = true;
+            self.refresh_plain();
         }
     }
 
@@ -646,6 +689,17 @@ impl TcpReceiver {
         self.policy.is_classic() && self.linux_ack.is_none()
     }
 
+    /// Sets `plain` from what it stands for, after any of it may have changed (a
+    /// segment on the general path, a SYN-ACK or handoff notice owed or sent).
+    fn refresh_plain(&mut self) {
+        self.plain = self.state == State::Established
+            && self.no_hooks()
+            && !self.syn_ack_due
+            && !self.notice_due
+            && self.ooo.is_empty()
+            && self.dsack_due.is_none();
+    }
+
     /// The application reads up to `max` bytes; returns how many it got.
     ///
     /// Inlined, with the hooks of the policies other than classic flow control and of
@@ -657,15 +711,29 @@ impl TcpReceiver {
         if n == 0 {
             return 0;
         }
+        self.take_read(now, n, self.no_hooks());
+        n
+    }
+
+    /// The application takes `n` bytes (at least one, at most what is readable);
+    /// `no_hooks` is [`Self::no_hooks`].
+    #[inline(always)]
+    fn take_read(&mut self, now: Instant, n: u64, no_hooks: bool) {
         self.rcv_read += n;
         self.stats.bytes_read += n;
-        if self.no_hooks() {
-            // Classic flow control hears nothing of reads (`flow::Policy`).
-            self.window_update_after_read(now, None);
+        if no_hooks {
+            // Classic flow control hears nothing of reads (`flow::Policy`). With an ACK
+            // owed now (the common greedy read, right after a segment that is ACKed
+            // at once) there is no update to decide: that ACK, the next one built,
+            // advertises the window as it is then and clears the update owed, which
+            // nothing reads before (`poll_transmit_into`'s window-only case needs an
+            // ACK not owed now).
+            if self.pending != Pending::Now {
+                self.window_update_after_read(now, None);
+            }
         } else {
             self.read_hooks(now, n);
         }
-        n
     }
 
     /// [`Self::read`] with a policy that hears of reads or Linux's delayed ACKs.
@@ -715,6 +783,15 @@ impl TcpReceiver {
         }
         let st = self.policy_state(now);
         let want = self.wanted_window(now, st.as_ref());
+        let shrink = self.policy.allow_shrink();
+        self.window_for(want, shrink)
+    }
+
+    /// The window to advertise for a policy that wants `want` bytes from `rcv_nxt`
+    /// and may (`shrink`) or may not move the right edge back, scaled as the 16-bit
+    /// field carries it.
+    #[inline(always)]
+    fn window_for(&self, want: u64, shrink: bool) -> u64 {
         let mut right = self.rcv_nxt + want;
         if self.cfg.receiver_sws && right > self.adv_right {
             // RFC 1122 §4.2.3.3: do not advance the right edge by less than
@@ -724,7 +801,7 @@ impl TcpReceiver {
                 right = self.adv_right;
             }
         }
-        if !self.policy.allow_shrink() {
+        if !shrink {
             right = right.max(self.adv_right);
         }
         let wnd = right.saturating_sub(self.rcv_nxt);
@@ -747,8 +824,12 @@ impl TcpReceiver {
     /// a ~128-byte `Option` out. [`Polled::Last`]: nothing else is due.
     #[inline]
     pub fn poll_transmit_into(&mut self, now: Instant, out: &mut Segment) -> Polled {
+        if self.plain {
+            return self.poll_plain(now, out);
+        }
         if self.syn_ack_due {
             self.syn_ack_due = false;
+            self.refresh_plain();
             let wnd = self.window_to_advertise(now);
             // The SYN-ACK's window is the first offer (RFC 9293 §3.8.6.2.2).
             self.adv_right = self.rcv_nxt + wnd;
@@ -777,6 +858,7 @@ impl TcpReceiver {
                 out.exp.handoff_notice = true;
                 self.stats.handoff_notices += 1;
                 self.events.push(ReceiverEvent::HandoffNotice);
+                self.refresh_plain();
             }
             return self.sent();
         }
@@ -798,6 +880,35 @@ impl TcpReceiver {
         }
         // What `sent` would find: no SYN-ACK, extra ACK or notice was due (tested
         // above) and `build_ack` cleared the ACK and the window update owed.
+        debug_assert_eq!(self.sent(), Polled::Last);
+        Polled::Last
+    }
+
+    /// [`Self::poll_transmit_into`] for a `plain` receiver: no SYN-ACK, extra ACK,
+    /// notice or forced update can be owed, and classic flow control inline holds no
+    /// zero window, never lets the edge move back and adds no option; what is left
+    /// of the general path is the ACK or window update owed.
+    #[inline(always)]
+    fn poll_plain(&mut self, now: Instant, out: &mut Segment) -> Polled {
+        debug_assert!(!self.syn_ack_due && !self.notice_due && self.extra_acks == 0);
+        debug_assert!(!self.forced_update && self.no_hooks());
+        debug_assert!(self.ooo.is_empty() && self.dsack_due.is_none());
+        let window_only = self.pending != Pending::Now;
+        if window_only && !self.window_update_due {
+            return Polled::Nothing;
+        }
+        let free = self.cfg.rcv_buf.saturating_sub(self.readable());
+        let wnd = self.window_for(free, false);
+        if window_only && self.rcv_nxt + wnd <= self.adv_right {
+            // Nothing new to say.
+            self.window_update_due = false;
+            return Polled::Nothing;
+        }
+        let pure_update = window_only && self.rcv_nxt == self.last_ack_sent;
+        self.write_ack(now, wnd, out, true);
+        if pure_update {
+            self.stats.window_updates += 1;
+        }
         debug_assert_eq!(self.sent(), Polled::Last);
         Polled::Last
     }
@@ -825,6 +936,14 @@ impl TcpReceiver {
     /// whole `Segment` built and copied in would write its 64 bytes of blocks too.
     #[inline(always)]
     fn build_ack(&mut self, now: Instant, wnd: u64, out: &mut Segment) {
+        self.write_ack(now, wnd, out, false);
+    }
+
+    /// [`Self::build_ack`]; `plain`: the receiver is `plain`, which leaves out the
+    /// SACK option, the policy's option, the forced update, a shrinking edge and
+    /// Linux's engine.
+    #[inline(always)]
+    fn write_ack(&mut self, now: Instant, wnd: u64, out: &mut Segment, plain: bool) {
         out.seq = 0;
         out.ack = self.rcv_nxt;
         out.wnd = wnd;
@@ -840,23 +959,26 @@ impl TcpReceiver {
         out.mss = None;
         out.wscale = None;
         out.exp = ExpOptions {
-            afc_rate: self.policy.option_value(now),
+            afc_rate: if plain {
+                None
+            } else {
+                self.policy.option_value(now)
+            },
             ..ExpOptions::default()
         };
         out.sack.clear();
         // The SACK option, when there is a block to report: out of line, so that the
         // common ACK (nothing held out of order, no D-SACK) does not pay for its search.
-        if self.dsack_due.is_some() || (self.sack_ok && !self.ooo.is_empty()) {
+        if !plain && (self.dsack_due.is_some() || (self.sack_ok && !self.ooo.is_empty())) {
             self.write_sack_blocks(&mut out.sack);
         }
-        if self.stats.acks_sent > 0
-            && self.rcv_nxt == self.last_ack_sent
-            && wnd == self.last_adv_wnd
-        {
-            self.stats.dup_acks += 1;
+        if self.rcv_nxt == self.last_ack_sent {
+            // Out of line: the steady state acknowledges new data, and the one test
+            // is all it pays.
+            self.note_same_ack(wnd);
         }
         self.stats.acks_sent += 1;
-        if wnd == 0 || self.forced_update {
+        if wnd == 0 || (!plain && self.forced_update) {
             self.note_rare_ack(wnd);
         }
         self.zero_advertised = wnd == 0;
@@ -866,19 +988,31 @@ impl TcpReceiver {
         // Remember the furthest edge offered, so that truncations do not add up and
         // walk the right edge back.
         let edge = self.rcv_nxt + wnd;
-        self.adv_right = if self.policy.allow_shrink() {
+        self.adv_right = if !plain && self.policy.allow_shrink() {
             edge
         } else {
             self.adv_right.max(edge)
         };
         self.last_ack_sent = self.rcv_nxt;
-        if let Some(la) = &mut self.linux_ack {
-            la.on_ack_sent(self.pending != Pending::None);
+        if !plain {
+            if let Some(la) = &mut self.linux_ack {
+                la.on_ack_sent(self.pending != Pending::None);
+            }
         }
         self.pending = Pending::None;
         self.window_update_due = false;
         self.full_segs_unacked = 0;
         self.delack_at = None;
+    }
+
+    /// An ACK acknowledging what the last one did is a duplicate if it also
+    /// advertises the same window (`ReceiverStats::dup_acks`).
+    #[cold]
+    #[inline(never)]
+    fn note_same_ack(&mut self, wnd: u64) {
+        if wnd == self.last_adv_wnd && self.stats.acks_sent > 0 {
+            self.stats.dup_acks += 1;
+        }
     }
 
     /// The counts and events of an ACK that advertises a zero window or that the
@@ -1009,4 +1143,269 @@ pub fn auto_wscale(buf: u64) -> u8 {
         s += 1;
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::flow::FlowControl;
+
+    /// SplitMix64: a deterministic stream for the random inputs below.
+    struct Mix(u64);
+    impl Mix {
+        fn next(&mut self) -> u64 {
+            self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
+        }
+        fn below(&mut self, n: u64) -> u64 {
+            self.next() % n
+        }
+    }
+
+    /// Everything a caller can see of a receiver, for comparing two of them.
+    fn seen(r: &TcpReceiver) -> (ReceiverStats, u64, u64, u64, Option<Instant>, u64) {
+        (
+            r.stats().clone(),
+            r.rcv_nxt(),
+            r.bytes_read(),
+            r.last_advertised_window(),
+            r.poll_timeout(),
+            r.buffer_occupancy(),
+        )
+    }
+
+    /// Poll both receivers until they have nothing to send, writing into reused
+    /// packet slots that hold an earlier, unrelated segment (as the simulator's slab
+    /// does), and check they wrote the same segments and events.
+    fn drain(a: &mut TcpReceiver, b: &mut TcpReceiver, now: Instant, dirty: &Segment) -> usize {
+        let mut n = 0;
+        loop {
+            let (mut sa, mut sb) = (*dirty, *dirty);
+            let (pa, pb) = (
+                a.poll_transmit_into(now, &mut sa),
+                b.poll_transmit_into(now, &mut sb),
+            );
+            assert_eq!(pa, pb, "poll answer at {now:?}");
+            assert_eq!(sa, sb, "segment at {now:?}");
+            loop {
+                let ev = a.poll_event();
+                assert_eq!(ev, b.poll_event());
+                if ev.is_none() {
+                    break;
+                }
+            }
+            if pa == Polled::Nothing {
+                return n;
+            }
+            n += 1;
+            if pa == Polled::Last {
+                // The caller may stop here; polling on must find nothing.
+                let (mut sa, mut sb) = (*dirty, *dirty);
+                assert_eq!(a.poll_transmit_into(now, &mut sa), Polled::Nothing);
+                assert_eq!(b.poll_transmit_into(now, &mut sb), Polled::Nothing);
+                assert_eq!(sa, *dirty);
+                return n;
+            }
+        }
+    }
+
+    /// The steady-state paths of a `plain` receiver (in-order data in
+    /// `handle_segment`, or with the read that follows in `handle_segment_and_read`,
+    /// its ACK in `poll_transmit_into`, a read) do
+    /// what the general ones do: a receiver with classic flow control inline (plain)
+    /// and one with the same policy boxed (never plain, so always on the general
+    /// paths) get the same random mix of in-order data, holes and their repair,
+    /// duplicates, window probes, retransmitted SYNs, greedy and partial reads,
+    /// delayed-ACK timers and handoff notices, over several configurations (ns-2's,
+    /// with SACK and D-SACK, RFC delayed ACKs with timestamps, receiver SWS
+    /// avoidance, a small buffer that fills), and must answer alike throughout.
+    #[test]
+    fn a_plain_receiver_behaves_as_the_general_one() {
+        let mss = 1000u32;
+        let base = TcpConfig {
+            mss,
+            ..TcpConfig::ns2()
+        };
+        let configs = [
+            base.clone(),
+            TcpConfig {
+                sack: true,
+                dsack: true,
+                ..base.clone()
+            },
+            TcpConfig {
+                sack: true,
+                dsack: true,
+                timestamps: true,
+                delayed_ack: true,
+                receiver_sws: true,
+                rcv_buf: 6 * mss as u64,
+                ..base.clone()
+            },
+            TcpConfig {
+                handshake: false,
+                receiver_sws: true,
+                window_updates: false,
+                rcv_buf: 4 * mss as u64 + 300,
+                wscale: Some(3),
+                ..base.clone()
+            },
+            TcpConfig {
+                mss,
+                rcv_buf: 8 * mss as u64,
+                ..TcpConfig::default()
+            },
+        ];
+        // A slot last used by an unrelated segment: every field set, SACK blocks too.
+        let mut dirty = Segment {
+            seq: 77,
+            ack: 99,
+            wnd: 5,
+            len: 1234,
+            ts: Some(Timestamps { tsval: 3, tsecr: 4 }),
+            flags: Flags(0xff),
+            retransmission: true,
+            window_probe: true,
+            sack_permitted: true,
+            mss: Some(536),
+            wscale: Some(7),
+            exp: ExpOptions {
+                afc_rate: Some(9),
+                handoff_notice: true,
+            },
+            sack: SackBlocks::new(),
+        };
+        for k in 0..4 {
+            dirty.sack.push(1000 * k, 1000 * k + 500);
+        }
+        for (ci, cfg) in configs.iter().enumerate() {
+            for seed in 0..12u64 {
+                let cfg = Arc::new(cfg.clone());
+                let mut a = TcpReceiver::new(Arc::clone(&cfg));
+                let mut b =
+                    TcpReceiver::with_policy(Arc::clone(&cfg), FlowControl::Classic.build());
+                assert!(!b.policy.is_classic());
+                let mut r = Mix(seed * 31 + ci as u64);
+                let mut now = Instant::ZERO;
+                // The sender's view: the next new byte, and what it sent.
+                let mut next = 0u64;
+                let (mut plain_acks, mut acks) = (0, 0);
+                let syn = |now: Instant| Segment {
+                    flags: Flags::SYN,
+                    mss: Some(mss as u16),
+                    sack_permitted: true,
+                    wscale: Some(0),
+                    ts: Some(Timestamps {
+                        tsval: (now.as_nanos() / 1_000_000) as u32,
+                        tsecr: 0,
+                    }),
+                    ..Segment::default()
+                };
+                if cfg.handshake {
+                    a.handle_segment(now, &syn(now));
+                    b.handle_segment(now, &syn(now));
+                    drain(&mut a, &mut b, now, &dirty);
+                }
+                for step in 0..1500 {
+                    now += Duration::from_micros(1 + r.below(3000));
+                    // A due delayed-ACK timer fires first.
+                    if let Some(t) = a.poll_timeout().filter(|&t| t <= now) {
+                        a.handle_timeout(t);
+                        b.handle_timeout(t);
+                        drain(&mut a, &mut b, t, &dirty);
+                    }
+                    // Stretches without new holes or retransmissions, where the
+                    // steady state holds, between stretches with them.
+                    let calm = (step / 250) % 2 == 1;
+                    let x = match r.below(100) {
+                        60..=79 if calm => r.below(60),
+                        x => x,
+                    };
+                    let mut seg = Segment {
+                        flags: Flags::ACK,
+                        ts: Some(Timestamps {
+                            tsval: (now.as_nanos() / 1_000_000) as u32,
+                            tsecr: (r.below(50)) as u32,
+                        }),
+                        ..Segment::default()
+                    };
+                    match x {
+                        // New data, in order (full-sized or short).
+                        0..=59 => {
+                            seg.seq = next.max(a.rcv_nxt());
+                            seg.len = if r.below(5) == 0 {
+                                1 + r.below(mss as u64) as u32
+                            } else {
+                                mss
+                            };
+                        }
+                        // A hole: data beyond the next byte expected.
+                        60..=69 => {
+                            seg.seq = a.rcv_nxt() + mss as u64 * (1 + r.below(3));
+                            seg.len = mss;
+                        }
+                        // A retransmission of something at or below what was sent.
+                        70..=79 => {
+                            seg.seq = r.below(next + 1);
+                            seg.len = mss;
+                            seg.retransmission = true;
+                        }
+                        // The hole at rcv_nxt repaired.
+                        80..=86 => {
+                            seg.seq = a.rcv_nxt();
+                            seg.len = mss;
+                            seg.retransmission = true;
+                        }
+                        // A zero-window probe.
+                        87..=88 => {
+                            seg.seq = a.rcv_nxt().saturating_sub(1);
+                            seg.window_probe = true;
+                        }
+                        // A pure ACK (nothing to receive), or a retransmitted SYN.
+                        89 => {}
+                        90 => seg = syn(now),
+                        // The application reads, or the receiver changes interface.
+                        91..=96 => {
+                            let n = r.below(3 * mss as u64);
+                            assert_eq!(a.read(now, n), b.read(now, n));
+                            drain(&mut a, &mut b, now, &dirty);
+                            assert_eq!(seen(&a), seen(&b));
+                            continue;
+                        }
+                        _ => {
+                            a.signal_interface_change(now);
+                            b.signal_interface_change(now);
+                            drain(&mut a, &mut b, now, &dirty);
+                            continue;
+                        }
+                    }
+                    next = next.max(seg.seq + seg.len as u64);
+                    let was_plain = a.plain;
+                    b.handle_segment(now, &seg);
+                    // Mostly a greedy application, which reads after every segment:
+                    // in one call, against the two calls it stands for.
+                    if r.below(4) != 0 {
+                        let n = b.readable();
+                        assert_eq!(a.handle_segment_and_read(now, &seg), b.read(now, n));
+                    } else {
+                        a.handle_segment(now, &seg);
+                    }
+                    let n = drain(&mut a, &mut b, now, &dirty);
+                    acks += n;
+                    if was_plain {
+                        plain_acks += n;
+                    }
+                    assert!(!b.plain);
+                    assert_eq!(seen(&a), seen(&b), "config {ci} seed {seed}");
+                }
+                assert!(
+                    plain_acks > acks / 4,
+                    "config {ci}: {plain_acks} of {acks} ACKs plain"
+                );
+            }
+        }
+    }
 }

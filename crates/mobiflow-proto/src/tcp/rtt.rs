@@ -65,6 +65,8 @@ struct LinuxState {
 pub struct RttEstimator {
     srtt: Option<Duration>,
     rttvar: Duration,
+    /// The RTO before backoff, never above `max_rto` (each write clamps it, so that
+    /// `rto`, asked on every ACK of new data, need not).
     base_rto: Duration,
     min_rtt: Option<Duration>,
     latest: Option<Duration>,
@@ -88,7 +90,7 @@ impl RttEstimator {
         RttEstimator {
             srtt: None,
             rttvar: Duration::ZERO,
-            base_rto: initial_rto,
+            base_rto: initial_rto.min(max_rto),
             min_rtt: None,
             latest: None,
             backoff: 0,
@@ -205,7 +207,7 @@ impl RttEstimator {
         if self.backoff == 0 {
             // Nearly every call (the timer is restarted on each ACK of new data):
             // no multiplication.
-            return self.base_rto.min(self.max_rto);
+            return self.base_rto;
         }
         let shift = self.backoff.min(self.max_backoff).min(32);
         self.base_rto
@@ -229,7 +231,7 @@ impl RttEstimator {
     pub fn reset(&mut self, initial_rto: Duration) {
         self.srtt = None;
         self.rttvar = Duration::ZERO;
-        self.base_rto = initial_rto;
+        self.base_rto = initial_rto.min(self.max_rto);
         self.min_rtt = None;
         self.backoff = 0;
         self.linux = LinuxState::default();
@@ -260,6 +262,30 @@ mod tests {
         fn on_sample_ms(&mut self, ms: u64) {
             self.on_sample(Duration::from_millis(ms), 0, 0);
         }
+    }
+
+    /// An initial RTO above the maximum is the maximum, before and after backoff and
+    /// after a reset: `base_rto` is stored clamped, and `rto` no longer clamps it.
+    #[test]
+    fn an_initial_rto_above_the_maximum_is_the_maximum() {
+        let max = Duration::from_secs(2);
+        let mut e = RttEstimator::new(
+            Duration::from_secs(3),
+            Duration::from_millis(200),
+            max,
+            Duration::from_millis(1),
+            6,
+        );
+        assert_eq!(e.rto(), max);
+        e.backoff();
+        assert_eq!(e.rto(), max);
+        e.reset(Duration::from_secs(5));
+        assert_eq!(e.rto(), max);
+        e.reset(Duration::from_millis(500));
+        e.backoff();
+        assert_eq!(e.rto(), Duration::from_secs(1));
+        e.backoff();
+        assert_eq!(e.rto(), max);
     }
 
     fn est() -> RttEstimator {

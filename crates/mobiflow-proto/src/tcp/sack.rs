@@ -221,6 +221,8 @@ impl Scoreboard {
     /// A new segment was sent at the right edge.
     pub fn push(&mut self, rec: SegRec) {
         debug_assert!(self.recs.back().is_none_or(|b| b.end <= rec.start));
+        // `ack_to_unmarked` stops at a record ending at the ACK: none is empty.
+        debug_assert!(rec.start < rec.end);
         self.pipe += rec.len();
         self.recs.push_back(rec);
     }
@@ -232,6 +234,18 @@ impl Scoreboard {
         if self.tracks_rate {
             self.ack_to_impl::<true>(ack)
         } else if self.sacked_count == 0 && self.lost_count == 0 && !self.tracks_delivery {
+            self.ack_to_unmarked(ack)
+        } else {
+            self.ack_to_impl::<false>(ack)
+        }
+    }
+
+    /// [`Self::ack_to`] for a scoreboard that tracks neither delivery rates nor
+    /// deliveries (a `plain` sender's): the test of the tracking flags left out.
+    #[inline(always)]
+    pub fn ack_to_untracked(&mut self, ack: u64) -> Acked {
+        debug_assert!(!self.tracks_rate && !self.tracks_delivery);
+        if self.sacked_count == 0 && self.lost_count == 0 {
             self.ack_to_unmarked(ack)
         } else {
             self.ack_to_impl::<false>(ack)
@@ -281,11 +295,31 @@ impl Scoreboard {
     /// record.
     #[inline(always)]
     fn ack_to_unmarked(&mut self, ack: u64) -> Acked {
+        // The ACK of exactly the oldest record (every ACK of a receiver that acks each
+        // segment): the record after it starts at or above the ACK and is not empty
+        // (`push`), so the loop below would stop there with nothing to trim.
+        if let Some(&r) = self.recs.front() {
+            if r.end == ack {
+                self.recs.pop_front();
+                self.pipe -= r.len();
+                return Acked {
+                    last: Some(r),
+                    newly: r.len(),
+                    latest_sent: Some(r.sent_at),
+                };
+            }
+        }
         let mut last: Option<SegRec> = None;
         let mut newly = 0;
         let mut latest_sent: Option<Instant> = None;
+        let mut cut = 0;
         while let Some(&r) = self.recs.front() {
             if r.end > ack {
+                // The record the loop stops at is the one `trim_front` would look up
+                // again: trim only when the ACK falls inside it.
+                if r.start < ack {
+                    cut = self.trim_front(ack);
+                }
                 break;
             }
             self.recs.pop_front();
@@ -296,7 +330,7 @@ impl Scoreboard {
         self.pipe -= newly;
         Acked {
             last,
-            newly: newly + self.trim_front(ack),
+            newly: newly + cut,
             latest_sent,
         }
     }
@@ -610,6 +644,44 @@ impl Scoreboard {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::time::Duration;
+
+    /// `ack_to_unmarked` (with its path for the ACK of exactly the oldest record)
+    /// leaves the scoreboard and answers as the general loop does, for every kind of
+    /// cumulative ACK: of nothing, inside a record, at a record's end, over several.
+    #[test]
+    fn the_unmarked_ack_behaves_as_the_general_one() {
+        let fresh = || {
+            let mut b = Scoreboard::new();
+            for (i, len) in [1000u64, 500, 1000, 200, 1000, 1000].iter().enumerate() {
+                let start = b.recs.back().map_or(0, |r| r.end);
+                b.push(SegRec {
+                    start,
+                    end: start + len,
+                    sent_at: Instant::ZERO + Duration::from_millis(10 - i as u64),
+                    tx_count: 1,
+                    sacked: false,
+                    lost: false,
+                    app_limited: i % 2 == 1,
+                });
+            }
+            b
+        };
+        for acks in [
+            &[1000u64, 1500, 2500, 2700, 3700, 4700][..],
+            &[0, 700, 1000, 2600, 2700, 4700],
+            &[1500, 1600, 2500, 4000, 4700],
+            &[4700],
+        ] {
+            let (mut fast, mut general) = (fresh(), fresh());
+            for &ack in acks {
+                assert_eq!(fast.ack_to_unmarked(ack), general.ack_to_impl::<false>(ack));
+                assert_eq!(fast.pipe, general.pipe);
+                assert!(fast.recs.iter().eq(general.recs.iter()));
+                assert_eq!(fast.sacked_spans, general.sacked_spans);
+            }
+        }
+    }
 
     /// The fields of every ACK and every new segment stay in the first cache line
     /// (see [`Scoreboard`]).

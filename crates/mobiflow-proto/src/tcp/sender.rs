@@ -329,6 +329,12 @@ pub struct TcpSender {
     /// `poll_timeout` has only the retransmission and persist timers to ask. Decided
     /// when the sender is built (none of them changes later).
     plain: bool,
+    /// `plain`, established, in the open state, with no window probe or forced resend
+    /// due: a poll then goes straight to new data, and an ACK of new data without
+    /// SACK blocks or a mobility notice takes `handle_segment`'s steady-state path.
+    /// One test on every packet instead of five; kept by [`Self::refresh_steady`]
+    /// wherever one of them changes.
+    steady: bool,
     stats: SenderStats,
     /// Discrete happenings for the caller (`poll_event`, `tcp::event`).
     events: Events<SenderEvent>,
@@ -426,6 +432,8 @@ impl TcpSender {
             zw_stall_from: None,
             ext,
             plain,
+            // Established without a handshake, open, nothing due (`steady_now`).
+            steady: plain && !handshake,
             rack: (cfg.loss_detection == LossDetection::Rack).then(Rack::new),
             tlp: cfg.tlp.then(|| Tlp::new(clock)),
             probe: None,
@@ -515,7 +523,7 @@ impl TcpSender {
     /// (AFC's `AR × SRTT`), capped by `max_send_window`.
     pub fn flow_window(&self) -> u64 {
         if self.ext.is_empty() {
-            return self.snd_wnd.min(self.cfg.max_send_window);
+            return self.advertised_window();
         }
         let srtt = self.rtt.srtt();
         let extra = self
@@ -525,6 +533,13 @@ impl TcpSender {
         self.snd_wnd
             .saturating_add(extra)
             .min(self.cfg.max_send_window)
+    }
+
+    /// The advertised window capped by `max_send_window`: the flow window without
+    /// extensions.
+    #[inline(always)]
+    fn advertised_window(&self) -> u64 {
+        self.snd_wnd.min(self.cfg.max_send_window)
     }
 
     /// Bytes the windows would let out now (new data, or lost data to resend).
@@ -634,7 +649,7 @@ impl TcpSender {
                 // guard against a second reduction does not apply.
                 self.enter_recovery(now);
             }
-            self.forced_rtx = true;
+            self.set_forced_rtx(true);
         }
     }
 
@@ -642,7 +657,39 @@ impl TcpSender {
         if self.ca != to {
             self.cc.on_state_change(self.ca, to);
             self.ca = to;
+            self.refresh_steady();
         }
+    }
+
+    fn set_forced_rtx(&mut self, due: bool) {
+        self.forced_rtx = due;
+        self.refresh_steady();
+    }
+
+    fn set_probe_due(&mut self, due: bool) {
+        self.probe_due = due;
+        self.refresh_steady();
+    }
+
+    /// What `steady` summarizes, from the fields themselves.
+    fn steady_now(&self) -> bool {
+        self.plain
+            && self.state == State::Established
+            && self.ca == CaState::Open
+            && !self.probe_due
+            && !self.forced_rtx
+    }
+
+    /// Called after every change of the state, `ca`, `probe_due` or `forced_rtx`.
+    fn refresh_steady(&mut self) {
+        self.steady = self.steady_now();
+    }
+
+    /// `steady` is what it summarizes (the test pair checks it after every input, in
+    /// release builds too, where the `debug_assert`s are gone).
+    #[cfg(test)]
+    pub(crate) fn steady_is_current(&self) -> bool {
+        self.steady == self.steady_now()
     }
 
     /// The idle-RTT accounting (`SenderStats::idle_rtts`): RTT-long slots laid end to
@@ -705,9 +752,11 @@ impl TcpSender {
 
     /// The bookkeeping of every data segment sent. Inlined (in `send_new_data` and
     /// `retransmit`): as a call it cost 23 instructions more per packet (callgrind
-    /// slope 2,434.8 -> 2,411.8).
+    /// slope 2,434.8 -> 2,411.8). `PLAIN`: the sender is `plain` (no extension, no
+    /// PRR: their steps are left out). Returns cwnd after congestion control heard of
+    /// the segment (one dispatch for both, `Controller::on_sent_window`).
     #[inline(always)]
-    fn on_data_sent(&mut self, now: Instant, len: u64) {
+    fn on_data_sent<const PLAIN: bool>(&mut self, now: Instant, len: u64) -> u64 {
         self.stats.segments_sent += 1;
         self.stats.data_segments_sent += 1;
         self.stats.bytes_sent += len;
@@ -716,14 +765,16 @@ impl TcpSender {
             self.arm_rto(now);
         }
         self.account_slots(now, true);
-        self.each_ext(now, |e, cx| e.on_sent(cx, len));
-        if let Some(p) = self.prr.as_mut() {
-            p.on_sent(len);
+        if !PLAIN {
+            self.each_ext(now, |e, cx| e.on_sent(cx, len));
+            if let Some(p) = self.prr.as_mut() {
+                p.on_sent(len);
+            }
         }
         if self.cfg.cwnd_validation {
             self.cwv.on_sent(self.sb.pipe());
         }
-        self.cc.on_sent(now, len, self.sb.pipe());
+        self.cc.on_sent_window(now, len, self.sb.pipe())
     }
 
     /// A data segment leaves, for delivery-rate estimation: the controller hears of a
@@ -836,7 +887,7 @@ impl TcpSender {
         self.rtx_in_episode += 1;
         let mut seg = self.data_segment(now, r.start, r.len());
         seg.retransmission = true;
-        self.on_data_sent(now, r.len());
+        self.on_data_sent::<false>(now, r.len());
         seg
     }
 
@@ -858,54 +909,68 @@ impl TcpSender {
     /// whether another poll would send anything ([`Polled::Last`]).
     #[inline]
     pub fn poll_transmit_into(&mut self, now: Instant, out: &mut Segment) -> Polled {
-        if self.state == State::SynSent {
-            return put(out, self.transmit_syn(now));
-        }
-        if self.probe_due {
-            self.probe_due = false;
-            self.stats.window_probes += 1;
-            self.events.push(SenderEvent::WindowProbe);
-            self.stats.segments_sent += 1;
-            let mut seg = self.data_segment(now, self.snd_una, 0);
-            seg.window_probe = true;
-            *out = seg;
-            return Polled::Sent;
-        }
-        if self.forced_rtx {
-            self.forced_rtx = false;
-            if let Some(i) = self.sb.first_lost() {
-                *out = self.retransmit(now, i);
+        debug_assert_eq!(self.steady, self.steady_now());
+        if !self.steady {
+            if self.state == State::SynSent {
+                return put(out, self.transmit_syn(now));
+            }
+            if self.probe_due {
+                self.set_probe_due(false);
+                self.stats.window_probes += 1;
+                self.events.push(SenderEvent::WindowProbe);
+                self.stats.segments_sent += 1;
+                let mut seg = self.data_segment(now, self.snd_una, 0);
+                seg.window_probe = true;
+                *out = seg;
                 return Polled::Sent;
             }
+            if self.forced_rtx {
+                self.set_forced_rtx(false);
+                if let Some(i) = self.sb.first_lost() {
+                    *out = self.retransmit(now, i);
+                    return Polled::Sent;
+                }
+            }
+            // A forced resend that found nothing to resend may have left the steady
+            // state.
+            if !self.steady {
+                return self.poll_unsteady(now, out);
+            }
         }
-        if self.plain && self.ca == CaState::Open {
-            // The steady state of a `plain` sender: no loss probe is ever due, no
-            // extension holds the segment, and in the open state the window is
-            // congestion control's (no PRR, no recovery window, no resend pending:
-            // NextSeg is new data).
+        {
+            // The steady state (`steady`): no loss probe is ever due, no extension
+            // holds the segment, and in the open state the window is congestion
+            // control's (no PRR, no recovery window, no resend pending: NextSeg is new
+            // data).
             let cwnd = self.cc.window();
-            let rooms = self.rooms(false, cwnd);
+            let rooms = self.rooms_steady(cwnd);
             let len = self.len_within(now, rooms);
             if len == 0 {
                 return Polled::Nothing;
             }
-            self.send_new_segment(now, len, out);
+            let cwnd_after = self.send_new_segment::<true>(now, len, out);
             // `nothing_more`, whose conditions all hold here (sending new data changes
             // none of them), without testing them again. The segment took `len` bytes
             // of each room (the window's edge stays, pipe grew by `len`), so unless
             // the controller moved cwnd the rooms need not be asked again.
-            let more = if self.cc.window() == cwnd {
+            let more = if cwnd_after == cwnd {
                 self.len_within(now, rooms.less(len))
             } else {
-                let cwnd = self.cc.window();
-                self.new_data_len(now, false, cwnd)
+                let rooms = self.rooms_steady(cwnd_after);
+                self.len_within(now, rooms)
             };
-            return if more == 0 {
+            if more == 0 {
                 Polled::Last
             } else {
                 Polled::Sent
-            };
+            }
         }
+    }
+
+    /// [`Self::poll_transmit_into`] outside the steady state, once the SYN, a window
+    /// probe and a forced resend are ruled out: a loss probe, an extension holding
+    /// the segment, then what NextSeg chooses.
+    fn poll_unsteady(&mut self, now: Instant, out: &mut Segment) -> Polled {
         if let Some(p) = self.probe.take() {
             if let r @ Polled::Sent = put(out, self.send_probe(now, p)) {
                 return r;
@@ -1056,6 +1121,12 @@ impl TcpSender {
         if self.ca == CaState::Recovery && !pipe_mode {
             return self.recovery_cwnd.saturating_sub(self.flight_size());
         }
+        self.cwnd_room_open(cwnd)
+    }
+
+    /// [`Self::cwnd_room`] but in Reno/NewReno fast recovery.
+    #[inline(always)]
+    fn cwnd_room_open(&self, cwnd: u64) -> u64 {
         let mut allowed = cwnd;
         let mut in_use = self.sb.pipe();
         if self.dupacks > 0 && self.ca == CaState::Open && self.dupacks < self.cfg.dupack_threshold
@@ -1092,6 +1163,19 @@ impl TcpSender {
             app: self.app_end.saturating_sub(self.snd_nxt),
             rwnd: wnd_limit.saturating_sub(self.snd_nxt),
             cwnd: self.cwnd_room(pipe_mode, cwnd),
+        }
+    }
+
+    /// [`Self::rooms`] in the steady state (`steady`): no extension widens the flow
+    /// window, and in the open state cwnd's room is [`Self::cwnd_room_open`].
+    #[inline(always)]
+    fn rooms_steady(&self, cwnd: u64) -> Rooms {
+        debug_assert!(self.ext.is_empty() && self.ca == CaState::Open);
+        let wnd_limit = self.snd_una + self.advertised_window();
+        Rooms {
+            app: self.app_end.saturating_sub(self.snd_nxt),
+            rwnd: wnd_limit.saturating_sub(self.snd_nxt),
+            cwnd: self.cwnd_room_open(cwnd),
         }
     }
 
@@ -1152,14 +1236,20 @@ impl TcpSender {
         if len == 0 {
             return false;
         }
-        self.send_new_segment(now, len, out);
+        self.send_new_segment::<false>(now, len, out);
         true
     }
 
     /// The new segment of `len` bytes (> 0, as [`Self::new_data_len`] allowed),
-    /// written into `out`, and its bookkeeping.
+    /// written into `out`, and its bookkeeping; `PLAIN` as for
+    /// [`Self::on_data_sent`] (nor rate sampling). Returns cwnd after it.
     #[inline(always)]
-    fn send_new_segment(&mut self, now: Instant, len: u64, out: &mut Segment) {
+    fn send_new_segment<const PLAIN: bool>(
+        &mut self,
+        now: Instant,
+        len: u64,
+        out: &mut Segment,
+    ) -> u64 {
         let app_room = self.app_end.saturating_sub(self.snd_nxt);
         if self.sb.is_empty() {
             if let Some(last) = self.last_data_sent {
@@ -1200,12 +1290,12 @@ impl TcpSender {
             lost: false,
             app_limited: len == app_room,
         });
-        if self.rate.is_some() {
+        if !PLAIN && self.rate.is_some() {
             self.rate_on_new_data(now, len);
         }
         self.persist_at = None;
         *out = self.data_segment(now, seq, len);
-        self.on_data_sent(now, len);
+        self.on_data_sent::<PLAIN>(now, len)
     }
 
     /// RFC 5681 §4.1 (or Linux's `tcp_cwnd_restart`, `tcp::idle`): restart from the
@@ -1243,6 +1333,11 @@ impl TcpSender {
     /// When `handle_timeout` should next be called.
     pub fn poll_timeout(&self) -> Option<Instant> {
         // Asked after every output: the extensions' timers only when there are any.
+        if self.persist_at.is_none() && self.plain {
+            // Nearly every call: data in flight, so no persist timer (RFC 9293
+            // §3.8.6.1), and no other timer.
+            return self.rto_at;
+        }
         let mut t = Instant::earliest(self.rto_at, self.persist_at);
         if self.plain {
             // No RACK, loss probe or extension: no other timer.
@@ -1276,7 +1371,7 @@ impl TcpSender {
         }
         if self.persist_at.is_some_and(|t| now >= t) {
             if self.sb.is_empty() && self.snd_wnd == 0 {
-                self.probe_due = true;
+                self.set_probe_due(true);
                 self.persist_backoff += 1;
                 self.persist_at = Some(now + self.persist_interval());
             } else {
@@ -1352,7 +1447,7 @@ impl TcpSender {
         self.dupacks = 0;
         self.limited_tx_bytes = 0;
         self.rtx_in_episode = 0;
-        self.forced_rtx = true;
+        self.set_forced_rtx(true);
         self.arm_rto(now);
     }
 
@@ -1415,7 +1510,7 @@ impl TcpSender {
             self.cc.ssthresh()
         };
         self.recovery_cwnd = base + self.dupacks as u64 * self.mss();
-        self.forced_rtx = true;
+        self.set_forced_rtx(true);
         if self.cfg.rto_restart_on_fast_retransmit {
             // ns-2 `NewRenoTcpAgent::dupack_action` (and `TcpAgent::`,
             // `Sack1TcpAgent::`): `reset_rtx_timer(1, 0)` before the retransmission, so
@@ -1499,7 +1594,7 @@ impl TcpSender {
                 // them on every undo, so that nothing waits for a resend in the open
                 // state), and the connection open again.
                 self.sb.unmark_lost();
-                self.forced_rtx = false;
+                self.set_forced_rtx(false);
                 self.cc.on_spurious_congestion();
                 self.undo.done();
                 self.stats.undos += 1;
@@ -1551,6 +1646,23 @@ impl TcpSender {
     /// undo's and rate sampling's are off; without blocks the scoreboard's SACK marks
     /// do not change and there is no D-SACK).
     pub fn handle_segment(&mut self, now: Instant, seg: &Segment) {
+        debug_assert_eq!(self.steady, self.steady_now());
+        if self.steady
+            && seg.flags.contains(Flags::ACK)
+            && seg.ack > self.snd_una
+            && seg.ack <= self.snd_nxt
+            && seg.sack.is_empty()
+            && !seg.exp.handoff_notice
+        {
+            // The plain path below in the open state, its tests in one (`steady`:
+            // established, `plain`, open).
+            self.take_ts_recent(seg);
+            let prior_in_flight = self.sb.pipe();
+            self.take_window(now, seg);
+            self.on_new_ack_open(now, seg, prior_in_flight);
+            self.end_persist();
+            return;
+        }
         if self.state == State::SynSent {
             self.on_syn_ack(now, seg);
             return;
@@ -1558,19 +1670,13 @@ impl TcpSender {
         if !seg.flags.contains(Flags::ACK) || seg.ack > self.snd_nxt {
             return; // no ACK, or it acknowledges something never sent
         }
-        if self.ts_ok {
-            if let Some(ts) = seg.ts {
-                self.ts_recent = ts.tsval;
-            }
-        }
+        self.take_ts_recent(seg);
         if self.plain && seg.ack > self.snd_una && seg.sack.is_empty() && !seg.exp.handoff_notice {
+            // Outside the steady state (in a recovery, or with a probe or a resend
+            // due): the general step of a new ACK.
             let prior_in_flight = self.sb.pipe();
             self.update_window(now, seg);
-            if self.ca == CaState::Open {
-                self.on_new_ack_open(now, seg, prior_in_flight);
-            } else {
-                self.on_new_ack(now, seg, prior_in_flight, 0, None);
-            }
+            self.on_new_ack(now, seg, prior_in_flight, 0, None);
             self.end_persist();
             return;
         }
@@ -1632,6 +1738,7 @@ impl TcpSender {
             return;
         }
         self.state = State::Established;
+        self.refresh_steady();
         self.ts_ok = self.cfg.timestamps && seg.ts.is_some();
         self.sack_ok = self.cfg.sack && seg.sack_permitted;
         if let Some(ts) = seg.ts {
@@ -1663,12 +1770,29 @@ impl TcpSender {
     /// (callgrind slope 2,452.8 -> 2,434.8).
     #[inline(always)]
     fn update_window(&mut self, now: Instant, seg: &Segment) {
+        self.take_window(now, seg);
+        self.each_ext(now, |e, cx| e.on_window_update(cx, seg));
+    }
+
+    /// [`Self::update_window`] but the extensions' hook: all of it for a sender
+    /// without extensions.
+    #[inline(always)]
+    fn take_window(&mut self, now: Instant, seg: &Segment) {
         self.snd_wnd = seg.wnd;
         self.max_snd_wnd = self.max_snd_wnd.max(seg.wnd);
         if seg.wnd < self.mss() && self.app_end > self.snd_nxt && self.zw_stall_from.is_none() {
             self.zw_stall_from = Some(self.last_new_data_at.unwrap_or(now));
         }
-        self.each_ext(now, |e, cx| e.on_window_update(cx, seg));
+    }
+
+    /// RFC 7323 §4.3: TS.Recent from an acceptable segment's TSval, with timestamps.
+    #[inline(always)]
+    fn take_ts_recent(&mut self, seg: &Segment) {
+        if self.ts_ok {
+            if let Some(ts) = seg.ts {
+                self.ts_recent = ts.tsval;
+            }
+        }
     }
 
     /// RFC 2018 / RFC 6675 §5: SACK blocks above the cumulative ACK mark the
@@ -1772,7 +1896,8 @@ impl TcpSender {
     fn on_new_ack_open(&mut self, now: Instant, seg: &Segment, prior_in_flight: u64) {
         let ack = seg.ack;
         let rtx_acked = self.retransmission_acked(seg);
-        let acked = self.sb.ack_to(ack);
+        // A `plain` sender tracks no rates or deliveries.
+        let acked = self.sb.ack_to_untracked(ack);
         let (last, newly_acked) = (acked.last, acked.newly);
         self.snd_una = ack;
         let sample = self.rtt_sample(now, seg, last.filter(|_| !rtx_acked));
@@ -1875,7 +2000,7 @@ impl TcpSender {
                     // unacknowledged segment, deflate the window by the amount
                     // acknowledged, add back one SMSS if that was at least SMSS.
                     self.sb.mark_lost(0);
-                    self.forced_rtx = true;
+                    self.set_forced_rtx(true);
                     self.recovery_cwnd = self.recovery_cwnd.saturating_sub(newly_acked);
                     if newly_acked >= self.mss() {
                         self.recovery_cwnd += self.mss();

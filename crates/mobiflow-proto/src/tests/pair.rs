@@ -469,6 +469,12 @@ impl Pair {
     /// Poll both endpoints until neither has anything to send.
     pub fn flush(&mut self) {
         let now = self.now;
+        // After every input: a stale flag would send the sender down its steady-state
+        // paths outside the steady state (or keep it off them).
+        assert!(
+            self.snd.steady_is_current(),
+            "the sender's steady flag is stale"
+        );
         loop {
             let mut any = false;
             // Polled::Last is checked on every flush: a poll right after it sends

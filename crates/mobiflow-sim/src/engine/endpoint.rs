@@ -81,8 +81,11 @@ pub(super) trait FlowEnds {
     /// engine then checks completions and wakes the application); `greedy`: the
     /// receiving application reads whatever it can at once.
     fn handle_packet(&mut self, now: Instant, to: Side, body: &Body, greedy: bool) -> bool;
-    /// Hand every packet `side` has to send now to `sink`, with its size on the wire.
-    fn transmit(&mut self, now: Instant, side: Side, sink: &mut impl Sink);
+    /// Hand every packet `side` has to send now to `sink`, with its size on the wire;
+    /// returns when `side` next wants `handle_timeout` (its `poll_timeout` after
+    /// sending). One call for both, which the engine makes after every input: the
+    /// transport and the side are told apart once.
+    fn transmit(&mut self, now: Instant, side: Side, sink: &mut impl Sink) -> Option<Instant>;
     /// Bytes the sender has sent (what a bulk flow offered).
     fn bytes_sent(&self) -> u64;
     /// One row of the flow series and one of its transport's series, at time `t`
@@ -126,8 +129,7 @@ pub(super) use forward_to_machines;
 pub(super) struct TcpEnds {
     pub snd: TcpSender,
     pub rcv: TcpReceiver,
-    header_bytes: u32,
-    count_option_bytes: bool,
+    wire: WireSize,
     prev_sample_read: u64,
     prev_sample_rcv_nxt: u64,
     /// What the observer made of the machines' events.
@@ -152,10 +154,10 @@ impl FlowEnds for TcpEnds {
         };
         match to {
             Side::Receiver => {
-                self.rcv.handle_segment(now, seg);
                 if greedy {
-                    let n = self.rcv.readable();
-                    self.rcv.read(now, n);
+                    self.rcv.handle_segment_and_read(now, seg);
+                } else {
+                    self.rcv.handle_segment(now, seg);
                 }
                 greedy
             }
@@ -166,33 +168,22 @@ impl FlowEnds for TcpEnds {
         }
     }
     #[inline]
-    fn transmit(&mut self, now: Instant, side: Side, sink: &mut impl Sink) {
-        loop {
-            // The machine builds the segment in its packet's slot.
-            let seg = sink.tcp_slot();
-            let polled = match side {
-                Side::Sender => self.snd.poll_transmit_into(now, seg),
-                Side::Receiver => self.rcv.poll_transmit_into(now, seg),
-            };
-            if polled == Polled::Nothing {
-                break;
-            }
-            let opts = if self.count_option_bytes {
-                seg.options_len()
-            } else {
-                0
-            };
-            let bytes = seg.len + self.header_bytes + opts;
-            sink.send_slot(bytes);
-            if polled == Polled::Last {
-                // The machine did the bookkeeping of the poll that would send nothing.
-                break;
-            }
-        }
+    fn transmit(&mut self, now: Instant, side: Side, sink: &mut impl Sink) -> Option<Instant> {
+        let wire = &self.wire;
         // Every drive of a machine ends in a flush of that end: take its events.
         match side {
-            Side::Sender => self.observed.drain_sender(&mut self.snd),
-            Side::Receiver => self.observed.drain_receiver(&mut self.rcv),
+            Side::Sender => {
+                let snd = &mut self.snd;
+                send_all(sink, wire, |seg| snd.poll_transmit_into(now, seg));
+                self.observed.drain_sender(&mut self.snd);
+                self.snd.poll_timeout()
+            }
+            Side::Receiver => {
+                let rcv = &mut self.rcv;
+                send_all(sink, wire, |seg| rcv.poll_transmit_into(now, seg));
+                self.observed.drain_receiver(&mut self.rcv);
+                self.rcv.poll_timeout()
+            }
         }
     }
     fn bytes_sent(&self) -> u64 {
@@ -280,6 +271,39 @@ impl FlowEnds for TcpEnds {
     }
 }
 
+/// How a TCP flow's packets are sized on the wire: `header_bytes` of headers, plus
+/// their options if `count_option_bytes`.
+struct WireSize {
+    header_bytes: u32,
+    count_option_bytes: bool,
+}
+
+/// Send what a TCP machine's `poll` writes, packet by packet, into the slots of
+/// `sink`, sized by `wire` (read from the flow after each poll: held in registers
+/// across the machine's work, the two values were spilled and reloaded).
+#[inline(always)]
+fn send_all(sink: &mut impl Sink, wire: &WireSize, mut poll: impl FnMut(&mut Segment) -> Polled) {
+    loop {
+        // The machine builds the segment in its packet's slot.
+        let seg = sink.tcp_slot();
+        let polled = poll(seg);
+        if polled == Polled::Nothing {
+            break;
+        }
+        let opts = if wire.count_option_bytes {
+            seg.options_len()
+        } else {
+            0
+        };
+        let bytes = seg.len + wire.header_bytes + opts;
+        sink.send_slot(bytes);
+        if polled == Polled::Last {
+            // The machine did the bookkeeping of the poll that would send nothing.
+            break;
+        }
+    }
+}
+
 /// The two protocol machines of a flow. TCP's stay inline (the hot path of most
 /// runs); a TFRC flow is boxed.
 #[allow(clippy::large_enum_variant)]
@@ -314,8 +338,10 @@ impl Endpoints {
                         ..(**cfg).clone()
                     }),
                     rcv: TcpReceiver::new(Arc::clone(cfg)),
-                    header_bytes: cfg.header_bytes,
-                    count_option_bytes: cfg.count_option_bytes,
+                    wire: WireSize {
+                        header_bytes: cfg.header_bytes,
+                        count_option_bytes: cfg.count_option_bytes,
+                    },
                     prev_sample_read: 0,
                     prev_sample_rcv_nxt: 0,
                     observed: TcpObserved::default(),
@@ -373,7 +399,7 @@ impl FlowEnds for Endpoints {
         each!(self, e => e.handle_packet(now, to, body, greedy))
     }
     #[inline]
-    fn transmit(&mut self, now: Instant, side: Side, sink: &mut impl Sink) {
+    fn transmit(&mut self, now: Instant, side: Side, sink: &mut impl Sink) -> Option<Instant> {
         each!(self, e => e.transmit(now, side, sink))
     }
     fn bytes_sent(&self) -> u64 {

@@ -26,7 +26,7 @@
 //! machine recognises and ignores it.
 
 use super::ids::{DirId, NodeId};
-use super::link::{schedule_at, schedule_changes, Admit, Dir, PktId};
+use super::link::{schedule_at, schedule_changes, Admit, Dir, Lean, PktId};
 use crate::model::{DelayModel, DirSpec, RateModel};
 use mobiflow_proto::time::{Duration, Instant};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -162,6 +162,15 @@ impl LinkDir {
         admit
     }
 
+    /// `handle_packet` of a lean direction (`Dir::enqueue_lean`), whose owner asks
+    /// for the arrival timer itself (`Lean::Head`); `Lean::General` (nothing done)
+    /// if the direction is not lean. The simulator's path for every packet on every
+    /// hop.
+    #[inline(always)]
+    pub fn handle_lean(&mut self, now: Instant, origin: Instant, id: PktId, bytes: u32) -> Lean {
+        self.dir.enqueue_lean(now, origin, id, bytes)
+    }
+
     /// The arrival timer of generation `gen` is due: the pipe's head reaches the far
     /// end. `None` if the timer is stale (the pipe changed under it: outage,
     /// reschedule). The engine runs this timer itself (`World::dispatch`), the one
@@ -170,6 +179,9 @@ impl LinkDir {
     pub fn arrival(&mut self, gen: u32) -> Option<Arrival> {
         if self.dir.pipe_gen != gen {
             return None;
+        }
+        if self.dir.is_lean() {
+            return self.dir.pop_lean();
         }
         let (p, dup) = self.dir.pop_arrival()?;
         Some(Arrival {
@@ -215,7 +227,8 @@ impl LinkDir {
             }
             LinkTimer::Rate => {
                 if let Some((points, period)) = &self.rate {
-                    self.dir.rate_bps = schedule_at(points, *period, now - Instant::ZERO);
+                    self.dir
+                        .set_rate(schedule_at(points, *period, now - Instant::ZERO));
                     if self.dir.reschedule(now) {
                         self.arm_pipe(timers);
                     }
@@ -223,7 +236,8 @@ impl LinkDir {
             }
             LinkTimer::Delay => {
                 if let Some((points, period)) = &self.delay {
-                    self.dir.delay = schedule_at(points, *period, now - Instant::ZERO);
+                    self.dir
+                        .set_delay(schedule_at(points, *period, now - Instant::ZERO));
                     if self.dir.reschedule(now) {
                         self.arm_pipe(timers);
                     }
@@ -253,7 +267,7 @@ impl LinkDir {
     /// Trace mode: make sure an opportunity timer is pending while packets wait.
     fn arm_opportunity(&mut self, now: Instant, timers: &mut impl FnMut(Instant, LinkTimer)) {
         let d = &self.dir;
-        if d.trace.is_some() && !self.opp_pending && !d.down && !d.queue.is_empty() {
+        if d.trace.is_some() && !self.opp_pending && !d.is_down() && !d.queue.is_empty() {
             if let Some((t, _)) = d.trace.as_ref().and_then(|t| t.next_opportunity(now)) {
                 self.opp_pending = true;
                 timers(t, LinkTimer::Opportunity);

@@ -60,7 +60,7 @@ impl World<'_> {
     fn path_delay(&self, a: usize, b: usize) -> Duration {
         let mut total = Duration::ZERO;
         for d in self.net.path(NodeId::new(a), NodeId::new(b)) {
-            total += self.net.dirs[d].dir().delay;
+            total += self.net.dirs[d].dir().delay();
         }
         total
     }
@@ -126,8 +126,8 @@ impl World<'_> {
             MobKind::Up => {
                 let dir = self.net.dirs[DirId::of(ev.link, 0)].dir();
                 let change = InterfaceChange {
-                    rate_bps: dir.rate_bps,
-                    delay: dir.delay,
+                    rate_bps: dir.rate_bps(),
+                    delay: dir.delay(),
                 };
                 if !ev.receiver_mobile {
                     if reaction != HandoffReaction::None {

@@ -832,8 +832,7 @@ impl<'a> World<'a> {
             first_hop: fr.first_hop[side.index()],
             now,
         };
-        fr.ep.transmit(now, side, &mut sink);
-        if let Some(t) = fr.ep.poll_timeout(side) {
+        if let Some(t) = fr.ep.transmit(now, side, &mut sink) {
             let t = t.max(now);
             let wake = &mut fr.wake[side.index()];
             if t < *wake {

@@ -2,8 +2,8 @@
 //! the event queue.
 
 use super::ids::{DirId, FlowId, IdVec, NodeId};
-use super::link::{Admit, PktId};
-use super::linkdir::LinkDir;
+use super::link::{Admit, Lean, PktId};
+use super::linkdir::{LinkDir, LinkTimer};
 use super::{Entry, Ev};
 use mobiflow_proto::tfrc::{TfrcData, TfrcFeedback};
 use mobiflow_proto::time::Instant;
@@ -294,6 +294,9 @@ impl Net {
         }
     }
 
+    /// Packet `id` leaves `node` towards its destination: it joins the queue of the
+    /// next direction on its route (or is freed without one).
+    #[inline(always)]
     pub(super) fn forward(&mut self, node: NodeId, id: PktId) {
         let p = &self.pkts[id as usize];
         let (dst, bytes) = (p.dst, p.bytes);
@@ -308,7 +311,27 @@ impl Net {
     /// of `bytes` on the wire: called directly with a flow's first hop, which the
     /// static routes fix at the start (`FlowRt::first_hop`), by the packets the
     /// flow's ends send.
+    #[inline(always)]
     pub(super) fn forward_on(&mut self, d: DirId, id: PktId, bytes: u32) {
+        let (now, origin) = (self.now, self.origin);
+        // The common direction, lean, here: what `LinkDir::handle_packet` and the
+        // match below do, without the timer sink and the `Admit` in between. Any
+        // other out of line.
+        match self.dirs[d].handle_lean(now, origin, id, bytes) {
+            Lean::Head(t, gen) => self.queue.at(t, now, Ev::Link(d, LinkTimer::Arrive(gen))),
+            Lean::Behind => {}
+            Lean::Dropped => {
+                // A lean direction is up: a queue drop.
+                self.count_loss(id, 1);
+                self.free.push(id);
+            }
+            Lean::General => self.forward_general(d, id, bytes),
+        }
+    }
+
+    /// `forward` to direction `d` when it is not lean.
+    #[inline(never)]
+    fn forward_general(&mut self, d: DirId, id: PktId, bytes: u32) {
         let (now, origin) = (self.now, self.origin);
         let q = &mut self.queue;
         let admit = self.dirs[d].handle_packet(now, origin, id, bytes, &mut move |t, timer| {
@@ -317,7 +340,7 @@ impl Net {
         match admit {
             Admit::Scheduled(_) | Admit::Queued => {}
             Admit::Dropped => {
-                let slot = if self.dirs[d].dir().down { 0 } else { 1 };
+                let slot = if self.dirs[d].dir().is_down() { 0 } else { 1 };
                 self.count_loss(id, slot);
                 self.free.push(id);
             }

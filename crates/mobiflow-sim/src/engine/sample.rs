@@ -30,13 +30,13 @@ impl World<'_> {
             // A trace-driven direction: the capacity its trace offered over the last
             // sampling period (opportunities x bytes each / period), not the trace's
             // mean, so that capacity can be drawn under throughput (mm-graph).
-            let rate = match (&d.trace, d.down) {
+            let rate = match (&d.trace, d.is_down()) {
                 (_, true) => 0.0,
                 (Some(tr), false) => {
                     let from = Instant::from_nanos(now.as_nanos().saturating_sub(dt_ns));
                     link::trace_capacity_bps(&tr.trace, from, now)
                 }
-                (None, false) => d.rate_bps as f64,
+                (None, false) => d.rate_bps() as f64,
             };
             ls.rate_bps.push(rate);
         }

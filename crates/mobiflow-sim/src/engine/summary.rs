@@ -73,6 +73,7 @@ impl World<'_> {
         }
         let mut links = Vec::new();
         for d in self.net.dirs.iter().map(LinkDir::dir) {
+            let st = d.stats();
             let l = &sc.links[d.index.link()];
             let from = &sc.nodes[d.from.index()];
             let to = &sc.nodes[d.to.index()];
@@ -81,17 +82,17 @@ impl World<'_> {
                 link: l.name.clone(),
                 from: from.clone(),
                 to: to.clone(),
-                packets_sent: d.stats.packets_sent,
-                bytes_sent: d.stats.bytes_sent,
-                drops: d.stats.drops,
-                early_drops: d.is_red().then_some(d.stats.early_drops),
-                outage_losses: d.stats.outage_losses,
-                random_losses: d.stats.random_losses,
-                reordered: d.stats.reordered,
-                duplicated: d.stats.duplicated,
-                queue_max_packets: d.stats.queue_max,
+                packets_sent: st.packets_sent,
+                bytes_sent: st.bytes_sent,
+                drops: st.drops,
+                early_drops: d.is_red().then_some(st.early_drops),
+                outage_losses: st.outage_losses,
+                random_losses: st.random_losses,
+                reordered: st.reordered,
+                duplicated: st.duplicated,
+                queue_max_packets: st.queue_max,
                 queue_mean_packets: if end.as_nanos() > 0 {
-                    d.stats.queue_area as f64 / end.as_nanos() as f64
+                    st.queue_area as f64 / end.as_nanos() as f64
                 } else {
                     0.0
                 },

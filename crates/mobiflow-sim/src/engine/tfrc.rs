@@ -192,7 +192,7 @@ impl World<'_> {
             for &d in &path {
                 let ds = &sc.links[d.link()].dirs[d.k()];
                 outages.extend(ds.outages.iter().copied());
-                rtt += self.net.dirs[d].dir().delay;
+                rtt += self.net.dirs[d].dir().delay();
             }
             let disc = disconnections(outages);
             let start = Instant::ZERO + spec.start;
@@ -303,7 +303,7 @@ impl FlowEnds for TfrcFlow {
             Body::Tcp(_) => false,
         }
     }
-    fn transmit(&mut self, now: Instant, side: Side, sink: &mut impl Sink) {
+    fn transmit(&mut self, now: Instant, side: Side, sink: &mut impl Sink) -> Option<Instant> {
         loop {
             match side {
                 Side::Receiver => match self.rcv.poll_transmit(now) {
@@ -317,6 +317,7 @@ impl FlowEnds for TfrcFlow {
             }
         }
         self.observe(now);
+        self.poll_timeout(side)
     }
     fn bytes_sent(&self) -> u64 {
         self.snd.stats().bytes_sent

@@ -1,0 +1,51 @@
+"""bench/bench.py's verdicts: the goals `make bench` prints PASS or MISS against."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def load_bench() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("bench", ROOT / "bench" / "bench.py")
+    assert spec is not None
+    assert spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["bench"] = mod  # dataclasses resolve their module by name
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_the_ns2_goal_is_a_tenth_at_1_and_10_flows_and_an_eighth_at_100() -> None:
+    b = load_bench()
+    assert b.verdict(10.0, 1).startswith("PASS")
+    assert b.verdict(9.99, 1).startswith("MISS")
+    assert b.verdict(9.99, 10).startswith("MISS")
+    assert b.verdict(8.0, 100).startswith("PASS")
+    assert b.verdict(7.9, 100).startswith("MISS")
+    assert b.verdict(None, 1) == "-"
+
+
+def test_htsim_is_carried_over_as_its_fraction_of_ns2() -> None:
+    b = load_bench()
+
+    def case(nflows: int, mobiflow_ns: float, ns2_ns: float | None) -> object:
+        ratio = None if ns2_ns is None else ns2_ns / mobiflow_ns
+        p = b.PairedCase(mobiflow_ns, ns2_ns, ratio, None, None, 0.0, 0.0)
+        return b.WallCase(nflows, 5, p, p, 0)
+
+    # 1 flow: htsim was 163 ns against ns-2's 619; with ns-2 at 619 ns today, htsim is
+    # estimated at 163 ns and mobiflow at 81.5 ns is exactly twice as fast.
+    rows = b.htsim_rows([case(1, 81.5, 619.0), case(10, 100.0, 710.0), case(100, 50.0, 679.0)])
+    assert [r[0] for r in rows] == ["1", "10", "100"]
+    assert rows[0] == ["1", "0.263", "163", "82", "2.00x", "PASS (>= 2x)"]
+    # A slower machine today (ns-2 twice as slow) doubles htsim's estimate too.
+    slow = b.htsim_rows([case(10, 200.0, 1420.0)])[0]
+    assert slow == ["10", "0.228", "324", "200", "1.62x", "MISS (>= 2x)"]
+    # No goal at 100 flows; no row without ns-2.
+    assert rows[2][5] == "-"
+    assert b.htsim_rows([case(1, 81.5, None)]) == []
