@@ -55,7 +55,7 @@ use crate::cc::{
 };
 use crate::event::Events;
 use crate::time::{Duration, Instant};
-use crate::wire::{Flags, Segment, Timestamps};
+use crate::wire::{ExpOptions, Flags, Segment, Timestamps};
 
 // RACK, the tail loss probe, PRR and SACK RTT samples: the sender's side of them.
 #[path = "sender_loss.rs"]
@@ -736,18 +736,49 @@ impl TcpSender {
     }
 
     fn data_segment(&self, now: Instant, seq: u64, len: u64) -> Segment {
-        Segment {
-            seq,
-            ack: 0,
-            len: len as u32,
-            flags: Flags::ACK,
-            wnd: self.cfg.rcv_buf,
-            ts: self.ts_ok.then(|| Timestamps {
-                tsval: self.ts_now(now),
-                tsecr: self.ts_recent,
-            }),
-            ..Segment::default()
-        }
+        let mut seg = Segment::default();
+        self.write_data_segment(now, seq, len, &mut seg);
+        seg
+    }
+
+    /// [`Self::data_segment`] written into `out` (the simulator's packet slot), field
+    /// by field: the SACK blocks' slots keep what they held, which nothing reads once
+    /// their count is zero (`SackBlocks`), where a whole `Segment` assigned writes
+    /// their 64 bytes of zeros too (as the receiver's `write_ack`). The pattern
+    /// names every field, so one added to `Segment` must be written here.
+    #[inline(always)]
+    fn write_data_segment(&self, now: Instant, seq: u64, len: u64, out: &mut Segment) {
+        let Segment {
+            seq: o_seq,
+            ack,
+            wnd,
+            len: o_len,
+            ts,
+            flags,
+            retransmission,
+            window_probe,
+            sack_permitted,
+            mss,
+            wscale,
+            exp,
+            sack,
+        } = out;
+        *o_seq = seq;
+        *ack = 0;
+        *o_len = len as u32;
+        *flags = Flags::ACK;
+        *wnd = self.cfg.rcv_buf;
+        *ts = self.ts_ok.then(|| Timestamps {
+            tsval: self.ts_now(now),
+            tsecr: self.ts_recent,
+        });
+        *retransmission = false;
+        *window_probe = false;
+        *sack_permitted = false;
+        *mss = None;
+        *wscale = None;
+        *exp = ExpOptions::default();
+        sack.clear();
     }
 
     /// The bookkeeping of every data segment sent. Inlined (in `send_new_data` and
@@ -1294,7 +1325,7 @@ impl TcpSender {
             self.rate_on_new_data(now, len);
         }
         self.persist_at = None;
-        *out = self.data_segment(now, seq, len);
+        self.write_data_segment(now, seq, len, out);
         self.on_data_sent::<PLAIN>(now, len)
     }
 
@@ -2253,6 +2284,116 @@ mod rtt_stats_tests {
                 (v - us as f64).abs() <= 1.0 + us as f64 * 0.008,
                 "{us} -> {v}"
             );
+        }
+    }
+}
+
+#[cfg(test)]
+mod data_segment_tests {
+    use super::*;
+    use crate::tcp::TcpReceiver;
+    use crate::wire::SackBlocks;
+    use std::collections::VecDeque;
+    use std::sync::Arc;
+
+    /// New data written into a slot last used by an unrelated segment (every field
+    /// set, SACK blocks too), as the simulator's packet slab hands it out, is the
+    /// segment written into a fresh one: `write_data_segment` leaves no field of the
+    /// old segment behind (only the SACK blocks' dead slots).
+    #[test]
+    fn new_data_in_a_used_slot_is_the_segment_built_afresh() {
+        let mut dirty = Segment {
+            seq: 77,
+            ack: 99,
+            wnd: 5,
+            len: 1234,
+            ts: Some(Timestamps { tsval: 3, tsecr: 4 }),
+            flags: Flags(0xff),
+            retransmission: true,
+            window_probe: true,
+            sack_permitted: true,
+            mss: Some(536),
+            wscale: Some(7),
+            exp: ExpOptions {
+                afc_rate: Some(9),
+                handoff_notice: true,
+            },
+            sack: SackBlocks::new(),
+        };
+        for k in 0..4 {
+            dirty.sack.push(1000 * k, 1000 * k + 500);
+        }
+        let base = TcpConfig {
+            mss: 1000,
+            ..TcpConfig::ns2()
+        };
+        let configs = [
+            base.clone(),
+            TcpConfig {
+                sack: true,
+                timestamps: true,
+                ..base.clone()
+            },
+            TcpConfig {
+                mss: 1000,
+                ..TcpConfig::default()
+            },
+        ];
+        for cfg in configs {
+            let mut a = TcpSender::new(cfg.clone());
+            let mut b = TcpSender::new(cfg.clone());
+            let mut rcv = TcpReceiver::new(Arc::new(cfg));
+            a.set_unlimited();
+            b.set_unlimited();
+            let delay = Duration::from_millis(10);
+            let (mut to_rcv, mut to_snd) = (VecDeque::new(), VecDeque::new());
+            let mut now = Instant::ZERO;
+            let mut sent = 0u64;
+            for step in 0..20_000u64 {
+                now += Duration::from_micros(500);
+                if let Some(t) = a.poll_timeout().filter(|&t| t <= now) {
+                    assert_eq!(b.poll_timeout(), Some(t));
+                    a.handle_timeout(t);
+                    b.handle_timeout(t);
+                }
+                if let Some(t) = rcv.poll_timeout().filter(|&t| t <= now) {
+                    rcv.handle_timeout(t);
+                }
+                while to_snd.front().is_some_and(|&(t, _)| t <= now) {
+                    let (_, ack) = to_snd.pop_front().unwrap();
+                    a.handle_segment(now, &ack);
+                    b.handle_segment(now, &ack);
+                }
+                while to_rcv.front().is_some_and(|&(t, _)| t <= now) {
+                    let (_, seg) = to_rcv.pop_front().unwrap();
+                    rcv.handle_segment(now, &seg);
+                }
+                while let Some(ack) = rcv.poll_transmit(now) {
+                    to_snd.push_back((now + delay, ack));
+                }
+                loop {
+                    let mut fresh = Segment::default();
+                    let mut used = dirty;
+                    let pa = a.poll_transmit_into(now, &mut fresh);
+                    let pb = b.poll_transmit_into(now, &mut used);
+                    assert_eq!(pa, pb);
+                    if pa == Polled::Nothing {
+                        assert_eq!(used, dirty);
+                        break;
+                    }
+                    assert_eq!(used, fresh, "step {step}");
+                    assert!(used.sack.is_empty());
+                    sent += 1;
+                    // A loss now and then, for recovery and its resends.
+                    if sent % 97 != 0 {
+                        to_rcv.push_back((now + delay, fresh));
+                    }
+                    if pa == Polled::Last {
+                        break;
+                    }
+                }
+            }
+            assert!(sent > 1000, "{sent} segments");
         }
     }
 }
