@@ -179,6 +179,34 @@ pub struct Segment {
 }
 
 impl Segment {
+    /// For tests of a machine writing into the simulator's packet slot: a slot last
+    /// used by an unrelated segment, every field set, SACK blocks too.
+    #[cfg(test)]
+    pub(crate) fn used_slot() -> Segment {
+        let mut s = Segment {
+            seq: 77,
+            ack: 99,
+            wnd: 5,
+            len: 1234,
+            ts: Some(Timestamps { tsval: 3, tsecr: 4 }),
+            flags: Flags(0xff),
+            retransmission: true,
+            window_probe: true,
+            sack_permitted: true,
+            mss: Some(536),
+            wscale: Some(7),
+            exp: ExpOptions {
+                afc_rate: Some(9),
+                handoff_notice: true,
+            },
+            sack: SackBlocks::new(),
+        };
+        for k in 0..4 {
+            s.sack.push(1000 * k, 1000 * k + 500);
+        }
+        s
+    }
+
     /// Bytes of TCP options this segment carries on the wire, padded to 4 bytes.
     pub fn options_len(&self) -> u32 {
         let mut n = 0u32;

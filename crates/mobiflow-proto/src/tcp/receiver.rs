@@ -1260,27 +1260,7 @@ mod tests {
             },
         ];
         // A slot last used by an unrelated segment: every field set, SACK blocks too.
-        let mut dirty = Segment {
-            seq: 77,
-            ack: 99,
-            wnd: 5,
-            len: 1234,
-            ts: Some(Timestamps { tsval: 3, tsecr: 4 }),
-            flags: Flags(0xff),
-            retransmission: true,
-            window_probe: true,
-            sack_permitted: true,
-            mss: Some(536),
-            wscale: Some(7),
-            exp: ExpOptions {
-                afc_rate: Some(9),
-                handoff_notice: true,
-            },
-            sack: SackBlocks::new(),
-        };
-        for k in 0..4 {
-            dirty.sack.push(1000 * k, 1000 * k + 500);
-        }
+        let dirty = Segment::used_slot();
         for (ci, cfg) in configs.iter().enumerate() {
             for seed in 0..12u64 {
                 let cfg = Arc::new(cfg.clone());

@@ -2292,7 +2292,6 @@ mod rtt_stats_tests {
 mod data_segment_tests {
     use super::*;
     use crate::tcp::TcpReceiver;
-    use crate::wire::SackBlocks;
     use std::collections::VecDeque;
     use std::sync::Arc;
 
@@ -2302,27 +2301,7 @@ mod data_segment_tests {
     /// old segment behind (only the SACK blocks' dead slots).
     #[test]
     fn new_data_in_a_used_slot_is_the_segment_built_afresh() {
-        let mut dirty = Segment {
-            seq: 77,
-            ack: 99,
-            wnd: 5,
-            len: 1234,
-            ts: Some(Timestamps { tsval: 3, tsecr: 4 }),
-            flags: Flags(0xff),
-            retransmission: true,
-            window_probe: true,
-            sack_permitted: true,
-            mss: Some(536),
-            wscale: Some(7),
-            exp: ExpOptions {
-                afc_rate: Some(9),
-                handoff_notice: true,
-            },
-            sack: SackBlocks::new(),
-        };
-        for k in 0..4 {
-            dirty.sack.push(1000 * k, 1000 * k + 500);
-        }
+        let dirty = Segment::used_slot();
         let base = TcpConfig {
             mss: 1000,
             ..TcpConfig::ns2()
