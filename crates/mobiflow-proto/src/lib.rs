@@ -42,6 +42,7 @@ pub mod flow;
 pub mod mobility;
 pub mod named;
 pub mod registry;
+mod rng;
 pub mod tcp;
 pub mod tfrc;
 pub mod time;

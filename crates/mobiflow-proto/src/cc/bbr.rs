@@ -331,11 +331,7 @@ impl Bbr {
 
     /// `prandom_u32_max(n)` from a SplitMix64 stream seeded by the connection.
     fn random_below(&mut self, n: u64) -> u64 {
-        self.rng = self.rng.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.rng;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^= z >> 31;
+        let z = crate::rng::splitmix64(&mut self.rng);
         ((z >> 32) * n) >> 32
     }
 

@@ -233,10 +233,10 @@ impl Scoreboard {
         // One test per ACK: the loop without rate tracking is the one it always was.
         if self.tracks_rate {
             self.ack_to_impl::<true>(ack)
-        } else if self.sacked_count == 0 && self.lost_count == 0 && !self.tracks_delivery {
-            self.ack_to_unmarked(ack)
-        } else {
+        } else if self.tracks_delivery {
             self.ack_to_impl::<false>(ack)
+        } else {
+            self.ack_to_untracked(ack)
         }
     }
 

@@ -217,11 +217,8 @@ impl Net {
     /// the stores that wrote it, a store-to-load forwarding stall).
     #[inline(always)]
     pub(super) fn at_arrival(&mut self, t: Instant, d: DirId, gen: u32) {
-        self.queue.at(
-            t,
-            self.now,
-            Ev::Link(d, super::linkdir::LinkTimer::Arrive(gen)),
-        );
+        self.queue
+            .at(t, self.now, Ev::Link(d, LinkTimer::Arrive(gen)));
     }
 
     pub(super) fn alloc(&mut self, pkt: Pkt) -> PktId {
@@ -318,7 +315,7 @@ impl Net {
         // match below do, without the timer sink and the `Admit` in between. Any
         // other out of line.
         match self.dirs[d].handle_lean(now, origin, id, bytes) {
-            Lean::Head(t, gen) => self.queue.at(t, now, Ev::Link(d, LinkTimer::Arrive(gen))),
+            Lean::Head(t, gen) => self.at_arrival(t, d, gen),
             Lean::Behind => {}
             Lean::Dropped => {
                 // A lean direction is up: a queue drop.
