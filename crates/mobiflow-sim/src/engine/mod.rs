@@ -7,12 +7,13 @@
 //! docs/architecture.md for a packet's walk through them.
 //!
 //! One owned [`World`] per run (no globals: two simulations can share a process).
-//! Events sit in a binary heap ordered by `(time, insertion sequence)`, so events at
-//! the same time run in the order they were scheduled (FIFO ties) and a run is a pure
-//! function of the scenario. Packets live in a slab and are referred to by index: the
-//! per-packet path allocates nothing once the slab has grown to the largest number of
-//! packets in the network at once. Protocol machines are woken lazily: each endpoint
-//! has at most one pending wake-up that is earlier than all its timers.
+//! Events sit in two binary heaps (the pipes' arrivals apart: `net::Queue`) ordered by
+//! one key, `(time, insertion sequence)`, so events at the same time run in the order
+//! they were scheduled (FIFO ties) and a run is a pure function of the scenario.
+//! Packets live in a slab and are referred to by index: the per-packet path allocates
+//! nothing once the slab has grown to the largest number of packets in the network at
+//! once. Protocol machines are woken lazily: each endpoint has at most one pending
+//! wake-up that is earlier than all its timers.
 
 pub(crate) mod app;
 mod capture;
@@ -40,7 +41,7 @@ use mobiflow_proto::time::{Duration, Instant};
 use mobiflow_proto::wire::Segment;
 #[cfg(test)]
 use net::Body;
-use net::{EventHeap, Net, Pkt, Queue};
+use net::{Kind, Net, Pkt, Queue, Top};
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use reader::reader_interval;
@@ -132,20 +133,6 @@ struct Entry {
     ev: Ev,
 }
 const _: () = assert!(std::mem::size_of::<Entry>() == 40);
-impl Entry {
-    /// Leaves the queue before `o`: earlier in `(t, ord)`, compared as one 128-bit
-    /// number (no branch between the two fields).
-    #[inline(always)]
-    fn before(&self, o: &Entry) -> bool {
-        self.key() < o.key()
-    }
-
-    /// `(t, ord)` as one 128-bit number.
-    #[inline(always)]
-    fn key(&self) -> u128 {
-        (u128::from(self.t.as_nanos()) << 64) | u128::from(self.ord)
-    }
-}
 
 /// A flow's state in the engine. `repr(C)` and 64-byte aligned: what every packet
 /// reads (the machines, the nodes, the read mark and hook, the reader, the wake-ups)
@@ -428,13 +415,7 @@ impl<'a> World<'a> {
             sc,
             net: Net {
                 now: Instant::ZERO,
-                queue: Queue {
-                    heap: EventHeap::with_capacity(1024),
-                    #[cfg(debug_assertions)]
-                    made: Instant::ZERO,
-                    ord: 0,
-                    spent_top: false,
-                },
+                queue: Queue::with_capacity(1024),
                 dirs,
                 route,
                 pkts: Vec::with_capacity(1024),
@@ -506,23 +487,31 @@ impl<'a> World<'a> {
     /// Process one event; false when none is left before the end.
     #[inline(always)]
     pub fn step(&mut self) -> bool {
-        let Some(&e) = self.net.queue.heap.peek() else {
-            return false;
-        };
-        if e.t > self.end {
-            return false;
+        // The event stays at the top of its heap while it runs: the first event of
+        // its kind it schedules takes its place (`Queue::at`); if it schedules none,
+        // it is popped after.
+        match self.net.queue.top() {
+            None => return false,
+            Some(Top::Arrival(&net::ArrivalEntry { t, d, gen, .. })) => {
+                if t > self.end {
+                    return false;
+                }
+                self.net.queue.spent = Some(Kind::Arrival);
+                self.net.now = t;
+                self.events += 1;
+                self.link_arrival(d, gen);
+            }
+            Some(Top::Other(&e)) => {
+                if e.t > self.end {
+                    return false;
+                }
+                self.net.queue.spent = Some(Kind::Other);
+                self.net.now = e.t;
+                self.events += 1;
+                self.dispatch(e.ev, e.made);
+            }
         }
-        // The entry stays at the top while it runs: the first event it schedules
-        // takes its place (`Queue::at`); if it schedules none, it is popped after.
-        self.net.queue.spent_top = true;
-        self.net.now = e.t;
-        self.events += 1;
-        self.dispatch(e.ev, e.made);
-        let q = &mut self.net.queue;
-        if q.spent_top {
-            q.spent_top = false;
-            q.heap.pop();
-        }
+        self.net.queue.pop_spent();
         true
     }
 
@@ -551,17 +540,10 @@ impl<'a> World<'a> {
         true
     }
 
-    /// Run event `ev`, scheduled at `made`.
+    /// Run event `ev`, scheduled at `made`: any but a pipe's arrival, which the queue
+    /// keeps apart and `step` runs through `link_arrival`.
     #[inline(always)]
     fn dispatch(&mut self, ev: Ev, made: Instant) {
-        // The event of every packet on every hop is tested for first, with one
-        // comparison, rather than found by the `match` (a jump table behind a
-        // subtraction: the variants of `LinkTimer` share `Ev`'s tag). It sets its own
-        // origin.
-        if let Ev::Link(d, LinkTimer::Arrive(gen)) = ev {
-            self.link_arrival(d, gen);
-            return;
-        }
         self.net.origin = made;
         let now = self.net.now;
         match ev {
@@ -611,7 +593,7 @@ impl<'a> World<'a> {
                 fr.ep.handle_timeout(side, now);
                 self.flush(f, side);
             }
-            // Every timer but `Arrive` (above).
+            // Every timer but `Arrive` (kept with the arrivals: `Queue::at`).
             Ev::Link(d, timer) => {
                 let lost = &mut self.scratch_lost;
                 let q = &mut self.net.queue;

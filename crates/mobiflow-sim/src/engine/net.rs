@@ -47,28 +47,74 @@ impl Outgoing<'_> {
     }
 }
 
-/// A binary min-heap of events, the earliest (`Entry::before`) on top. Entries are
+/// An entry of an [`EventHeap`]: an event and its key, `(t, ord)` as one 128-bit
+/// number (see `Entry`), unique among all the events of a run.
+pub(super) trait Keyed: Copy {
+    fn key(&self) -> u128;
+
+    /// Leaves the queue before `o`: earlier in `(t, ord)`, compared as one 128-bit
+    /// number (no branch between the two fields).
+    #[inline(always)]
+    fn before(&self, o: &Self) -> bool {
+        self.key() < o.key()
+    }
+}
+
+/// `(t, ord)` as one 128-bit number.
+#[inline(always)]
+fn key(t: Instant, ord: u64) -> u128 {
+    (u128::from(t.as_nanos()) << 64) | u128::from(ord)
+}
+
+impl Keyed for Entry {
+    #[inline(always)]
+    fn key(&self) -> u128 {
+        key(self.t, self.ord)
+    }
+}
+
+/// The arrival timer of a pipe's head, `Ev::Link(d, LinkTimer::Arrive(gen))`, as the
+/// heap of arrivals keeps it: without the event's tag, and without when it was made,
+/// which its run does not read (`World::link_arrival` orders what the packet makes
+/// arrive from when it was sent). 24 bytes to `Entry`'s 40, for the copy of every
+/// packet's every hop.
+#[derive(Copy, Clone, Debug)]
+pub(super) struct ArrivalEntry {
+    pub t: Instant,
+    pub ord: u64,
+    pub d: DirId,
+    pub gen: u32,
+}
+
+impl Keyed for ArrivalEntry {
+    #[inline(always)]
+    fn key(&self) -> u128 {
+        key(self.t, self.ord)
+    }
+}
+
+/// A binary min-heap of events, the earliest (`Keyed::before`) on top. Entries are
 /// unique in `(t, ord)`, so events leave in one order whatever the heap's
 /// shape. Written out (rather than `std::collections::BinaryHeap`) for `replace_top`:
 /// the event being run is overwritten in place by the first one it schedules, and
 /// sifted down once, without a `PeekMut` guard.
-pub(super) struct EventHeap {
-    v: Vec<Entry>,
+pub(super) struct EventHeap<E> {
+    v: Vec<E>,
 }
 
-impl EventHeap {
-    pub(super) fn with_capacity(n: usize) -> EventHeap {
+impl<E: Keyed> EventHeap<E> {
+    pub(super) fn with_capacity(n: usize) -> EventHeap<E> {
         EventHeap {
             v: Vec::with_capacity(n),
         }
     }
 
     #[inline(always)]
-    pub(super) fn peek(&self) -> Option<&Entry> {
+    pub(super) fn peek(&self) -> Option<&E> {
         self.v.first()
     }
 
-    pub(super) fn push(&mut self, e: Entry) {
+    pub(super) fn push(&mut self, e: E) {
         let mut i = self.v.len();
         self.v.push(e);
         while i > 0 {
@@ -82,7 +128,7 @@ impl EventHeap {
         self.v[i] = e;
     }
 
-    pub(super) fn pop(&mut self) -> Option<Entry> {
+    pub(super) fn pop(&mut self) -> Option<E> {
         let last = self.v.pop()?;
         let Some(&top) = self.v.first() else {
             return Some(last);
@@ -94,7 +140,7 @@ impl EventHeap {
     /// Replace the top with `e` (the heap is not empty): `e` takes the top's place
     /// and is sifted down.
     #[inline(always)]
-    pub(super) fn replace_top(&mut self, e: Entry) {
+    pub(super) fn replace_top(&mut self, e: E) {
         let v = &mut self.v[..];
         // The top's children apart, at indices known here: with one flow the heap
         // holds three or four events, and `e` seldom goes further down than them.
@@ -126,7 +172,7 @@ impl EventHeap {
     /// values in registers: moves the hole at `i` of `v` down past the children that
     /// leave before an entry of `key`, and returns where it ends, that entry's place.
     #[inline(never)]
-    fn sift_hole(v: &mut [Entry], mut i: usize, key: u128) -> usize {
+    fn sift_hole(v: &mut [E], mut i: usize, key: u128) -> usize {
         let n = v.len();
         loop {
             let l = 2 * i + 1;
@@ -147,43 +193,152 @@ impl EventHeap {
     }
 }
 
-/// The event queue: a heap ordered by `(time, insertion count)` (see `Entry`).
+/// Which heap of the [`Queue`] an event is kept in.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(super) enum Kind {
+    /// The arrival timer of a pipe's head (`Ev::Link(_, LinkTimer::Arrive(_))`).
+    Arrival,
+    /// Every other event.
+    Other,
+}
+
+/// The earliest event of the [`Queue`], in its heap.
+#[derive(Copy, Clone, Debug)]
+pub(super) enum Top<'a> {
+    Arrival(&'a ArrivalEntry),
+    Other(&'a Entry),
+}
+
+/// The event queue, ordered by `(time, insertion count)` (see `Entry`), in two heaps:
+/// the arrival timers of the pipes' heads (at most one per link direction, but for
+/// stale ones after an outage) apart from every other event. With many flows the
+/// heap of other events holds a wake-up per flow end, and the arrival that replaces
+/// the one just run (the next packet of the same pipe, `World::link_arrival`) would
+/// be sifted past the other direction's head and down to them at every packet; in a
+/// heap of their own the arrivals meet only each other. `ord` counts the events of
+/// both, so keys stay unique and the earlier of the two tops is the top a single
+/// heap would have: events run in the same order (ns-2's FIFO ties kept).
 pub(super) struct Queue {
-    pub heap: EventHeap,
+    /// Every event but the pipes' arrivals.
+    pub heap: EventHeap<Entry>,
+    /// The arrival timers of the pipes' heads.
+    pub arrivals: EventHeap<ArrivalEntry>,
     /// The instant of the last `at`: debug builds check that events are scheduled in
     /// time order, which the order by `ord` relies on.
     #[cfg(debug_assertions)]
     pub made: Instant,
     /// How many events were ever scheduled.
     pub ord: u64,
-    /// The heap's top is the event being run (`World::step`), already spent: the next
-    /// `at` replaces it and sifts it down (one sift instead of a pop's and a push's).
-    /// Entries are unique in `(t, ord)`, so the order in which they leave the heap
-    /// does not depend on how it was built.
-    pub spent_top: bool,
+    /// The top of this heap is the event being run (`World::step`), already spent:
+    /// the next event of the same kind scheduled replaces it and sifts it down (one
+    /// sift instead of a pop's and a push's). Entries are unique in `(t, ord)`, so
+    /// the order in which they leave does not depend on how the heaps were built;
+    /// the spent top, the earliest of its heap, stays on top until replaced, as every
+    /// event scheduled meanwhile is later.
+    pub spent: Option<Kind>,
 }
 
 impl Queue {
-    /// Schedule `ev` at `t`; `made` is when (the time of the event scheduling it,
-    /// never before the previous call's).
+    pub(super) fn with_capacity(n: usize) -> Queue {
+        Queue {
+            heap: EventHeap::with_capacity(n),
+            arrivals: EventHeap::with_capacity(16),
+            #[cfg(debug_assertions)]
+            made: Instant::ZERO,
+            ord: 0,
+            spent: None,
+        }
+    }
+
+    /// The earliest event of both heaps.
     #[inline(always)]
-    pub(super) fn at(&mut self, t: Instant, made: Instant, ev: Ev) {
+    pub(super) fn top(&self) -> Option<Top<'_>> {
+        match (self.arrivals.peek(), self.heap.peek()) {
+            (Some(a), Some(o)) if o.key() < a.key() => Some(Top::Other(o)),
+            (Some(a), _) => Some(Top::Arrival(a)),
+            (None, Some(o)) => Some(Top::Other(o)),
+            (None, None) => None,
+        }
+    }
+
+    /// After the event run in place (`spent`): popped, if nothing replaced it.
+    #[inline(always)]
+    pub(super) fn pop_spent(&mut self) {
+        match self.spent {
+            None => {}
+            Some(Kind::Arrival) => {
+                self.spent = None;
+                self.arrivals.pop();
+            }
+            Some(Kind::Other) => {
+                self.spent = None;
+                self.heap.pop();
+            }
+        }
+    }
+
+    /// Remove the earliest event: its key, the event, and when it was made (`None`
+    /// for an arrival, which does not keep it). The event loop runs its events in
+    /// place instead (`spent`).
+    #[cfg(test)]
+    pub(super) fn pop(&mut self) -> Option<(u128, Ev, Option<Instant>)> {
+        match self.top()? {
+            Top::Arrival(_) => {
+                let a = self.arrivals.pop()?;
+                Some((a.key(), Ev::Link(a.d, LinkTimer::Arrive(a.gen)), None))
+            }
+            Top::Other(_) => {
+                let e = self.heap.pop()?;
+                Some((e.key(), e.ev, Some(e.made)))
+            }
+        }
+    }
+
+    /// The next `ord`; debug builds check that `made` is not before the last.
+    #[inline(always)]
+    fn next_ord(&mut self, made: Instant) -> u64 {
         #[cfg(debug_assertions)]
         {
             assert!(made >= self.made, "events are scheduled in time order");
             self.made = made;
         }
+        #[cfg(not(debug_assertions))]
+        let _ = made;
         self.ord += 1;
-        let ord = self.ord;
+        self.ord
+    }
+
+    /// Schedule `ev` at `t`; `made` is when (the time of the event scheduling it,
+    /// never before the previous call's).
+    #[inline(always)]
+    pub(super) fn at(&mut self, t: Instant, made: Instant, ev: Ev) {
+        if let Ev::Link(d, LinkTimer::Arrive(gen)) = ev {
+            self.at_arrival(t, made, d, gen);
+            return;
+        }
+        let ord = self.next_ord(made);
         // The entry is built in each branch, so the common one (`replace_top`, inlined)
         // writes its fields straight into the heap: built once for both, it would be
         // kept in memory for `push`'s call and copied from there with wider loads than
         // the stores that wrote it, which stalls store-to-load forwarding.
-        if self.spent_top {
-            self.spent_top = false;
+        if self.spent == Some(Kind::Other) {
+            self.spent = None;
             self.heap.replace_top(Entry { t, ord, made, ev });
         } else {
             self.heap.push(Entry { t, ord, made, ev });
+        }
+    }
+
+    /// [`Queue::at`] for the arrival timer of direction `d`, pipe generation `gen`.
+    #[inline(always)]
+    pub(super) fn at_arrival(&mut self, t: Instant, made: Instant, d: DirId, gen: u32) {
+        let ord = self.next_ord(made);
+        // Built in each branch, as in `at`.
+        if self.spent == Some(Kind::Arrival) {
+            self.spent = None;
+            self.arrivals.replace_top(ArrivalEntry { t, ord, d, gen });
+        } else {
+            self.arrivals.push(ArrivalEntry { t, ord, d, gen });
         }
     }
 }
@@ -217,8 +372,7 @@ impl Net {
     /// the stores that wrote it, a store-to-load forwarding stall).
     #[inline(always)]
     pub(super) fn at_arrival(&mut self, t: Instant, d: DirId, gen: u32) {
-        self.queue
-            .at(t, self.now, Ev::Link(d, LinkTimer::Arrive(gen)));
+        self.queue.at_arrival(t, self.now, d, gen);
     }
 
     pub(super) fn alloc(&mut self, pkt: Pkt) -> PktId {
@@ -414,13 +568,7 @@ mod tests {
     /// each carries when it was scheduled.
     #[test]
     fn same_time_events_pop_in_scheduling_order() {
-        let mut q = Queue {
-            heap: EventHeap::with_capacity(0),
-            #[cfg(debug_assertions)]
-            made: Instant::ZERO,
-            ord: 0,
-            spent_top: false,
-        };
+        let mut q = Queue::with_capacity(0);
         let t = |ms: u64| Instant::ZERO + mobiflow_proto::time::Duration::from_millis(ms);
         // (due, scheduled at): scheduled in time order, several due at 10 ms.
         let plan = [
@@ -437,9 +585,9 @@ mod tests {
             q.at(t(due), t(made), Ev::Mark(k as u32));
         }
         let mut order = Vec::new();
-        while let Some(e) = q.heap.pop() {
-            let Ev::Mark(k) = e.ev else { unreachable!() };
-            assert_eq!(e.made, t(plan[k as usize].1));
+        while let Some((_, ev, made)) = q.pop() {
+            let Ev::Mark(k) = ev else { unreachable!() };
+            assert_eq!(made, Some(t(plan[k as usize].1)));
             order.push(k);
         }
         assert_eq!(order, [1, 4, 7, 0, 2, 3, 5, 6]);
@@ -496,55 +644,144 @@ mod tests {
         assert!(sorted.is_empty());
     }
 
-    /// Running the top event in place (`spent_top`: its first scheduled event
-    /// replaces it, or it is popped after) runs events in the same order as popping
-    /// it first and pushing what it schedules.
+    /// Event `k` of either kind: a pipe's arrival (of one of three directions) or
+    /// another, and back.
+    fn event(k: u32, arrival: bool) -> Ev {
+        if arrival {
+            Ev::Link(DirId::of(k as usize % 3, 0), LinkTimer::Arrive(k))
+        } else {
+            Ev::Mark(k)
+        }
+    }
+
+    /// The number `k` of an event of `event`.
+    fn event_number(ev: &Ev) -> u32 {
+        match *ev {
+            Ev::Link(d, LinkTimer::Arrive(k)) if d == DirId::of(k as usize % 3, 0) => k,
+            Ev::Mark(k) => k,
+            _ => unreachable!("the tests schedule arrivals and marks"),
+        }
+    }
+
+    /// The queue's top: its time, its key, its event and its kind.
+    fn top_of(q: &Queue) -> Option<(Instant, u128, Ev, Kind)> {
+        Some(match q.top()? {
+            Top::Arrival(a) => (
+                a.t,
+                a.key(),
+                Ev::Link(a.d, LinkTimer::Arrive(a.gen)),
+                Kind::Arrival,
+            ),
+            Top::Other(e) => (e.t, e.key(), e.ev, Kind::Other),
+        })
+    }
+
+    /// Running the top event in place (`spent`: the first event of its kind that it
+    /// schedules replaces it, or it is popped after) runs events in the same order as
+    /// popping it first and pushing what it schedules, whichever heap holds them.
     #[test]
     fn spent_top_replacement_keeps_the_pop_order() {
         let t = |us: u64| Instant::ZERO + mobiflow_proto::time::Duration::from_micros(us);
-        let new_queue = || Queue {
-            heap: EventHeap::with_capacity(0),
-            #[cfg(debug_assertions)]
-            made: Instant::ZERO,
-            ord: 0,
-            spent_top: false,
-        };
-        // Event k, run at time `now`, schedules (k * 7) % 3 events, at delays that
-        // collide often.
+        // Event k, run at time `now`, schedules (k * 7) % 3 events, of either kind, at
+        // delays that collide often.
         let run = |in_place: bool| {
-            let mut q = new_queue();
+            let mut q = Queue::with_capacity(0);
             for k in 0..4 {
-                q.at(t(k * 5), Instant::ZERO, Ev::Mark(k as u32));
+                q.at(t(u64::from(k) * 5), Instant::ZERO, event(k, k % 2 == 0));
             }
             let mut next = 4u32;
             let mut order = Vec::new();
             while order.len() < 500 {
-                let Some(&e) = q.heap.peek() else { break };
+                let Some((now, _, ev, kind)) = top_of(&q) else {
+                    break;
+                };
                 if in_place {
-                    q.spent_top = true;
+                    q.spent = Some(kind);
                 } else {
-                    q.heap.pop();
+                    q.pop();
                 }
-                let Ev::Mark(k) = e.ev else { unreachable!() };
-                order.push((k, e.t));
+                let k = event_number(&ev);
+                order.push((k, now));
                 for j in 0..(k * 7) % 3 {
                     let delay = u64::from((k + j) % 4) * 10;
                     q.at(
-                        e.t + mobiflow_proto::time::Duration::from_micros(delay),
-                        e.t,
-                        Ev::Mark(next),
+                        now + mobiflow_proto::time::Duration::from_micros(delay),
+                        now,
+                        event(next, (k + j) % 3 != 0),
                     );
                     next += 1;
                 }
-                if q.spent_top {
-                    q.spent_top = false;
-                    q.heap.pop();
-                }
+                q.pop_spent();
             }
             order
         };
         let reference = run(false);
         assert!(reference.len() > 100, "the process keeps going");
         assert_eq!(run(true), reference);
+    }
+
+    /// The two heaps of the queue give up their events in the order of one sorted
+    /// list of `(t, ord)`: through a pseudo-random mix of events scheduled, popped,
+    /// and run in place (each scheduling a few events of either kind, the first of
+    /// its own kind replacing it), with ties in time within and across the kinds,
+    /// and either heap empty at times.
+    #[test]
+    fn the_two_heaps_keep_the_order_of_one_sorted_list() {
+        let mut q = Queue::with_capacity(0);
+        // (key, event number), sorted.
+        let mut sorted: Vec<(u128, u32)> = Vec::new();
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(23);
+        let mut rand = |m: u64| rng.next_u64() % m;
+        let mut now = Instant::ZERO;
+        let mut next = 0u32;
+        let (mut ran, mut replaced_arrivals, mut replaced_others) = (0, 0, 0);
+        let mut schedule = |q: &mut Queue, sorted: &mut Vec<(u128, u32)>, now, r: u64| {
+            let t = now + mobiflow_proto::time::Duration::from_micros(r % 20);
+            q.at(t, now, event(next, r / 20 % 2 == 0));
+            sorted.push((key(t, q.ord), next));
+            next += 1;
+        };
+        for step in 0..30_000u64 {
+            // Grow while under 4 or on a slow wave up to 40 and down again.
+            let grow = sorted.len() < 4 || (step / 3000) % 2 == 0 && sorted.len() < 40;
+            match rand(4) {
+                0 if grow || sorted.is_empty() => schedule(&mut q, &mut sorted, now, rand(40)),
+                1 => {
+                    let top = top_of(&q);
+                    let got = q.pop().map(|(k, ev, _)| (k, event_number(&ev)));
+                    assert_eq!(got, (!sorted.is_empty()).then(|| sorted.remove(0)));
+                    if let Some((t, ..)) = top {
+                        now = t;
+                    }
+                }
+                _ => {
+                    let Some((t, k, ev, kind)) = top_of(&q) else {
+                        continue;
+                    };
+                    assert_eq!((k, event_number(&ev)), sorted.remove(0));
+                    now = t;
+                    q.spent = Some(kind);
+                    for _ in 0..rand(4) + u64::from(grow) {
+                        schedule(&mut q, &mut sorted, now, rand(40));
+                        sorted.sort_unstable();
+                    }
+                    match q.spent {
+                        None if kind == Kind::Arrival => replaced_arrivals += 1,
+                        None => replaced_others += 1,
+                        Some(_) => {}
+                    }
+                    q.pop_spent();
+                    ran += 1;
+                }
+            }
+            sorted.sort_unstable();
+            let top = top_of(&q).map(|(_, k, ev, _)| (k, event_number(&ev)));
+            assert_eq!(top, sorted.first().copied());
+        }
+        assert!(ran > 10_000 && replaced_arrivals > 2_000 && replaced_others > 2_000);
+        while let Some((k, ev, _)) = q.pop() {
+            assert_eq!((k, event_number(&ev)), sorted.remove(0));
+        }
+        assert!(sorted.is_empty());
     }
 }
