@@ -419,7 +419,7 @@ impl<'a> World<'a> {
                 dirs,
                 route,
                 pkts: Vec::with_capacity(1024),
-                free: Vec::with_capacity(1024),
+                free: net::FreeSlots::with_capacity(1024),
                 origin: Instant::ZERO,
                 data_lost: IdVec::from(vec![[0; 4]; sc.flows.len()]),
             },

@@ -343,6 +343,58 @@ impl Queue {
     }
 }
 
+/// The free slots of the packet slab: a stack (the slot freed last is taken first),
+/// its top kept apart. In the steady state every packet delivered frees a slot that
+/// the packet its endpoint sends next takes (`World::deliver`, then `Net::alloc_slot`):
+/// that slot only goes in and out of `top`, never through the vector's length and
+/// capacity.
+#[derive(Default)]
+pub(super) struct FreeSlots {
+    /// The top of the stack, if it is not `rest`'s last.
+    top: Option<PktId>,
+    rest: Vec<PktId>,
+}
+
+impl FreeSlots {
+    pub(super) fn with_capacity(n: usize) -> FreeSlots {
+        FreeSlots {
+            top: None,
+            rest: Vec::with_capacity(n),
+        }
+    }
+
+    #[inline(always)]
+    pub(super) fn push(&mut self, id: PktId) {
+        if let Some(below) = self.top.replace(id) {
+            self.rest.push(below);
+        }
+    }
+
+    #[inline(always)]
+    pub(super) fn pop(&mut self) -> Option<PktId> {
+        match self.top.take() {
+            Some(id) => Some(id),
+            None => self.rest.pop(),
+        }
+    }
+
+    /// The slot the next `pop` takes.
+    #[inline(always)]
+    pub(super) fn last(&self) -> Option<PktId> {
+        match self.top {
+            Some(id) => Some(id),
+            None => self.rest.last().copied(),
+        }
+    }
+
+    /// Push the slots of `ids`, in their order, and empty it.
+    pub(super) fn append(&mut self, ids: &mut Vec<PktId>) {
+        for id in ids.drain(..) {
+            self.push(id);
+        }
+    }
+}
+
 /// The network: links, routes, packets in flight and the event queue.
 pub(super) struct Net {
     pub now: Instant,
@@ -350,7 +402,7 @@ pub(super) struct Net {
     pub dirs: IdVec<DirId, LinkDir>,
     pub route: Routes,
     pub pkts: Vec<Pkt>,
-    pub free: Vec<PktId>,
+    pub free: FreeSlots,
     /// When the event being run was scheduled, as ns-2 would have scheduled it (a
     /// packet's arrival: at the start of its transmission). Orders the packets it
     /// makes arrive at a queue against a transmission ending at the same instant
@@ -393,7 +445,7 @@ impl Net {
     #[inline(always)]
     pub(super) fn next_tcp_slot(&mut self) -> &mut Segment {
         let id = match self.free.last() {
-            Some(&id) => id,
+            Some(id) => id,
             None => {
                 self.pkts.push(Pkt {
                     flow: FlowId::new(0),
@@ -783,5 +835,43 @@ mod tests {
             assert_eq!((k, event_number(&ev)), sorted.remove(0));
         }
         assert!(sorted.is_empty());
+    }
+
+    /// The free slots, their top apart, are the stack a plain vector is: the same
+    /// slot taken and shown next through a pseudo-random mix of pushes, pops and
+    /// appends, down to empty and back.
+    #[test]
+    fn free_slots_are_a_stack() {
+        let mut free = FreeSlots::default();
+        let mut stack: Vec<PktId> = Vec::new();
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(29);
+        let mut rand = |m: u64| rng.next_u64() % m;
+        let mut next: PktId = 0;
+        let mut empty = 0;
+        for _ in 0..20_000 {
+            // Pops a little more often than slots come: down to empty now and then.
+            match rand(10) {
+                0..=2 => {
+                    free.push(next);
+                    stack.push(next);
+                    next += 1;
+                }
+                3 => {
+                    let mut lost: Vec<PktId> = (next..next + rand(4) as PktId).collect();
+                    next += lost.len() as PktId;
+                    stack.extend_from_slice(&lost);
+                    free.append(&mut lost);
+                    assert!(lost.is_empty());
+                }
+                _ => assert_eq!(free.pop(), stack.pop()),
+            }
+            assert_eq!(free.last(), stack.last().copied());
+            empty += usize::from(stack.is_empty());
+        }
+        assert!(empty > 100, "the stack was emptied often: {empty}");
+        while let Some(id) = stack.pop() {
+            assert_eq!(free.pop(), Some(id));
+        }
+        assert_eq!(free.pop(), None);
     }
 }
