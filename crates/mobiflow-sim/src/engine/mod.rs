@@ -500,6 +500,7 @@ impl<'a> World<'a> {
                 self.net.now = t;
                 self.events += 1;
                 self.link_arrival(d, gen);
+                self.net.queue.pop_spent(Kind::Arrival);
             }
             Some(Top::Other(&e)) => {
                 if e.t > self.end {
@@ -509,9 +510,9 @@ impl<'a> World<'a> {
                 self.net.now = e.t;
                 self.events += 1;
                 self.dispatch(e.ev, e.made);
+                self.net.queue.pop_spent(Kind::Other);
             }
         }
-        self.net.queue.pop_spent();
         true
     }
 

@@ -261,18 +261,20 @@ impl Queue {
         }
     }
 
-    /// After the event run in place (`spent`): popped, if nothing replaced it.
+    /// After an event of `kind` run in place (`spent`): popped, if nothing replaced
+    /// it. (`spent` can only be that event's kind or nothing: one test.)
     #[inline(always)]
-    pub(super) fn pop_spent(&mut self) {
-        match self.spent {
-            None => {}
-            Some(Kind::Arrival) => {
-                self.spent = None;
-                self.arrivals.pop();
-            }
-            Some(Kind::Other) => {
-                self.spent = None;
-                self.heap.pop();
+    pub(super) fn pop_spent(&mut self, kind: Kind) {
+        if self.spent.is_some() {
+            debug_assert_eq!(self.spent, Some(kind));
+            self.spent = None;
+            match kind {
+                Kind::Arrival => {
+                    self.arrivals.pop();
+                }
+                Kind::Other => {
+                    self.heap.pop();
+                }
             }
         }
     }
@@ -763,7 +765,7 @@ mod tests {
                     );
                     next += 1;
                 }
-                q.pop_spent();
+                q.pop_spent(kind);
             }
             order
         };
@@ -822,7 +824,7 @@ mod tests {
                         None => replaced_others += 1,
                         Some(_) => {}
                     }
-                    q.pop_spent();
+                    q.pop_spent(kind);
                     ran += 1;
                 }
             }
