@@ -144,9 +144,19 @@ impl<E: Keyed> EventHeap<E> {
         let v = &mut self.v[..];
         // The top's children apart, at indices known here: with one flow the heap
         // holds three or four events, and `e` seldom goes further down than them.
+        // Two entries, whole here: the heap of arrivals of a single link (its two
+        // directions' heads), where every replaced arrival passes the other one.
         let c = match v {
             [_, l, r, ..] => 1 + usize::from(r.before(l)),
-            [_, _] => 1,
+            [top, only] => {
+                if only.before(&e) {
+                    *top = *only;
+                    *only = e;
+                } else {
+                    *top = e;
+                }
+                return;
+            }
             _ => {
                 v[0] = e;
                 return;
