@@ -5,7 +5,8 @@
 //! [`DirId`] the link directions (link `l`'s a→b direction is `DirId::of(l, 0)`, its
 //! b→a one `DirId::of(l, 1)`), a [`NodeId`] `Scenario::nodes`. An [`IdVec`] can only be
 //! indexed by its own kind of id, so mixing them up is a compile error rather than a
-//! wrong flow. Each is four bytes, so the event entry stays 32 bytes.
+//! wrong flow. Each is four bytes, so the event entries stay small (`Entry`,
+//! `ArrivalEntry`).
 
 use std::marker::PhantomData;
 use std::ops::{Index, IndexMut};

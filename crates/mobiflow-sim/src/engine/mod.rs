@@ -134,6 +134,16 @@ struct Entry {
 }
 const _: () = assert!(std::mem::size_of::<Entry>() == 40);
 
+/// Where one end of a flow sends its packets.
+#[derive(Copy, Clone, Debug)]
+struct Out {
+    /// The other end's node.
+    dst: NodeId,
+    /// The direction the packets take first: fixed, as the routes are, once the world
+    /// is built (`Net::forward_on`).
+    first_hop: DirId,
+}
+
 /// A flow's state in the engine. `repr(C)` and 64-byte aligned: what every packet
 /// reads (the machines, the nodes, the read mark and hook, the reader, the wake-ups)
 /// comes first, in one cache line; with many flows a packet finds its flow's line
@@ -146,11 +156,9 @@ struct FlowRt {
     /// frees them flow by flow for the summaries (issue 19's memory per flow). One
     /// load more per use on the packet path.
     ep: Box<Endpoints>,
-    /// The sender's node and the receiver's (`flush` sends from one to the other).
-    nodes: [NodeId; 2],
-    /// The direction the sender's packets take first, and the receiver's: fixed, as
-    /// the routes are, once the world is built (`Net::forward_on`).
-    first_hop: [DirId; 2],
+    /// Where the sender's packets go, and the receiver's: `flush` reads both fields
+    /// of its side's with one load.
+    out: [Out; 2],
     /// Bytes read at which `after_read` has a burst or the transfer to complete: the
     /// end of the next burst or the total, whichever comes first (`u64::MAX`: none).
     /// A read below it, with no `read_hook`, needs nothing more (`World::read_mark`).
@@ -238,7 +246,7 @@ struct SlabSink<'a> {
     to_receiver: bool,
     dst: NodeId,
     /// The direction the packets take first, out of the sending end's node towards
-    /// `dst` (`FlowRt::first_hop`).
+    /// `dst` (`FlowRt::out`).
     first_hop: DirId,
     now: Instant,
 }
@@ -386,8 +394,16 @@ impl<'a> World<'a> {
                 )),
                 read_hook,
                 read_mark: total.unwrap_or(u64::MAX),
-                nodes: [NodeId::new(f.src), NodeId::new(f.dst)],
-                first_hop,
+                out: [
+                    Out {
+                        dst: NodeId::new(f.dst),
+                        first_hop: first_hop[0],
+                    },
+                    Out {
+                        dst: NodeId::new(f.src),
+                        first_hop: first_hop[1],
+                    },
+                ],
                 greedy: matches!(f.reader, ReaderSpec::Greedy),
                 wake: [Instant::MAX; 2],
                 start,
@@ -802,8 +818,7 @@ impl<'a> World<'a> {
     fn flush(&mut self, f: FlowId, side: Side) {
         let now = self.net.now;
         let fr = &mut self.flows[f];
-        // The other end's node.
-        let dst = fr.nodes[1 - side.index()];
+        let out = fr.out[side.index()];
         let mut sink = SlabSink {
             net: &mut self.net,
             capture: &mut self.capture,
@@ -811,8 +826,8 @@ impl<'a> World<'a> {
             seg_log: &mut self.seg_log,
             f,
             to_receiver: side == Side::Sender,
-            dst,
-            first_hop: fr.first_hop[side.index()],
+            dst: out.dst,
+            first_hop: out.first_hop,
             now,
         };
         if let Some(t) = fr.ep.transmit(now, side, &mut sink) {

@@ -142,8 +142,9 @@ impl<E: Keyed> EventHeap<E> {
     #[inline(always)]
     pub(super) fn replace_top(&mut self, e: E) {
         let v = &mut self.v[..];
-        // The top's children apart, at indices known here: with one flow the heap
-        // holds three or four events, and `e` seldom goes further down than them.
+        // The top's children apart, at indices known here: with one flow the heap of
+        // other events holds a few wake-ups, and `e` seldom goes further down than
+        // them.
         // Two entries, whole here: the heap of arrivals of a single link (its two
         // directions' heads), where every replaced arrival passes the other one.
         let c = match v {
@@ -524,7 +525,7 @@ impl Net {
 
     /// [`Net::forward`] onto `d`, the route's next direction from the packet's node,
     /// of `bytes` on the wire: called directly with a flow's first hop, which the
-    /// static routes fix at the start (`FlowRt::first_hop`), by the packets the
+    /// static routes fix at the start (`FlowRt::out`), by the packets the
     /// flow's ends send.
     #[inline(always)]
     pub(super) fn forward_on(&mut self, d: DirId, id: PktId, bytes: u32) {

@@ -570,13 +570,13 @@ fn check(toml: &str) -> Result<Coverage, String> {
     // Each end's packets leave by the cached first hop (`SlabSink::post`), as they
     // would by the route.
     for (f, fr) in w.flows.iter().enumerate() {
-        let [a, b] = fr.nodes;
+        let [a, b] = [fr.out[1].dst, fr.out[0].dst];
         for (side, (from, to)) in [(a, b), (b, a)].into_iter().enumerate() {
             let route = w.net.route.next(from, to);
-            if route != Some(fr.first_hop[side]) {
+            if route != Some(fr.out[side].first_hop) {
                 return Err(format!(
                     "flow {f}: first hop {:?} of side {side}, the route's {route:?}",
-                    fr.first_hop[side]
+                    fr.out[side].first_hop
                 ));
             }
         }
