@@ -318,12 +318,13 @@ impl Recs {
 /// serialised are the pipe's tail and need no copy of their own; two counts say
 /// where `pending` and the `pipe` start ([`Recs`]). A direction is lean from the
 /// start when it draws no randomness on the way (no reordering, no duplication),
-/// runs the DropTail fast path and has a rate; it leaves for good (`leave_lean`) at
-/// anything lean cannot express: a rate or delay change ([`Dir::set_rate`],
-/// [`Dir::set_delay`]), a reschedule, an outage. So while it is lean the rate and
-/// the delay are those it started with and the link is up: every packet arrives at
-/// its end plus one delay, after any packet sent earlier (`fifo` changes nothing),
-/// and the lean path tests none of these per packet.
+/// runs the DropTail fast path with room for a packet at least and has a rate; it
+/// leaves for good (`leave_lean`) at anything lean cannot express: a rate or delay
+/// change ([`Dir::set_rate`], [`Dir::set_delay`]), a reschedule, an outage. So
+/// while it is lean the rate and the delay are those it started with and the link
+/// is up: every packet arrives at its end plus one delay, after any packet sent
+/// earlier (`fifo` changes nothing), and the lean path tests none of these per
+/// packet.
 #[derive(Debug)]
 pub struct Dir {
     pub index: DirId,
@@ -458,8 +459,10 @@ impl Dir {
             (QueueLimit::Packets(n), None) if spec.loss <= 0.0 && trace.is_none() => Some(n),
             _ => None,
         };
-        let lean =
-            droptail.is_some() && rate_bps > 0 && spec.reorder <= 0.0 && spec.duplicate <= 0.0;
+        let lean = droptail.is_some_and(|n| n > 0)
+            && rate_bps > 0
+            && spec.reorder <= 0.0
+            && spec.duplicate <= 0.0;
         Dir {
             index,
             from,
@@ -851,6 +854,9 @@ impl Dir {
         if !self.lean {
             return Lean::General;
         }
+        if self.busy_until < now {
+            return self.enqueue_idle(now, id, bytes);
+        }
         let in_service = self.retire_lean(now, origin);
         let (sent, arrived, next) = (self.recs.sent, self.recs.arrived, self.recs.next);
         // `waiting(now)`: nothing is in `queue` while the rate and the link are up.
@@ -861,7 +867,8 @@ impl Dir {
             self.stats.drops += 1;
             return Lean::Dropped;
         }
-        let start = now.max(self.busy_until);
+        // `now.max(busy_until)`: the serialiser is busy until now at least.
+        let start = self.busy_until;
         let end = start + self.transmission(bytes);
         self.busy_until = end;
         self.stats.queue_area += (start - now).as_nanos() as u128;
@@ -884,6 +891,37 @@ impl Dir {
         }
         if arrived == next {
             // The pipe was empty: a new head.
+            Lean::Head(end + self.delay, self.pipe_gen)
+        } else {
+            Lean::Behind
+        }
+    }
+
+    /// `enqueue_lean` when the serialiser went idle before `now`: every record ended
+    /// by `busy_until`, before `now`, so `retire` takes them all whatever `origin` (no
+    /// end at `now` to tie with), nothing waits (a lean limit is at least one packet:
+    /// no drop), and the packet starts at once, alone (no queue to count). The
+    /// common case of a direction carrying ACKs, or a link faster than its load.
+    #[inline(always)]
+    fn enqueue_idle(&mut self, now: Instant, id: PktId, bytes: u32) -> Lean {
+        let end = now + self.transmission(bytes);
+        self.busy_until = end;
+        self.lean_bytes += bytes as u64;
+        let r = &mut self.recs;
+        let (arrived, next) = (r.arrived, r.next);
+        r.sent = next;
+        // The live records start at `sent.min(arrived)`, which is `arrived` now.
+        r.push(
+            Rec {
+                enq: now,
+                start: now,
+                end,
+                bytes,
+                id,
+            },
+            arrived,
+        );
+        if arrived == next {
             Lean::Head(end + self.delay, self.pipe_gen)
         } else {
             Lean::Behind
