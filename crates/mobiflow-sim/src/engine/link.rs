@@ -867,11 +867,12 @@ impl Dir {
             self.stats.drops += 1;
             return Lean::Dropped;
         }
-        // `now.max(busy_until)`: the serialiser is busy until now at least.
+        // `now.max(busy_until)`: the serialiser is busy until now at least, so the
+        // wait `start - now` needs no saturation.
         let start = self.busy_until;
         let end = start + self.transmission(bytes);
         self.busy_until = end;
-        self.stats.queue_area += (start - now).as_nanos() as u128;
+        self.stats.queue_area += (start.as_nanos() - now.as_nanos()) as u128;
         self.lean_bytes += bytes as u64;
         self.recs.push(
             Rec {
