@@ -252,23 +252,53 @@ struct Rec {
 /// `arrived` reached the far end, `next` were scheduled. Record `k` lives in
 /// `buf[k % buf.len()]` (a power of two) while it is still pending or in the pipe,
 /// from `sent.min(arrived)` on.
+///
+/// The buffer grows before a record would overwrite a live one, a test in two
+/// halves, each where it costs least: `push` tests the records from `arrived`, and
+/// the queue's limit test (`admits`) those from `sent`.
 #[derive(Debug)]
 struct Recs {
     buf: Vec<Rec>,
     sent: usize,
     arrived: usize,
     next: usize,
+    /// The DropTail limit, and the waiting packets the buffer has room for with one
+    /// more record: the limit, or less when the buffer is short (`grow`).
+    limit: u64,
+    room: u64,
 }
 
 impl Recs {
-    /// Room for `room` records, a power of two (none: a direction that is not lean).
-    fn new(room: usize) -> Recs {
+    /// Room for `room` records, a power of two (none: a direction that is not lean),
+    /// in front of a DropTail queue of `limit` packets.
+    fn new(room: usize, limit: u64) -> Recs {
         Recs {
             buf: vec![Rec::default(); room],
             sent: 0,
             arrived: 0,
             next: 0,
+            limit,
+            room: limit.min((room as u64).saturating_sub(1)),
         }
+    }
+
+    /// May a packet join when `waiting` wait (`waiting < limit`, ns-2's
+    /// `DropTail::enque`)? Below `room`, the records from `sent` (the waiting ones
+    /// and at most one in service: at most `room`, `buf.len() - 1`) leave a slot for
+    /// the new one; between `room` and the limit the buffer grows first.
+    #[inline(always)]
+    fn admits(&mut self, waiting: usize) -> bool {
+        let w = waiting as u64;
+        if w < self.room {
+            return true;
+        }
+        if w >= self.limit {
+            return false;
+        }
+        // `w` is at most `next - sent`, which fits in the buffer: below the new
+        // room, the limit or twice the length less one.
+        self.grow();
+        true
     }
 
     /// Record `k` (between `sent.min(arrived)` and `next`).
@@ -277,13 +307,14 @@ impl Recs {
         &self.buf[k & (self.buf.len() - 1)]
     }
 
-    /// Record `next`, the live ones from `first` (`sent.min(arrived)`) on.
+    /// Record `next`: past `admits`, or with nothing pending, only the records from
+    /// `arrived` may fill the buffer.
     #[inline(always)]
-    fn push(&mut self, r: Rec, first: usize) {
-        debug_assert_eq!(first, self.sent.min(self.arrived));
-        if self.next - first == self.buf.len() {
+    fn push(&mut self, r: Rec) {
+        if self.next - self.arrived == self.buf.len() {
             self.grow();
         }
+        debug_assert!(self.next - self.sent.min(self.arrived) < self.buf.len());
         let i = self.next & (self.buf.len() - 1);
         self.buf[i] = r;
         self.next += 1;
@@ -298,6 +329,7 @@ impl Recs {
             buf[k & mask] = *self.get(k);
         }
         self.buf = buf;
+        self.room = self.limit.min(mask as u64);
     }
 }
 
@@ -318,12 +350,13 @@ impl Recs {
 /// serialised are the pipe's tail and need no copy of their own; two counts say
 /// where `pending` and the `pipe` start ([`Recs`]). A direction is lean from the
 /// start when it draws no randomness on the way (no reordering, no duplication),
-/// runs the DropTail fast path and has a rate; it leaves for good (`leave_lean`) at
-/// anything lean cannot express: a rate or delay change ([`Dir::set_rate`],
-/// [`Dir::set_delay`]), a reschedule, an outage. So while it is lean the rate and
-/// the delay are those it started with and the link is up: every packet arrives at
-/// its end plus one delay, after any packet sent earlier (`fifo` changes nothing),
-/// and the lean path tests none of these per packet.
+/// runs the DropTail fast path with room for a packet at least and has a rate; it
+/// leaves for good (`leave_lean`) at anything lean cannot express: a rate or delay
+/// change ([`Dir::set_rate`], [`Dir::set_delay`]), a reschedule, an outage. So
+/// while it is lean the rate and the delay are those it started with and the link
+/// is up: every packet arrives at its end plus one delay, after any packet sent
+/// earlier (`fifo` changes nothing), and the lean path tests none of these per
+/// packet.
 #[derive(Debug)]
 pub struct Dir {
     pub index: DirId,
@@ -359,8 +392,7 @@ pub struct Dir {
     pipe: VecDeque<InFlight>,
     /// The direction keeps its scheduled packets in `recs` (see above).
     lean: bool,
-    /// While lean: the DropTail limit (`droptail`).
-    lean_limit: u64,
+    /// While lean: the records, behind a DropTail limit (`droptail`).
     recs: Recs,
     /// While lean: the bytes of every record. The counters of what finished
     /// serialisation are derived from `recs` rather than counted per packet: the
@@ -458,8 +490,10 @@ impl Dir {
             (QueueLimit::Packets(n), None) if spec.loss <= 0.0 && trace.is_none() => Some(n),
             _ => None,
         };
-        let lean =
-            droptail.is_some() && rate_bps > 0 && spec.reorder <= 0.0 && spec.duplicate <= 0.0;
+        let lean = droptail.is_some_and(|n| n > 0)
+            && rate_bps > 0
+            && spec.reorder <= 0.0
+            && spec.duplicate <= 0.0;
         Dir {
             index,
             from,
@@ -477,8 +511,7 @@ impl Dir {
             last_arrival: Instant::ZERO,
             pipe: VecDeque::new(),
             lean,
-            lean_limit: droptail.map_or(u64::MAX, u64::from),
-            recs: Recs::new(if lean { 64 } else { 0 }),
+            recs: Recs::new(if lean { 64 } else { 0 }, droptail.map_or(0, u64::from)),
             lean_bytes: 0,
             send_seq: 0,
             max_arrived_seq: None,
@@ -692,7 +725,7 @@ impl Dir {
                 });
             }
         }
-        self.recs = Recs::new(0);
+        self.recs = Recs::new(0, 0);
     }
 
     /// RED's decision for an arriving packet of `size` bytes, `qlen` packets and
@@ -851,31 +884,33 @@ impl Dir {
         if !self.lean {
             return Lean::General;
         }
+        if self.busy_until < now {
+            return self.enqueue_idle(now, id, bytes);
+        }
         let in_service = self.retire_lean(now, origin);
         let (sent, arrived, next) = (self.recs.sent, self.recs.arrived, self.recs.next);
         // `waiting(now)`: nothing is in `queue` while the rate and the link are up.
         let pending = next - sent;
         let waiting = pending - usize::from(in_service);
         // ns-2's `DropTail::enque`: drop the arrival when `limit` packets wait.
-        if waiting as u64 >= self.lean_limit {
+        if !self.recs.admits(waiting) {
             self.stats.drops += 1;
             return Lean::Dropped;
         }
-        let start = now.max(self.busy_until);
+        // `now.max(busy_until)`: the serialiser is busy until now at least, so the
+        // wait `start - now` needs no saturation.
+        let start = self.busy_until;
         let end = start + self.transmission(bytes);
         self.busy_until = end;
-        self.stats.queue_area += (start - now).as_nanos() as u128;
+        self.stats.queue_area += (start.as_nanos() - now.as_nanos()) as u128;
         self.lean_bytes += bytes as u64;
-        self.recs.push(
-            Rec {
-                enq: now,
-                start,
-                end,
-                bytes,
-                id,
-            },
-            sent.min(arrived),
-        );
+        self.recs.push(Rec {
+            enq: now,
+            start,
+            end,
+            bytes,
+            id,
+        });
         // It waits unless it is alone, and then it starts at once: with nothing
         // pending, the last packet ended by now and so did `busy_until`. Behind
         // another packet, it adds one to the queue.
@@ -884,6 +919,33 @@ impl Dir {
         }
         if arrived == next {
             // The pipe was empty: a new head.
+            Lean::Head(end + self.delay, self.pipe_gen)
+        } else {
+            Lean::Behind
+        }
+    }
+
+    /// `enqueue_lean` when the serialiser went idle before `now`: every record ended
+    /// by `busy_until`, before `now`, so `retire` takes them all whatever `origin` (no
+    /// end at `now` to tie with), nothing waits (a lean limit is at least one packet:
+    /// no drop), and the packet starts at once, alone (no queue to count). The
+    /// common case of a direction carrying ACKs, or a link faster than its load.
+    #[inline(always)]
+    fn enqueue_idle(&mut self, now: Instant, id: PktId, bytes: u32) -> Lean {
+        let end = now + self.transmission(bytes);
+        self.busy_until = end;
+        self.lean_bytes += bytes as u64;
+        let r = &mut self.recs;
+        let (arrived, next) = (r.arrived, r.next);
+        r.sent = next;
+        r.push(Rec {
+            enq: now,
+            start: now,
+            end,
+            bytes,
+            id,
+        });
+        if arrived == next {
             Lean::Head(end + self.delay, self.pipe_gen)
         } else {
             Lean::Behind
@@ -1579,6 +1641,43 @@ mod tests {
         let ids: Vec<PktId> = arrivals(&mut d).into_iter().map(|a| a.1).collect();
         assert_eq!(ids, (0..200).collect::<Vec<_>>());
         assert_eq!(d.stats().reordered + d.stats().duplicated, 0);
+    }
+
+    /// A lean direction without delay whose ring is full of packets waiting behind
+    /// the one in service, which already reached the far end but still holds the
+    /// link for an arrival ordered before its end (`retire`): the ring grows before
+    /// the next record would overwrite it (the limit test, `Recs::admits`, keeps room
+    /// for the records from `sent`; `push` tests those from `arrived`).
+    #[test]
+    fn a_full_lean_ring_keeps_the_packet_in_service() {
+        let us = Instant::from_micros;
+        let mut lean = Dir::new(DirId(0), NodeId(0), NodeId(1), &plain(0), rng());
+        let mut general = Dir::new(DirId(0), NodeId(0), NodeId(1), &plain(0), rng());
+        general.leave_lean();
+        for d in [&mut lean, &mut general] {
+            // Packet 0 in service from 1 ms to 1.25 ms, 63 behind it: the first
+            // buffer's 64 records.
+            for id in 0..64 {
+                d.enqueue(us(1000), id, 250);
+            }
+            let (p, _) = d.pop_arrival().unwrap();
+            assert_eq!((p.id, p.at), (0, us(1250)));
+            // From an event scheduled before packet 0's transmission started: 63
+            // wait, the new packet is the 65th record.
+            let a = d.enqueue_from(us(1250), us(500), 64, 1000);
+            assert!(matches!(a, Admit::Scheduled(false)));
+            assert_eq!(d.waiting(us(1250)), 64);
+        }
+        assert!(lean.lean && lean.recs.buf.len() > 64);
+        for t in [1250, 1500, 2000, 20_000, 40_000] {
+            lean.advance(us(t));
+            general.advance(us(t));
+            assert_eq!(lean.waiting(us(t)), general.waiting(us(t)), "{t}");
+            assert_eq!(lean.waiting_bytes(us(t)), general.waiting_bytes(us(t)));
+            let st = |d: &Dir| format!("{:?}", d.stats());
+            assert_eq!(st(&lean), st(&general), "{t}");
+        }
+        assert_eq!(arrivals(&mut lean), arrivals(&mut general));
     }
 
     /// The lean representation is the general one without the copies: a random run
