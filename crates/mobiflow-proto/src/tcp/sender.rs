@@ -785,9 +785,10 @@ impl TcpSender {
     /// `retransmit`): as a call it cost 23 instructions more per packet (callgrind
     /// slope 2,434.8 -> 2,411.8). `PLAIN`: the sender is `plain` (no extension, no
     /// PRR: their steps are left out). Returns cwnd after congestion control heard of
-    /// the segment (one dispatch for both, `Controller::on_sent_window`).
+    /// the segment if that may have moved it (`Controller::on_sent_window`; `None`:
+    /// cwnd is unchanged).
     #[inline(always)]
-    fn on_data_sent<const PLAIN: bool>(&mut self, now: Instant, len: u64) -> u64 {
+    fn on_data_sent<const PLAIN: bool>(&mut self, now: Instant, len: u64) -> Option<u64> {
         self.stats.segments_sent += 1;
         self.stats.data_segments_sent += 1;
         self.stats.bytes_sent += len;
@@ -979,16 +980,16 @@ impl TcpSender {
             if len == 0 {
                 return Polled::Nothing;
             }
-            let cwnd_after = self.send_new_segment::<true>(now, len, out);
             // `nothing_more`, whose conditions all hold here (sending new data changes
             // none of them), without testing them again. The segment took `len` bytes
             // of each room (the window's edge stays, pipe grew by `len`), so unless
             // the controller moved cwnd the rooms need not be asked again.
-            let more = if cwnd_after == cwnd {
-                self.len_within(now, rooms.less(len))
-            } else {
-                let rooms = self.rooms_steady(cwnd_after);
-                self.len_within(now, rooms)
+            let more = match self.send_new_segment::<true>(now, len, out) {
+                Some(cwnd_after) if cwnd_after != cwnd => {
+                    let rooms = self.rooms_steady(cwnd_after);
+                    self.len_within(now, rooms)
+                }
+                _ => self.len_within(now, rooms.less(len)),
             };
             if more == 0 {
                 Polled::Last
@@ -1011,21 +1012,7 @@ impl TcpSender {
         if self.ext.iter_mut().any(|e| e.holds_transmit(now, mss)) {
             return Polled::Nothing;
         }
-        let mut cwnd = self.prr_cwnd().unwrap_or_else(|| self.cc.window());
-        if self.ca == CaState::Loss
-            && self.dupacks > 0
-            && self.cfg.limited_transmit
-            && self.cfg.limited_transmit_after_timeout
-            && !self.sack_ok
-            && self.dupacks < self.cfg.dupack_threshold
-        {
-            // ns-2 `TcpAgent::send_one` after a timeout (`RenoTcpAgent::timeout` zeroes
-            // `dupacks_`): the next packet of the resend may go while it is within
-            // `highest_ack_ + cwnd_ + dupacks_`.
-            cwnd += self.dupacks as u64 * self.mss();
-        }
-        let pipe_mode = self.ca == CaState::Loss
-            || (self.ca == CaState::Recovery && self.recovery() == Recovery::Sack);
+        let (cwnd, pipe_mode) = self.unsteady_window();
         if self.ca == CaState::Loss && self.undo.new_data_first() {
             // F-RTO step 2b (Linux `REXMIT_NEW` in `tcp_xmit_recovery`): new data
             // instead of the resend; if none can go, the conventional recovery.
@@ -1057,16 +1044,40 @@ impl TcpSender {
         }
     }
 
-    /// After new data left: would a poll now send nothing? Answered only in the steady
-    /// state (established, open, no extension, no probe or forced resend pending),
-    /// where that poll goes straight to [`Self::new_data_len`] with a window that is
-    /// congestion control's: the same call is made here, with its bookkeeping (RFC
+    /// The window [`Self::poll_unsteady`] sends within, and whether it counts pipe
+    /// (RFC 6675) rather than the flight.
+    #[inline(always)]
+    fn unsteady_window(&self) -> (u64, bool) {
+        let mut cwnd = self.prr_cwnd().unwrap_or_else(|| self.cc.window());
+        if self.ca == CaState::Loss
+            && self.dupacks > 0
+            && self.cfg.limited_transmit
+            && self.cfg.limited_transmit_after_timeout
+            && !self.sack_ok
+            && self.dupacks < self.cfg.dupack_threshold
+        {
+            // ns-2 `TcpAgent::send_one` after a timeout (`RenoTcpAgent::timeout` zeroes
+            // `dupacks_`): the next packet of the resend may go while it is within
+            // `highest_ack_ + cwnd_ + dupacks_`.
+            cwnd += self.dupacks as u64 * self.mss();
+        }
+        let pipe_mode = self.ca == CaState::Loss
+            || (self.ca == CaState::Recovery && self.recovery() == Recovery::Sack);
+        (cwnd, pipe_mode)
+    }
+
+    /// After new data left: would a poll now send nothing? Answered when that poll
+    /// would go to [`Self::new_data_len`] or NextSeg with nothing else to try first
+    /// (established, no extension, no probe or forced resend pending): in the open
+    /// state with a window that is congestion control's; outside it for a `plain`
+    /// sender ([`Self::poll_unsteady`] without PRR's window or F-RTO's new data
+    /// first), as NextSeg chooses (a resend: more to send; nothing allowed: none; new
+    /// data: its length). The same calls are made here, with their bookkeeping (RFC
     /// 7661's cwnd-limited mark, the persist timer), on the same state. Otherwise
     /// false, and the caller polls.
     #[inline]
     fn nothing_more(&mut self, now: Instant) -> bool {
-        if self.ca != CaState::Open
-            || self.state != State::Established
+        if self.state != State::Established
             || self.probe_due
             || self.forced_rtx
             || self.probe.is_some()
@@ -1074,8 +1085,20 @@ impl TcpSender {
         {
             return false;
         }
-        let cwnd = self.cc.window();
-        self.new_data_len(now, false, cwnd) == 0
+        if self.ca == CaState::Open {
+            let cwnd = self.cc.window();
+            return self.new_data_len(now, false, cwnd) == 0;
+        }
+        // A `plain` sender has no PRR, so no PRR window, and no F-RTO.
+        if !self.plain {
+            return false;
+        }
+        let (cwnd, pipe_mode) = self.unsteady_window();
+        match self.next_seg(pipe_mode, cwnd) {
+            NextSeg::Retransmit(_) => false,
+            NextSeg::Hold => true,
+            NextSeg::NewData => self.new_data_len(now, pipe_mode, cwnd) == 0,
+        }
     }
 
     /// The SYN (RFC 9293 §3.5), with the options this end offers.
@@ -1106,7 +1129,9 @@ impl TcpSender {
     /// RFC 6675 §4 NextSeg, in SACK recovery and after a timeout (`pipe_mode`): rule
     /// (1), a lost segment first (go-back-N after a timeout), as the window allows;
     /// rule (3), an un-SACKed segment below HighSACK when no new data may go; else new
-    /// data (rule (2), [`Self::send_new_data`]).
+    /// data (rule (2), [`Self::send_new_data`]). Inlined in both its callers (as a
+    /// call from two it cost more than the poll `nothing_more` saves).
+    #[inline(always)]
     fn next_seg(&self, pipe_mode: bool, cwnd: u64) -> NextSeg {
         if !pipe_mode {
             return NextSeg::NewData;
@@ -1273,14 +1298,15 @@ impl TcpSender {
 
     /// The new segment of `len` bytes (> 0, as [`Self::new_data_len`] allowed),
     /// written into `out`, and its bookkeeping; `PLAIN` as for
-    /// [`Self::on_data_sent`] (nor rate sampling). Returns cwnd after it.
+    /// [`Self::on_data_sent`] (nor rate sampling). Returns cwnd after it, if it may
+    /// have moved.
     #[inline(always)]
     fn send_new_segment<const PLAIN: bool>(
         &mut self,
         now: Instant,
         len: u64,
         out: &mut Segment,
-    ) -> u64 {
+    ) -> Option<u64> {
         let app_room = self.app_end.saturating_sub(self.snd_nxt);
         if self.sb.is_empty() {
             if let Some(last) = self.last_data_sent {
