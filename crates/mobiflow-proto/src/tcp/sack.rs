@@ -107,6 +107,10 @@ pub struct Scoreboard {
     tracks_delivery: bool,
     /// The span a block starting in none of them replaces.
     next_span: u8,
+    /// Where the last IsLost scan stopped: the index of the first record ending above
+    /// `lost_scan_end`, unless records were removed since (checked before each use).
+    /// In the padding before `top_sacked`.
+    lost_scan_idx: u32,
     /// Start offsets of the highest SACKed records, ascending, at most `TOP` of them:
     /// RFC 6675's IsLost needs only the DupThresh-th highest.
     top_sacked: Vec<u64>,
@@ -546,7 +550,23 @@ impl Scoreboard {
             return 0;
         }
         let mut marked = 0;
-        let mut i = self.recs.partition_point(|r| r.end <= self.lost_scan_end);
+        // The first record ending above `lost_scan_end`: during a recovery, where the
+        // last scan stopped (each duplicate ACK moves `s` up one record, and only a
+        // cumulative ACK removes records: the index is then checked to be wrong and
+        // the records are searched).
+        let (n, hint, end) = (
+            self.recs.len(),
+            self.lost_scan_idx as usize,
+            self.lost_scan_end,
+        );
+        let mut i = if hint <= n
+            && (hint == 0 || self.recs[hint - 1].end <= end)
+            && (hint == n || self.recs[hint].end > end)
+        {
+            hint
+        } else {
+            self.recs.partition_point(|r| r.end <= end)
+        };
         while i < self.recs.len() && self.recs[i].end <= s {
             if self.recs[i].tx_count == 1 && self.mark_lost(i) {
                 marked += 1;
@@ -554,6 +574,8 @@ impl Scoreboard {
             i += 1;
         }
         self.lost_scan_end = s;
+        // An index beyond `u32` is never taken (it is above every length checked).
+        self.lost_scan_idx = u32::try_from(i).unwrap_or(u32::MAX);
         marked
     }
 
