@@ -989,7 +989,7 @@ impl TcpSender {
                     let rooms = self.rooms_steady(cwnd_after);
                     self.len_within(now, rooms)
                 }
-                _ => self.len_within(now, rooms.less(len)),
+                _ => self.len_within_after_send(now, rooms.less(len)),
             };
             if more == 0 {
                 Polled::Last
@@ -1276,6 +1276,20 @@ impl TcpSender {
             }
         }
         len
+    }
+
+    /// [`Self::len_within`] with a segment outstanding (just sent), so that a zero
+    /// window starts no persist timer: when cwnd leaves less than a segment the
+    /// application could fill, nothing may go (a runt is never sent because of cwnd),
+    /// whatever the receiver's window, which need not be asked unless RFC 7661's
+    /// cwnd-limited mark is kept (the mark depends on it).
+    #[inline(always)]
+    fn len_within_after_send(&mut self, now: Instant, rooms: Rooms) -> u64 {
+        debug_assert!(!self.sb.is_empty());
+        if !self.cfg.cwnd_validation && rooms.cwnd < self.mss().min(rooms.app) {
+            return 0;
+        }
+        self.len_within(now, rooms)
     }
 
     /// New data, as much as the receiver's window, cwnd and the application allow
@@ -2320,6 +2334,44 @@ mod data_segment_tests {
     use crate::tcp::TcpReceiver;
     use std::collections::VecDeque;
     use std::sync::Arc;
+
+    /// `len_within_after_send`'s shortcut answers as `len_within` and leaves the
+    /// sender as it does, for every combination of rooms around one segment, with
+    /// RFC 7661's mark kept and not.
+    #[test]
+    fn room_after_a_send_is_the_general_answer() {
+        let sizes = [0u64, 1, 500, 999, 1000, 1001, 1999, 5000];
+        for validation in [false, true] {
+            let cfg = TcpConfig {
+                mss: 1000,
+                cwnd_validation: validation,
+                handshake: false,
+                ..TcpConfig::ns2()
+            };
+            // One data segment outstanding.
+            let sender = || {
+                let mut s = TcpSender::new(cfg.clone());
+                s.set_unlimited();
+                assert_eq!(s.poll_transmit(Instant::ZERO).map(|d| d.len), Some(1000));
+                s
+            };
+            for app in sizes {
+                for rwnd in sizes {
+                    for cwnd in sizes {
+                        let rooms = Rooms { app, rwnd, cwnd };
+                        let (mut fast, mut general) = (sender(), sender());
+                        let now = Instant::from_millis(1);
+                        assert_eq!(
+                            fast.len_within_after_send(now, rooms),
+                            general.len_within(now, rooms),
+                            "{rooms:?}"
+                        );
+                        assert_eq!(format!("{fast:?}"), format!("{general:?}"), "{rooms:?}");
+                    }
+                }
+            }
+        }
+    }
 
     /// New data written into a slot last used by an unrelated segment (every field
     /// set, SACK blocks too), as the simulator's packet slab hands it out, is the
