@@ -1235,9 +1235,22 @@ impl TcpSender {
         }
     }
 
-    /// [`Self::new_data_len`] given the rooms.
+    /// [`Self::new_data_len`] given the rooms. Nearly every segment of a bulk transfer
+    /// finds each room at least a segment: then it is a full one, and nothing is
+    /// recorded (cwnd holds nothing back, the window is open), without the general
+    /// steps ([`Self::len_within_general`]).
     #[inline(always)]
     fn len_within(&mut self, now: Instant, rooms: Rooms) -> u64 {
+        let mss = self.mss();
+        if rooms.app >= mss && rooms.rwnd >= mss && rooms.cwnd >= mss {
+            return mss;
+        }
+        self.len_within_general(now, rooms)
+    }
+
+    /// [`Self::len_within`], every case.
+    #[inline(always)]
+    fn len_within_general(&mut self, now: Instant, rooms: Rooms) -> u64 {
         let Rooms {
             app: app_room,
             rwnd: rwnd_room,
@@ -2335,11 +2348,13 @@ mod data_segment_tests {
     use std::collections::VecDeque;
     use std::sync::Arc;
 
-    /// `len_within_after_send`'s shortcut answers as `len_within` and leaves the
-    /// sender as it does, for every combination of rooms around one segment, with
-    /// RFC 7661's mark kept and not.
+    /// The shortcuts of `len_within` (every room a segment) and of
+    /// `len_within_after_send` (cwnd less than a segment) answer as the general steps
+    /// and leave the sender as they do, for every combination of rooms around one
+    /// segment, with RFC 7661's mark kept and not, with a segment outstanding and
+    /// (`len_within` only) none.
     #[test]
-    fn room_after_a_send_is_the_general_answer() {
+    fn room_shortcuts_are_the_general_answer() {
         let sizes = [0u64, 1, 500, 999, 1000, 1001, 1999, 5000];
         for validation in [false, true] {
             let cfg = TcpConfig {
@@ -2348,22 +2363,33 @@ mod data_segment_tests {
                 handshake: false,
                 ..TcpConfig::ns2()
             };
-            // One data segment outstanding.
-            let sender = || {
+            // With one data segment outstanding, or none.
+            let sender = |sent: bool| {
                 let mut s = TcpSender::new(cfg.clone());
                 s.set_unlimited();
-                assert_eq!(s.poll_transmit(Instant::ZERO).map(|d| d.len), Some(1000));
+                if sent {
+                    assert_eq!(s.poll_transmit(Instant::ZERO).map(|d| d.len), Some(1000));
+                }
                 s
             };
+            let now = Instant::from_millis(1);
             for app in sizes {
                 for rwnd in sizes {
                     for cwnd in sizes {
                         let rooms = Rooms { app, rwnd, cwnd };
-                        let (mut fast, mut general) = (sender(), sender());
-                        let now = Instant::from_millis(1);
+                        for sent in [true, false] {
+                            let (mut fast, mut general) = (sender(sent), sender(sent));
+                            assert_eq!(
+                                fast.len_within(now, rooms),
+                                general.len_within_general(now, rooms),
+                                "{rooms:?}"
+                            );
+                            assert_eq!(format!("{fast:?}"), format!("{general:?}"), "{rooms:?}");
+                        }
+                        let (mut fast, mut general) = (sender(true), sender(true));
                         assert_eq!(
                             fast.len_within_after_send(now, rooms),
-                            general.len_within(now, rooms),
+                            general.len_within_general(now, rooms),
                             "{rooms:?}"
                         );
                         assert_eq!(format!("{fast:?}"), format!("{general:?}"), "{rooms:?}");
