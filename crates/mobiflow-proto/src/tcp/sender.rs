@@ -211,6 +211,19 @@ enum NextSeg {
     NewData,
 }
 
+/// Where an ACK of new data takes its RTT sample from ([`TcpSender::rtt_from`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum RttFrom {
+    /// The echoed timestamp, this TSecr (RFC 7323 §4.1).
+    Echo(u32),
+    /// The newest segment acknowledged (per-ACK sampling, none resent).
+    Newest,
+    /// The timed segment, if the ACK covers it (ns-2's `rtt_seq_`).
+    Timed,
+    /// None (Karn's rule: a covered segment was resent).
+    Nothing,
+}
+
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 enum State {
     SynSent,
@@ -1909,14 +1922,12 @@ impl TcpSender {
         sack_rtt: Option<Duration>,
     ) -> u64 {
         let ack = seg.ack;
-        let rtx_acked = self.retransmission_acked(seg);
+        let from = self.rtt_from(seg);
         let acked = self.sb.ack_to(ack);
         let (last, newly_acked) = (acked.last, acked.newly);
         self.snd_una = ack;
         self.each_ext(now, |e, cx| e.on_new_ack(cx, &acked));
-        let sample = self
-            .rtt_sample(now, seg, last.filter(|_| !rtx_acked))
-            .or(sack_rtt);
+        let sample = self.rtt_sample(now, ack, from, last).or(sack_rtt);
         if let Some(r) = sample {
             self.take_rtt_sample(r);
         }
@@ -1952,21 +1963,34 @@ impl TcpSender {
         newly_acked
     }
 
-    /// Karn's rule holds for every segment the ACK covers: if one of them was
-    /// retransmitted, the ACK may have left when the retransmission filled a hole,
-    /// long after the later segments arrived (Linux's FLAG_RETRANS_DATA_ACKED). Only
-    /// needed when this ACK's sample comes from send times of every ACK (no echoed
-    /// timestamp, per-ACK sampling): false otherwise.
+    /// Where the RTT sample of an ACK of new data comes from, decided before the
+    /// scoreboard drops the records it covers: RFC 7323 §4.1 the echoed timestamp;
+    /// else RFC 6298 §3 the timed segment, or with per-ACK sampling the newest
+    /// segment acknowledged unless one of those covered was retransmitted (Karn's
+    /// rule holds for every segment the ACK covers: the ACK may have left when the
+    /// retransmission filled a hole, long after the later segments arrived; Linux's
+    /// FLAG_RETRANS_DATA_ACKED). Decided once, the sample after the scoreboard took
+    /// the ACK ([`Self::rtt_sample`]) does not ask the options again.
     #[inline(always)]
-    fn retransmission_acked(&self, seg: &Segment) -> bool {
-        let ts_sample = self.ts_ok && seg.ts.is_some_and(|ts| ts.tsecr != 0);
-        !ts_sample
-            && self.cfg.rtt_sampling == RttSampling::EveryAck
-            && self
-                .sb
-                .iter()
-                .take_while(|r| r.start < seg.ack)
-                .any(|r| r.tx_count > 1)
+    fn rtt_from(&self, seg: &Segment) -> RttFrom {
+        match (self.ts_ok, seg.ts) {
+            (true, Some(ts)) if ts.tsecr != 0 => RttFrom::Echo(ts.tsecr),
+            _ => match self.cfg.rtt_sampling {
+                RttSampling::TimedSegment => RttFrom::Timed,
+                RttSampling::EveryAck => {
+                    if self
+                        .sb
+                        .iter()
+                        .take_while(|r| r.start < seg.ack)
+                        .any(|r| r.tx_count > 1)
+                    {
+                        RttFrom::Nothing
+                    } else {
+                        RttFrom::Newest
+                    }
+                }
+            },
+        }
     }
 
     /// [`Self::on_new_ack`] for a `plain` sender in the open state and an ACK without
@@ -1979,12 +2003,12 @@ impl TcpSender {
     /// 5681 §3.1, RFC 7661 §4) and the timer's restart (RFC 6298 §5.2–5.3).
     fn on_new_ack_open(&mut self, now: Instant, seg: &Segment, prior_in_flight: u64) {
         let ack = seg.ack;
-        let rtx_acked = self.retransmission_acked(seg);
+        let from = self.rtt_from(seg);
         // A `plain` sender tracks no rates or deliveries.
         let acked = self.sb.ack_to_untracked(ack);
         let (last, newly_acked) = (acked.last, acked.newly);
         self.snd_una = ack;
-        let sample = self.rtt_sample(now, seg, last.filter(|_| !rtx_acked));
+        let sample = self.rtt_sample(now, ack, from, last);
         if let Some(r) = sample {
             self.take_rtt_sample(r);
         }
@@ -2041,33 +2065,32 @@ impl TcpSender {
         self.rtt.reset_backoff();
     }
 
-    /// The RTT sample of an ACK of new data: RFC 7323 §4.1 from the echoed timestamp,
-    /// else RFC 6298 §3 with Karn's rule (never from a retransmitted segment): from
-    /// `last`, the newest segment acknowledged (`None` if a covered segment was
-    /// retransmitted), or from the timed segment.
+    /// The RTT sample of an ACK of new data up to `ack`, from where [`Self::rtt_from`]
+    /// said: the echoed timestamp, `last` (the newest segment acknowledged) or the
+    /// timed segment.
     fn rtt_sample(
         &mut self,
         now: Instant,
-        seg: &Segment,
+        ack: u64,
+        from: RttFrom,
         last: Option<SegRec>,
     ) -> Option<Duration> {
-        match (self.ts_ok, seg.ts) {
-            (true, Some(ts)) if ts.tsecr != 0 => {
-                let ticks = self.ts_now(now).wrapping_sub(ts.tsecr) as u64;
+        match from {
+            RttFrom::Timed => match self.rtt_timed {
+                Some((end, sent)) if ack >= end => {
+                    self.rtt_timed = None;
+                    Some(now - sent)
+                }
+                _ => None,
+            },
+            RttFrom::Echo(tsecr) => {
+                let ticks = self.ts_now(now).wrapping_sub(tsecr) as u64;
                 Some(Duration::from_nanos(
                     ticks * self.cfg.ts_granularity.as_nanos(),
                 ))
             }
-            _ => match self.cfg.rtt_sampling {
-                RttSampling::EveryAck => last.map(|r| now - r.sent_at),
-                RttSampling::TimedSegment => match self.rtt_timed {
-                    Some((end, sent)) if seg.ack >= end => {
-                        self.rtt_timed = None;
-                        Some(now - sent)
-                    }
-                    _ => None,
-                },
-            },
+            RttFrom::Newest => last.map(|r| now - r.sent_at),
+            RttFrom::Nothing => None,
         }
     }
 
