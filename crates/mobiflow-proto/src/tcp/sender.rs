@@ -104,8 +104,24 @@ impl RttStats {
         let width = 1u64 << (e - SUB_BITS as u64);
         Duration::from_nanos((lo * 1_000).saturating_add(width * 500))
     }
+    /// Inlined (taken on every RTT sample, one per ACK with timestamps), the histogram's
+    /// growth out of line.
+    #[inline]
     pub fn record(&mut self, d: Duration) {
         let b = Self::bucket(d);
+        if b < self.base || b >= self.base + self.hist.len() {
+            self.cover(b);
+        }
+        self.count += 1;
+        self.sum_ns += d.as_nanos() as u128;
+        self.min = Some(self.min.map_or(d, |m| m.min(d)));
+        self.max = Some(self.max.map_or(d, |m| m.max(d)));
+        self.hist[b - self.base] += 1;
+    }
+    /// Grow the histogram to hold bucket `b`.
+    #[cold]
+    #[inline(never)]
+    fn cover(&mut self, b: usize) {
         if self.hist.is_empty() {
             self.base = b;
             self.hist.push(0);
@@ -113,14 +129,9 @@ impl RttStats {
             self.hist
                 .splice(0..0, std::iter::repeat_n(0, self.base - b));
             self.base = b;
-        } else if b >= self.base + self.hist.len() {
+        } else {
             self.hist.resize(b - self.base + 1, 0);
         }
-        self.count += 1;
-        self.sum_ns += d.as_nanos() as u128;
-        self.min = Some(self.min.map_or(d, |m| m.min(d)));
-        self.max = Some(self.max.map_or(d, |m| m.max(d)));
-        self.hist[b - self.base] += 1;
     }
     pub fn mean(&self) -> Option<Duration> {
         (self.count > 0).then(|| Duration::from_nanos((self.sum_ns / self.count as u128) as u64))
