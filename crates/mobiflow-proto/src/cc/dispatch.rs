@@ -54,14 +54,30 @@ impl Controller {
         }
     }
 
-    /// `on_sent`, then `window`: one match on the variant for both (the sender's
-    /// steady state asks cwnd after every segment it sends).
+    /// `on_sent`, then cwnd if the send may have moved it (`None`: it did not). Reno
+    /// and CUBIC keep the trait's `on_sent`, which does nothing, so cwnd stays what the
+    /// sender asked before the segment (its steady state asks before each one) and is
+    /// not asked again; a boxed controller may move it.
     #[inline(always)]
-    pub fn on_sent_window(&mut self, now: Instant, bytes: u64, in_flight: u64) -> u64 {
-        dispatch!(self, c => {
-            c.on_sent(now, bytes, in_flight);
-            c.window()
-        })
+    pub fn on_sent_window(&mut self, now: Instant, bytes: u64, in_flight: u64) -> Option<u64> {
+        match self {
+            Controller::Reno(c) => {
+                let before = c.window();
+                c.on_sent(now, bytes, in_flight);
+                debug_assert_eq!(c.window(), before);
+                None
+            }
+            Controller::Cubic(c) => {
+                let before = c.window();
+                c.on_sent(now, bytes, in_flight);
+                debug_assert_eq!(c.window(), before);
+                None
+            }
+            Controller::Boxed(c) => {
+                c.on_sent(now, bytes, in_flight);
+                Some(c.window())
+            }
+        }
     }
 
     /// The controller behind a trait object (`Box<dyn CongestionController>`).
@@ -139,5 +155,56 @@ impl CongestionController for Controller {
     }
     fn metrics(&self) -> CcMetrics {
         dispatch!(self, c => c.metrics())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::test_util::*;
+    use crate::cc::{CongestionKind, CubicConfig, RenoConfig, WindowParams};
+    use crate::time::Duration;
+
+    /// `on_sent_window` answers `None` for Reno and CUBIC because their `on_sent`
+    /// changes nothing: after segments sent in slow start, in congestion avoidance
+    /// and after a reduction, each controller is what it was before them.
+    #[test]
+    fn reno_and_cubic_are_unchanged_by_a_send() {
+        let params = WindowParams::rfc5681(2 * M);
+        let controllers = [
+            Controller::Reno(Box::new(Reno::new(
+                RenoConfig {
+                    params,
+                    name: "reno",
+                },
+                MSS,
+            ))),
+            Controller::Cubic(Box::new(Cubic::new(
+                CubicConfig {
+                    params,
+                    ..CubicConfig::default()
+                },
+                MSS,
+            ))),
+        ];
+        for mut c in controllers {
+            let srtt = Duration::from_millis(50);
+            for step in 0..60u64 {
+                let now = Instant::from_millis(10 * step);
+                if step == 30 {
+                    c.on_congestion_event(&congestion(
+                        CongestionKind::FastRetransmit,
+                        now,
+                        c.window(),
+                        MSS,
+                    ));
+                } else {
+                    c.on_ack(&ack_sample(now, M, Some(srtt), srtt, MSS));
+                }
+                let before = format!("{c:?}");
+                assert_eq!(c.on_sent_window(now, M, c.window()), None);
+                assert_eq!(format!("{c:?}"), before, "{} at step {step}", c.name());
+            }
+        }
     }
 }

@@ -107,6 +107,10 @@ pub struct Scoreboard {
     tracks_delivery: bool,
     /// The span a block starting in none of them replaces.
     next_span: u8,
+    /// Where the last IsLost scan stopped: the index of the first record ending above
+    /// `lost_scan_end`, unless records were removed since (checked before each use).
+    /// In the padding before `top_sacked`.
+    lost_scan_idx: u32,
     /// Start offsets of the highest SACKed records, ascending, at most `TOP` of them:
     /// RFC 6675's IsLost needs only the DupThresh-th highest.
     top_sacked: Vec<u64>,
@@ -248,7 +252,57 @@ impl Scoreboard {
         if self.sacked_count == 0 && self.lost_count == 0 {
             self.ack_to_unmarked(ack)
         } else {
-            self.ack_to_impl::<false>(ack)
+            self.ack_to_marked(ack)
+        }
+    }
+
+    /// [`Self::ack_to_impl`] without tracking, when records are SACKed or marked lost
+    /// (the full ACK that ends a recovery, which removes the whole window): the
+    /// records removed are read in one pass and dropped together, their counts and
+    /// pipe updated once, and their entries in `top_sacked` dropped at once. Those are
+    /// its lowest entries (`forget`, one record at a time, removes each as the lowest):
+    /// every entry below the end of the last record removed, as the records left
+    /// start at or above it.
+    #[inline(never)]
+    fn ack_to_marked(&mut self, ack: u64) -> Acked {
+        let (mut n, mut newly, mut unmarked, mut sacked, mut lost) = (0, 0, 0, 0, 0);
+        // Send times are instants from zero, so zero is below every one of them.
+        let mut latest = Instant::ZERO;
+        let mut last: Option<&SegRec> = None;
+        for r in self.recs.iter() {
+            if r.end > ack {
+                break;
+            }
+            n += 1;
+            if r.sacked {
+                sacked += 1;
+            } else {
+                newly += r.len();
+                if r.lost {
+                    lost += 1;
+                } else {
+                    unmarked += r.len();
+                }
+            }
+            latest = latest.max(r.sent_at);
+            last = Some(r);
+        }
+        let last = last.copied();
+        if let Some(l) = last {
+            if sacked > 0 {
+                let k = self.top_sacked.partition_point(|&x| x < l.end);
+                self.top_sacked.drain(..k);
+            }
+            self.sacked_count -= sacked;
+            self.lost_count -= lost;
+            self.pipe -= unmarked;
+            self.recs.drain(..n);
+        }
+        let cut = self.trim_front(ack);
+        Acked {
+            last,
+            newly: newly + cut,
+            latest_sent: last.map(|_| latest),
         }
     }
 
@@ -496,7 +550,23 @@ impl Scoreboard {
             return 0;
         }
         let mut marked = 0;
-        let mut i = self.recs.partition_point(|r| r.end <= self.lost_scan_end);
+        // The first record ending above `lost_scan_end`: during a recovery, where the
+        // last scan stopped (each duplicate ACK moves `s` up one record, and only a
+        // cumulative ACK removes records: the index is then checked to be wrong and
+        // the records are searched).
+        let (n, hint, end) = (
+            self.recs.len(),
+            self.lost_scan_idx as usize,
+            self.lost_scan_end,
+        );
+        let mut i = if hint <= n
+            && (hint == 0 || self.recs[hint - 1].end <= end)
+            && (hint == n || self.recs[hint].end > end)
+        {
+            hint
+        } else {
+            self.recs.partition_point(|r| r.end <= end)
+        };
         while i < self.recs.len() && self.recs[i].end <= s {
             if self.recs[i].tx_count == 1 && self.mark_lost(i) {
                 marked += 1;
@@ -504,6 +574,8 @@ impl Scoreboard {
             i += 1;
         }
         self.lost_scan_end = s;
+        // An index beyond `u32` is never taken (it is above every length checked).
+        self.lost_scan_idx = u32::try_from(i).unwrap_or(u32::MAX);
         marked
     }
 
@@ -678,6 +750,82 @@ mod tests {
                 assert_eq!(fast.ack_to_unmarked(ack), general.ack_to_impl::<false>(ack));
                 assert_eq!(fast.pipe, general.pipe);
                 assert!(fast.recs.iter().eq(general.recs.iter()));
+                assert_eq!(fast.sacked_spans, general.sacked_spans);
+            }
+        }
+    }
+
+    /// `ack_to_marked` (one pass, the records dropped together) leaves the scoreboard
+    /// and answers as the general loop does, with records SACKed, marked lost and
+    /// resent, `top_sacked` full or not, and ACKs of nothing, inside a record, at a
+    /// record's end and over the whole window.
+    #[test]
+    fn the_marked_ack_behaves_as_the_general_one() {
+        let mut state = 19u64;
+        let mut rnd = |n: u64| crate::rng::splitmix64(&mut state) % n;
+        for _ in 0..300 {
+            let (mut fast, mut general) = (Scoreboard::new(), Scoreboard::new());
+            let (mut una, mut nxt) = (0u64, 0u64);
+            for step in 0..120u64 {
+                match rnd(10) {
+                    0..=2 => {
+                        let len = 50 + rnd(4) * 50;
+                        let rec = SegRec {
+                            start: nxt,
+                            end: nxt + len,
+                            sent_at: Instant::from_millis(rnd(50)),
+                            tx_count: 1,
+                            sacked: false,
+                            lost: false,
+                            app_limited: rnd(2) == 0,
+                        };
+                        nxt += len;
+                        fast.push(rec);
+                        general.push(rec);
+                    }
+                    3 | 4 => {
+                        una = (una + rnd(600)).min(nxt);
+                        if rnd(4) == 0 {
+                            una = nxt;
+                        }
+                        assert_eq!(fast.ack_to_marked(una), general.ack_to_impl::<false>(una));
+                    }
+                    5 if !fast.is_empty() => {
+                        let i = rnd(fast.len() as u64) as usize;
+                        fast.mark_lost(i);
+                        general.mark_lost(i);
+                        if rnd(2) == 0 {
+                            let at = Instant::from_millis(50 + step);
+                            fast.retransmitted(i, at);
+                            general.retransmitted(i, at);
+                        }
+                    }
+                    _ => {
+                        let l = una + rnd(1500);
+                        let r = l + 50 + rnd(400);
+                        assert_eq!(fast.sack(l, r), general.sack(l, r));
+                        assert_eq!(
+                            fast.mark_lost_by_sack(3, 200),
+                            general.mark_lost_by_sack(3, 200)
+                        );
+                    }
+                }
+                assert!(fast.recs.iter().eq(general.recs.iter()));
+                assert_eq!(
+                    (
+                        fast.pipe,
+                        fast.sacked_count,
+                        fast.lost_count,
+                        fast.lost_total
+                    ),
+                    (
+                        general.pipe,
+                        general.sacked_count,
+                        general.lost_count,
+                        general.lost_total
+                    )
+                );
+                assert_eq!(fast.top_sacked, general.top_sacked);
                 assert_eq!(fast.sacked_spans, general.sacked_spans);
             }
         }

@@ -104,8 +104,24 @@ impl RttStats {
         let width = 1u64 << (e - SUB_BITS as u64);
         Duration::from_nanos((lo * 1_000).saturating_add(width * 500))
     }
+    /// Inlined (taken on every RTT sample, one per ACK with timestamps), the histogram's
+    /// growth out of line.
+    #[inline]
     pub fn record(&mut self, d: Duration) {
         let b = Self::bucket(d);
+        if b < self.base || b >= self.base + self.hist.len() {
+            self.cover(b);
+        }
+        self.count += 1;
+        self.sum_ns += d.as_nanos() as u128;
+        self.min = Some(self.min.map_or(d, |m| m.min(d)));
+        self.max = Some(self.max.map_or(d, |m| m.max(d)));
+        self.hist[b - self.base] += 1;
+    }
+    /// Grow the histogram to hold bucket `b`.
+    #[cold]
+    #[inline(never)]
+    fn cover(&mut self, b: usize) {
         if self.hist.is_empty() {
             self.base = b;
             self.hist.push(0);
@@ -113,14 +129,9 @@ impl RttStats {
             self.hist
                 .splice(0..0, std::iter::repeat_n(0, self.base - b));
             self.base = b;
-        } else if b >= self.base + self.hist.len() {
+        } else {
             self.hist.resize(b - self.base + 1, 0);
         }
-        self.count += 1;
-        self.sum_ns += d.as_nanos() as u128;
-        self.min = Some(self.min.map_or(d, |m| m.min(d)));
-        self.max = Some(self.max.map_or(d, |m| m.max(d)));
-        self.hist[b - self.base] += 1;
     }
     pub fn mean(&self) -> Option<Duration> {
         (self.count > 0).then(|| Duration::from_nanos((self.sum_ns / self.count as u128) as u64))
@@ -209,6 +220,19 @@ enum NextSeg {
     Hold,
     /// Send new data, if the windows allow.
     NewData,
+}
+
+/// Where an ACK of new data takes its RTT sample from ([`TcpSender::rtt_from`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum RttFrom {
+    /// The echoed timestamp, this TSecr (RFC 7323 §4.1).
+    Echo(u32),
+    /// The newest segment acknowledged (per-ACK sampling, none resent).
+    Newest,
+    /// The timed segment, if the ACK covers it (ns-2's `rtt_seq_`).
+    Timed,
+    /// None (Karn's rule: a covered segment was resent).
+    Nothing,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -785,9 +809,10 @@ impl TcpSender {
     /// `retransmit`): as a call it cost 23 instructions more per packet (callgrind
     /// slope 2,434.8 -> 2,411.8). `PLAIN`: the sender is `plain` (no extension, no
     /// PRR: their steps are left out). Returns cwnd after congestion control heard of
-    /// the segment (one dispatch for both, `Controller::on_sent_window`).
+    /// the segment if that may have moved it (`Controller::on_sent_window`; `None`:
+    /// cwnd is unchanged).
     #[inline(always)]
-    fn on_data_sent<const PLAIN: bool>(&mut self, now: Instant, len: u64) -> u64 {
+    fn on_data_sent<const PLAIN: bool>(&mut self, now: Instant, len: u64) -> Option<u64> {
         self.stats.segments_sent += 1;
         self.stats.data_segments_sent += 1;
         self.stats.bytes_sent += len;
@@ -979,16 +1004,16 @@ impl TcpSender {
             if len == 0 {
                 return Polled::Nothing;
             }
-            let cwnd_after = self.send_new_segment::<true>(now, len, out);
             // `nothing_more`, whose conditions all hold here (sending new data changes
             // none of them), without testing them again. The segment took `len` bytes
             // of each room (the window's edge stays, pipe grew by `len`), so unless
             // the controller moved cwnd the rooms need not be asked again.
-            let more = if cwnd_after == cwnd {
-                self.len_within(now, rooms.less(len))
-            } else {
-                let rooms = self.rooms_steady(cwnd_after);
-                self.len_within(now, rooms)
+            let more = match self.send_new_segment::<true>(now, len, out) {
+                Some(cwnd_after) if cwnd_after != cwnd => {
+                    let rooms = self.rooms_steady(cwnd_after);
+                    self.len_within(now, rooms)
+                }
+                _ => self.len_within_after_send(now, rooms.less(len)),
             };
             if more == 0 {
                 Polled::Last
@@ -1011,21 +1036,7 @@ impl TcpSender {
         if self.ext.iter_mut().any(|e| e.holds_transmit(now, mss)) {
             return Polled::Nothing;
         }
-        let mut cwnd = self.prr_cwnd().unwrap_or_else(|| self.cc.window());
-        if self.ca == CaState::Loss
-            && self.dupacks > 0
-            && self.cfg.limited_transmit
-            && self.cfg.limited_transmit_after_timeout
-            && !self.sack_ok
-            && self.dupacks < self.cfg.dupack_threshold
-        {
-            // ns-2 `TcpAgent::send_one` after a timeout (`RenoTcpAgent::timeout` zeroes
-            // `dupacks_`): the next packet of the resend may go while it is within
-            // `highest_ack_ + cwnd_ + dupacks_`.
-            cwnd += self.dupacks as u64 * self.mss();
-        }
-        let pipe_mode = self.ca == CaState::Loss
-            || (self.ca == CaState::Recovery && self.recovery() == Recovery::Sack);
+        let (cwnd, pipe_mode) = self.unsteady_window();
         if self.ca == CaState::Loss && self.undo.new_data_first() {
             // F-RTO step 2b (Linux `REXMIT_NEW` in `tcp_xmit_recovery`): new data
             // instead of the resend; if none can go, the conventional recovery.
@@ -1057,16 +1068,40 @@ impl TcpSender {
         }
     }
 
-    /// After new data left: would a poll now send nothing? Answered only in the steady
-    /// state (established, open, no extension, no probe or forced resend pending),
-    /// where that poll goes straight to [`Self::new_data_len`] with a window that is
-    /// congestion control's: the same call is made here, with its bookkeeping (RFC
+    /// The window [`Self::poll_unsteady`] sends within, and whether it counts pipe
+    /// (RFC 6675) rather than the flight.
+    #[inline(always)]
+    fn unsteady_window(&self) -> (u64, bool) {
+        let mut cwnd = self.prr_cwnd().unwrap_or_else(|| self.cc.window());
+        if self.ca == CaState::Loss
+            && self.dupacks > 0
+            && self.cfg.limited_transmit
+            && self.cfg.limited_transmit_after_timeout
+            && !self.sack_ok
+            && self.dupacks < self.cfg.dupack_threshold
+        {
+            // ns-2 `TcpAgent::send_one` after a timeout (`RenoTcpAgent::timeout` zeroes
+            // `dupacks_`): the next packet of the resend may go while it is within
+            // `highest_ack_ + cwnd_ + dupacks_`.
+            cwnd += self.dupacks as u64 * self.mss();
+        }
+        let pipe_mode = self.ca == CaState::Loss
+            || (self.ca == CaState::Recovery && self.recovery() == Recovery::Sack);
+        (cwnd, pipe_mode)
+    }
+
+    /// After new data left: would a poll now send nothing? Answered when that poll
+    /// would go to [`Self::new_data_len`] or NextSeg with nothing else to try first
+    /// (established, no extension, no probe or forced resend pending): in the open
+    /// state with a window that is congestion control's; outside it for a `plain`
+    /// sender ([`Self::poll_unsteady`] without PRR's window or F-RTO's new data
+    /// first), as NextSeg chooses (a resend: more to send; nothing allowed: none; new
+    /// data: its length). The same calls are made here, with their bookkeeping (RFC
     /// 7661's cwnd-limited mark, the persist timer), on the same state. Otherwise
     /// false, and the caller polls.
     #[inline]
     fn nothing_more(&mut self, now: Instant) -> bool {
-        if self.ca != CaState::Open
-            || self.state != State::Established
+        if self.state != State::Established
             || self.probe_due
             || self.forced_rtx
             || self.probe.is_some()
@@ -1074,8 +1109,20 @@ impl TcpSender {
         {
             return false;
         }
-        let cwnd = self.cc.window();
-        self.new_data_len(now, false, cwnd) == 0
+        if self.ca == CaState::Open {
+            let cwnd = self.cc.window();
+            return self.new_data_len(now, false, cwnd) == 0;
+        }
+        // A `plain` sender has no PRR, so no PRR window, and no F-RTO.
+        if !self.plain {
+            return false;
+        }
+        let (cwnd, pipe_mode) = self.unsteady_window();
+        match self.next_seg(pipe_mode, cwnd) {
+            NextSeg::Retransmit(_) => false,
+            NextSeg::Hold => true,
+            NextSeg::NewData => self.new_data_len(now, pipe_mode, cwnd) == 0,
+        }
     }
 
     /// The SYN (RFC 9293 §3.5), with the options this end offers.
@@ -1106,7 +1153,9 @@ impl TcpSender {
     /// RFC 6675 §4 NextSeg, in SACK recovery and after a timeout (`pipe_mode`): rule
     /// (1), a lost segment first (go-back-N after a timeout), as the window allows;
     /// rule (3), an un-SACKed segment below HighSACK when no new data may go; else new
-    /// data (rule (2), [`Self::send_new_data`]).
+    /// data (rule (2), [`Self::send_new_data`]). Inlined in both its callers (as a
+    /// call from two it cost more than the poll `nothing_more` saves).
+    #[inline(always)]
     fn next_seg(&self, pipe_mode: bool, cwnd: u64) -> NextSeg {
         if !pipe_mode {
             return NextSeg::NewData;
@@ -1210,9 +1259,22 @@ impl TcpSender {
         }
     }
 
-    /// [`Self::new_data_len`] given the rooms.
+    /// [`Self::new_data_len`] given the rooms. Nearly every segment of a bulk transfer
+    /// finds each room at least a segment: then it is a full one, and nothing is
+    /// recorded (cwnd holds nothing back, the window is open), without the general
+    /// steps ([`Self::len_within_general`]).
     #[inline(always)]
     fn len_within(&mut self, now: Instant, rooms: Rooms) -> u64 {
+        let mss = self.mss();
+        if rooms.app >= mss && rooms.rwnd >= mss && rooms.cwnd >= mss {
+            return mss;
+        }
+        self.len_within_general(now, rooms)
+    }
+
+    /// [`Self::len_within`], every case.
+    #[inline(always)]
+    fn len_within_general(&mut self, now: Instant, rooms: Rooms) -> u64 {
         let Rooms {
             app: app_room,
             rwnd: rwnd_room,
@@ -1253,6 +1315,20 @@ impl TcpSender {
         len
     }
 
+    /// [`Self::len_within`] with a segment outstanding (just sent), so that a zero
+    /// window starts no persist timer: when cwnd leaves less than a segment the
+    /// application could fill, nothing may go (a runt is never sent because of cwnd),
+    /// whatever the receiver's window, which need not be asked unless RFC 7661's
+    /// cwnd-limited mark is kept (the mark depends on it).
+    #[inline(always)]
+    fn len_within_after_send(&mut self, now: Instant, rooms: Rooms) -> u64 {
+        debug_assert!(!self.sb.is_empty());
+        if !self.cfg.cwnd_validation && rooms.cwnd < self.mss().min(rooms.app) {
+            return 0;
+        }
+        self.len_within(now, rooms)
+    }
+
     /// New data, as much as the receiver's window, cwnd and the application allow
     /// ([`Self::new_data_len`]), written into `out` (true). The steady-state path of
     /// [`Self::poll_transmit_into`] takes the same two steps inline.
@@ -1273,14 +1349,15 @@ impl TcpSender {
 
     /// The new segment of `len` bytes (> 0, as [`Self::new_data_len`] allowed),
     /// written into `out`, and its bookkeeping; `PLAIN` as for
-    /// [`Self::on_data_sent`] (nor rate sampling). Returns cwnd after it.
+    /// [`Self::on_data_sent`] (nor rate sampling). Returns cwnd after it, if it may
+    /// have moved.
     #[inline(always)]
     fn send_new_segment<const PLAIN: bool>(
         &mut self,
         now: Instant,
         len: u64,
         out: &mut Segment,
-    ) -> u64 {
+    ) -> Option<u64> {
         let app_room = self.app_end.saturating_sub(self.snd_nxt);
         if self.sb.is_empty() {
             if let Some(last) = self.last_data_sent {
@@ -1856,14 +1933,12 @@ impl TcpSender {
         sack_rtt: Option<Duration>,
     ) -> u64 {
         let ack = seg.ack;
-        let rtx_acked = self.retransmission_acked(seg);
+        let from = self.rtt_from(seg);
         let acked = self.sb.ack_to(ack);
         let (last, newly_acked) = (acked.last, acked.newly);
         self.snd_una = ack;
         self.each_ext(now, |e, cx| e.on_new_ack(cx, &acked));
-        let sample = self
-            .rtt_sample(now, seg, last.filter(|_| !rtx_acked))
-            .or(sack_rtt);
+        let sample = self.rtt_sample(now, ack, from, last).or(sack_rtt);
         if let Some(r) = sample {
             self.take_rtt_sample(r);
         }
@@ -1899,21 +1974,34 @@ impl TcpSender {
         newly_acked
     }
 
-    /// Karn's rule holds for every segment the ACK covers: if one of them was
-    /// retransmitted, the ACK may have left when the retransmission filled a hole,
-    /// long after the later segments arrived (Linux's FLAG_RETRANS_DATA_ACKED). Only
-    /// needed when this ACK's sample comes from send times of every ACK (no echoed
-    /// timestamp, per-ACK sampling): false otherwise.
+    /// Where the RTT sample of an ACK of new data comes from, decided before the
+    /// scoreboard drops the records it covers: RFC 7323 §4.1 the echoed timestamp;
+    /// else RFC 6298 §3 the timed segment, or with per-ACK sampling the newest
+    /// segment acknowledged unless one of those covered was retransmitted (Karn's
+    /// rule holds for every segment the ACK covers: the ACK may have left when the
+    /// retransmission filled a hole, long after the later segments arrived; Linux's
+    /// FLAG_RETRANS_DATA_ACKED). Decided once, the sample after the scoreboard took
+    /// the ACK ([`Self::rtt_sample`]) does not ask the options again.
     #[inline(always)]
-    fn retransmission_acked(&self, seg: &Segment) -> bool {
-        let ts_sample = self.ts_ok && seg.ts.is_some_and(|ts| ts.tsecr != 0);
-        !ts_sample
-            && self.cfg.rtt_sampling == RttSampling::EveryAck
-            && self
-                .sb
-                .iter()
-                .take_while(|r| r.start < seg.ack)
-                .any(|r| r.tx_count > 1)
+    fn rtt_from(&self, seg: &Segment) -> RttFrom {
+        match (self.ts_ok, seg.ts) {
+            (true, Some(ts)) if ts.tsecr != 0 => RttFrom::Echo(ts.tsecr),
+            _ => match self.cfg.rtt_sampling {
+                RttSampling::TimedSegment => RttFrom::Timed,
+                RttSampling::EveryAck => {
+                    if self
+                        .sb
+                        .iter()
+                        .take_while(|r| r.start < seg.ack)
+                        .any(|r| r.tx_count > 1)
+                    {
+                        RttFrom::Nothing
+                    } else {
+                        RttFrom::Newest
+                    }
+                }
+            },
+        }
     }
 
     /// [`Self::on_new_ack`] for a `plain` sender in the open state and an ACK without
@@ -1926,12 +2014,12 @@ impl TcpSender {
     /// 5681 §3.1, RFC 7661 §4) and the timer's restart (RFC 6298 §5.2–5.3).
     fn on_new_ack_open(&mut self, now: Instant, seg: &Segment, prior_in_flight: u64) {
         let ack = seg.ack;
-        let rtx_acked = self.retransmission_acked(seg);
+        let from = self.rtt_from(seg);
         // A `plain` sender tracks no rates or deliveries.
         let acked = self.sb.ack_to_untracked(ack);
         let (last, newly_acked) = (acked.last, acked.newly);
         self.snd_una = ack;
-        let sample = self.rtt_sample(now, seg, last.filter(|_| !rtx_acked));
+        let sample = self.rtt_sample(now, ack, from, last);
         if let Some(r) = sample {
             self.take_rtt_sample(r);
         }
@@ -1988,33 +2076,32 @@ impl TcpSender {
         self.rtt.reset_backoff();
     }
 
-    /// The RTT sample of an ACK of new data: RFC 7323 §4.1 from the echoed timestamp,
-    /// else RFC 6298 §3 with Karn's rule (never from a retransmitted segment): from
-    /// `last`, the newest segment acknowledged (`None` if a covered segment was
-    /// retransmitted), or from the timed segment.
+    /// The RTT sample of an ACK of new data up to `ack`, from where [`Self::rtt_from`]
+    /// said: the echoed timestamp, `last` (the newest segment acknowledged) or the
+    /// timed segment.
     fn rtt_sample(
         &mut self,
         now: Instant,
-        seg: &Segment,
+        ack: u64,
+        from: RttFrom,
         last: Option<SegRec>,
     ) -> Option<Duration> {
-        match (self.ts_ok, seg.ts) {
-            (true, Some(ts)) if ts.tsecr != 0 => {
-                let ticks = self.ts_now(now).wrapping_sub(ts.tsecr) as u64;
+        match from {
+            RttFrom::Timed => match self.rtt_timed {
+                Some((end, sent)) if ack >= end => {
+                    self.rtt_timed = None;
+                    Some(now - sent)
+                }
+                _ => None,
+            },
+            RttFrom::Echo(tsecr) => {
+                let ticks = self.ts_now(now).wrapping_sub(tsecr) as u64;
                 Some(Duration::from_nanos(
                     ticks * self.cfg.ts_granularity.as_nanos(),
                 ))
             }
-            _ => match self.cfg.rtt_sampling {
-                RttSampling::EveryAck => last.map(|r| now - r.sent_at),
-                RttSampling::TimedSegment => match self.rtt_timed {
-                    Some((end, sent)) if seg.ack >= end => {
-                        self.rtt_timed = None;
-                        Some(now - sent)
-                    }
-                    _ => None,
-                },
-            },
+            RttFrom::Newest => last.map(|r| now - r.sent_at),
+            RttFrom::Nothing => None,
         }
     }
 
@@ -2294,6 +2381,56 @@ mod data_segment_tests {
     use crate::tcp::TcpReceiver;
     use std::collections::VecDeque;
     use std::sync::Arc;
+
+    /// The shortcuts of `len_within` (every room a segment) and of
+    /// `len_within_after_send` (cwnd less than a segment) answer as the general steps
+    /// and leave the sender as they do, for every combination of rooms around one
+    /// segment, with RFC 7661's mark kept and not, with a segment outstanding and
+    /// (`len_within` only) none.
+    #[test]
+    fn room_shortcuts_are_the_general_answer() {
+        let sizes = [0u64, 1, 500, 999, 1000, 1001, 1999, 5000];
+        for validation in [false, true] {
+            let cfg = TcpConfig {
+                mss: 1000,
+                cwnd_validation: validation,
+                handshake: false,
+                ..TcpConfig::ns2()
+            };
+            // With one data segment outstanding, or none.
+            let sender = |sent: bool| {
+                let mut s = TcpSender::new(cfg.clone());
+                s.set_unlimited();
+                if sent {
+                    assert_eq!(s.poll_transmit(Instant::ZERO).map(|d| d.len), Some(1000));
+                }
+                s
+            };
+            let now = Instant::from_millis(1);
+            type Len = fn(&mut TcpSender, Instant, Rooms) -> u64;
+            let shortcuts: [(bool, Len); 3] = [
+                (true, TcpSender::len_within),
+                (false, TcpSender::len_within),
+                (true, TcpSender::len_within_after_send),
+            ];
+            for app in sizes {
+                for rwnd in sizes {
+                    for cwnd in sizes {
+                        let rooms = Rooms { app, rwnd, cwnd };
+                        for (sent, shortcut) in shortcuts {
+                            let (mut fast, mut general) = (sender(sent), sender(sent));
+                            assert_eq!(
+                                shortcut(&mut fast, now, rooms),
+                                general.len_within_general(now, rooms),
+                                "{rooms:?}"
+                            );
+                            assert_eq!(format!("{fast:?}"), format!("{general:?}"), "{rooms:?}");
+                        }
+                    }
+                }
+            }
+        }
+    }
 
     /// New data written into a slot last used by an unrelated segment (every field
     /// set, SACK blocks too), as the simulator's packet slab hands it out, is the
