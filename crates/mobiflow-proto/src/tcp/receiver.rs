@@ -482,8 +482,8 @@ impl TcpReceiver {
     /// spurious retransmissions, and the D-SACK block of the next ACK (RFC 2883 §4,
     /// Linux `tcp_dsack_set`, sent only when SACK was agreed and `tcp_dsack` is on).
     fn note_duplicate(&mut self, seg: &Segment, start: u64, end: u64) {
-        if start >= self.rcv_nxt && self.ooo.is_empty() {
-            return; // nothing held at or beyond it: the common in-order path
+        if self.holds_nothing_from(start) {
+            return;
         }
         let (dup, all) = dsack::duplicate_range(self.rcv_nxt, &self.ooo, start, end);
         if seg.retransmission && all {
@@ -492,6 +492,15 @@ impl TcpReceiver {
         if self.cfg.dsack && self.sack_ok && dup.is_some() {
             self.dsack_due = dup;
         }
+    }
+
+    /// Nothing is held at or beyond `start` (it is at least `rcv_nxt`, and no block
+    /// ends beyond it): the common in-order segment, and the data that follows a
+    /// loss (beyond the highest block), which `dsack::duplicate_range` would find
+    /// brings nothing held.
+    #[inline(always)]
+    fn holds_nothing_from(&self, start: u64) -> bool {
+        start >= self.rcv_nxt && self.ooo.back().is_none_or(|b| start >= b.1)
     }
 
     #[inline]
@@ -1087,6 +1096,11 @@ impl TcpReceiver {
                 debug_assert!(self.ooo.binary_search(&(l, r)).is_ok());
                 sack.push(l, r);
             }
+            // The recent blocks are distinct blocks of `ooo`: when they are all of
+            // them (one hole, the usual loss), there is nothing left to add.
+            if self.ooo.len() == self.mru_len as usize {
+                return;
+            }
             for &(l, r) in self.ooo.iter().rev() {
                 if sack.len() == max_blocks {
                     break;
@@ -1412,7 +1426,8 @@ mod tests {
     /// random out-of-order data, mostly around the highest block, and now and then
     /// a hole filled (`absorb_ooo`); one inserts through `insert_ooo`, the other
     /// through `insert_ooo_general` only, and their blocks, byte counts and recent
-    /// blocks (the SACK order) must stay the same.
+    /// blocks (the SACK order) must stay the same. `note_duplicate`'s shortcut is
+    /// checked against `dsack::duplicate_range` on the way.
     #[test]
     fn the_back_of_the_out_of_order_store_merges_as_the_general_insert() {
         let cfg = Arc::new(TcpConfig {
@@ -1440,6 +1455,11 @@ mod tests {
                         .saturating_sub(r.below(6))
                         .max(a.rcv_nxt + 1);
                     let rr = l + 1 + r.below(4);
+                    if a.holds_nothing_from(l) {
+                        // What note_duplicate skips: nothing of it is held.
+                        let held = dsack::duplicate_range(a.rcv_nxt, &a.ooo, l, rr);
+                        assert_eq!(held, (None, false));
+                    }
                     let back = a.ooo.back().copied();
                     if back.is_some_and(|(bl, _)| l >= bl) {
                         fast_paths += 1;
@@ -1453,6 +1473,12 @@ mod tests {
                 assert_eq!(a.ooo_bytes, a.ooo.iter().map(|b| b.1 - b.0).sum::<u64>());
                 assert_eq!(a.mru_len, b.mru_len);
                 assert_eq!(a.mru[..a.mru_len as usize], b.mru[..b.mru_len as usize]);
+                // The recent blocks are distinct blocks of the store, as they are now
+                // (write_sack_blocks copies them, and stops when they are all).
+                let recent = &a.mru[..a.mru_len as usize];
+                assert!(recent.iter().all(|e| a.ooo.contains(e)));
+                assert!((1..recent.len()).all(|i| !recent[..i].contains(&recent[i])));
+                assert_eq!(recent.is_empty(), a.ooo.is_empty());
             }
         }
         assert!(
