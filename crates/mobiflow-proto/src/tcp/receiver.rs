@@ -366,10 +366,43 @@ impl TcpReceiver {
         self.count_for_delayed_ack(now, seg.len);
     }
 
+    /// The segments that follow a loss: data beyond the highest block held out of
+    /// order (so beyond `rcv_nxt`, and bringing nothing held), within the buffer, for
+    /// an established receiver that nothing hooks into (`no_hooks`); never `plain`,
+    /// since blocks are held. The general path would find each of its tests false
+    /// but the out-of-order one, and leave `plain` false.
+    #[inline(always)]
+    fn beyond_holes(&self, seg: &Segment) -> bool {
+        self.ooo.back().is_some_and(|b| seg.seq >= b.1)
+            && seg.len != 0
+            && !seg.window_probe
+            && !seg.flags.contains(Flags::SYN)
+            && self.state == State::Established
+            && self.no_hooks()
+            && seg.seq + seg.len as u64 <= self.rcv_read + self.cfg.rcv_buf
+    }
+
+    /// What the general path does with a [`Self::beyond_holes`] segment: its counts,
+    /// the block, and an ACK at once (RFC 5681 §4.2); `plain` stays false.
+    #[inline(always)]
+    fn take_beyond_holes(&mut self, seg: &Segment) {
+        debug_assert!(!self.plain && self.holds_nothing_from(seg.seq));
+        self.note_data(seg);
+        self.stats.out_of_order_segments += 1;
+        self.insert_ooo(seg.seq, seg.seq + seg.len as u64);
+        self.pending = Pending::Now;
+    }
+
     /// [`Self::handle_segment`] for any segment; then `plain` as the segment left
-    /// it (a SYN-ACK or D-SACK owed, a block held out of order, or all gone).
+    /// it (a SYN-ACK or D-SACK owed, a block held out of order, or all gone). The
+    /// segments that follow a loss take their own path here, out of the steady
+    /// state's way (tested inline, the extra test cost the in-order path).
     #[inline(never)]
     fn handle_any_segment(&mut self, now: Instant, seg: &Segment) {
+        if self.beyond_holes(seg) {
+            self.take_beyond_holes(seg);
+            return;
+        }
         self.handle_general(now, seg);
         self.refresh_plain();
     }
@@ -564,6 +597,7 @@ impl TcpReceiver {
 
     /// Data `[l, r)` arrived beyond `rcv_nxt`: it joins the blocks it overlaps or
     /// touches, and the block it is now part of becomes the most recent.
+    #[inline]
     fn insert_ooo(&mut self, l: u64, r: u64) {
         match self.ooo.back_mut() {
             // The two common cases after a loss, the segments that follow the hole:
@@ -591,6 +625,7 @@ impl TcpReceiver {
     }
 
     /// [`Self::insert_ooo`] anywhere: merges every block `[l, r)` overlaps or touches.
+    #[inline(never)]
     fn insert_ooo_general(&mut self, mut l: u64, mut r: u64) {
         let i = self.ooo.partition_point(|b| b.1 < l);
         let mut j = i;
@@ -1247,7 +1282,8 @@ mod tests {
 
     /// The steady-state paths of a `plain` receiver (in-order data in
     /// `handle_segment`, or with the read that follows in `handle_segment_and_read`,
-    /// its ACK in `poll_transmit_into`, a read) do
+    /// its ACK in `poll_transmit_into`, a read), and the path of the data beyond the
+    /// holes (`beyond_holes`, which needs classic flow control inline too), do
     /// what the general ones do: a receiver with classic flow control inline (plain)
     /// and one with the same policy boxed (never plain, so always on the general
     /// paths) get the same random mix of in-order data, holes and their repair,
