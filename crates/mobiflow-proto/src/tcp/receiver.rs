@@ -606,7 +606,9 @@ impl TcpReceiver {
             Some(b) if l > b.1 => {
                 self.ooo.push_back((l, r));
                 self.ooo_bytes += r - l;
-                self.mru_push(l, r);
+                // A new block: every listed block stays, one place down.
+                let len = self.mru_len as usize;
+                self.mru_to_front(len.min(SackBlocks::MAX - 1), (l, r));
             }
             Some(b) if l >= b.0 => {
                 let right = r.max(b.1);
@@ -617,7 +619,10 @@ impl TcpReceiver {
                     // Already the most recent: it only grew.
                     self.mru[0].1 = right;
                 } else {
-                    self.mru_push(left, right);
+                    // Only the highest block's own entry, if listed, lies inside it.
+                    let len = self.mru_len as usize;
+                    let k = self.mru[..len].iter().position(|e| e.0 == left);
+                    self.mru_to_front(k.unwrap_or(len), (left, right));
                 }
             }
             _ => self.insert_ooo_general(l, r),
@@ -639,6 +644,19 @@ impl TcpReceiver {
         self.ooo.insert(i, (l, r));
         self.ooo_bytes += r - l;
         self.mru_push(l, r);
+    }
+
+    /// [`Self::mru_push`] of a block whose entry is the `k`-th (or, `k` =
+    /// `mru_len`, unlisted; at most the last place, which a full list drops): the
+    /// entries before it move one place down, in place.
+    #[inline(always)]
+    fn mru_to_front(&mut self, k: usize, block: (u64, u64)) {
+        let k = k.min(SackBlocks::MAX - 1);
+        for i in (1..=k).rev() {
+            self.mru[i] = self.mru[i - 1];
+        }
+        self.mru[0] = block;
+        self.mru_len = self.mru_len.max(k as u8 + 1);
     }
 
     /// The block `[l, r)` of `ooo` just changed: it goes first in `mru`, and the
