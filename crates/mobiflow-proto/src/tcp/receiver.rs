@@ -1151,16 +1151,23 @@ impl TcpReceiver {
             }
             // The recent blocks are distinct blocks of `ooo`: when they are all of
             // them (one hole, the usual loss), there is nothing left to add.
-            if self.ooo.len() == self.mru_len as usize {
-                return;
+            if self.ooo.len() != self.mru_len as usize && sack.len() < max_blocks {
+                self.fill_sack_blocks(sack, first, max_blocks);
             }
-            for &(l, r) in self.ooo.iter().rev() {
-                if sack.len() == max_blocks {
-                    break;
-                }
-                if !sack.iter().skip(first).any(|b| b.0 == l) {
-                    sack.push(l, r);
-                }
+        }
+    }
+
+    /// Slots of the SACK option left after the recent blocks, from `first` on, carry
+    /// the highest other blocks (up to `max_blocks` in all). Out of line: the usual
+    /// ACK needs none, and then `write_sack_blocks` saves no registers for the loop.
+    #[inline(never)]
+    fn fill_sack_blocks(&self, sack: &mut SackBlocks, first: usize, max_blocks: usize) {
+        for &(l, r) in self.ooo.iter().rev() {
+            if sack.len() == max_blocks {
+                break;
+            }
+            if !sack.iter().skip(first).any(|b| b.0 == l) {
+                sack.push(l, r);
             }
         }
     }
