@@ -403,6 +403,13 @@ impl TcpReceiver {
             self.take_beyond_holes(seg);
             return;
         }
+        self.handle_other_segment(now, seg);
+    }
+
+    /// [`Self::handle_any_segment`] for a segment not beyond the holes: out of line,
+    /// so that the segments that are save no registers for the general path.
+    #[inline(never)]
+    fn handle_other_segment(&mut self, now: Instant, seg: &Segment) {
         self.handle_general(now, seg);
         self.refresh_plain();
     }
@@ -597,7 +604,7 @@ impl TcpReceiver {
 
     /// Data `[l, r)` arrived beyond `rcv_nxt`: it joins the blocks it overlaps or
     /// touches, and the block it is now part of becomes the most recent.
-    #[inline]
+    #[inline(always)]
     fn insert_ooo(&mut self, l: u64, r: u64) {
         match self.ooo.back_mut() {
             // The two common cases after a loss, the segments that follow the hole:
