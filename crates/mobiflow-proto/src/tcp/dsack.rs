@@ -18,12 +18,12 @@ use crate::wire::Segment;
 use std::collections::VecDeque;
 
 /// The bytes of `[start, end)` the receiver already holds, given `RCV.NXT` and its
-/// out-of-order blocks (`[l, r)`, sorted and disjoint; the third field is ignored):
+/// out-of-order blocks (`[l, r)`, sorted and disjoint):
 /// the first contiguous run of held bytes (the range a D-SACK reports, RFC 2883 §4),
 /// and whether every byte of the segment was held.
 pub fn duplicate_range(
     rcv_nxt: u64,
-    ooo: &VecDeque<(u64, u64, u64)>,
+    ooo: &VecDeque<(u64, u64)>,
     start: u64,
     end: u64,
 ) -> (Option<(u64, u64)>, bool) {
@@ -38,7 +38,7 @@ pub fn duplicate_range(
         // rest may also lie in an out-of-order block that starts at RCV.NXT.
         let i = ooo.partition_point(|b| b.1 <= rcv_nxt);
         let run_end = match ooo.get(i) {
-            Some(&(l, r, _)) if l <= rcv_nxt => r.min(end),
+            Some(&(l, r)) if l <= rcv_nxt => r.min(end),
             _ => rcv_nxt,
         };
         return (Some((start, run_end)), run_end >= end);
@@ -46,7 +46,7 @@ pub fn duplicate_range(
     // Out of order: the first block the segment overlaps (`tcp_data_queue_ofo`).
     let i = ooo.partition_point(|b| b.1 <= start);
     match ooo.get(i) {
-        Some(&(l, r, _)) if l < end => {
+        Some(&(l, r)) if l < end => {
             let (dl, dr) = (l.max(start), r.min(end));
             (Some((dl, dr)), dl == start && dr == end)
         }
@@ -91,7 +91,7 @@ mod tests {
         );
         // ... with the rest held out of order too: all of it was had.
         assert_eq!(
-            duplicate_range(1500, &VecDeque::from([(1500, 3000, 1)]), 1000, 2000),
+            duplicate_range(1500, &VecDeque::from([(1500, 3000)]), 1000, 2000),
             (Some((1000, 2000)), true)
         );
     }
@@ -99,7 +99,7 @@ mod tests {
     #[test]
     fn an_out_of_order_duplicate_is_reported() {
         // RFC 2883 §4 (2): a duplicate of data held above a hole.
-        let ooo = VecDeque::from([(3000, 5000, 1), (7000, 8000, 2)]);
+        let ooo = VecDeque::from([(3000, 5000), (7000, 8000)]);
         assert_eq!(
             duplicate_range(1000, &ooo, 4000, 5000),
             (Some((4000, 5000)), true)

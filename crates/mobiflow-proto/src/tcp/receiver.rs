@@ -43,7 +43,6 @@ use crate::flow::{Classic, FreezeTcp, Policy, RcvState, RwndPolicy};
 use crate::time::{Duration, Instant};
 use crate::wire::{ExpOptions, Flags, SackBlocks, Segment, Timestamps};
 use std::collections::VecDeque;
-use std::num::NonZeroU64;
 use std::sync::Arc;
 
 /// Counters kept by the receiver.
@@ -121,18 +120,19 @@ pub struct TcpReceiver {
     wscale: u8,
     rcv_nxt: u64,
     rcv_read: u64,
-    /// Out-of-order ranges `[l, r)`, sorted, disjoint, with the recency stamp of the
-    /// last segment that touched each (for SACK block order). A deque: filling the
-    /// first hole removes blocks at the front without moving the others, so that
-    /// costs the same with 3 blocks as with 3,000 (a window of thousands of segments).
-    ooo: VecDeque<(u64, u64, u64)>,
+    /// Out-of-order ranges `[l, r)`, sorted, disjoint and never adjacent (touching
+    /// blocks merge). A deque: filling the first hole removes blocks at the front
+    /// without moving the others, so that costs the same with 3 blocks as with 3,000
+    /// (a window of thousands of segments).
+    ooo: VecDeque<(u64, u64)>,
     ooo_bytes: u64,
-    recency: u64,
-    /// Left edges of the most recently changed out-of-order blocks, most recent first
-    /// (RFC 2018 §4 order for the SACK option), so an ACK needs no scan of `ooo`.
-    /// Never 0: a block held out of order starts beyond `rcv_nxt`, and one trimmed
-    /// at `rcv_nxt` after data arrived; so each entry takes 8 bytes, not 16.
-    mru: [Option<NonZeroU64>; SackBlocks::MAX],
+    /// The most recently changed out-of-order blocks, whole, most recent first (RFC
+    /// 2018 §4 order for the SACK option), the first `mru_len`: an ACK copies them
+    /// without a search of `ooo`. Each is a block of `ooo` as it is now: a block
+    /// changes only by a merge, which makes it the first entry, or by leaving `ooo`
+    /// (`absorb_ooo`), which takes it out of the list.
+    mru: [(u64, u64); SackBlocks::MAX],
+    mru_len: u8,
     /// Right edge of the last advertised window.
     adv_right: u64,
     /// How far reads must be able to move the right edge before a window update is
@@ -210,8 +210,8 @@ impl TcpReceiver {
             rcv_read: 0,
             ooo: VecDeque::new(),
             ooo_bytes: 0,
-            recency: 0,
-            mru: [None; SackBlocks::MAX],
+            mru: [(0, 0); SackBlocks::MAX],
+            mru_len: 0,
             // Without a handshake the sender starts with the policy's first offer
             // (`FlowControl::initial_offer`, see `TcpSender`); that is the offer in
             // force.
@@ -366,10 +366,50 @@ impl TcpReceiver {
         self.count_for_delayed_ack(now, seg.len);
     }
 
+    /// The segments that follow a loss: data beyond the highest block held out of
+    /// order (so beyond `rcv_nxt`, and bringing nothing held), within the buffer, for
+    /// an established receiver that nothing hooks into (`no_hooks`); never `plain`,
+    /// since blocks are held. The general path would find each of its tests false
+    /// but the out-of-order one, and leave `plain` false.
+    #[inline(always)]
+    fn beyond_holes(&self, seg: &Segment) -> bool {
+        self.ooo.back().is_some_and(|b| seg.seq >= b.1)
+            && seg.len != 0
+            && !seg.window_probe
+            && !seg.flags.contains(Flags::SYN)
+            && self.state == State::Established
+            && self.no_hooks()
+            && seg.seq + seg.len as u64 <= self.rcv_read + self.cfg.rcv_buf
+    }
+
+    /// What the general path does with a [`Self::beyond_holes`] segment: its counts,
+    /// the block, and an ACK at once (RFC 5681 §4.2); `plain` stays false.
+    #[inline(always)]
+    fn take_beyond_holes(&mut self, seg: &Segment) {
+        debug_assert!(!self.plain && self.holds_nothing_from(seg.seq));
+        self.note_data(seg);
+        self.stats.out_of_order_segments += 1;
+        self.insert_ooo(seg.seq, seg.seq + seg.len as u64);
+        self.pending = Pending::Now;
+    }
+
     /// [`Self::handle_segment`] for any segment; then `plain` as the segment left
-    /// it (a SYN-ACK or D-SACK owed, a block held out of order, or all gone).
+    /// it (a SYN-ACK or D-SACK owed, a block held out of order, or all gone). The
+    /// segments that follow a loss take their own path here, out of the steady
+    /// state's way (tested inline, the extra test cost the in-order path).
     #[inline(never)]
     fn handle_any_segment(&mut self, now: Instant, seg: &Segment) {
+        if self.beyond_holes(seg) {
+            self.take_beyond_holes(seg);
+            return;
+        }
+        self.handle_other_segment(now, seg);
+    }
+
+    /// [`Self::handle_any_segment`] for a segment not beyond the holes: out of line,
+    /// so that the segments that are save no registers for the general path.
+    #[inline(never)]
+    fn handle_other_segment(&mut self, now: Instant, seg: &Segment) {
         self.handle_general(now, seg);
         self.refresh_plain();
     }
@@ -482,8 +522,8 @@ impl TcpReceiver {
     /// spurious retransmissions, and the D-SACK block of the next ACK (RFC 2883 §4,
     /// Linux `tcp_dsack_set`, sent only when SACK was agreed and `tcp_dsack` is on).
     fn note_duplicate(&mut self, seg: &Segment, start: u64, end: u64) {
-        if start >= self.rcv_nxt && self.ooo.is_empty() {
-            return; // nothing held at or beyond it: the common in-order path
+        if self.holds_nothing_from(start) {
+            return;
         }
         let (dup, all) = dsack::duplicate_range(self.rcv_nxt, &self.ooo, start, end);
         if seg.retransmission && all {
@@ -492,6 +532,15 @@ impl TcpReceiver {
         if self.cfg.dsack && self.sack_ok && dup.is_some() {
             self.dsack_due = dup;
         }
+    }
+
+    /// Nothing is held at or beyond `start` (it is at least `rcv_nxt`, and no block
+    /// ends beyond it): the common in-order segment, and the data that follows a
+    /// loss (beyond the highest block), which `dsack::duplicate_range` would find
+    /// brings nothing held.
+    #[inline(always)]
+    fn holds_nothing_from(&self, start: u64) -> bool {
+        start >= self.rcv_nxt && self.ooo.back().is_none_or(|b| start >= b.1)
     }
 
     #[inline]
@@ -553,8 +602,43 @@ impl TcpReceiver {
         }
     }
 
-    fn insert_ooo(&mut self, mut l: u64, mut r: u64) {
-        self.recency += 1;
+    /// Data `[l, r)` arrived beyond `rcv_nxt`: it joins the blocks it overlaps or
+    /// touches, and the block it is now part of becomes the most recent.
+    #[inline(always)]
+    fn insert_ooo(&mut self, l: u64, r: u64) {
+        match self.ooo.back_mut() {
+            // The two common cases after a loss, the segments that follow the hole:
+            // data beyond the highest block, or touching it (only the highest block
+            // can be merged: the one below ends before its left edge, not adjacent).
+            Some(b) if l > b.1 => {
+                self.ooo.push_back((l, r));
+                self.ooo_bytes += r - l;
+                // A new block: every listed block stays, one place down.
+                let len = self.mru_len as usize;
+                self.mru_to_front(len.min(SackBlocks::MAX - 1), (l, r));
+            }
+            Some(b) if l >= b.0 => {
+                let right = r.max(b.1);
+                self.ooo_bytes += right - b.1;
+                b.1 = right;
+                let left = b.0;
+                if self.mru_len > 0 && self.mru[0].0 == left {
+                    // Already the most recent: it only grew.
+                    self.mru[0].1 = right;
+                } else {
+                    // Only the highest block's own entry, if listed, lies inside it.
+                    let len = self.mru_len as usize;
+                    let k = self.mru[..len].iter().position(|e| e.0 == left);
+                    self.mru_to_front(k.unwrap_or(len), (left, right));
+                }
+            }
+            _ => self.insert_ooo_general(l, r),
+        }
+    }
+
+    /// [`Self::insert_ooo`] anywhere: merges every block `[l, r)` overlaps or touches.
+    #[inline(never)]
+    fn insert_ooo_general(&mut self, mut l: u64, mut r: u64) {
         let i = self.ooo.partition_point(|b| b.1 < l);
         let mut j = i;
         while j < self.ooo.len() && self.ooo[j].0 <= r {
@@ -564,28 +648,47 @@ impl TcpReceiver {
             j += 1;
         }
         self.ooo.drain(i..j);
-        self.ooo.insert(i, (l, r, self.recency));
+        self.ooo.insert(i, (l, r));
         self.ooo_bytes += r - l;
-        // The block [l, r) is now the most recent; blocks merged into it leave the list.
-        let mut next = [None; SackBlocks::MAX];
-        next[0] = NonZeroU64::new(l);
+        self.mru_push(l, r);
+    }
+
+    /// [`Self::mru_push`] of a block whose entry is the `k`-th (or, `k` =
+    /// `mru_len`, unlisted; at most the last place, which a full list drops): the
+    /// entries before it move one place down, in place.
+    #[inline(always)]
+    fn mru_to_front(&mut self, k: usize, block: (u64, u64)) {
+        let k = k.min(SackBlocks::MAX - 1);
+        for i in (1..=k).rev() {
+            self.mru[i] = self.mru[i - 1];
+        }
+        self.mru[0] = block;
+        self.mru_len = self.mru_len.max(k as u8 + 1);
+    }
+
+    /// The block `[l, r)` of `ooo` just changed: it goes first in `mru`, and the
+    /// blocks merged into it (their left edges fall inside it) leave the list.
+    #[inline]
+    fn mru_push(&mut self, l: u64, r: u64) {
+        let mut next = [(0, 0); SackBlocks::MAX];
+        next[0] = (l, r);
         let mut n = 1;
-        for e in self.mru.into_iter().flatten() {
-            if (e.get() < l || e.get() >= r) && n < next.len() {
-                next[n] = Some(e);
+        for &(el, er) in &self.mru[..self.mru_len as usize] {
+            if (el < l || el >= r) && n < next.len() {
+                next[n] = (el, er);
                 n += 1;
             }
         }
         self.mru = next;
+        self.mru_len = n as u8;
     }
 
     /// New in-order data moved `rcv_nxt` into or past the first out-of-order blocks:
     /// they join the in-order data (`rcv_nxt` moves to their right edges) and leave
-    /// the store. Only called with blocks held: an empty store has nothing to absorb
-    /// and its MRU list is empty too (the blocks leave `mru` as they leave `ooo`).
+    /// the store, and the list of recent blocks. Only called with blocks held.
     fn absorb_ooo(&mut self) {
         let mut k = 0;
-        while let Some(&(l, r, _)) = self.ooo.get(k) {
+        while let Some(&(l, r)) = self.ooo.get(k) {
             if l > self.rcv_nxt {
                 break;
             }
@@ -596,22 +699,18 @@ impl TcpReceiver {
         if k > 0 {
             self.ooo.drain(..k);
         }
-        // Also trim any block now partly below rcv_nxt.
-        if let Some(first) = self.ooo.front_mut() {
-            if first.0 < self.rcv_nxt {
-                self.ooo_bytes -= self.rcv_nxt - first.0;
-                first.0 = self.rcv_nxt;
+        // What is left starts beyond rcv_nxt (the loop stopped at it): none is cut.
+        debug_assert!(self.ooo.front().is_none_or(|b| b.0 > self.rcv_nxt));
+        // The blocks absorbed are the ones that start below rcv_nxt now.
+        let mut n = 0;
+        for i in 0..self.mru_len as usize {
+            let e = self.mru[i];
+            if e.0 > self.rcv_nxt {
+                self.mru[n] = e;
+                n += 1;
             }
         }
-        // Blocks below rcv_nxt are gone; a trimmed first block now starts at rcv_nxt.
-        let first_left = self.ooo.front().map(|b| b.0);
-        for e in self.mru.iter_mut() {
-            if let Some(x) = *e {
-                if x.get() < self.rcv_nxt {
-                    *e = NonZeroU64::new(self.rcv_nxt).filter(|_| first_left == Some(self.rcv_nxt));
-                }
-            }
-        }
+        self.mru_len = n as u8;
     }
 
     /// Timers: the delayed-ACK timer.
@@ -1050,24 +1149,32 @@ impl TcpReceiver {
             // timestamps. Slots left over carry the highest other blocks.
             let max_blocks = if self.ts_ok { 3 } else { 4 };
             let first = sack.len();
-            for left in self.mru.into_iter().flatten().map(NonZeroU64::get) {
+            for &(l, r) in &self.mru[..self.mru_len as usize] {
                 if sack.len() == max_blocks {
                     break;
                 }
-                let i = self.ooo.partition_point(|b| b.0 < left);
-                if let Some(&(l, r, _)) = self.ooo.get(i) {
-                    if l == left && !sack.iter().skip(first).any(|b| b.0 == l) {
-                        sack.push(l, r);
-                    }
-                }
+                debug_assert!(self.ooo.binary_search(&(l, r)).is_ok());
+                sack.push(l, r);
             }
-            for &(l, r, _) in self.ooo.iter().rev() {
-                if sack.len() == max_blocks {
-                    break;
-                }
-                if !sack.iter().skip(first).any(|b| b.0 == l) {
-                    sack.push(l, r);
-                }
+            // The recent blocks are distinct blocks of `ooo`: when they are all of
+            // them (one hole, the usual loss), there is nothing left to add.
+            if self.ooo.len() != self.mru_len as usize && sack.len() < max_blocks {
+                self.fill_sack_blocks(sack, first, max_blocks);
+            }
+        }
+    }
+
+    /// Slots of the SACK option left after the recent blocks, from `first` on, carry
+    /// the highest other blocks (up to `max_blocks` in all). Out of line: the usual
+    /// ACK needs none, and then `write_sack_blocks` saves no registers for the loop.
+    #[inline(never)]
+    fn fill_sack_blocks(&self, sack: &mut SackBlocks, first: usize, max_blocks: usize) {
+        for &(l, r) in self.ooo.iter().rev() {
+            if sack.len() == max_blocks {
+                break;
+            }
+            if !sack.iter().skip(first).any(|b| b.0 == l) {
+                sack.push(l, r);
             }
         }
     }
@@ -1207,7 +1314,8 @@ mod tests {
 
     /// The steady-state paths of a `plain` receiver (in-order data in
     /// `handle_segment`, or with the read that follows in `handle_segment_and_read`,
-    /// its ACK in `poll_transmit_into`, a read) do
+    /// its ACK in `poll_transmit_into`, a read), and the path of the data beyond the
+    /// holes (`beyond_holes`, which needs classic flow control inline too), do
     /// what the general ones do: a receiver with classic flow control inline (plain)
     /// and one with the same policy boxed (never plain, so always on the general
     /// paths) get the same random mix of in-order data, holes and their repair,
@@ -1380,5 +1488,70 @@ mod tests {
                 );
             }
         }
+    }
+    /// `insert_ooo`'s paths at the back of the store (a block beyond the highest, or
+    /// data touching it) do what the general merge does: two stores get the same
+    /// random out-of-order data, mostly around the highest block, and now and then
+    /// a hole filled (`absorb_ooo`); one inserts through `insert_ooo`, the other
+    /// through `insert_ooo_general` only, and their blocks, byte counts and recent
+    /// blocks (the SACK order) must stay the same. `note_duplicate`'s shortcut is
+    /// checked against `dsack::duplicate_range` on the way.
+    #[test]
+    fn the_back_of_the_out_of_order_store_merges_as_the_general_insert() {
+        let cfg = Arc::new(TcpConfig {
+            sack: true,
+            ..TcpConfig::ns2()
+        });
+        let (mut fast_paths, mut inserts) = (0, 0);
+        for seed in 0..20u64 {
+            let mut a = TcpReceiver::new(Arc::clone(&cfg));
+            let mut b = TcpReceiver::new(Arc::clone(&cfg));
+            let mut r = Mix(seed);
+            for _ in 0..2000 {
+                let top = a.ooo.back().map_or(a.rcv_nxt + 1, |b| b.1);
+                if r.below(10) == 0 && !a.ooo.is_empty() {
+                    // A retransmission fills the first hole, or part of it.
+                    let to = a.ooo[0].0 + r.below(2);
+                    for x in [&mut a, &mut b] {
+                        x.rcv_nxt = to;
+                        x.absorb_ooo();
+                    }
+                } else {
+                    // Around the highest block: beyond it, touching it, inside it,
+                    // or over the blocks below.
+                    let l = (top + r.below(4))
+                        .saturating_sub(r.below(6))
+                        .max(a.rcv_nxt + 1);
+                    let rr = l + 1 + r.below(4);
+                    if a.holds_nothing_from(l) {
+                        // What note_duplicate skips: nothing of it is held.
+                        let held = dsack::duplicate_range(a.rcv_nxt, &a.ooo, l, rr);
+                        assert_eq!(held, (None, false));
+                    }
+                    let back = a.ooo.back().copied();
+                    if back.is_some_and(|(bl, _)| l >= bl) {
+                        fast_paths += 1;
+                    }
+                    inserts += 1;
+                    a.insert_ooo(l, rr);
+                    b.insert_ooo_general(l, rr);
+                }
+                assert_eq!(a.ooo, b.ooo, "seed {seed}");
+                assert_eq!(a.ooo_bytes, b.ooo_bytes);
+                assert_eq!(a.ooo_bytes, a.ooo.iter().map(|b| b.1 - b.0).sum::<u64>());
+                assert_eq!(a.mru_len, b.mru_len);
+                assert_eq!(a.mru[..a.mru_len as usize], b.mru[..b.mru_len as usize]);
+                // The recent blocks are distinct blocks of the store, as they are now
+                // (write_sack_blocks copies them, and stops when they are all).
+                let recent = &a.mru[..a.mru_len as usize];
+                assert!(recent.iter().all(|e| a.ooo.contains(e)));
+                assert!((1..recent.len()).all(|i| !recent[..i].contains(&recent[i])));
+                assert_eq!(recent.is_empty(), a.ooo.is_empty());
+            }
+        }
+        assert!(
+            fast_paths > inserts / 2 && fast_paths < inserts,
+            "{fast_paths} of {inserts}"
+        );
     }
 }
