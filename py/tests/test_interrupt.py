@@ -21,11 +21,22 @@ from mobiflow import _mobiflow
 
 from .conftest import ROOT, start_cli
 
+# The long runs' simulated length. The tiny scenario simulates about 30,000 s per second
+# of wall time without its series (2026-11-28: 100,000 s in 3.4 s; a piped run
+# interrupted after 3.5 s no longer outlasted 100,000 s once the engine got faster), so
+# this is about six minutes: far longer than any test waits, with room for the engine
+# to grow faster still.
+LONG_S = 10_000_000.0
+
 
 def long_scenario(tiny: Path, tmp_path: Path) -> Path:
-    """The tiny scenario made to run for hours of wall time."""
-    text = tiny.read_text(encoding="utf-8").replace('duration = "5s"', 'duration = "100000s"')
+    """The tiny scenario made to run for far longer than any test waits (`LONG_S`)."""
+    text = tiny.read_text(encoding="utf-8").replace(
+        'duration = "5s"', f'duration = "{LONG_S:.0f}s"'
+    )
     text = text.replace('intervals = { first = ["0s", "2s"], rest = ["2s", "5s"] }', "")
+    # No series: sampled every 100 ms over `LONG_S` it would exceed any memory budget.
+    text = text.replace('sample_interval = "100ms"', 'sample_interval = "0s"')
     path = tmp_path / "long.toml"
     path.write_text(text, encoding="utf-8")
     return path
@@ -104,8 +115,8 @@ def test_progress_reports_simulated_time_and_its_exception_stops_the_run(
     with pytest.raises(Enough):
         scenario.run(out=out, budget="64GB", progress=progress)
     assert len(seen) == 3
-    assert seen[0] == (0.0, 100000.0)
-    assert seen[1][0] < seen[2][0] < 100000.0, seen
+    assert seen[0] == (0.0, LONG_S)
+    assert seen[1][0] < seen[2][0] < LONG_S, seen
     assert not (out / "summary.json").exists()
 
 
@@ -147,7 +158,8 @@ def test_a_long_run_shows_progress_on_a_terminal_only(tiny: Path, tmp_path: Path
     # the engine), then interrupt; the bar must appear within a generous minute.
     seen = b""
     deadline = time.monotonic() + 60.0
-    while b"of 100000.0 s" not in seen and time.monotonic() < deadline and proc.poll() is None:
+    bar = f"of {LONG_S:.1f} s".encode()
+    while bar not in seen and time.monotonic() < deadline and proc.poll() is None:
         ready, _, _ = select.select([main_fd], [], [], 0.5)
         if ready:
             with contextlib.suppress(OSError):
@@ -160,7 +172,7 @@ def test_a_long_run_shows_progress_on_a_terminal_only(tiny: Path, tmp_path: Path
     os.close(main_fd)
     assert proc.returncode == 130
     assert b"simulated" in seen, seen
-    assert b"of 100000.0 s" in seen, seen
+    assert bar in seen, seen
     # Piped: nothing is drawn.
     piped = start_cli("run", scenario, "--budget", "64GB")
     _took, stdout, stderr = interrupt_after(piped, 3.5)
