@@ -900,29 +900,15 @@ impl Dir {
         // `now.max(busy_until)`: the serialiser is busy until now at least, so the
         // wait `start - now` needs no saturation.
         let start = self.busy_until;
-        let end = start + self.transmission(bytes);
-        self.busy_until = end;
         self.stats.queue_area += (start.as_nanos() - now.as_nanos()) as u128;
-        self.lean_bytes += bytes as u64;
-        self.recs.push(Rec {
-            enq: now,
-            start,
-            end,
-            bytes,
-            id,
-        });
+        let lean = self.send_lean(now, start, arrived == next, id, bytes);
         // It waits unless it is alone, and then it starts at once: with nothing
         // pending, the last packet ended by now and so did `busy_until`. Behind
         // another packet, it adds one to the queue.
         if pending > 0 {
             self.stats.queue_max = self.stats.queue_max.max(waiting as u64 + 1);
         }
-        if arrived == next {
-            // The pipe was empty: a new head.
-            Lean::Head(end + self.delay, self.pipe_gen)
-        } else {
-            Lean::Behind
-        }
+        lean
     }
 
     /// `enqueue_lean` when the serialiser went idle before `now`: every record ended
@@ -932,20 +918,35 @@ impl Dir {
     /// common case of a direction carrying ACKs, or a link faster than its load.
     #[inline(always)]
     fn enqueue_idle(&mut self, now: Instant, id: PktId, bytes: u32) -> Lean {
-        let end = now + self.transmission(bytes);
+        let r = &mut self.recs;
+        let empty = r.arrived == r.next;
+        r.sent = r.next;
+        self.send_lean(now, now, empty, id, bytes)
+    }
+
+    /// What `enqueue_lean` and `enqueue_idle` share once packet `id` is admitted:
+    /// its transmission from `start`, its record in `recs`, and a new head of the
+    /// pipe if the pipe was `empty` before it.
+    #[inline(always)]
+    fn send_lean(
+        &mut self,
+        now: Instant,
+        start: Instant,
+        empty: bool,
+        id: PktId,
+        bytes: u32,
+    ) -> Lean {
+        let end = start + self.transmission(bytes);
         self.busy_until = end;
         self.lean_bytes += bytes as u64;
-        let r = &mut self.recs;
-        let (arrived, next) = (r.arrived, r.next);
-        r.sent = next;
-        r.push(Rec {
+        self.recs.push(Rec {
             enq: now,
-            start: now,
+            start,
             end,
             bytes,
             id,
         });
-        if arrived == next {
+        if empty {
             Lean::Head(end + self.delay, self.pipe_gen)
         } else {
             Lean::Behind
