@@ -1046,13 +1046,19 @@ impl Dir {
             return None;
         }
         let head = *r.get(k);
-        let next = (k + 1 < n).then(|| r.get(k + 1).end + self.delay);
+        let (next, ahead) = if k + 1 < n {
+            let b = r.get(k + 1);
+            (Some(b.end + self.delay), b.id)
+        } else {
+            (None, head.id)
+        };
         r.arrived = k + 1;
         Some(Arrival {
             id: head.id,
             dup: false,
             sent: head.start,
             next,
+            ahead,
         })
     }
 

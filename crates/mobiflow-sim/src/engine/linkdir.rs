@@ -61,6 +61,9 @@ pub struct Arrival {
     pub sent: Instant,
     /// When the pipe's next head arrives (the timer to arm, of the same generation).
     pub next: Option<Instant>,
+    /// The packet of that next head where a lean pipe knows it (else this packet's):
+    /// its slot in the slab is read ahead (`Net::read_ahead`).
+    pub ahead: PktId,
 }
 
 /// A piecewise schedule: its points and its period.
@@ -194,6 +197,7 @@ impl LinkDir {
             dup,
             sent: p.sent,
             next: self.dir.next_arrival(),
+            ahead: p.id,
         })
     }
 

@@ -673,6 +673,7 @@ impl<'a> World<'a> {
         if let Some(next) = a.next {
             self.net.at_arrival(next, d, gen);
         }
+        self.net.read_ahead(a.ahead);
         // The packet arriving was scheduled, in ns-2, when its transmission started
         // (`LinkDelay::recv`): what it makes arrive at the next queue is ordered from
         // then (`Dir::enqueue_from`).
