@@ -21,6 +21,13 @@ What is measured, and how (never a single wall time):
 * **Wall clock, paired**: the two simulators' runs alternate, round after round; each
   round gives one slope per simulator and their ratio, and the median of those ratios
   is reported, so a load that slows the machine slows both sides of a ratio alike.
+  Beside it, a 95 % confidence interval for that median, from the rounds' order
+  statistics (distribution-free: no assumption on how the noise is spread), and a goal
+  is PASS only when the whole interval clears it, MISS when the whole interval falls
+  short, UNRESOLVED otherwise (more rounds, or a quieter machine, would tell). The
+  cases with a goal run ROUNDS_GOAL rounds, the others ROUNDS_OTHER: on a shared
+  virtual machine one process's time varies by 10 % or more from run to run, and five
+  rounds left the median a few per cent from where the next five would put it.
 * **CPU time, paired**: the same rounds, with each process's user + system time
   (``os.wait4``) instead of its wall time: on a machine shared with other work a process
   waits for a core for part of its wall time, which CPU time leaves out.
@@ -31,12 +38,12 @@ What is measured, and how (never a single wall time):
   forked from this script would inherit the script's own peak); per flow is
   (peak(N) - peak(1)) / (N - 1).
 
-The project's goals are printed beside the measures with PASS or MISS: per packet, at most a
-tenth of ns-2's cost at 1 and 10 flows and an eighth at 100 (paired wall clock and CPU time),
-and at most half of htsim's at 1 and 10 flows (htsim's cost carried over as its measured
-fraction of ns-2's: HTSIM_AND_NS2_NS);
-a 5,000-packet queue no dearer per packet than a 500-packet one (within
-QUEUE_TOLERANCE); at most 5 KB per flow.
+The project's goals are printed beside the measures with PASS or MISS (or UNRESOLVED,
+above): per packet, at most a tenth of ns-2's cost at 1 and 10 flows and an eighth at
+100 (paired wall clock and CPU time), and at most half of htsim's at 1 and 10 flows
+(htsim's cost carried over as its measured fraction of ns-2's: HTSIM_AND_NS2_NS); a
+5,000-packet queue no dearer per packet than a 500-packet one (within QUEUE_TOLERANCE);
+at most 5 KB per flow.
 
 Usage: [MOBIFLOW_RUN=path] python bench/bench.py [--quick] [--json] [--no-callgrind]
 """
@@ -45,6 +52,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import re
 import shutil
@@ -53,6 +61,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -77,6 +86,11 @@ HTSIM_AND_NS2_NS = {1: (163.0, 619.0), 10: (162.0, 710.0), 100: (176.0, 679.0)}
 HTSIM_GOAL_FLOWS = (1, 10)
 HTSIM_SPEEDUP = 2.0
 QUEUES = (500, 5000)
+# Paired wall-clock rounds: of the cases with a goal (TARGET_FRACTION), of the others.
+ROUNDS_GOAL = 15
+ROUNDS_OTHER = 5
+# The confidence of the interval printed beside each median ratio.
+CI_LEVEL = 0.95
 # glibc's string functions, whose `rep` instructions valgrind counts per iteration.
 REP_STRING = re.compile(r"__mem(set|cpy|move)_\w*erms")
 
@@ -226,6 +240,26 @@ class Slope:
         return Slope(per, c0 - per * p0)
 
 
+def median_ci(xs: Sequence[float], level: float = CI_LEVEL) -> tuple[float, float, float]:
+    """A confidence interval for the median of the distribution `xs` were drawn from,
+    free of any assumption on its shape: the order statistics x(k) and x(n+1-k), with k
+    the largest for which P(B < k) <= (1 - level) / 2, B ~ Binomial(n, 1/2) (the number
+    of draws below the median), and at least 1. Returns (low, high, coverage): with few
+    draws the coverage is what the whole range gives (5 draws: 93.75 %)."""
+    s = sorted(xs)
+    n = len(s)
+    if n == 0:
+        raise ValueError("no draws")
+
+    def below(j: int) -> float:  # P(B <= j)
+        return sum(math.comb(n, i) for i in range(j + 1)) / (1 << n)
+
+    k = 1
+    while k + 1 <= (n + 1) // 2 and below(k) <= (1 - level) / 2:
+        k += 1
+    return s[k - 1], s[n - k], 1 - 2 * below(k - 1)
+
+
 @dataclass
 class PairedCase:
     """Paired slopes of one clock (wall or CPU) over the rounds."""
@@ -237,6 +271,10 @@ class PairedCase:
     ratio_max: float | None
     mobiflow_startup_ms: float
     ns2_startup_ms: float | None
+    # The confidence interval of `ratio` (`median_ci`) and its coverage.
+    ratio_low: float | None = None
+    ratio_high: float | None = None
+    ratio_coverage: float | None = None
 
 
 @dataclass
@@ -253,6 +291,7 @@ def paired(slopes: dict[str, list[Slope]]) -> PairedCase:
     mf = slopes["mobiflow"]
     ns2 = slopes.get("ns-2")
     ratios = [n.per_packet / m.per_packet for m, n in zip(mf, ns2, strict=True)] if ns2 else []
+    low, high, coverage = median_ci(ratios) if ratios else (None, None, None)
     return PairedCase(
         mobiflow_ns=med(x.per_packet for x in mf) * 1e9,
         ns2_ns=med(x.per_packet for x in ns2) * 1e9 if ns2 else None,
@@ -261,6 +300,9 @@ def paired(slopes: dict[str, list[Slope]]) -> PairedCase:
         ratio_max=max(ratios) if ratios else None,
         mobiflow_startup_ms=med(x.startup for x in mf) * 1e3,
         ns2_startup_ms=med(x.startup for x in ns2) * 1e3 if ns2 else None,
+        ratio_low=low,
+        ratio_high=high,
+        ratio_coverage=coverage,
     )
 
 
@@ -368,10 +410,17 @@ def pass_miss(ok: bool) -> str:
     return "PASS" if ok else "MISS"
 
 
-def verdict(ratio: float | None, nflows: int) -> str:
+def verdict(ratio: float | None, nflows: int, interval: tuple[float, float] | None = None) -> str:
+    """The goal of `nflows` flows against the median `ratio`, or, given its confidence
+    `interval`, against the whole interval: UNRESOLVED when the goal lies inside it."""
     if ratio is None or nflows not in TARGET_FRACTION:
         return "-"
     need = 1 / TARGET_FRACTION[nflows]
+    if interval is not None:
+        low, high = interval
+        if low < need <= high:
+            return f"UNRESOLVED (>= {need:.0f}x)"
+        return f"{pass_miss(low >= need)} (>= {need:.0f}x)"
     return f"{pass_miss(ratio >= need)} (>= {need:.0f}x)"
 
 
@@ -385,8 +434,15 @@ def paired_rows(cases: list[WallCase], clock: str) -> list[list[str]]:
                 f"{p.mobiflow_ns:.0f}",
                 opt(p.ns2_ns, ".0f"),
                 opt(p.ratio, ".2f") + ("x" if p.ratio else ""),
+                f"{opt(p.ratio_low, '.2f')}-{opt(p.ratio_high, '.2f')}",
                 f"({opt(p.ratio_min, '.2f')}-{opt(p.ratio_max, '.2f')})",
-                verdict(p.ratio, c.nflows),
+                verdict(
+                    p.ratio,
+                    c.nflows,
+                    None
+                    if p.ratio_low is None or p.ratio_high is None
+                    else (p.ratio_low, p.ratio_high),
+                ),
                 f"{p.mobiflow_startup_ms:.1f}",
                 opt(p.ns2_startup_ms, ".1f"),
             ]
@@ -427,6 +483,7 @@ PAIRED_HEAD = [
     "mobiflow ns",
     "ns-2 ns",
     "ns-2 / mobiflow",
+    f"{CI_LEVEL:.0%} CI",
     "(min-max)",
     "goal",
     "start-up ms mobiflow",
@@ -456,7 +513,12 @@ def main(argv: list[str] | None = None) -> int:
     if not args.no_callgrind and not use_cg:
         print("note: valgrind not installed: no instruction counts", file=sys.stderr)
     short, long = (10.0, 60.0) if args.quick else (60.0, 600.0)
-    rounds = 3 if args.quick else 5
+
+    def rounds(nflows: int) -> int:
+        if args.quick:
+            return 3
+        return ROUNDS_GOAL if nflows in TARGET_FRACTION else ROUNDS_OTHER
+
     cg_short, cg_long = (2.0, 12.0) if args.quick else (6.0, 60.0)
     mem_counts = [1, 1000] if args.quick else [1, 1000, 10000]
     flows = [1, 10, 100] if args.quick else [1, 10, 100, 1000]
@@ -513,15 +575,18 @@ def main(argv: list[str] | None = None) -> int:
                     ],
                 ],
             )
-        wall = [wall_case(b, n, short, long, rounds) for n in flows]
+        wall = [wall_case(b, n, short, long, rounds(n)) for n in flows]
         results["wall"] = [asdict(c) for c in wall]
+        counts = ", ".join(f"{c.rounds} at {c.nflows}" for c in wall) + " flows"
         table(
-            f"Wall clock per delivered packet (median of {rounds} paired rounds)",
+            f"Wall clock per delivered packet (median of the paired rounds: {counts}; "
+            f"{CI_LEVEL:.0%} CI of that median from the rounds' order statistics, a goal "
+            "PASS or MISS only when the whole interval is on one side of it)",
             PAIRED_HEAD,
             paired_rows(wall, "wall"),
         )
         table(
-            f"CPU time (user + system) per delivered packet, the same {rounds} paired rounds",
+            "CPU time (user + system) per delivered packet, the same paired rounds",
             PAIRED_HEAD,
             paired_rows(wall, "cpu"),
         )

@@ -30,6 +30,33 @@ def test_the_ns2_goal_is_a_tenth_at_1_and_10_flows_and_an_eighth_at_100() -> Non
     assert b.verdict(None, 1) == "-"
 
 
+def test_a_goal_is_met_or_missed_only_when_the_whole_interval_says_so() -> None:
+    b = load_bench()
+    assert b.verdict(10.5, 1, (10.1, 10.9)).startswith("PASS")
+    assert b.verdict(10.0, 1, (10.0, 10.9)).startswith("PASS")
+    assert b.verdict(9.5, 10, (9.1, 9.9)).startswith("MISS")
+    assert b.verdict(10.2, 1, (9.8, 10.6)).startswith("UNRESOLVED")
+    assert b.verdict(9.8, 1, (9.5, 10.0)).startswith("UNRESOLVED")
+    assert b.verdict(7.9, 100, (7.5, 8.1)).startswith("UNRESOLVED")
+    assert b.verdict(9.0, 1000, (8.0, 10.0)) == "-"
+
+
+def test_the_median_interval_is_the_binomial_order_statistics() -> None:
+    b = load_bench()
+    # 15 draws: x(4) and x(12), P(B <= 3) = 0.0176 per side, coverage 96.5 %.
+    xs = [float(x) for x in (15, 3, 9, 1, 12, 6, 14, 2, 8, 11, 5, 13, 4, 10, 7)]
+    low, high, coverage = b.median_ci(xs)
+    assert (low, high) == (4.0, 12.0)
+    assert abs(coverage - (1 - 2 * 576 / 2**15)) < 1e-12
+    # 5 draws cannot give 95 %: the whole range, 1 - 2 / 32.
+    assert b.median_ci([5.0, 1.0, 3.0, 2.0, 4.0]) == (1.0, 5.0, 0.9375)
+    # A wider level never gives a narrower interval; one draw is its own interval.
+    lo90, hi90, _ = b.median_ci(xs, 0.90)
+    assert lo90 >= low
+    assert hi90 <= high
+    assert b.median_ci([2.5]) == (2.5, 2.5, 0.0)
+
+
 def test_htsim_is_carried_over_as_its_fraction_of_ns2() -> None:
     b = load_bench()
 
