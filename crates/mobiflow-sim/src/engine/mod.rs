@@ -667,9 +667,12 @@ impl<'a> World<'a> {
     /// packet on every hop, run here rather than through `LinkDir::handle_timeout`.
     #[inline(always)]
     fn link_arrival(&mut self, d: DirId, gen: u32) {
-        let Some(a) = self.net.dirs[d].arrival(gen) else {
+        let dir = &mut self.net.dirs[d];
+        let Some(a) = dir.arrival(gen) else {
             return; // stale: the pipe changed under it
         };
+        // The far end, read with the direction at hand (not indexed again below).
+        let node = dir.dir().to;
         if let Some(next) = a.next {
             self.net.at_arrival(next, d, gen);
         }
@@ -678,13 +681,19 @@ impl<'a> World<'a> {
         // (`LinkDelay::recv`): what it makes arrive at the next queue is ordered from
         // then (`Dir::enqueue_from`).
         self.net.origin = a.sent;
-        self.arrive(d, a.id, a.dup);
+        self.arrive_at(d, node, a.id, a.dup);
     }
 
     /// Packet `id` reached the far end of direction `d` (twice if `dup`).
     #[inline(always)]
     fn arrive(&mut self, d: DirId, id: PktId, dup: bool) {
         let node = self.net.dirs[d].dir().to;
+        self.arrive_at(d, node, id, dup);
+    }
+
+    /// [`World::arrive`] with the far end, `node`, at hand.
+    #[inline(always)]
+    fn arrive_at(&mut self, d: DirId, node: NodeId, id: PktId, dup: bool) {
         // A duplicated packet: a copy arrives right after the original.
         let copy = dup.then(|| {
             let p = self.net.pkts[id as usize].clone();
