@@ -627,7 +627,8 @@ impl<'a> World<'a> {
                     self.net.free.append(lost);
                 }
                 if let Some((id, dup)) = arrived {
-                    self.arrive(d, id, dup);
+                    let node = self.net.dirs[d].dir().to;
+                    self.arrive(d, node, id, dup);
                 }
             }
             Ev::App(f, k) => {
@@ -671,7 +672,7 @@ impl<'a> World<'a> {
         let Some(a) = dir.arrival(gen) else {
             return; // stale: the pipe changed under it
         };
-        // The far end, read with the direction at hand (not indexed again below).
+        // The far end, read with the direction at hand.
         let node = dir.dir().to;
         if let Some(next) = a.next {
             self.net.at_arrival(next, d, gen);
@@ -681,19 +682,13 @@ impl<'a> World<'a> {
         // (`LinkDelay::recv`): what it makes arrive at the next queue is ordered from
         // then (`Dir::enqueue_from`).
         self.net.origin = a.sent;
-        self.arrive_at(d, node, a.id, a.dup);
+        self.arrive(d, node, a.id, a.dup);
     }
 
-    /// Packet `id` reached the far end of direction `d` (twice if `dup`).
+    /// Packet `id` reached `node`, the far end of direction `d` (twice if `dup`). The
+    /// caller reads `node` from the direction it holds.
     #[inline(always)]
-    fn arrive(&mut self, d: DirId, id: PktId, dup: bool) {
-        let node = self.net.dirs[d].dir().to;
-        self.arrive_at(d, node, id, dup);
-    }
-
-    /// [`World::arrive`] with the far end, `node`, at hand.
-    #[inline(always)]
-    fn arrive_at(&mut self, d: DirId, node: NodeId, id: PktId, dup: bool) {
+    fn arrive(&mut self, d: DirId, node: NodeId, id: PktId, dup: bool) {
         // A duplicated packet: a copy arrives right after the original.
         let copy = dup.then(|| {
             let p = self.net.pkts[id as usize].clone();
