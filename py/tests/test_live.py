@@ -14,8 +14,9 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
@@ -29,6 +30,28 @@ EXAMPLES = ROOT / "scenarios" / "examples"
 REASON = live_unavailable()
 needs_live = pytest.mark.skipif(REASON is not None, reason=f"live mode unavailable: {REASON}")
 
+T = TypeVar("T")
+
+# The emulator's reason for a run whose host made it late (mobiflow-live's validity rule:
+# more than 0.1 % of a direction's packets written over 5 ms after their due time).
+LATE = "after their due time"
+
+
+def _valid_run(run: Callable[[Path], T], reasons: Callable[[T], list[str]], tmp: Path) -> T:
+    """``run(dir)``, once more (in ``tmp/again``) if the emulator marked the first run
+    invalid only because the machine delayed it (a preempted forwarder on a busy host),
+    which says nothing of the link model; a run invalid for any other reason, or late
+    twice, fails."""
+    first = run(tmp)
+    why = reasons(first)
+    if why and all(LATE in r for r in why):
+        (tmp / "again").mkdir()
+        again = run(tmp / "again")
+        assert not reasons(again), ("late twice", why, reasons(again))
+        return again
+    assert not why, why
+    return first
+
 
 def _run_link(
     tmp_path: Path,
@@ -39,8 +62,22 @@ def _run_link(
 ) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
     """One bulk TCP flow server -> phone for ``duration`` s through one link with the
     keys ``link`` (rate, delay, ...: strings, or arrays of them, which JSON writes as
-    TOML does); the emulator's report, the sender's tcp_info samples and the
-    receiver's byte counts."""
+    TOML does); the emulator's report of a valid run (`_valid_run`), the sender's
+    tcp_info samples and the receiver's byte counts."""
+    return _valid_run(
+        lambda d: _run_link_once(d, duration, rcv_buf, cc, **link),
+        lambda r: list(r[0]["invalid_reasons"]),
+        tmp_path,
+    )
+
+
+def _run_link_once(
+    tmp_path: Path,
+    duration: float,
+    rcv_buf: int,
+    cc: str,
+    **link: str | list[list[str]],
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
     keys = "".join(f"{k} = {json.dumps(v)}\n" for k, v in link.items())
     sc = tmp_path / "link.toml"
     sc.write_text(
@@ -78,11 +115,14 @@ def _run_link(
 
 
 def _no_loss_outside_the_link(report: dict[str, Any]) -> None:
+    assert report["valid"], report["invalid_reasons"]
     for d in report["dirs"]:
         assert d["tun_overruns"] == 0, d
         assert d["write_errors"] == 0, d
         assert d["oversize_packets"] == 0, d
-        assert d["max_late_ms"] < 20, d
+        # On time on the whole: the mean lateness of a write, not its worst case (one
+        # preemption of the forwarder by a busy host makes that tens of ms).
+        assert d["mean_late_ms"] < 1, d
 
 
 @needs_live
@@ -180,7 +220,12 @@ def test_the_emulator_refuses_without_root() -> None:
 
 
 def _compare(scenario: Path, cc: str, tmp_path: Path, sets: list[tuple[str, str]]) -> Any:
-    return live.compare(scenario, cc=cc, sets=sets, out=tmp_path / f"{scenario.stem}-{cc}")
+    """``live.compare`` of a valid run (`_valid_run`)."""
+    return _valid_run(
+        lambda d: live.compare(scenario, cc=cc, sets=sets, out=d / f"{scenario.stem}-{cc}"),
+        lambda c: list(c.invalid_reasons),
+        tmp_path,
+    )
 
 
 def _row(cmp: Any, metric: str) -> tuple[float, float]:
@@ -202,6 +247,9 @@ def test_compare_rwnd_limited(cc: str, tmp_path: Path) -> None:
     assert abs(k - s) / s < 0.10, (k, s)
     kmin, smin = _row(cmp, "RTT min (ms)")
     assert abs(kmin - smin) < 5, (kmin, smin)
+    # Never below the two propagation delays: a packet is not delivered before it was
+    # sent plus the link's delay (the emulator stamps each packet when it reads it).
+    assert kmin >= 2 * 265.0, kmin
     assert cmp.figure is not None
     assert cmp.figure.exists()
 
@@ -245,6 +293,7 @@ def test_compare_cellular_trace(cc: str, tmp_path: Path) -> None:
     assert 0.3 < s <= cap, (s, cap)
     kmin, smin = _row(cmp, "RTT min (ms)")
     assert abs(kmin - smin) < 5, (kmin, smin)
+    assert kmin >= 2 * 20.0, kmin  # the two propagation delays
     assert cmp.figure is not None
     assert cmp.figure.exists()
 

@@ -155,102 +155,34 @@ pub fn run(
     if !realtime {
         sys::set_nice(-10);
     }
-    let mut slab = Slab::default();
-    let mut counters: [DirCounters; 2] = Default::default();
+    let mut fwd = Fwd {
+        slab: Slab::default(),
+        counters: Default::default(),
+        sec: new_second(1),
+        adv: Advanced::default(),
+        scratch: vec![0u8; BUF_LEN],
+        late_bound_ns: opts.late_bound.as_nanos() as u64,
+        mtu: opts.mtu,
+    };
     let mut seconds: Vec<Value> = Vec::new();
-    let mut sec = new_second(1);
     let mut prev_stats = [(0u64, 0u64); 2];
-    let late_bound_ns = opts.late_bound.as_nanos() as u64;
-    let mtu = opts.mtu;
-    let mut scratch = vec![0u8; BUF_LEN];
     let mut ready = Vec::with_capacity(2);
-    let mut adv = Advanced::default();
     let max_wait = SimInstant::from_millis(5).as_nanos();
+    let clock = || sim_now(t0);
     loop {
-        let now = sim_now(t0);
         // 1. Everything due by now: deliveries into the far namespace.
+        let now = clock();
         for d in 0..2 {
-            adv.delivered.clear();
-            adv.lost.clear();
-            dirs[d].advance(now, &mut adv);
-            for id in adv.lost.drain(..) {
-                slab.release(id);
-            }
-            if adv.delivered.is_empty() {
-                continue;
-            }
-            let mut out = tuns[1 - d];
-            for (k, &(due, id)) in adv.delivered.iter().enumerate() {
-                // A duplicated packet (`duplicate`) is listed twice in a row: written
-                // twice, its buffer released after the second write.
-                let again = adv.delivered.get(k + 1).is_some_and(|n| n.1 == id);
-                let buf = &slab.bufs[id as usize];
-                match out.write(buf) {
-                    Ok(_) => {
-                        let c = &mut counters[d];
-                        c.delivered_packets += 1;
-                        c.delivered_bytes += buf.len() as u64;
-                        sec.bytes[d] += buf.len() as u64;
-                        let late = sim_now(t0).saturating_since(due).as_nanos();
-                        c.late_sum_us += late / 1000;
-                        c.max_late_us = c.max_late_us.max(late / 1000);
-                        if late > late_bound_ns {
-                            c.late += 1;
-                        }
-                    }
-                    Err(_) => counters[d].write_errors += 1,
-                }
-                if !again {
-                    slab.release(id);
-                }
-            }
+            fwd.deliver(d, now, &mut dirs[d], tuns[1 - d], &clock);
         }
-        // 2. What the kernels sent: into the queues.
+        // 2. What the kernels sent: into the queues, each packet at the time it was
+        // read.
         for d in 0..2 {
-            let mut inp = tuns[d];
-            // Drain the device (bounded, so that deliveries stay on time).
-            for _ in 0..4096 {
-                match inp.read(&mut scratch) {
-                    Ok(n) if n > 0 => {
-                        let c = &mut counters[d];
-                        c.packets_in += 1;
-                        c.bytes_in += n as u64;
-                        match classify(&scratch[..n], mtu) {
-                            Verdict::Ip => {}
-                            Verdict::Oversize => {
-                                c.oversize += 1;
-                                continue;
-                            }
-                            Verdict::NonIp => {
-                                c.non_ip += 1;
-                                continue;
-                            }
-                            Verdict::Malformed => {
-                                c.malformed += 1;
-                                continue;
-                            }
-                        }
-                        let id = slab.alloc();
-                        let buf = &mut slab.bufs[id as usize];
-                        buf.clear();
-                        buf.extend_from_slice(&scratch[..n]);
-                        if !dirs[d].enqueue(now, id, n as u32) {
-                            slab.release(id);
-                        }
-                        sec.queue_max[d] = sec.queue_max[d].max(dirs[d].waiting(now));
-                    }
-                    Ok(_) => break,
-                    Err(e) => {
-                        if e.kind() != ErrorKind::WouldBlock && e.kind() != ErrorKind::Interrupted {
-                            counters[d].read_errors += 1;
-                        }
-                        break;
-                    }
-                }
-            }
+            fwd.take(d, &mut dirs[d], tuns[d], tuns[1 - d], &clock);
         }
         // 3. The per-second report.
-        let now = sim_now(t0);
+        let now = clock();
+        let sec = &mut fwd.sec;
         if now.as_nanos() >= sec.t * 1_000_000_000 {
             for d in 0..2 {
                 let st = dirs[d].stats();
@@ -276,8 +208,8 @@ pub fn run(
                     if sec.down[1] { " DOWN" } else { "" },
                 );
             }
-            seconds.push(second_json(&sec));
-            sec = new_second(sec.t + 1);
+            seconds.push(second_json(sec));
+            *sec = new_second(sec.t + 1);
         }
         if let Some(limit) = opts.duration {
             if t0.elapsed() >= limit {
@@ -288,8 +220,8 @@ pub fn run(
             break;
         }
         // 4. Sleep until the next event, a packet, or the next report.
-        let now = sim_now(t0).as_nanos();
-        let mut wake = (sec.t * 1_000_000_000).min(now + max_wait);
+        let now = clock().as_nanos();
+        let mut wake = (fwd.sec.t * 1_000_000_000).min(now + max_wait);
         for d in dirs.iter() {
             if let Some(t) = d.next_event() {
                 wake = wake.min(t.as_nanos());
@@ -302,10 +234,129 @@ pub fn run(
     }
     Ok(Outcome {
         realtime,
-        counters,
+        counters: fwd.counters,
         seconds,
         elapsed: t0.elapsed(),
     })
+}
+
+/// The forwarder's state besides the link directions: packet buffers, counters, the
+/// second being reported.
+struct Fwd {
+    slab: Slab,
+    counters: [DirCounters; 2],
+    sec: Second,
+    adv: Advanced,
+    scratch: Vec<u8>,
+    late_bound_ns: u64,
+    mtu: usize,
+}
+
+impl Fwd {
+    /// Write into `out` every packet of direction `d` due by `now`; each write's
+    /// lateness (`clock` after it, against the time it was due) is counted.
+    fn deliver(
+        &mut self,
+        d: usize,
+        now: SimInstant,
+        dir: &mut ClockedDir,
+        mut out: impl Write,
+        clock: &impl Fn() -> SimInstant,
+    ) {
+        let adv = &mut self.adv;
+        adv.delivered.clear();
+        adv.lost.clear();
+        dir.advance(now, adv);
+        for id in adv.lost.drain(..) {
+            self.slab.release(id);
+        }
+        for (k, &(due, id)) in adv.delivered.iter().enumerate() {
+            // A duplicated packet (`duplicate`) is listed twice in a row: written
+            // twice, its buffer released after the second write.
+            let again = adv.delivered.get(k + 1).is_some_and(|n| n.1 == id);
+            let buf = &self.slab.bufs[id as usize];
+            match out.write(buf) {
+                Ok(_) => {
+                    let c = &mut self.counters[d];
+                    c.delivered_packets += 1;
+                    c.delivered_bytes += buf.len() as u64;
+                    self.sec.bytes[d] += buf.len() as u64;
+                    let late = clock().saturating_since(due).as_nanos();
+                    c.late_sum_us += late / 1000;
+                    c.max_late_us = c.max_late_us.max(late / 1000);
+                    if late > self.late_bound_ns {
+                        c.late += 1;
+                    }
+                }
+                Err(_) => self.counters[d].write_errors += 1,
+            }
+            if !again {
+                self.slab.release(id);
+            }
+        }
+    }
+
+    /// Read what the kernel sent into `inp` (bounded, so that deliveries stay on
+    /// time) and queue it on direction `d`, whose deliveries go to `out`.
+    ///
+    /// Each packet enters the queue at the time it was read, not at the time the loop
+    /// last read the clock: a packet that reached the device while the forwarder was
+    /// busy or preempted would otherwise be stamped before it existed and leave the
+    /// link early (a Linux RTT below the path's propagation delay). What the direction
+    /// had due by that time is delivered first, so that the link model sees its
+    /// events in time order (`ClockedDir::enqueue`: advance first).
+    fn take(
+        &mut self,
+        d: usize,
+        dir: &mut ClockedDir,
+        mut inp: impl Read,
+        mut out: impl Write,
+        clock: &impl Fn() -> SimInstant,
+    ) {
+        for _ in 0..4096 {
+            match inp.read(&mut self.scratch) {
+                Ok(n) if n > 0 => {
+                    let now = clock();
+                    let c = &mut self.counters[d];
+                    c.packets_in += 1;
+                    c.bytes_in += n as u64;
+                    match classify(&self.scratch[..n], self.mtu) {
+                        Verdict::Ip => {}
+                        Verdict::Oversize => {
+                            c.oversize += 1;
+                            continue;
+                        }
+                        Verdict::NonIp => {
+                            c.non_ip += 1;
+                            continue;
+                        }
+                        Verdict::Malformed => {
+                            c.malformed += 1;
+                            continue;
+                        }
+                    }
+                    if dir.next_event().is_some_and(|t| t <= now) {
+                        self.deliver(d, now, dir, &mut out, clock);
+                    }
+                    let id = self.slab.alloc();
+                    let buf = &mut self.slab.bufs[id as usize];
+                    buf.clear();
+                    buf.extend_from_slice(&self.scratch[..n]);
+                    if !dir.enqueue(now, id, n as u32) {
+                        self.slab.release(id);
+                    }
+                    self.sec.queue_max[d] = self.sec.queue_max[d].max(dir.waiting(now));
+                }
+                Ok(_) => break,
+                Err(e) => {
+                    if e.kind() != ErrorKind::WouldBlock && e.kind() != ErrorKind::Interrupted {
+                        self.counters[d].read_errors += 1;
+                    }
+                    break;
+                }
+            }
+        }
+    }
 }
 
 fn new_second(t: u64) -> Second {
@@ -336,7 +387,158 @@ fn second_json(s: &Second) -> Value {
 
 #[cfg(test)]
 mod tests {
-    use super::{classify, Verdict};
+    use super::{classify, new_second, Fwd, Slab, Verdict, BUF_LEN};
+    use mobiflow_proto::time::{Duration, Instant};
+    use mobiflow_sim::emu::{Advanced, ClockedDir};
+    use mobiflow_sim::model::{DelayModel, DirSpec, QueueLimit, QueueSpec, RateModel};
+    use std::cell::Cell;
+    use std::collections::VecDeque;
+    use std::io::{ErrorKind, Read, Write};
+
+    fn fwd() -> Fwd {
+        Fwd {
+            slab: Slab::default(),
+            counters: Default::default(),
+            sec: new_second(1),
+            adv: Advanced::default(),
+            scratch: vec![0u8; BUF_LEN],
+            late_bound_ns: 5_000_000,
+            mtu: 1500,
+        }
+    }
+
+    /// A TUN device seen from the forwarder: each read hands over the next packet and
+    /// moves the clock on by `step` (the time the kernel took to send it, or the
+    /// forwarder to come back to it); then it would block.
+    struct Device<'a> {
+        pkts: VecDeque<Vec<u8>>,
+        clock: &'a Cell<Instant>,
+        step: Duration,
+    }
+
+    impl Read for Device<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let Some(p) = self.pkts.pop_front() else {
+                return Err(ErrorKind::WouldBlock.into());
+            };
+            self.clock.set(self.clock.get() + self.step);
+            buf[..p.len()].copy_from_slice(&p);
+            Ok(p.len())
+        }
+    }
+
+    /// The far TUN device: what is written, with the clock at the write.
+    struct Sink<'a> {
+        got: Vec<(Instant, u8)>,
+        clock: &'a Cell<Instant>,
+    }
+
+    impl Write for Sink<'_> {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.got.push((self.clock.get(), buf[19]));
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_packet_enters_the_link_when_it_is_read_not_when_the_loop_began() {
+        // 10 ms of propagation at 1.2 Gb/s (1500 B in 10 us). The loop read the clock
+        // at 0; the packets it then reads reached the device at 3 ms and 6 ms (it was
+        // preempted). Each must arrive 10 ms + 10 us after it was read, not after the
+        // loop's clock: a link never delivers a packet less than its propagation delay
+        // after it was sent.
+        let spec = DirSpec::new(
+            RateModel::Constant(1_200_000_000),
+            DelayModel::Constant(Duration::from_millis(10)),
+            QueueSpec::DropTail {
+                limit: QueueLimit::Packets(100),
+            },
+        );
+        let mut dir = ClockedDir::new(&spec, 0, 1, Duration::from_secs(1));
+        let clock = Cell::new(Instant::ZERO);
+        let pkt = |k: u8| {
+            let mut p = ipv4(1500, 1500);
+            p[19] = k;
+            p
+        };
+        let mut dev = Device {
+            pkts: VecDeque::from([pkt(1), pkt(2)]),
+            clock: &clock,
+            step: Duration::from_millis(3),
+        };
+        let mut sink = Sink {
+            got: Vec::new(),
+            clock: &clock,
+        };
+        let now = || clock.get();
+        let mut f = fwd();
+        f.take(0, &mut dir, &mut dev, &mut sink, &now);
+        // Read at 3 ms and 6 ms: due at 13.01 ms and 16.01 ms.
+        let due: Vec<Instant> = std::iter::from_fn(|| {
+            let t = dir.next_event()?;
+            let mut adv = Advanced::default();
+            dir.advance(t, &mut adv);
+            Some(
+                adv.delivered
+                    .into_iter()
+                    .map(|(t, _)| t)
+                    .collect::<Vec<_>>(),
+            )
+        })
+        .flatten()
+        .collect();
+        let us = |x: u64| Instant::from_micros(x);
+        assert_eq!(due, vec![us(13_010), us(16_010)]);
+    }
+
+    #[test]
+    fn what_is_due_by_a_read_is_delivered_before_the_packet_read_is_queued() {
+        // A packet read at 0 is due at 1 ms + 10 us; the next is read at 5 ms, when
+        // the first is already due: it is written out first, then the second queued.
+        let spec = DirSpec::new(
+            RateModel::Constant(1_200_000_000),
+            DelayModel::Constant(Duration::from_millis(1)),
+            QueueSpec::DropTail {
+                limit: QueueLimit::Packets(100),
+            },
+        );
+        let mut dir = ClockedDir::new(&spec, 0, 1, Duration::from_secs(1));
+        let clock = Cell::new(Instant::ZERO);
+        let pkt = |k: u8| {
+            let mut p = ipv4(1500, 1500);
+            p[19] = k;
+            p
+        };
+        let mut dev = Device {
+            pkts: VecDeque::from([pkt(1), pkt(2)]),
+            clock: &clock,
+            step: Duration::ZERO,
+        };
+        let mut sink = Sink {
+            got: Vec::new(),
+            clock: &clock,
+        };
+        let mut f = fwd();
+        let now = || clock.get();
+        f.take(0, &mut dir, &mut dev, &mut sink, &now);
+        assert!(sink.got.is_empty());
+        clock.set(Instant::from_millis(5));
+        dev.pkts.push_back(pkt(3));
+        f.take(0, &mut dir, &mut dev, &mut sink, &now);
+        // Packets 1 and 2 (both due by 5 ms) were written when 3 was read, at 5 ms;
+        // 4 ms late, under the 5 ms bound.
+        assert_eq!(
+            sink.got,
+            vec![(Instant::from_millis(5), 1), (Instant::from_millis(5), 2)]
+        );
+        assert_eq!(f.counters[0].delivered_packets, 2);
+        assert_eq!(f.counters[0].late, 0);
+        assert_eq!(f.counters[0].max_late_us, 3_990);
+        assert_eq!(dir.next_event(), Some(Instant::from_micros(6_010)));
+    }
 
     fn ipv4(total: u16, len: usize) -> Vec<u8> {
         let mut p = vec![0u8; len];
