@@ -735,16 +735,27 @@ impl<'a> World<'a> {
 
     /// Packet `id` at its destination (captured there by `capture_arrival`).
     fn deliver(&mut self, id: PktId) {
+        // One copy of the delivery per side, the side a constant in each: the
+        // transport's `handle_packet` and `transmit` are specialised to it, and the
+        // flow is not indexed again for its answer (as `flush` would). Callgrind
+        // slope, PGO build (what `make bench` measures), 1 / 10 / 100 flows:
+        // 1,040.5 / 1,068.3 / 1,260.4 -> 985.4 / 1,012.8 / 1,202.3 instructions per
+        // packet (the build without PGO: 1,125.5 -> 1,126.5 at 1 flow).
+        if self.net.pkts[id as usize].to_receiver {
+            self.deliver_to(id, Side::Receiver);
+        } else {
+            self.deliver_to(id, Side::Sender);
+        }
+    }
+
+    /// [`Self::deliver`] of a packet for the `to` end of its flow.
+    #[inline(always)]
+    fn deliver_to(&mut self, id: PktId, to: Side) {
         let now = self.net.now;
         // The body is read in place (no copy of the segment out of the slab); its slot
         // is freed after the endpoint took it, before anything is allocated again.
         let p = &self.net.pkts[id as usize];
-        let (f, to_receiver, body) = (p.flow, p.to_receiver, &p.body);
-        let to = if to_receiver {
-            Side::Receiver
-        } else {
-            Side::Sender
-        };
+        let (f, body) = (p.flow, &p.body);
         // The flow, indexed once for the packet and the read that follows it.
         let fr = &mut self.flows[f];
         #[cfg(test)]
@@ -766,8 +777,12 @@ impl<'a> World<'a> {
         self.net.free.push(id);
         if read && fr.read_has_work() {
             self.after_read_work(f);
+            self.flush(f, to);
+            return;
         }
-        self.flush(f, to);
+        // The end the packet reached answers, the flow still in hand.
+        let mut sink = slab_sink!(self, f, fr, to, now);
+        transmit_side(fr, &mut sink, to);
     }
 
     /// The application of flow `f` read: burst and transfer completions, and the
@@ -823,25 +838,42 @@ impl<'a> World<'a> {
     fn flush(&mut self, f: FlowId, side: Side) {
         let now = self.net.now;
         let fr = &mut self.flows[f];
-        let out = fr.out[side.index()];
-        let mut sink = SlabSink {
-            net: &mut self.net,
-            capture: &mut self.capture,
+        let mut sink = slab_sink!(self, f, fr, side, now);
+        transmit_side(fr, &mut sink, side);
+    }
+}
+
+/// The sink of side `$side` of flow `$f`, whose runtime `$fr` is borrowed apart from
+/// the world `$w`'s network and captures.
+macro_rules! slab_sink {
+    ($w:ident, $f:expr, $fr:expr, $side:expr, $now:expr) => {{
+        let out = $fr.out[$side.index()];
+        SlabSink {
+            net: &mut $w.net,
+            capture: &mut $w.capture,
             #[cfg(test)]
-            seg_log: &mut self.seg_log,
-            f,
-            to_receiver: side == Side::Sender,
+            seg_log: &mut $w.seg_log,
+            f: $f,
+            to_receiver: $side == Side::Sender,
             dst: out.dst,
             first_hop: out.first_hop,
-            now,
-        };
-        if let Some(t) = fr.ep.transmit(now, side, &mut sink) {
-            let t = t.max(now);
-            let wake = &mut fr.wake[side.index()];
-            if t < *wake {
-                *wake = t;
-                self.net.at(t, Ev::Wake(f, side));
-            }
+            now: $now,
+        }
+    }};
+}
+use slab_sink;
+
+/// Hand what `side` of flow `fr` wants to send now to `sink`, then schedule its next
+/// wake-up.
+#[inline(always)]
+fn transmit_side(fr: &mut FlowRt, sink: &mut SlabSink<'_>, side: Side) {
+    let now = sink.now;
+    if let Some(t) = fr.ep.transmit(now, side, sink) {
+        let t = t.max(now);
+        let wake = &mut fr.wake[side.index()];
+        if t < *wake {
+            *wake = t;
+            sink.net.at(t, Ev::Wake(sink.f, side));
         }
     }
 }
