@@ -433,6 +433,34 @@ mod tests {
         clock: &'a Cell<Instant>,
     }
 
+    impl<'a> Sink<'a> {
+        fn new(clock: &'a Cell<Instant>) -> Self {
+            Sink {
+                got: Vec::new(),
+                clock,
+            }
+        }
+    }
+
+    /// A direction of 1.2 Gb/s (1500 B in 10 us) and `delay_ms` of propagation.
+    fn link(delay_ms: u64) -> ClockedDir {
+        let spec = DirSpec::new(
+            RateModel::Constant(1_200_000_000),
+            DelayModel::Constant(Duration::from_millis(delay_ms)),
+            QueueSpec::DropTail {
+                limit: QueueLimit::Packets(100),
+            },
+        );
+        ClockedDir::new(&spec, 0, 1, Duration::from_secs(1))
+    }
+
+    /// A 1500-byte IPv4 packet marked `k` (its last address byte).
+    fn pkt(k: u8) -> Vec<u8> {
+        let mut p = ipv4(1500, 1500);
+        p[19] = k;
+        p
+    }
+
     impl Write for Sink<'_> {
         fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
             self.got.push((self.clock.get(), buf[19]));
@@ -445,34 +473,19 @@ mod tests {
 
     #[test]
     fn a_packet_enters_the_link_when_it_is_read_not_when_the_loop_began() {
-        // 10 ms of propagation at 1.2 Gb/s (1500 B in 10 us). The loop read the clock
+        // 10 ms of propagation. The loop read the clock
         // at 0; the packets it then reads reached the device at 3 ms and 6 ms (it was
         // preempted). Each must arrive 10 ms + 10 us after it was read, not after the
         // loop's clock: a link never delivers a packet less than its propagation delay
         // after it was sent.
-        let spec = DirSpec::new(
-            RateModel::Constant(1_200_000_000),
-            DelayModel::Constant(Duration::from_millis(10)),
-            QueueSpec::DropTail {
-                limit: QueueLimit::Packets(100),
-            },
-        );
-        let mut dir = ClockedDir::new(&spec, 0, 1, Duration::from_secs(1));
+        let mut dir = link(10);
         let clock = Cell::new(Instant::ZERO);
-        let pkt = |k: u8| {
-            let mut p = ipv4(1500, 1500);
-            p[19] = k;
-            p
-        };
         let mut dev = Device {
             pkts: VecDeque::from([pkt(1), pkt(2)]),
             clock: &clock,
             step: Duration::from_millis(3),
         };
-        let mut sink = Sink {
-            got: Vec::new(),
-            clock: &clock,
-        };
+        let mut sink = Sink::new(&clock);
         let now = || clock.get();
         let mut f = fwd();
         f.take(0, &mut dir, &mut dev, &mut sink, &now);
@@ -496,31 +509,16 @@ mod tests {
 
     #[test]
     fn what_is_due_by_a_read_is_delivered_before_the_packet_read_is_queued() {
-        // A packet read at 0 is due at 1 ms + 10 us; the next is read at 5 ms, when
-        // the first is already due: it is written out first, then the second queued.
-        let spec = DirSpec::new(
-            RateModel::Constant(1_200_000_000),
-            DelayModel::Constant(Duration::from_millis(1)),
-            QueueSpec::DropTail {
-                limit: QueueLimit::Packets(100),
-            },
-        );
-        let mut dir = ClockedDir::new(&spec, 0, 1, Duration::from_secs(1));
+        // Two packets read at 0 are due at 1.01 and 1.02 ms; a third is read at 5 ms,
+        // when both are due: they are written out first, then the third is queued.
+        let mut dir = link(1);
         let clock = Cell::new(Instant::ZERO);
-        let pkt = |k: u8| {
-            let mut p = ipv4(1500, 1500);
-            p[19] = k;
-            p
-        };
         let mut dev = Device {
             pkts: VecDeque::from([pkt(1), pkt(2)]),
             clock: &clock,
             step: Duration::ZERO,
         };
-        let mut sink = Sink {
-            got: Vec::new(),
-            clock: &clock,
-        };
+        let mut sink = Sink::new(&clock);
         let mut f = fwd();
         let now = || clock.get();
         f.take(0, &mut dir, &mut dev, &mut sink, &now);
