@@ -335,9 +335,8 @@ impl Fwd {
                             continue;
                         }
                     }
-                    if dir.next_event().is_some_and(|t| t <= now) {
-                        self.deliver(d, now, dir, &mut out, clock);
-                    }
+                    // Nothing due: `advance` returns at once.
+                    self.deliver(d, now, dir, &mut out, clock);
                     let id = self.slab.alloc();
                     let buf = &mut self.slab.bufs[id as usize];
                     buf.clear();
@@ -416,6 +415,16 @@ mod tests {
         step: Duration,
     }
 
+    impl<'a> Device<'a> {
+        fn new(pkts: &[u8], clock: &'a Cell<Instant>, step: Duration) -> Self {
+            Device {
+                pkts: pkts.iter().map(|&k| pkt(k)).collect(),
+                clock,
+                step,
+            }
+        }
+    }
+
     impl Read for Device<'_> {
         fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
             let Some(p) = self.pkts.pop_front() else {
@@ -473,18 +482,13 @@ mod tests {
 
     #[test]
     fn a_packet_enters_the_link_when_it_is_read_not_when_the_loop_began() {
-        // 10 ms of propagation. The loop read the clock
-        // at 0; the packets it then reads reached the device at 3 ms and 6 ms (it was
+        // 10 ms of propagation. The loop read the clock at 0; the packets it then reads reached the device at 3 ms and 6 ms (it was
         // preempted). Each must arrive 10 ms + 10 us after it was read, not after the
         // loop's clock: a link never delivers a packet less than its propagation delay
         // after it was sent.
         let mut dir = link(10);
         let clock = Cell::new(Instant::ZERO);
-        let mut dev = Device {
-            pkts: VecDeque::from([pkt(1), pkt(2)]),
-            clock: &clock,
-            step: Duration::from_millis(3),
-        };
+        let mut dev = Device::new(&[1, 2], &clock, Duration::from_millis(3));
         let mut sink = Sink::new(&clock);
         let now = || clock.get();
         let mut f = fwd();
@@ -513,11 +517,7 @@ mod tests {
         // when both are due: they are written out first, then the third is queued.
         let mut dir = link(1);
         let clock = Cell::new(Instant::ZERO);
-        let mut dev = Device {
-            pkts: VecDeque::from([pkt(1), pkt(2)]),
-            clock: &clock,
-            step: Duration::ZERO,
-        };
+        let mut dev = Device::new(&[1, 2], &clock, Duration::ZERO);
         let mut sink = Sink::new(&clock);
         let mut f = fwd();
         let now = || clock.get();
