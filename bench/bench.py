@@ -21,6 +21,9 @@ What is measured, and how (never a single wall time):
 * **Wall clock, paired**: the two simulators' runs alternate, round after round; each
   round gives one slope per simulator and their ratio, and the median of those ratios
   is reported, so a load that slows the machine slows both sides of a ratio alike.
+  mobiflow's runs simulate MOBIFLOW_LENGTH times ns-2's durations, so that at the goal's
+  speed both slopes span about the same seconds of the machine's varying speed (see
+  MOBIFLOW_LENGTH).
   Beside it, a 95 % confidence interval for that median, from the rounds' order
   statistics (distribution-free: no assumption on how the noise is spread), and a goal
   is PASS only when the whole interval clears it, MISS when the whole interval falls
@@ -86,6 +89,15 @@ HTSIM_AND_NS2_NS = {1: (163.0, 619.0), 10: (162.0, 710.0), 100: (176.0, 679.0)}
 HTSIM_GOAL_FLOWS = (1, 10)
 HTSIM_SPEEDUP = 2.0
 QUEUES = (500, 5000)
+# mobiflow's wall-clock runs simulate this many times ns-2's durations (its slope is the
+# same quantity: 985.3 callgrind instructions per packet between 60 s and 600 s, and between
+# 600 s and 6,000 s, at 1 flow). At ten times ns-2's speed its runs then last as long as
+# ns-2's, and each slope averages the machine's speed over the same few seconds. With the
+# same simulated durations mobiflow's long run lasted 0.4 s against ns-2's 4 s, and a
+# pause of the shared machine moved its slope, and the round's ratio, by up to 30 %: over
+# 12 rounds at 1 flow (2026-11-29), the ratios spread with a standard deviation of 2.48
+# (6.69x-14.83x) with the same durations and of 1.49 (8.15x-12.96x) with ten times them.
+MOBIFLOW_LENGTH = 10
 # Paired wall-clock rounds: of the cases with a goal (TARGET_FRACTION), of the others.
 ROUNDS_GOAL = 15
 ROUNDS_OTHER = 5
@@ -306,22 +318,28 @@ def paired(slopes: dict[str, list[Slope]]) -> PairedCase:
     )
 
 
+def run_length(sim: str) -> float:
+    """How many times ns-2's simulated durations `sim` runs for (MOBIFLOW_LENGTH)."""
+    return MOBIFLOW_LENGTH if sim == "mobiflow" else 1.0
+
+
 def wall_case(b: Bench, nflows: int, short: float, long: float, rounds: int) -> WallCase:
-    """Alternate the simulators' short and long runs for `rounds` rounds."""
+    """Alternate the simulators' short and long runs for `rounds` rounds (ns-2's
+    durations; mobiflow's are `run_length` times them)."""
     sims = [s for s in SIMULATORS if s == "mobiflow" or b.ns is not None]
     wall: dict[str, list[Slope]] = {s: [] for s in sims}
     cpu: dict[str, list[Slope]] = {s: [] for s in sims}
     packets_long = 0
     for _ in range(rounds):
-        runs: dict[tuple[str, float], Run] = {}
-        for duration in (short, long):
+        runs: dict[tuple[str, str], Run] = {}
+        for which, duration in (("short", short), ("long", long)):
             for sim in sims:
-                runs[sim, duration] = b.run(sim, nflows, duration)
+                runs[sim, which] = b.run(sim, nflows, duration * run_length(sim))
         for sim in sims:
-            s, lg = runs[sim, short], runs[sim, long]
+            s, lg = runs[sim, "short"], runs[sim, "long"]
             wall[sim].append(Slope.fit((s.packets, s.wall_s), (lg.packets, lg.wall_s)))
             cpu[sim].append(Slope.fit((s.packets, s.cpu_s), (lg.packets, lg.cpu_s)))
-        packets_long = runs["mobiflow", long].packets
+        packets_long = runs["mobiflow", "long"].packets
     return WallCase(nflows, rounds, paired(wall), paired(cpu), packets_long)
 
 
@@ -528,7 +546,9 @@ def main(argv: list[str] | None = None) -> int:
         b = Bench(Path(d), ns, valgrind)
         print(
             "Bulk transfer, 100 Mb/s, 20 ms, DropTail 500, SACK: cost per delivered packet "
-            f"(slope between {short:g} s and {long:g} s simulated; start-up apart)"
+            f"(slope between {short:g} s and {long:g} s simulated, for mobiflow's wall-clock "
+            f"runs {short * MOBIFLOW_LENGTH:g} s and {long * MOBIFLOW_LENGTH:g} s; "
+            "start-up apart)"
         )
         if use_cg:
             instr = [instr_case(b, n, cg_short, cg_long) for n in flows[:3]]

@@ -76,3 +76,29 @@ def test_htsim_is_carried_over_as_its_fraction_of_ns2() -> None:
     # No goal at 100 flows; no row without ns-2.
     assert rows[2][5] == "-"
     assert b.htsim_rows([case(1, 81.5, None)]) == []
+
+
+def test_mobiflow_runs_ten_times_ns2s_durations_and_its_slope_is_per_packet() -> None:
+    b = load_bench()
+    assert b.MOBIFLOW_LENGTH == 10
+    calls: list[tuple[str, float]] = []
+
+    class FakeBench:
+        ns = "ns"
+
+        def run(self, sim: str, nflows: int, duration: float) -> object:
+            calls.append((sim, duration))
+            # ns-2: 1,000 packets a simulated second at 1,000 ns each; mobiflow: the same
+            # packets at 100 ns each; both with 50 ms of start-up.
+            packets = int(1000 * duration)
+            per = 1000e-9 if sim == "ns-2" else 100e-9
+            return b.Run(packets, 0.05 + per * packets, 0.05 + per * packets, 0)
+
+    case = b.wall_case(FakeBench(), 1, 60.0, 600.0, 2)
+    assert calls[:4] == [("mobiflow", 600.0), ("ns-2", 60.0), ("mobiflow", 6000.0), ("ns-2", 600.0)]
+    assert len(calls) == 8
+    # The slopes are per packet whatever the durations: the ratio is the cost ratio.
+    assert abs(case.wall.ratio - 10.0) < 1e-9
+    assert abs(case.wall.mobiflow_ns - 100.0) < 1e-6
+    assert abs(case.wall.mobiflow_startup_ms - 50.0) < 1e-6
+    assert case.packets_long == 6_000_000
