@@ -95,10 +95,30 @@ def test_mobiflow_runs_ten_times_ns2s_durations_and_its_slope_is_per_packet() ->
             return b.Run(packets, 0.05 + per * packets, 0.05 + per * packets, 0)
 
     case = b.wall_case(FakeBench(), 1, 60.0, 600.0, 2)
-    assert calls[:4] == [("mobiflow", 600.0), ("ns-2", 60.0), ("mobiflow", 6000.0), ("ns-2", 600.0)]
-    assert len(calls) == 8
+    # mobiflow also runs ns-2's short duration, for its start-up alone.
+    one_round = [
+        ("mobiflow", 600.0),
+        ("mobiflow", 60.0),
+        ("ns-2", 60.0),
+        ("mobiflow", 6000.0),
+        ("ns-2", 600.0),
+    ]
+    assert calls == one_round * 2
     # The slopes are per packet whatever the durations: the ratio is the cost ratio.
     assert abs(case.wall.ratio - 10.0) < 1e-9
     assert abs(case.wall.mobiflow_ns - 100.0) < 1e-6
     assert abs(case.wall.mobiflow_startup_ms - 50.0) < 1e-6
     assert case.packets_long == 6_000_000
+
+
+def test_the_start_up_is_taken_from_the_run_nearest_zero_packets() -> None:
+    b = load_bench()
+    # 100 ns per packet and 50 ms of start-up, but the long run took 50 ms more: the
+    # slope between 5 and 50 million packets is 101.1 ns, and extrapolated from 5
+    # million packets the start-up comes out at 44.4 ms; from the run of 500,000
+    # packets, at 49.4 ms.
+    short, long, first = (5_000_000, 0.55), (50_000_000, 5.10), (500_000, 0.10)
+    assert 0.0444 < b.Slope.fit(short, long).startup < 0.0445
+    s = b.Slope.fit(short, long, first)
+    assert 101.1e-9 < s.per_packet < 101.2e-9
+    assert 0.0494 < s.startup < 0.0495
