@@ -482,10 +482,10 @@ mod tests {
 
     #[test]
     fn a_packet_enters_the_link_when_it_is_read_not_when_the_loop_began() {
-        // 10 ms of propagation. The loop read the clock at 0; the packets it then reads reached the device at 3 ms and 6 ms (it was
-        // preempted). Each must arrive 10 ms + 10 us after it was read, not after the
-        // loop's clock: a link never delivers a packet less than its propagation delay
-        // after it was sent.
+        // 10 ms of propagation. The loop read the clock at 0; the packets it then reads
+        // reached the device at 3 ms and 6 ms (it was preempted). Each must arrive
+        // 10 ms + 10 us after it was read, not after the loop's clock: a link never
+        // delivers a packet less than its propagation delay after it was sent.
         let mut dir = link(10);
         let clock = Cell::new(Instant::ZERO);
         let mut dev = Device::new(&[1, 2], &clock, Duration::from_millis(3));
