@@ -49,13 +49,17 @@ pub(super) struct SummaryCtx<'a> {
 /// Where an endpoint's packets go ([`FlowEnds::transmit`]): into the engine's packet
 /// slab, then the network.
 pub(super) trait Sink {
-    /// The segment of the packet the next [`Sink::send_slot`] sends, for a TCP
-    /// machine to write in place (`poll_transmit_into`): nothing is copied on the way
-    /// to the slab. Left unsent if the machine writes nothing.
-    fn tcp_slot(&mut self) -> &mut Segment;
-    /// Send the packet whose segment was written into [`Sink::tcp_slot`], `bytes`
-    /// on the wire.
+    /// The packet the next [`Sink::send_slot`] sends, taken from the slab: its
+    /// segment, for a TCP machine to write in place (`poll_transmit_into`), and its
+    /// size on the wire, for the engine to write once the segment is: nothing is
+    /// copied on the way to the slab. [`Sink::free_slot`] gives it back if the
+    /// machine writes nothing.
+    fn tcp_slot(&mut self) -> (&mut Segment, &mut u32);
+    /// Send the packet of [`Sink::tcp_slot`], `bytes` on the wire (its size, already
+    /// written).
     fn send_slot(&mut self, bytes: u32);
+    /// Give the packet of [`Sink::tcp_slot`] back to the slab unsent.
+    fn free_slot(&mut self);
     /// Send a packet built elsewhere (copied once, into the slab), `bytes` on the
     /// wire.
     fn send(&mut self, out: Outgoing<'_>, bytes: u32);
@@ -285,9 +289,10 @@ struct WireSize {
 fn send_all(sink: &mut impl Sink, wire: &WireSize, mut poll: impl FnMut(&mut Segment) -> Polled) {
     loop {
         // The machine builds the segment in its packet's slot.
-        let seg = sink.tcp_slot();
+        let (seg, size) = sink.tcp_slot();
         let polled = poll(seg);
         if polled == Polled::Nothing {
+            sink.free_slot();
             break;
         }
         let opts = if wire.count_option_bytes {
@@ -296,6 +301,7 @@ fn send_all(sink: &mut impl Sink, wire: &WireSize, mut poll: impl FnMut(&mut Seg
             0
         };
         let bytes = seg.len + wire.header_bytes + opts;
+        *size = bytes;
         sink.send_slot(bytes);
         if polled == Polled::Last {
             // The machine did the bookkeeping of the poll that would send nothing.

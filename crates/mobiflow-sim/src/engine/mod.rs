@@ -39,9 +39,7 @@ use link::PktId;
 use linkdir::{LinkDir, LinkTimer};
 use mobiflow_proto::time::{Duration, Instant};
 use mobiflow_proto::wire::Segment;
-#[cfg(test)]
-use net::Body;
-use net::{Kind, Net, Pkt, Queue, Top};
+use net::{Body, Kind, Net, Pkt, Queue, Top};
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use reader::reader_interval;
@@ -249,6 +247,8 @@ struct SlabSink<'a> {
     /// `dst` (`FlowRt::out`).
     first_hop: DirId,
     now: Instant,
+    /// The packet taken by the last `tcp_slot`.
+    slot: PktId,
 }
 
 impl SlabSink<'_> {
@@ -271,15 +271,26 @@ impl SlabSink<'_> {
 
 impl endpoint::Sink for SlabSink<'_> {
     #[inline(always)]
-    fn tcp_slot(&mut self) -> &mut Segment {
-        self.net.next_tcp_slot()
+    fn tcp_slot(&mut self) -> (&mut Segment, &mut u32) {
+        let (id, p) = self.net.take_tcp_slot(self.f, self.to_receiver, self.dst);
+        self.slot = id;
+        let Pkt {
+            body: Body::Tcp(seg),
+            bytes,
+            ..
+        } = p
+        else {
+            unreachable!("take_tcp_slot makes the body a TCP segment")
+        };
+        (seg, bytes)
     }
     #[inline(always)]
     fn send_slot(&mut self, bytes: u32) {
-        let id = self
-            .net
-            .alloc_slot(self.f, self.to_receiver, self.dst, bytes);
-        self.post(id, bytes);
+        self.post(self.slot, bytes);
+    }
+    #[inline(always)]
+    fn free_slot(&mut self) {
+        self.net.free.push(self.slot);
     }
     #[inline(always)]
     fn send(&mut self, out: net::Outgoing<'_>, bytes: u32) {
@@ -858,6 +869,7 @@ macro_rules! slab_sink {
             dst: out.dst,
             first_hop: out.first_hop,
             now: $now,
+            slot: 0,
         }
     }};
 }

@@ -30,7 +30,7 @@ pub(super) enum Body {
 /// A TFRC packet an endpoint sends, borrowed from where its machine built it: the
 /// engine copies it once, into the packet's slot in the slab (`Net::alloc`), instead
 /// of moving a whole `Body` through the send path. (A TCP machine writes its segment
-/// into the slot itself: `Net::next_tcp_slot`.)
+/// into the slot itself: `Net::take_tcp_slot`.)
 #[derive(Copy, Clone, Debug)]
 pub(super) enum Outgoing<'a> {
     TfrcData(&'a TfrcData),
@@ -358,9 +358,9 @@ impl Queue {
 
 /// The free slots of the packet slab: a stack (the slot freed last is taken first),
 /// its top kept apart. In the steady state every packet delivered frees a slot that
-/// the packet its endpoint sends next takes (`World::deliver`, then `Net::alloc_slot`):
-/// that slot only goes in and out of `top`, never through the vector's length and
-/// capacity.
+/// the packet its endpoint sends next takes (`World::deliver`, then
+/// `Net::take_tcp_slot`): that slot only goes in and out of `top`, never through the
+/// vector's length and capacity.
 #[derive(Default)]
 pub(super) struct FreeSlots {
     /// The top of the stack, if it is not `rest`'s last.
@@ -388,15 +388,6 @@ impl FreeSlots {
         match self.top.take() {
             Some(id) => Some(id),
             None => self.rest.pop(),
-        }
-    }
-
-    /// The slot the next `pop` takes.
-    #[inline(always)]
-    pub(super) fn last(&self) -> Option<PktId> {
-        match self.top {
-            Some(id) => Some(id),
-            None => self.rest.last().copied(),
         }
     }
 
@@ -450,55 +441,39 @@ impl Net {
         }
     }
 
-    /// The segment of the packet the next [`Net::alloc_slot`] sends, for a TCP machine
-    /// to write in place (`poll_transmit_into`): the body of the slot the next
-    /// allocation takes (the slab grows by one when no slot is free). The slot stays
-    /// free until `alloc_slot` takes it, so a machine that writes nothing leaves it
-    /// as it was.
+    /// Take a free slot of the slab (the slab grows by one when none is free) for a
+    /// packet of `flow` towards `dst`, its header written: its id, and the slot for a
+    /// TCP machine to write its segment and the engine its size in place
+    /// (`Sink::tcp_slot`). The slot is the caller's until it sends the packet, or
+    /// frees it if the machine wrote nothing.
     #[inline(always)]
-    pub(super) fn next_tcp_slot(&mut self) -> &mut Segment {
-        let id = match self.free.last() {
-            Some(id) => id,
-            None => {
-                self.pkts.push(Pkt {
-                    flow: FlowId::new(0),
-                    to_receiver: false,
-                    dst: NodeId::new(0),
-                    bytes: 0,
-                    body: Body::Tcp(Segment::default()),
-                });
-                let id = (self.pkts.len() - 1) as PktId;
-                self.free.push(id);
-                id
-            }
-        };
-        let body = &mut self.pkts[id as usize].body;
-        if !matches!(body, Body::Tcp(_)) {
-            *body = Body::Tcp(Segment::default());
-        }
-        let Body::Tcp(seg) = body else {
-            unreachable!("the body was made a TCP segment")
-        };
-        seg
-    }
-
-    /// Allocate the slot of [`Net::next_tcp_slot`], whose segment is written, as a
-    /// packet of `flow` towards `dst` of `bytes` on the wire.
-    #[inline(always)]
-    pub(super) fn alloc_slot(
+    pub(super) fn take_tcp_slot(
         &mut self,
         flow: FlowId,
         to_receiver: bool,
         dst: NodeId,
-        bytes: u32,
-    ) -> PktId {
-        let id = self.free.pop().expect("next_tcp_slot left a free slot");
+    ) -> (PktId, &mut Pkt) {
+        let id = match self.free.pop() {
+            Some(id) => id,
+            None => {
+                self.pkts.push(Pkt {
+                    flow,
+                    to_receiver,
+                    dst,
+                    bytes: 0,
+                    body: Body::Tcp(Segment::default()),
+                });
+                (self.pkts.len() - 1) as PktId
+            }
+        };
         let p = &mut self.pkts[id as usize];
         p.flow = flow;
         p.to_receiver = to_receiver;
         p.dst = dst;
-        p.bytes = bytes;
-        id
+        if !matches!(p.body, Body::Tcp(_)) {
+            p.body = Body::Tcp(Segment::default());
+        }
+        (id, p)
     }
 
     /// Read the slot of packet `id`, the next to arrive over a pipe, one arrival
@@ -895,7 +870,6 @@ mod tests {
                 }
                 _ => assert_eq!(free.pop(), stack.pop()),
             }
-            assert_eq!(free.last(), stack.last().copied());
             empty += usize::from(stack.is_empty());
         }
         assert!(empty > 100, "the stack was emptied often: {empty}");
