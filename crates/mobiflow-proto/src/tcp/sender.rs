@@ -1438,6 +1438,21 @@ impl TcpSender {
             .min(self.cfg.persist_max)
     }
 
+    /// For a wake-up at `now` that may be early: the timer due first, if it is after
+    /// `now` and the sender is `plain`, when [`Self::handle_timeout`] at `now` would
+    /// change nothing. (A `plain` sender has no extension, RACK or loss-probe timer:
+    /// `handle_timeout` only acts on a retransmission or persist timer that is due.)
+    /// A wake-up is set for the deadline of the moment, and the retransmission timer's
+    /// moves later with every ACK of new data (RFC 6298 §5.3): with many flows most
+    /// wake-ups come early. `None`: the wake-up must run.
+    #[inline]
+    pub fn early_wake(&self, now: Instant) -> Option<Instant> {
+        if !self.plain {
+            return None;
+        }
+        self.poll_timeout().filter(|&t| t > now)
+    }
+
     /// When `handle_timeout` should next be called.
     pub fn poll_timeout(&self) -> Option<Instant> {
         // Asked after every output: the extensions' timers only when there are any.

@@ -81,6 +81,11 @@ pub(super) trait FlowEnds {
     fn finish(&mut self, now: Instant);
     fn handle_timeout(&mut self, side: Side, now: Instant);
     fn poll_timeout(&self, side: Side) -> Option<Instant>;
+    /// For a wake-up of `side` at `now`: when its first timer is due, if that is after
+    /// `now` and the wake-up would do nothing (`handle_timeout` changes nothing, and
+    /// `transmit` finds nothing to send, as the engine polled `side` after its last
+    /// input). `None`: the wake-up runs. A transport may always answer `None`.
+    fn early_wake(&self, side: Side, now: Instant) -> Option<Instant>;
     /// A packet for `to` arrived. True if the receiving application read data (the
     /// engine then checks completions and wakes the application); `greedy`: the
     /// receiving application reads whatever it can at once.
@@ -151,6 +156,12 @@ impl FlowEnds for TcpEnds {
         self.snd.finish(now);
     }
     forward_to_machines!();
+    fn early_wake(&self, side: Side, now: Instant) -> Option<Instant> {
+        match side {
+            Side::Sender => self.snd.early_wake(now),
+            Side::Receiver => None,
+        }
+    }
     #[inline]
     fn handle_packet(&mut self, now: Instant, to: Side, body: &Body, greedy: bool) -> bool {
         let Body::Tcp(seg) = body else {
@@ -399,6 +410,9 @@ impl FlowEnds for Endpoints {
     }
     fn poll_timeout(&self, side: Side) -> Option<Instant> {
         each!(self, e => e.poll_timeout(side))
+    }
+    fn early_wake(&self, side: Side, now: Instant) -> Option<Instant> {
+        each!(self, e => e.early_wake(side, now))
     }
     #[inline]
     fn handle_packet(&mut self, now: Instant, to: Side, body: &Body, greedy: bool) -> bool {

@@ -617,6 +617,14 @@ impl<'a> World<'a> {
                 if fr.wake[side.index()] != now {
                     return; // superseded
                 }
+                // Early (the timer moved later since the wake-up was set): set again
+                // for when it is due, as the flush below would, without running the
+                // end for nothing.
+                if let Some(t) = fr.ep.early_wake(side, now) {
+                    fr.wake[side.index()] = t;
+                    self.net.at(t, Ev::Wake(f, side));
+                    return;
+                }
                 fr.wake[side.index()] = Instant::MAX;
                 fr.ep.handle_timeout(side, now);
                 self.flush(f, side);
