@@ -84,8 +84,10 @@ pub(super) trait FlowEnds {
     /// For a wake-up of `side` at `now`: when its first timer is due, if that is after
     /// `now` and the wake-up would do nothing (`handle_timeout` changes nothing, and
     /// `transmit` finds nothing to send, as the engine polled `side` after its last
-    /// input). `None`: the wake-up runs. A transport may always answer `None`.
-    fn early_wake(&self, side: Side, now: Instant) -> Option<Instant>;
+    /// input). `None` (what a transport without such a test answers): the wake-up runs.
+    fn early_wake(&self, _side: Side, _now: Instant) -> Option<Instant> {
+        None
+    }
     /// A packet for `to` arrived. True if the receiving application read data (the
     /// engine then checks completions and wakes the application); `greedy`: the
     /// receiving application reads whatever it can at once.

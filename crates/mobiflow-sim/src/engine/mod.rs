@@ -620,12 +620,11 @@ impl<'a> World<'a> {
                 // Early (the timer moved later since the wake-up was set): set again
                 // for when it is due, as the flush below would, without running the
                 // end for nothing.
+                fr.wake[side.index()] = Instant::MAX;
                 if let Some(t) = fr.ep.early_wake(side, now) {
-                    fr.wake[side.index()] = t;
-                    self.net.at(t, Ev::Wake(f, side));
+                    arm_wake(fr, &mut self.net, f, side, t);
                     return;
                 }
-                fr.wake[side.index()] = Instant::MAX;
                 fr.ep.handle_timeout(side, now);
                 self.flush(f, side);
             }
@@ -887,14 +886,20 @@ use slab_sink;
 /// wake-up.
 #[inline(always)]
 fn transmit_side(fr: &mut FlowRt, sink: &mut SlabSink<'_>, side: Side) {
-    let now = sink.now;
-    if let Some(t) = fr.ep.transmit(now, side, sink) {
-        let t = t.max(now);
-        let wake = &mut fr.wake[side.index()];
-        if t < *wake {
-            *wake = t;
-            sink.net.at(t, Ev::Wake(sink.f, side));
-        }
+    if let Some(t) = fr.ep.transmit(sink.now, side, sink) {
+        arm_wake(fr, sink.net, sink.f, side, t);
+    }
+}
+
+/// Wake `side` of flow `f` (runtime `fr`) at `t`, not before now, unless a wake-up
+/// at or before then is pending.
+#[inline(always)]
+fn arm_wake(fr: &mut FlowRt, net: &mut Net, f: FlowId, side: Side, t: Instant) {
+    let t = t.max(net.now);
+    let wake = &mut fr.wake[side.index()];
+    if t < *wake {
+        *wake = t;
+        net.at(t, Ev::Wake(f, side));
     }
 }
 

@@ -287,9 +287,6 @@ impl FlowEnds for TfrcFlow {
     fn read(&mut self, _: Instant, _: u64) {}
     fn finish(&mut self, _: Instant) {}
     forward_to_machines!();
-    fn early_wake(&self, _: Side, _: Instant) -> Option<Instant> {
-        None
-    }
     fn handle_packet(&mut self, now: Instant, _: Side, body: &Body, _: bool) -> bool {
         match body {
             Body::TfrcData(d) => {
