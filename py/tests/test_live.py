@@ -14,7 +14,6 @@ import os
 import shutil
 import subprocess
 import sys
-import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -33,31 +32,37 @@ needs_live = pytest.mark.skipif(REASON is not None, reason=f"live mode unavailab
 
 T = TypeVar("T")
 
-# The emulator's reason for a run whose host made it late (mobiflow-live's validity rule:
-# more than 0.1 % of a direction's packets written over 5 ms after their due time).
-LATE = "after their due time"
+# The emulator's reasons for a run whose host made it late (mobiflow-live's validity
+# rule: more than 0.1 % of a direction's packets written over 5 ms after their due time,
+# or read over 5 ms after they may have reached the TUN device).
+LATE = ("after their due time", "may have reached the TUN device")
+ATTEMPTS = 3
+
+
+def _late(reason: str) -> bool:
+    return any(k in reason for k in LATE)
 
 
 def _valid_run(run: Callable[[Path], T], reasons: Callable[[T], list[str]], tmp: Path) -> T:
-    """``run(dir)``; a run the emulator marks invalid for anything but lateness (a
-    packet lost outside the emulated link) fails. One invalid only because the machine
-    delayed it (a preempted forwarder on a busy host: the CI machine's usual state, see
-    docs/live.md) is run once more (in ``tmp/again``), and the second run is kept
-    whatever its lateness, with a warning: late writes only add delay, so the checks
-    of the link model (rate, queue, an RTT never below the propagation delays) hold,
-    and `_no_loss_outside_the_link` bounds the mean lateness."""
-    first = run(tmp)
-    why = reasons(first)
-    assert all(LATE in r for r in why), why
-    if not why:
-        return first
-    (tmp / "again").mkdir()
-    again = run(tmp / "again")
-    late = reasons(again)
-    assert all(LATE in r for r in late), late
-    if late:
-        warnings.warn(f"live run late twice on this machine: {late}", stacklevel=2)
-    return again
+    """The first valid of up to ``ATTEMPTS`` runs of ``run(dir)`` (the second in
+    ``tmp/again``, the third in ``tmp/again2``). A run the emulator marks invalid for
+    anything but lateness (a packet lost outside the emulated link) fails the test. One
+    invalid only because the host delayed the forwarder (a busy or preempted machine, see
+    docs/live.md) is never kept: a late write or read turns a flight into a burst, which
+    can overflow the emulated queue, so its numbers are not the link's. When every attempt
+    is late, the host cannot emulate in real time and the test is skipped with the
+    emulator's reasons."""
+    late: list[list[str]] = []
+    for k in range(ATTEMPTS):
+        d = tmp if k == 0 else tmp / ("again" if k == 1 else f"again{k}")
+        d.mkdir(exist_ok=True)
+        got = run(d)
+        why = reasons(got)
+        assert all(_late(r) for r in why), why
+        if not why:
+            return got
+        late.append(why)
+    pytest.skip(f"the host delayed the emulator in all {ATTEMPTS} runs: {late}")
 
 
 def _run_link(
@@ -122,13 +127,13 @@ def _run_link_once(
 
 
 def _no_loss_outside_the_link(report: dict[str, Any]) -> None:
-    assert all(LATE in r for r in report["invalid_reasons"]), report["invalid_reasons"]
+    assert report["valid"], report["invalid_reasons"]
     for d in report["dirs"]:
         assert d["tun_overruns"] == 0, d
         assert d["write_errors"] == 0, d
         assert d["oversize_packets"] == 0, d
-        # On time on the whole: the mean lateness of a write, not its worst case (one
-        # preemption of the forwarder by a busy host makes that tens of ms).
+        # On time on the whole: the validity rule bounds how many writes were late, this
+        # their mean lateness.
         assert d["mean_late_ms"] < 1, d
 
 

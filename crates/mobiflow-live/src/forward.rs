@@ -46,6 +46,14 @@ pub struct DirCounters {
     pub max_late_us: u64,
     /// Sum of lateness, for the mean.
     pub late_sum_us: u64,
+    /// Packets that may have waited in the TUN device longer than the bound before
+    /// they were read: read more than the bound after the forwarder last knew the
+    /// device empty (a read that found nothing, or a wake-up from `ppoll`, less the
+    /// time this thread then waited for a CPU). Such a packet enters the link late,
+    /// in a burst with those that waited beside it.
+    pub late_reads: u64,
+    /// The largest such bound on how long a packet read may have waited.
+    pub max_read_gap_us: u64,
     pub write_errors: u64,
     pub read_errors: u64,
     /// Packets larger than the MTU (a segmentation offload the emulator would treat
@@ -128,9 +136,47 @@ pub struct Options {
 pub struct Outcome {
     /// The forwarder ran under SCHED_FIFO (else at nice -10).
     pub realtime: bool,
+    /// The longest the forwarder waited for a CPU after a wake-up (None: this kernel
+    /// has no `/proc/thread-self/schedstat`, so read lateness misses such waits).
+    pub max_wake_delay: Option<StdDuration>,
     pub counters: [DirCounters; 2],
     pub seconds: Vec<Value>,
     pub elapsed: StdDuration,
+}
+
+/// How long this thread has waited on a run queue, runnable but not running: the
+/// second field of `/proc/thread-self/schedstat` (ns), to which the kernel adds each
+/// wait when the task gets a CPU (`sched_info_arrive` in kernel/sched/stats.h). Opened
+/// by the thread it measures; None where the kernel has no schedstat
+/// (`CONFIG_SCHED_INFO` off).
+struct RunDelay {
+    file: Option<File>,
+    buf: [u8; 96],
+}
+
+impl RunDelay {
+    fn open() -> Self {
+        RunDelay {
+            file: File::open("/proc/thread-self/schedstat").ok(),
+            buf: [0; 96],
+        }
+    }
+
+    fn read(&mut self) -> Option<u64> {
+        use std::os::unix::fs::FileExt;
+        let n = self.file.as_ref()?.read_at(&mut self.buf, 0).ok()?;
+        parse_run_delay(&self.buf[..n])
+    }
+}
+
+/// The run-queue wait (ns) of a `schedstat` line: "cpu_ns wait_ns timeslices".
+fn parse_run_delay(line: &[u8]) -> Option<u64> {
+    std::str::from_utf8(line)
+        .ok()?
+        .split_ascii_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()
 }
 
 fn sim_now(t0: StdInstant) -> SimInstant {
@@ -163,7 +209,10 @@ pub fn run(
         scratch: vec![0u8; BUF_LEN],
         late_bound_ns: opts.late_bound.as_nanos() as u64,
         mtu: opts.mtu,
+        empty_at: [SimInstant::ZERO; 2],
     };
+    let mut run_delay = RunDelay::open();
+    let mut max_wake_delay = run_delay.read().map(|_| 0u64);
     let mut seconds: Vec<Value> = Vec::new();
     let mut prev_stats = [(0u64, 0u64); 2];
     let mut ready = Vec::with_capacity(2);
@@ -229,11 +278,23 @@ pub fn run(
         }
         let timeout = StdDuration::from_nanos(wake.saturating_sub(now));
         if !timeout.is_zero() {
+            let entered = clock();
+            let before = run_delay.read();
             sys::wait_readable(&tuns, timeout, &mut ready)?;
+            let woke = clock();
+            let waited = match (before, run_delay.read()) {
+                (Some(a), Some(b)) => b.saturating_sub(a),
+                _ => 0,
+            };
+            if let Some(m) = max_wake_delay.as_mut() {
+                *m = (*m).max(waited);
+            }
+            fwd.watched(entered, woke, waited);
         }
     }
     Ok(Outcome {
         realtime,
+        max_wake_delay: max_wake_delay.map(StdDuration::from_nanos),
         counters: fwd.counters,
         seconds,
         elapsed: t0.elapsed(),
@@ -250,9 +311,28 @@ struct Fwd {
     scratch: Vec<u8>,
     late_bound_ns: u64,
     mtu: usize,
+    /// Per device, the latest time at which it is known to have held no packet:
+    /// whatever is read from it arrived after that.
+    empty_at: [SimInstant; 2],
 }
 
 impl Fwd {
+    /// The forwarder waited in `ppoll` on both devices from `entered` until `woke`,
+    /// then `waited` ns for a CPU. A packet that reached a device during the wait
+    /// would have woken it: what is read next arrived after `woke - waited`, less the
+    /// time between the device's last empty read and `entered` (a packet that came
+    /// then makes `ppoll` return at once).
+    fn watched(&mut self, entered: SimInstant, woke: SimInstant, waited: u64) {
+        for e in &mut self.empty_at {
+            let unwatched = entered.saturating_since(*e).as_nanos();
+            let seen = woke
+                .as_nanos()
+                .saturating_sub(waited)
+                .saturating_sub(unwatched);
+            *e = (*e).max(SimInstant::from_nanos(seen));
+        }
+    }
+
     /// Write into `out` every packet of direction `d` due by `now`; each write's
     /// lateness (`clock` after it, against the time it was due) is counted.
     fn deliver(
@@ -335,6 +415,13 @@ impl Fwd {
                             continue;
                         }
                     }
+                    // How long it may have waited in the device (read lateness).
+                    let gap = now.saturating_since(self.empty_at[d]).as_nanos();
+                    let c = &mut self.counters[d];
+                    c.max_read_gap_us = c.max_read_gap_us.max(gap / 1000);
+                    if gap > self.late_bound_ns {
+                        c.late_reads += 1;
+                    }
                     // Nothing due: `advance` returns at once.
                     self.deliver(d, now, dir, &mut out, clock);
                     let id = self.slab.alloc();
@@ -346,9 +433,14 @@ impl Fwd {
                     }
                     self.sec.queue_max[d] = self.sec.queue_max[d].max(dir.waiting(now));
                 }
-                Ok(_) => break,
+                Ok(_) => {
+                    self.empty_at[d] = clock();
+                    break;
+                }
                 Err(e) => {
-                    if e.kind() != ErrorKind::WouldBlock && e.kind() != ErrorKind::Interrupted {
+                    if e.kind() == ErrorKind::WouldBlock {
+                        self.empty_at[d] = clock();
+                    } else if e.kind() != ErrorKind::Interrupted {
                         self.counters[d].read_errors += 1;
                     }
                     break;
@@ -386,7 +478,7 @@ fn second_json(s: &Second) -> Value {
 
 #[cfg(test)]
 mod tests {
-    use super::{classify, new_second, Fwd, Slab, Verdict, BUF_LEN};
+    use super::{classify, new_second, parse_run_delay, Fwd, Slab, Verdict, BUF_LEN};
     use mobiflow_proto::time::{Duration, Instant};
     use mobiflow_sim::emu::{Advanced, ClockedDir};
     use mobiflow_sim::model::{DelayModel, DirSpec, QueueLimit, QueueSpec, RateModel};
@@ -403,6 +495,7 @@ mod tests {
             scratch: vec![0u8; BUF_LEN],
             late_bound_ns: 5_000_000,
             mtu: 1500,
+            empty_at: [Instant::ZERO; 2],
         }
     }
 
@@ -536,6 +629,74 @@ mod tests {
         assert_eq!(f.counters[0].late, 0);
         assert_eq!(f.counters[0].max_late_us, 3_990);
         assert_eq!(dir.next_event(), Some(Instant::from_micros(6_010)));
+    }
+
+    #[test]
+    fn a_packet_read_long_after_the_device_was_last_seen_empty_is_a_late_read() {
+        // The device was found empty at 0; the forwarder was away (busy, preempted)
+        // until 8 ms, so the packet read then may have waited 8 ms in the device: over
+        // the 5 ms bound. The next, read 1 ms after the device was again found empty,
+        // is on time.
+        let mut dir = link(10);
+        let clock = Cell::new(Instant::ZERO);
+        let mut dev = Device::new(&[], &clock, Duration::ZERO);
+        let mut sink = Sink::new(&clock);
+        let now = || clock.get();
+        let mut f = fwd();
+        f.take(0, &mut dir, &mut dev, &mut sink, &now);
+        clock.set(Instant::from_millis(8));
+        dev.pkts.push_back(pkt(1));
+        f.take(0, &mut dir, &mut dev, &mut sink, &now);
+        assert_eq!(f.counters[0].late_reads, 1);
+        assert_eq!(f.counters[0].max_read_gap_us, 8_000);
+        clock.set(Instant::from_millis(9));
+        dev.pkts.push_back(pkt(2));
+        f.take(0, &mut dir, &mut dev, &mut sink, &now);
+        assert_eq!(f.counters[0].late_reads, 1);
+        // The other direction's device was never read.
+        assert_eq!(f.counters[1].late_reads, 0);
+    }
+
+    #[test]
+    fn a_wake_up_from_ppoll_bounds_read_lateness_by_the_wait_for_a_cpu() {
+        let ms = Instant::from_millis;
+        let us = Instant::from_micros;
+        let clock = Cell::new(Instant::ZERO);
+        let now = || clock.get();
+        let mut dir = link(10);
+        let mut sink = Sink::new(&clock);
+        let read_at = |f: &mut Fwd, dir: &mut _, sink: &mut _, t: Instant| {
+            clock.set(t);
+            let mut dev = Device::new(&[1], &clock, Duration::ZERO);
+            f.take(0, dir, &mut dev, sink, &now);
+        };
+        // Found empty at 0, in ppoll from 0.1 ms to 20 ms, on a CPU at once: a packet
+        // read at 20.5 ms arrived after 19.9 ms (the 0.1 ms before ppoll unwatched).
+        let mut f = fwd();
+        f.watched(us(100), ms(20), 0);
+        assert_eq!(f.empty_at, [us(19_900); 2]);
+        read_at(&mut f, &mut dir, &mut sink, us(20_500));
+        assert_eq!(f.counters[0].late_reads, 0);
+        assert_eq!(f.counters[0].max_read_gap_us, 600);
+        // The same, but the woken thread waited 7 ms for a CPU: the packet that woke it
+        // may have arrived at 12.9 ms, 7.6 ms before it was read.
+        let mut f = fwd();
+        f.watched(us(100), ms(20), 7_000_000);
+        read_at(&mut f, &mut dir, &mut sink, us(20_500));
+        assert_eq!(f.counters[0].late_reads, 1);
+        assert_eq!(f.counters[0].max_read_gap_us, 7_600);
+        // A wake-up never moves the bound back.
+        let mut f = fwd();
+        f.empty_at = [ms(30); 2];
+        f.watched(ms(30), ms(31), 5_000_000);
+        assert_eq!(f.empty_at, [ms(30); 2]);
+    }
+
+    #[test]
+    fn the_run_queue_wait_is_the_second_field_of_schedstat() {
+        assert_eq!(parse_run_delay(b"765333 86277 1\n"), Some(86_277));
+        assert_eq!(parse_run_delay(b""), None);
+        assert_eq!(parse_run_delay(b"12"), None);
     }
 
     fn ipv4(total: u16, len: usize) -> Vec<u8> {

@@ -642,8 +642,9 @@ def compare(
         cmp.notes.append(
             f"emulator {d['dir']}: {d['packets_in']} packets in, {d['delivered_packets']} "
             f"delivered, lateness mean {d['mean_late_ms']:.3f} ms, max {d['max_late_ms']:.3f} ms, "
-            f"{d['late_packets']} beyond {live['late_bound_ms']:.0f} ms; TUN overruns "
-            f"{d['tun_overruns']}"
+            f"{d['late_packets']} beyond {live['late_bound_ms']:.0f} ms; read up to "
+            f"{d['max_read_gap_ms']:.3f} ms after arrival, {d['late_reads']} beyond; "
+            f"TUN overruns {d['tun_overruns']}"
         )
     cmp.figure = _figure(out_abs / "cwnd.png", desc["scenario"], label, kernel_series, series)
     (out_abs / "compare.json").write_text(json.dumps(cmp.to_json(), indent=1))
