@@ -469,31 +469,34 @@ mod linux {
                     names[d], c.write_errors
                 ));
             }
-            if c.late as f64 > args.late_fraction * c.delivered_packets.max(1) as f64 {
-                reasons.push(format!(
-                    "{}: {} of {} packets written more than {:.1} ms after their due time (max {:.3} ms; allowed: {:.2} %)",
-                    names[d],
-                    c.late,
-                    c.delivered_packets,
-                    args.late_bound.as_secs_f64() * 1e3,
-                    c.max_late_us as f64 / 1e3,
-                    args.late_fraction * 100.0
-                ));
-            }
+            // More than the allowed fraction of `total` packets late, `what` them
+            // (the largest lateness `max_us`).
+            let mut late = |what: &str, n: u64, total: u64, max_us: u64| {
+                if n as f64 > args.late_fraction * total.max(1) as f64 {
+                    reasons.push(format!(
+                        "{}: {n} of {total} packets {what} more than {:.1} ms (max {:.3} ms; allowed: {:.2} %)",
+                        names[d],
+                        args.late_bound.as_secs_f64() * 1e3,
+                        max_us as f64 / 1e3,
+                        args.late_fraction * 100.0
+                    ));
+                }
+            };
+            late(
+                "written after their due time by",
+                c.late,
+                c.delivered_packets,
+                c.max_late_us,
+            );
             // A packet that waited in the TUN device enters the link late, in a burst
             // with those that waited beside it: like a late write, it changes what the
             // link does (a queue a burst overflows), not only when.
-            if c.late_reads as f64 > args.late_fraction * c.packets_in.max(1) as f64 {
-                reasons.push(format!(
-                    "{}: {} of {} packets read more than {:.1} ms after they may have reached the TUN device (max {:.3} ms; allowed: {:.2} %)",
-                    names[d],
-                    c.late_reads,
-                    c.packets_in,
-                    args.late_bound.as_secs_f64() * 1e3,
-                    c.max_read_gap_us as f64 / 1e3,
-                    args.late_fraction * 100.0
-                ));
-            }
+            late(
+                "read after they may have reached the TUN device by",
+                c.late_reads,
+                c.packets_in,
+                c.max_read_gap_us,
+            );
             dir_json.push(json!({
                 "dir": names[d],
                 "packets_in": c.packets_in,
