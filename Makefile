@@ -17,7 +17,9 @@
 #                    docs/architecture.md from the code (a test checks them)
 #   make bench       cost per packet (instructions, paired wall clock) and memory per flow,
 #                    against ns-2 run in the same script, beside the speed and memory goals
-#                    (mobiflow-run built with PGO where llvm-tools is installed)
+#                    (mobiflow-run built with PGO where llvm-tools is installed);
+#                    BENCH_ARGS="--flows 1,10 --rounds 40 --no-callgrind --no-memory"
+#                    resolves a wall-clock verdict the default rounds leave open
 #   make bench-sweep a 24-run sweep on 1 and on 2 worker processes: the wall-time ratio
 #   make clean       remove .venv, out/, the built extension (not target/)
 #
@@ -65,7 +67,7 @@ BUILD_STAMP := $(VENV)/.mobiflow-build
 	pgo-profile
 
 help:
-	@sed -n '3,21s/^# \{0,1\}//p' Makefile
+	@sed -n '3,24s/^# \{0,1\}//p' Makefile
 
 # --- set-up -------------------------------------------------------------------------
 
@@ -201,7 +203,7 @@ bench: setup $(PGO_DEP)
 	@if [ -n "$(PGO_FLAGS)" ]; then run=$$(tools/pgo.sh run); \
 	else $(CARGO) build --release -p mobiflow-sim --bin mobiflow-run; \
 		run=$(abspath target/release/mobiflow-run); fi; \
-	echo "bench: $$run"; MOBIFLOW_RUN=$$run $(VPY) bench/bench.py
+	echo "bench: $$run"; MOBIFLOW_RUN=$$run $(VPY) bench/bench.py $(BENCH_ARGS)
 
 ## Time a 24-run sweep on 1 and on 2 local worker processes and print the ratio.
 bench-sweep: setup

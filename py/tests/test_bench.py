@@ -7,6 +7,8 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -122,3 +124,21 @@ def test_the_start_up_is_taken_from_the_run_nearest_zero_packets() -> None:
     s = b.Slope.fit(short, long, first)
     assert 101.1e-9 < s.per_packet < 101.2e-9
     assert 0.0494 < s.startup < 0.0495
+
+
+def test_flows_and_rounds_are_chosen_on_the_command_line_and_checked() -> None:
+    """``--flows`` and ``--rounds`` pick the cases and their rounds (to resolve a verdict
+    the default rounds leave open); a bad value is a usage error (status 2)."""
+    bench = load_bench()
+    args = bench.parse_args(["--flows", "1,10", "--rounds", "40", "--no-memory"])
+    assert args.flows == [1, 10]
+    assert args.rounds == 40
+    assert args.no_memory
+    default = bench.parse_args([])
+    assert default.flows is None
+    assert default.rounds is None
+    assert not default.no_memory
+    for bad in (["--flows", "0"], ["--flows", "1,x"], ["--rounds", "0"], ["--rounds", "two"]):
+        with pytest.raises(SystemExit) as e:
+            bench.parse_args(bad)
+        assert e.value.code == 2, bad
