@@ -532,21 +532,8 @@ PAIRED_HEAD = [
 ]
 
 
-def flow_counts(text: str) -> list[int]:
-    """``--flows``: a comma-separated list of flow counts, each at least 1."""
-    try:
-        counts = [int(x) for x in text.split(",")]
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"not a comma-separated list of integers: {text!r}"
-        ) from None
-    if not counts or min(counts) < 1:
-        raise argparse.ArgumentTypeError(f"flow counts must be at least 1: {text!r}")
-    return counts
-
-
 def positive(text: str) -> int:
-    """``--rounds``: an integer, at least 1."""
+    """``--rounds``, and each of ``--flows``: an integer, at least 1."""
     try:
         n = int(text)
     except ValueError:
@@ -554,6 +541,11 @@ def positive(text: str) -> int:
     if n < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
     return n
+
+
+def flow_counts(text: str) -> list[int]:
+    """``--flows``: a comma-separated list of flow counts."""
+    return [positive(x) for x in text.split(",")]
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -600,7 +592,7 @@ def main(argv: list[str] | None = None) -> int:
 
     def rounds(nflows: int) -> int:
         if args.rounds is not None:
-            return int(args.rounds)
+            return args.rounds
         if args.quick:
             return 3
         return ROUNDS_GOAL if nflows in TARGET_FRACTION else ROUNDS_OTHER

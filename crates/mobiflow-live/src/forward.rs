@@ -152,6 +152,8 @@ pub struct Outcome {
 struct RunDelay {
     file: Option<File>,
     buf: [u8; 96],
+    /// The longest wait [`RunDelay::waited_since`] measured.
+    max: u64,
 }
 
 impl RunDelay {
@@ -159,6 +161,7 @@ impl RunDelay {
         RunDelay {
             file: File::open("/proc/thread-self/schedstat").ok(),
             buf: [0; 96],
+            max: 0,
         }
     }
 
@@ -166,6 +169,24 @@ impl RunDelay {
         use std::os::unix::fs::FileExt;
         let n = self.file.as_ref()?.read_at(&mut self.buf, 0).ok()?;
         parse_run_delay(&self.buf[..n])
+    }
+
+    /// The run-queue wait (ns) since `before` (a [`RunDelay::read`]); 0 if either
+    /// reading failed.
+    fn waited_since(&mut self, before: Option<u64>) -> u64 {
+        let waited = match (before, self.read()) {
+            (Some(a), Some(b)) => b.saturating_sub(a),
+            _ => 0,
+        };
+        self.max = self.max.max(waited);
+        waited
+    }
+
+    /// The longest wait measured; None where there is no schedstat to measure it.
+    fn max(&self) -> Option<StdDuration> {
+        self.file
+            .is_some()
+            .then(|| StdDuration::from_nanos(self.max))
     }
 }
 
@@ -212,7 +233,6 @@ pub fn run(
         empty_at: [SimInstant::ZERO; 2],
     };
     let mut run_delay = RunDelay::open();
-    let mut max_wake_delay = run_delay.read().map(|_| 0u64);
     let mut seconds: Vec<Value> = Vec::new();
     let mut prev_stats = [(0u64, 0u64); 2];
     let mut ready = Vec::with_capacity(2);
@@ -282,19 +302,13 @@ pub fn run(
             let before = run_delay.read();
             sys::wait_readable(&tuns, timeout, &mut ready)?;
             let woke = clock();
-            let waited = match (before, run_delay.read()) {
-                (Some(a), Some(b)) => b.saturating_sub(a),
-                _ => 0,
-            };
-            if let Some(m) = max_wake_delay.as_mut() {
-                *m = (*m).max(waited);
-            }
+            let waited = run_delay.waited_since(before);
             fwd.watched(entered, woke, waited);
         }
     }
     Ok(Outcome {
         realtime,
-        max_wake_delay: max_wake_delay.map(StdDuration::from_nanos),
+        max_wake_delay: run_delay.max(),
         counters: fwd.counters,
         seconds,
         elapsed: t0.elapsed(),
@@ -417,7 +431,6 @@ impl Fwd {
                     }
                     // How long it may have waited in the device (read lateness).
                     let gap = now.saturating_since(self.empty_at[d]).as_nanos();
-                    let c = &mut self.counters[d];
                     c.max_read_gap_us = c.max_read_gap_us.max(gap / 1000);
                     if gap > self.late_bound_ns {
                         c.late_reads += 1;
