@@ -18,12 +18,15 @@ What is measured, and how (never a single wall time):
   few native instructions per packet, about 18,700 valgrind instructions per delivered
   packet). ns-2's count is therefore also given without its memset/memcpy, and its
   instruction ratio is not a measure of time; the CPU-time and wall-clock ratios are.
-* **Wall clock, paired**: the two simulators' runs alternate, round after round; each
-  round gives one slope per simulator and their ratio, and the median of those ratios
-  is reported, so a load that slows the machine slows both sides of a ratio alike.
-  mobiflow's runs simulate MOBIFLOW_LENGTH times ns-2's durations, so that at the goal's
-  speed both slopes span about the same seconds of the machine's varying speed (see
-  MOBIFLOW_LENGTH).
+* **Wall clock, paired**: each round gives one slope per simulator and their ratio, and
+  the median of those ratios is reported, so a load that slows the machine slows both
+  sides of a ratio alike. With two cores or more (``--pairing concurrent``, the
+  default) the two simulators' runs of a round go at the same time, each pinned to a
+  core of its own, the cores swapped from one round to the next; with one core, or
+  ``--pairing alternate``, one after the other. mobiflow's runs simulate
+  MOBIFLOW_LENGTH times ns-2's durations, so that at the goal's speed both slopes span
+  about the same seconds of the machine's varying speed (see MOBIFLOW_LENGTH and
+  PAIRING).
   Beside it, a 95 % confidence interval for that median, from the rounds' order
   statistics (distribution-free: no assumption on how the noise is spread), and a goal
   is PASS only when the whole interval clears it, MISS when the whole interval falls
@@ -49,7 +52,7 @@ above): per packet, at most a tenth of ns-2's cost at 1 and 10 flows and an eigh
 at most 5 KB per flow.
 
 Usage: [MOBIFLOW_RUN=path] python bench/bench.py [--quick] [--json] [--no-callgrind]
-       [--no-memory] [--flows 1,10] [--rounds N]
+       [--no-memory] [--flows 1,10] [--rounds N] [--pairing concurrent|alternate]
 
 ``--rounds`` and ``--flows`` are for a verdict the default rounds leave UNRESOLVED: more
 rounds of the cases in question narrow the interval (its width shrinks about as one over
@@ -59,6 +62,7 @@ the square root of the rounds).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import os
@@ -69,9 +73,10 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import IO
 
 ROOT = Path(__file__).resolve().parents[1]
 # The binary under test; MOBIFLOW_RUN=path compares another build (e.g. without PGO).
@@ -103,6 +108,23 @@ QUEUES = (500, 5000)
 # 12 rounds at 1 flow (2026-11-29), the ratios spread with a standard deviation of 2.48
 # (6.69x-14.83x) with the same durations and of 1.49 (8.15x-12.96x) with ten times them.
 MOBIFLOW_LENGTH = 10
+# How the two simulators' runs of a wall-clock round are paired. Run one after the other
+# ("alternate"), the two slopes of a round are taken seconds apart, and this shared
+# virtual machine's speed changes in between. Run at the same time on the two cores
+# ("concurrent"), both see the same moment of the machine, and a round takes half the
+# time. Measured on this 2-core machine (2026-11-29, 1 flow, the same build):
+# * spread: 12 concurrent rounds gave ratios with a standard deviation of 0.64
+#   (9.86x-11.95x), the 8 alternate rounds right after 1.65 (8.35x-13.09x); then four
+#   runs of 16 rounds, in the order concurrent, alternate, alternate, concurrent, gave
+#   medians 10.26x (95 % interval 9.64-11.28), 9.99x (8.69-10.98), 10.26x (9.09-10.64)
+#   and 10.15x (9.64-11.07): the same medians, intervals about a fifth narrower;
+# * no bias: neither slows the other beyond the noise. Over 10 rounds of each long run
+#   alone and beside the other, ns-2 took a median 1.4 % longer beside mobiflow, and
+#   mobiflow 1.8 % longer beside ns-2 (a ratio 0.4 % lower than alone, against
+#   mobiflow).
+# The cores swap each round, so that a core slower than the other weighs on both
+# simulators alike.
+PAIRINGS = ("concurrent", "alternate")
 # Paired wall-clock rounds: of the cases with a goal (TARGET_FRACTION), of the others.
 ROUNDS_GOAL = 15
 ROUNDS_OTHER = 5
@@ -168,18 +190,16 @@ class Bench:
 
     def run(self, sim: str, nflows: int, duration: float, spacing_s: float = 0.001) -> Run:
         """One run; wall time and peak RSS of that process alone (os.wait4)."""
-        cmd = self.command(sim, nflows, duration, spacing_s)
-        with tempfile.TemporaryFile(mode="w+") as out:
-            t0 = time.perf_counter()
-            proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.DEVNULL)
-            _, status, usage = os.wait4(proc.pid, 0)
-            wall = time.perf_counter() - t0
-            code = os.waitstatus_to_exitcode(status)
-            if code != 0:
-                raise RuntimeError(f"{' '.join(cmd)} exited {code}")
-            out.seek(0)
-            cpu = usage.ru_utime + usage.ru_stime
-            return Run(self.packets(sim, out.read()), wall, cpu, usage.ru_maxrss)
+        return self.run_together([(sim, nflows, duration, None)])[0]
+
+    def run_together(self, runs: Sequence[tuple[str, int, float, int | None]]) -> list[Run]:
+        """Runs of (simulator, flows, duration, core or None) started at once, each
+        pinned to its core; each one's wall time from its start to its own exit."""
+        cmds = [(self.command(sim, n, d, 0.001), cpu) for sim, n, d, cpu in runs]
+        return [
+            Run(self.packets(sim, out), wall, cpu, peak)
+            for (sim, *_), (out, wall, cpu, peak) in zip(runs, run_processes(cmds), strict=True)
+        ]
 
     def peak_kib(self, sim: str, nflows: int, duration: float, spacing_s: float) -> int:
         """Peak resident memory of one run, KiB. A process forked from this Python
@@ -219,6 +239,61 @@ class Bench:
         rep = rep_string_instructions(cg_out)
         cg_out.unlink(missing_ok=True)
         return self.packets(sim, proc.stdout), int(m.group(1)), rep
+
+
+def run_processes(
+    cmds: Sequence[tuple[list[str], int | None]],
+) -> list[tuple[str, float, float, int]]:
+    """Start every command at once, each pinned to its core (none: not pinned), and
+    wait for them all. Returns each one's (stdout, wall seconds from its start to its
+    own exit, CPU seconds, peak RSS KiB), in the order given: exits are reaped as they
+    happen (os.wait4 on any child), so one process's time never includes another's."""
+    results: dict[int, tuple[str, float, float, int]] = {}
+    with contextlib.ExitStack() as stack:
+        procs: dict[int, tuple[int, subprocess.Popen[bytes], IO[str], float]] = {}
+        # Whatever stops the wait (a failed run, Ctrl-C) leaves no simulator running.
+        stack.callback(_reap, procs)
+        for k, (cmd, core) in enumerate(cmds):
+            out = stack.enter_context(tempfile.TemporaryFile(mode="w+"))
+            pin = None if core is None else _pinned(core)
+            t0 = time.perf_counter()
+            proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.DEVNULL, preexec_fn=pin)
+            procs[proc.pid] = (k, proc, out, t0)
+        while procs:
+            pid, status, usage = os.wait4(-1, 0)
+            wall_end = time.perf_counter()
+            if pid not in procs:
+                continue
+            k, proc, stdout, t0 = procs.pop(pid)
+            proc.returncode = os.waitstatus_to_exitcode(status)
+            if proc.returncode != 0:
+                raise RuntimeError(f"{' '.join(cmds[k][0])} exited {proc.returncode}")
+            stdout.seek(0)
+            cpu = usage.ru_utime + usage.ru_stime
+            results[k] = (stdout.read(), wall_end - t0, cpu, usage.ru_maxrss)
+    return [results[k] for k in range(len(cmds))]
+
+
+def _reap(procs: dict[int, tuple[int, subprocess.Popen[bytes], IO[str], float]]) -> None:
+    """Kill and wait for the processes still running."""
+    for _, proc, _, _ in procs.values():
+        proc.kill()
+        proc.wait()
+
+
+def _pinned(core: int) -> Callable[[], None]:
+    """The child's set-up that pins it to `core`."""
+
+    def pin() -> None:
+        os.sched_setaffinity(0, {core})
+
+    return pin
+
+
+def pair_cores() -> tuple[int, int] | None:
+    """Two cores this script may run on, for the concurrent pairing; None with one."""
+    cores = sorted(os.sched_getaffinity(0))
+    return (cores[0], cores[1]) if len(cores) >= 2 else None
 
 
 def rep_string_instructions(cg_out: Path) -> int:
@@ -310,6 +385,8 @@ class WallCase:
     wall: PairedCase
     cpu: PairedCase
     packets_long: int
+    # How the rounds' runs were paired (PAIRINGS).
+    pairing: str = "alternate"
 
 
 def paired(slopes: dict[str, list[Slope]]) -> PairedCase:
@@ -337,21 +414,40 @@ def run_length(sim: str) -> float:
     return MOBIFLOW_LENGTH if sim == "mobiflow" else 1.0
 
 
-def wall_case(b: Bench, nflows: int, short: float, long: float, rounds: int) -> WallCase:
-    """Alternate the simulators' short and long runs for `rounds` rounds (ns-2's
-    durations; mobiflow's are `run_length` times them)."""
+def wall_case(
+    b: Bench,
+    nflows: int,
+    short: float,
+    long: float,
+    rounds: int,
+    cores: tuple[int, int] | None = None,
+) -> WallCase:
+    """`rounds` paired rounds of the simulators' short and long runs (ns-2's durations;
+    mobiflow's are `run_length` times them): with `cores`, the two simulators' runs of
+    each duration at once, one on each core (swapped every round); without, one after
+    the other (see PAIRINGS)."""
     sims = [s for s in SIMULATORS if s == "mobiflow" or b.ns is not None]
+    together = cores is not None and len(sims) == 2
     wall: dict[str, list[Slope]] = {s: [] for s in sims}
     cpu: dict[str, list[Slope]] = {s: [] for s in sims}
     packets_long = 0
-    for _ in range(rounds):
+    for r in range(rounds):
         runs: dict[tuple[str, str], Run] = {}
         for which, duration in (("short", short), ("long", long)):
-            for sim in sims:
-                runs[sim, which] = b.run(sim, nflows, duration * run_length(sim))
-                if which == "short" and run_length(sim) != 1.0:
-                    # For its start-up (`Slope.fit`).
-                    runs[sim, "first"] = b.run(sim, nflows, duration)
+            if together and cores is not None:
+                order = cores if r % 2 == 0 else (cores[1], cores[0])
+                spec = [
+                    (sim, nflows, duration * run_length(sim), core)
+                    for sim, core in zip(sims, order, strict=True)
+                ]
+                for sim, run in zip(sims, b.run_together(spec), strict=True):
+                    runs[sim, which] = run
+            else:
+                for sim in sims:
+                    runs[sim, which] = b.run(sim, nflows, duration * run_length(sim))
+            if which == "short":
+                # mobiflow's start-up (`Slope.fit`), from a run of ns-2's short duration.
+                runs["mobiflow", "first"] = b.run("mobiflow", nflows, duration)
         for sim in sims:
             s, lg = runs[sim, "short"], runs[sim, "long"]
             f = runs.get((sim, "first"), s)
@@ -362,7 +458,8 @@ def wall_case(b: Bench, nflows: int, short: float, long: float, rounds: int) -> 
                 Slope.fit((s.packets, s.cpu_s), (lg.packets, lg.cpu_s), (f.packets, f.cpu_s))
             )
         packets_long = runs["mobiflow", "long"].packets
-    return WallCase(nflows, rounds, paired(wall), paired(cpu), packets_long)
+    pairing = "concurrent" if together else "alternate"
+    return WallCase(nflows, rounds, paired(wall), paired(cpu), packets_long, pairing)
 
 
 @dataclass
@@ -568,6 +665,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help=f"paired wall-clock rounds of every case (default {ROUNDS_GOAL} for a case with a "
         f"goal, {ROUNDS_OTHER} for the others; --quick: 3)",
     )
+    ap.add_argument(
+        "--pairing",
+        choices=PAIRINGS,
+        default=PAIRINGS[0],
+        help="run the two simulators of a wall-clock round at the same time, one on each of "
+        "two cores (concurrent, the default; alternate on a machine with one core), or one "
+        "after the other (alternate)",
+    )
     return ap.parse_args(argv)
 
 
@@ -592,7 +697,7 @@ def main(argv: list[str] | None = None) -> int:
 
     def rounds(nflows: int) -> int:
         if args.rounds is not None:
-            return args.rounds
+            return int(args.rounds)
         if args.quick:
             return 3
         return ROUNDS_GOAL if nflows in TARGET_FRACTION else ROUNDS_OTHER
@@ -655,11 +760,19 @@ def main(argv: list[str] | None = None) -> int:
                     ],
                 ],
             )
-        wall = [wall_case(b, n, short, long, rounds(n)) for n in flows]
+        cores = pair_cores() if args.pairing == "concurrent" else None
+        if args.pairing == "concurrent" and cores is None:
+            print("note: one core: the wall-clock rounds alternate the simulators", file=sys.stderr)
+        wall = [wall_case(b, n, short, long, rounds(n), cores) for n in flows]
         results["wall"] = [asdict(c) for c in wall]
         counts = ", ".join(f"{c.rounds} at {c.nflows}" for c in wall) + " flows"
+        how = (
+            f"the simulators at once, on cores {cores[0]} and {cores[1]} swapped each round"
+            if wall and wall[0].pairing == "concurrent" and cores is not None
+            else "the simulators one after the other"
+        )
         table(
-            f"Wall clock per delivered packet (median of the paired rounds: {counts}; "
+            f"Wall clock per delivered packet (median of the paired rounds: {counts}; {how}; "
             f"a {CI_LEVEL:.0%} confidence interval of that median from the rounds' order "
             "statistics, with the coverage the rounds allow; a goal PASS or MISS only when "
             "the whole interval is on one side of it)",

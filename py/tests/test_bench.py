@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -100,12 +101,13 @@ def test_mobiflow_runs_ten_times_ns2s_durations_and_its_slope_is_per_packet() ->
     # mobiflow also runs ns-2's short duration, for its start-up alone.
     one_round = [
         ("mobiflow", 600.0),
-        ("mobiflow", 60.0),
         ("ns-2", 60.0),
+        ("mobiflow", 60.0),
         ("mobiflow", 6000.0),
         ("ns-2", 600.0),
     ]
     assert calls == one_round * 2
+    assert case.pairing == "alternate"
     # The slopes are per packet whatever the durations: the ratio is the cost ratio.
     assert abs(case.wall.ratio - 10.0) < 1e-9
     assert abs(case.wall.mobiflow_ns - 100.0) < 1e-6
@@ -142,3 +144,70 @@ def test_flows_and_rounds_are_chosen_on_the_command_line_and_checked() -> None:
         with pytest.raises(SystemExit) as e:
             bench.parse_args(bad)
         assert e.value.code == 2, bad
+
+
+def test_concurrent_rounds_run_both_simulators_at_once_on_cores_swapped_each_round() -> None:
+    b = load_bench()
+    together: list[list[tuple[str, float, int | None]]] = []
+    alone: list[tuple[str, float]] = []
+
+    def result(sim: str, duration: float) -> object:
+        packets = int(1000 * duration)
+        per = 1000e-9 if sim == "ns-2" else 100e-9
+        return b.Run(packets, 0.05 + per * packets, 0.05 + per * packets, 0)
+
+    class FakeBench:
+        ns = "ns"
+
+        def run(self, sim: str, nflows: int, duration: float) -> object:
+            alone.append((sim, duration))
+            return result(sim, duration)
+
+        def run_together(self, runs: list[tuple[str, int, float, int | None]]) -> list[object]:
+            together.append([(sim, d, core) for sim, _, d, core in runs])
+            return [result(sim, d) for sim, _, d, _ in runs]
+
+    case = b.wall_case(FakeBench(), 1, 60.0, 600.0, 2, (0, 3))
+    assert together == [
+        [("mobiflow", 600.0, 0), ("ns-2", 60.0, 3)],
+        [("mobiflow", 6000.0, 0), ("ns-2", 600.0, 3)],
+        [("mobiflow", 600.0, 3), ("ns-2", 60.0, 0)],
+        [("mobiflow", 6000.0, 3), ("ns-2", 600.0, 0)],
+    ]
+    # mobiflow's start-up run, alone.
+    assert alone == [("mobiflow", 60.0)] * 2
+    assert case.pairing == "concurrent"
+    assert abs(case.wall.ratio - 10.0) < 1e-9
+    # Without ns-2 there is nothing to pair: mobiflow runs alone.
+    FakeBench.ns = None  # type: ignore[assignment]
+    together.clear()
+    assert b.wall_case(FakeBench(), 1, 60.0, 600.0, 1, (0, 3)).pairing == "alternate"
+    assert together == []
+
+
+def test_processes_run_at_once_are_each_timed_to_their_own_exit_on_their_own_core() -> None:
+    """`run_processes` pins each command to its core and times each from its start to its
+    own exit: a quick process started beside a slow one is not charged the slow one's
+    time, whichever exits first."""
+    b = load_bench()
+    cores = sorted(os.sched_getaffinity(0))
+    core = cores[-1]
+    show = "import os, sys; print(sorted(os.sched_getaffinity(0))); sys.stdout.flush()"
+    slow = [sys.executable, "-c", "import time; time.sleep(1.0); print('slow')"]
+    quick = [sys.executable, "-c", show]
+    for order in ((slow, None), (quick, core)), ((quick, core), (slow, None)):
+        res = b.run_processes(list(order))
+        by_out = {out.strip(): wall for out, wall, _, _ in res}
+        assert by_out["slow"] >= 1.0
+        assert by_out[str([core])] < by_out["slow"] - 0.5
+    with pytest.raises(RuntimeError, match="exited 3"):
+        b.run_processes([([sys.executable, "-c", "raise SystemExit(3)"], None), (slow, None)])
+
+
+def test_the_pairing_is_chosen_on_the_command_line() -> None:
+    bench = load_bench()
+    assert bench.parse_args([]).pairing == "concurrent"
+    assert bench.parse_args(["--pairing", "alternate"]).pairing == "alternate"
+    with pytest.raises(SystemExit) as e:
+        bench.parse_args(["--pairing", "both"])
+    assert e.value.code == 2
