@@ -126,7 +126,9 @@ MOBIFLOW_LENGTH = 10
 # simulators alike.
 PAIRINGS = ("concurrent", "alternate")
 # Paired wall-clock rounds: of the cases with a goal (TARGET_FRACTION), of the others.
-ROUNDS_GOAL = 15
+# A concurrent round takes about half an alternate one's time (2026-11-29, 1 flow, 3 rounds:
+# 5.7 s against 10.9 s): 25 rounds cost what 15 alternate ones did.
+ROUNDS_GOAL = 25
 ROUNDS_OTHER = 5
 # The confidence of the interval printed beside each median ratio.
 CI_LEVEL = 0.95
@@ -446,7 +448,9 @@ def wall_case(
                 for sim in sims:
                     runs[sim, which] = b.run(sim, nflows, duration * run_length(sim))
             if which == "short":
-                # mobiflow's start-up (`Slope.fit`), from a run of ns-2's short duration.
+                # mobiflow's start-up (`Slope.fit`), from a run of ns-2's short duration,
+                # alone: beside the concurrent slope it may read a millisecond or two
+                # low (the slope is taken with both cores busy, about 2 % slower).
                 runs["mobiflow", "first"] = b.run("mobiflow", nflows, duration)
         for sim in sims:
             s, lg = runs[sim, "short"], runs[sim, "long"]
