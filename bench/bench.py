@@ -121,7 +121,8 @@ MOBIFLOW_LENGTH = 10
 # * no bias: neither slows the other beyond the noise. Over 10 rounds of each long run
 #   alone and beside the other, ns-2 took a median 1.4 % longer beside mobiflow, and
 #   mobiflow 1.8 % longer beside ns-2 (a ratio 0.4 % lower than alone, against
-#   mobiflow).
+#   mobiflow); at 100 flows, 6 rounds on a busier machine, ns-2 2.7 % shorter and
+#   mobiflow 1.1 % longer (the noise, and against mobiflow too).
 # The cores swap each round, so that a core slower than the other weighs on both
 # simulators alike.
 PAIRINGS = ("concurrent", "alternate")
