@@ -26,7 +26,7 @@ What is measured, and how (never a single wall time):
   ``--pairing alternate``, one after the other. mobiflow's runs simulate
   MOBIFLOW_LENGTH times ns-2's durations, so that at the goal's speed both slopes span
   about the same seconds of the machine's varying speed (see MOBIFLOW_LENGTH and
-  PAIRING).
+  PAIRINGS).
   Beside it, a 95 % confidence interval for that median, from the rounds' order
   statistics (distribution-free: no assumption on how the noise is spread), and a goal
   is PASS only when the whole interval clears it, MISS when the whole interval falls
@@ -193,12 +193,14 @@ class Bench:
 
     def run(self, sim: str, nflows: int, duration: float, spacing_s: float = 0.001) -> Run:
         """One run; wall time and peak RSS of that process alone (os.wait4)."""
-        return self.run_together([(sim, nflows, duration, None)])[0]
+        return self.run_together([(sim, nflows, duration, None)], spacing_s)[0]
 
-    def run_together(self, runs: Sequence[tuple[str, int, float, int | None]]) -> list[Run]:
+    def run_together(
+        self, runs: Sequence[tuple[str, int, float, int | None]], spacing_s: float = 0.001
+    ) -> list[Run]:
         """Runs of (simulator, flows, duration, core or None) started at once, each
         pinned to its core; each one's wall time from its start to its own exit."""
-        cmds = [(self.command(sim, n, d, 0.001), cpu) for sim, n, d, cpu in runs]
+        cmds = [(self.command(sim, n, d, spacing_s), cpu) for sim, n, d, cpu in runs]
         return [
             Run(self.packets(sim, out), wall, cpu, peak)
             for (sim, *_), (out, wall, cpu, peak) in zip(runs, run_processes(cmds), strict=True)

@@ -211,3 +211,27 @@ def test_the_pairing_is_chosen_on_the_command_line() -> None:
     with pytest.raises(SystemExit) as e:
         bench.parse_args(["--pairing", "both"])
     assert e.value.code == 2
+
+
+def test_a_run_keeps_its_flows_start_spacing(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """`Bench.run` hands its spacing to the scenario (the memory case spreads 1,000 flows'
+    starts over a second), alone or beside another run."""
+    b = load_bench()
+    seen: list[tuple[int, float, float]] = []
+
+    def command(
+        self: object, sim: str, nflows: int, duration: float, spacing_s: float
+    ) -> list[str]:
+        seen.append((nflows, duration, spacing_s))
+        return [sim]
+
+    monkeypatch.setattr(b.Bench, "command", command)
+    monkeypatch.setattr(
+        b, "run_processes", lambda cmds: [('{"packets": 7}', 1.0, 1.0, 1) for _ in cmds]
+    )
+    bench = b.Bench(tmp_path, None, None)
+    assert bench.run("mobiflow", 1000, 2.0, 0.25).packets == 7
+    bench.run_together([("mobiflow", 10, 3.0, 0), ("mobiflow", 20, 4.0, 1)], 0.5)
+    assert seen == [(1000, 2.0, 0.25), (10, 3.0, 0.5), (20, 4.0, 0.5)]
