@@ -235,3 +235,13 @@ def test_a_run_keeps_its_flows_start_spacing(
     assert bench.run("mobiflow", 1000, 2.0, 0.25).packets == 7
     bench.run_together([("mobiflow", 10, 3.0, 0), ("mobiflow", 20, 4.0, 1)], 0.5)
     assert seen == [(1000, 2.0, 0.25), (10, 3.0, 0.5), (20, 4.0, 0.5)]
+
+
+def test_concurrent_pairing_takes_two_cores_and_none_on_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    b = load_bench()
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {5, 2, 7})
+    assert b.pair_cores() == (2, 5)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {3})
+    assert b.pair_cores() is None
