@@ -63,6 +63,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import json
 import math
 import os
@@ -73,7 +74,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import IO
@@ -260,7 +261,7 @@ def run_processes(
         stack.callback(_reap, procs)
         for k, (cmd, core) in enumerate(cmds):
             out = stack.enter_context(tempfile.TemporaryFile(mode="w+"))
-            pin = None if core is None else _pinned(core)
+            pin = None if core is None else functools.partial(os.sched_setaffinity, 0, {core})
             t0 = time.perf_counter()
             proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.DEVNULL, preexec_fn=pin)
             procs[proc.pid] = (k, proc, out, t0)
@@ -284,15 +285,6 @@ def _reap(procs: dict[int, tuple[int, subprocess.Popen[bytes], IO[str], float]])
     for _, proc, _, _ in procs.values():
         proc.kill()
         proc.wait()
-
-
-def _pinned(core: int) -> Callable[[], None]:
-    """The child's set-up that pins it to `core`."""
-
-    def pin() -> None:
-        os.sched_setaffinity(0, {core})
-
-    return pin
 
 
 def pair_cores() -> tuple[int, int] | None:
@@ -432,15 +424,16 @@ def wall_case(
     each duration at once, one on each core (swapped every round); without, one after
     the other (see PAIRINGS)."""
     sims = [s for s in SIMULATORS if s == "mobiflow" or b.ns is not None]
-    together = cores is not None and len(sims) == 2
+    # The pair of cores, if there are two simulators to run on them.
+    pair = cores if len(sims) == 2 else None
     wall: dict[str, list[Slope]] = {s: [] for s in sims}
     cpu: dict[str, list[Slope]] = {s: [] for s in sims}
     packets_long = 0
     for r in range(rounds):
         runs: dict[tuple[str, str], Run] = {}
         for which, duration in (("short", short), ("long", long)):
-            if together and cores is not None:
-                order = cores if r % 2 == 0 else (cores[1], cores[0])
+            if pair is not None:
+                order = pair if r % 2 == 0 else (pair[1], pair[0])
                 spec = [
                     (sim, nflows, duration * run_length(sim), core)
                     for sim, core in zip(sims, order, strict=True)
@@ -465,7 +458,7 @@ def wall_case(
                 Slope.fit((s.packets, s.cpu_s), (lg.packets, lg.cpu_s), (f.packets, f.cpu_s))
             )
         packets_long = runs["mobiflow", "long"].packets
-    pairing = "concurrent" if together else "alternate"
+    pairing = "alternate" if pair is None else "concurrent"
     return WallCase(nflows, rounds, paired(wall), paired(cpu), packets_long, pairing)
 
 
