@@ -97,8 +97,8 @@ pub struct Scoreboard {
     /// Bytes counted by RFC 6675's pipe: not SACKed and not marked lost.
     pipe: u64,
     /// Records marked lost and awaiting retransmission.
-    lost_count: usize,
-    sacked_count: usize,
+    lost_count: u32,
+    sacked_count: u32,
     /// Delivery-rate estimation (`tcp::rate`), only when [`Self::track_rate`] was
     /// called: `tx`, each record's send-time state, beside `recs` at the same index,
     /// and, since [`Self::take_delivered`], the bytes delivered and the delivered
@@ -111,6 +111,11 @@ pub struct Scoreboard {
     /// `lost_scan_end`, unless records were removed since (checked before each use).
     /// In the padding before `top_sacked`.
     lost_scan_idx: u32,
+    /// Where the last [`Self::sack`] scan stopped: the index of the first record
+    /// starting at or above its block's right edge, checked before each use as
+    /// `lost_scan_idx` is. A duplicate ACK grows the block of the one before from that
+    /// edge, so its scan starts there without a search.
+    sack_idx: u32,
     /// Start offsets of the highest SACKed records, ascending, at most `TOP` of them:
     /// RFC 6675's IsLost needs only the DupThresh-th highest.
     top_sacked: Vec<u64>,
@@ -169,10 +174,10 @@ impl Scoreboard {
         self.pipe
     }
     pub fn lost_count(&self) -> usize {
-        self.lost_count
+        self.lost_count as usize
     }
     pub fn sacked_count(&self) -> usize {
-        self.sacked_count
+        self.sacked_count as usize
     }
 
     /// Gather what each ACK delivered ([`Delivery`]) from now on.
@@ -467,8 +472,14 @@ impl Scoreboard {
                 (from, slot) = (r, k);
             }
         }
-        let i0 = self.recs.partition_point(|r| r.end <= from);
-        for i in i0..self.recs.len() {
+        if right <= from {
+            // The block lies inside a remembered span: every record wholly inside it
+            // is SACKed already (a receiver repeats its older blocks unchanged on
+            // every ACK, RFC 2018 §4). The span stays as it is: it holds the block.
+            return 0;
+        }
+        let mut i = self.index_after(self.sack_idx, from);
+        while i < self.recs.len() {
             let r = self.recs[i];
             if r.start >= right {
                 break;
@@ -499,7 +510,9 @@ impl Scoreboard {
                     }
                 }
             }
+            i += 1;
         }
+        self.sack_idx = u32::try_from(i).unwrap_or(u32::MAX);
         // Every record wholly inside the block is SACKed now; one sent later starts at
         // or above the last record's end.
         let edge = self
@@ -554,19 +567,7 @@ impl Scoreboard {
         // last scan stopped (each duplicate ACK moves `s` up one record, and only a
         // cumulative ACK removes records: the index is then checked to be wrong and
         // the records are searched).
-        let (n, hint, end) = (
-            self.recs.len(),
-            self.lost_scan_idx as usize,
-            self.lost_scan_end,
-        );
-        let mut i = if hint <= n
-            && (hint == 0 || self.recs[hint - 1].end <= end)
-            && (hint == n || self.recs[hint].end > end)
-        {
-            hint
-        } else {
-            self.recs.partition_point(|r| r.end <= end)
-        };
+        let mut i = self.index_after(self.lost_scan_idx, self.lost_scan_end);
         while i < self.recs.len() && self.recs[i].end <= s {
             if self.recs[i].tx_count == 1 && self.mark_lost(i) {
                 marked += 1;
@@ -577,6 +578,19 @@ impl Scoreboard {
         // An index beyond `u32` is never taken (it is above every length checked).
         self.lost_scan_idx = u32::try_from(i).unwrap_or(u32::MAX);
         marked
+    }
+
+    /// The index of the first record ending above `at`: `hint` where it is that index
+    /// (checked against its neighbours), else found by a binary search. An index
+    /// beyond `u32` is never taken (it is above every length checked).
+    #[inline(always)]
+    fn index_after(&self, hint: u32, at: u64) -> usize {
+        let (n, h) = (self.recs.len(), hint as usize);
+        if h <= n && (h == 0 || self.recs[h - 1].end <= at) && (h == n || self.recs[h].end > at) {
+            h
+        } else {
+            self.recs.partition_point(|r| r.end <= at)
+        }
     }
 
     /// IsLost by scanning every record (for a DupThresh above what is tracked).
@@ -839,8 +853,8 @@ mod tests {
         let ends = [
             offset_of!(Scoreboard, recs) + size_of::<VecDeque<SegRec>>(),
             offset_of!(Scoreboard, pipe) + 8,
-            offset_of!(Scoreboard, lost_count) + 8,
-            offset_of!(Scoreboard, sacked_count) + 8,
+            offset_of!(Scoreboard, lost_count) + 4,
+            offset_of!(Scoreboard, sacked_count) + 4,
             offset_of!(Scoreboard, tracks_rate) + 1,
             offset_of!(Scoreboard, tracks_delivery) + 1,
         ];
@@ -958,7 +972,8 @@ mod tests {
     /// The remembered SACKed spans only skip records that are SACKed already: a board
     /// that forgets them before every block marks the same records and counts the same
     /// bytes, through blocks that grow, repeat, merge and move, partial ACKs that trim
-    /// a record, uneven segment sizes and dropped SACK marks.
+    /// a record, uneven segment sizes and dropped SACK marks. The scan's starting
+    /// index (`sack_idx`) is checked the same way.
     #[test]
     fn sacked_spans_skip_only_records_already_sacked() {
         let mut seed = 0x2545_f491_4f6c_dd1du64;
@@ -998,9 +1013,14 @@ mod tests {
                         b.clear_sacks();
                     }
                     _ => {
-                        // A new block, or one seen before grown at its right edge or
-                        // merged with the next.
+                        // A new block, or one seen before: repeated, grown at its
+                        // right edge or merged with the next, or a part of it.
                         let (l, r) = match blocks.len() {
+                            n if n > 0 && rnd(4) == 0 => {
+                                let (l, r) = blocks[rnd(n as u64) as usize];
+                                let q = (r - l) / 4;
+                                ((l + q).max(una), r - q)
+                            }
                             n if n > 0 && rnd(3) > 0 => {
                                 let (l, r) = blocks[rnd(n as u64) as usize];
                                 (l.max(una), r + rnd(3) * 100)
@@ -1011,7 +1031,9 @@ mod tests {
                             }
                         };
                         blocks.push((l, r));
+                        // `b` remembers no span and no place to scan from.
                         b.sacked_spans = [(0, 0); SPANS];
+                        b.sack_idx = u32::MAX;
                         assert_eq!(a.sack(l, r), b.sack(l, r), "block {l}-{r}");
                     }
                 }
