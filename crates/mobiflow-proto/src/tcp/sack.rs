@@ -109,7 +109,7 @@ pub struct Scoreboard {
     next_span: u8,
     /// Where the last IsLost scan stopped: the index of the first record ending above
     /// `lost_scan_end`, unless records were removed since (checked before each use).
-    /// In the padding before `top_sacked`.
+    /// With `sack_idx`, in the first line: the counts above are `u32` to make room.
     lost_scan_idx: u32,
     /// Where the last [`Self::sack`] scan stopped: the index of the first record
     /// starting at or above its block's right edge, checked before each use as
@@ -473,9 +473,9 @@ impl Scoreboard {
             }
         }
         if right <= from {
-            // The block lies inside a remembered span: every record wholly inside it
-            // is SACKed already (a receiver repeats its older blocks unchanged on
-            // every ACK, RFC 2018 §4). The span stays as it is: it holds the block.
+            // The block lies inside a remembered span (or is empty): every record
+            // wholly inside it is SACKed already (a receiver repeats its older blocks
+            // unchanged on every ACK, RFC 2018 §4). The span stays: it holds the block.
             return 0;
         }
         let mut i = self.index_after(self.sack_idx, from);
